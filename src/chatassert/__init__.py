@@ -1,0 +1,105 @@
+"""chatassert: composable assertions over what LLM agents produce.
+
+Build assertions in code (`Contains("refund") & ~Contains("sorry")`) or load them from spec
+files (`chatassert.specs.load_suite`), check them against a response, a turn, a conversation
+or a JSON value, and read the structured result tree.
+
+Example:
+    >>> from chatassert import Contains, ContainsFunctionCall, Turn, ToolCall
+    >>> turn = Turn(text="Your table for 4 is booked.",
+    ...             tool_calls=[ToolCall(name="create_reservation", arguments={"party_size": 4})])
+    >>> check = Contains("booked") & ContainsFunctionCall("create_reservation", {"party_size": 4})
+    >>> check.check(turn).passed
+    True
+"""
+
+from chatassert._base import Assertion, SubjectTypeError
+from chatassert._combinators import (
+    AllOf,
+    AnyOf,
+    AtLeast,
+    Not,
+    OnAnyTurn,
+    OnEveryTurn,
+    OnLastTurn,
+    OnTurn,
+    When,
+)
+from chatassert._errors import (
+    ChatAssertError,
+    JudgeError,
+    RegexTimeoutError,
+    SpecError,
+    SpecProblem,
+    TranscriptError,
+    UsageError,
+)
+from chatassert._judged import JudgedAssertion, LLMRubric
+from chatassert._judging import FakeJudge, FunctionJudge, Judge, JudgeRequest, Verdict
+from chatassert._models import (
+    Conversation,
+    GuardrailEvent,
+    Message,
+    ToolCall,
+    ToolResult,
+    Turn,
+    WorkflowState,
+    WorkflowTransition,
+)
+from chatassert._registry import Param, from_spec, register, registered
+from chatassert._result import Result, Status
+from chatassert._text import Contains, ContainsAll, ContainsAny, Equals, Matches, NotContains
+from chatassert._tools import ContainsFunctionCall, loose_equal
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AllOf",
+    "AnyOf",
+    "Assertion",
+    "AtLeast",
+    "ChatAssertError",
+    "Contains",
+    "ContainsAll",
+    "ContainsAny",
+    "ContainsFunctionCall",
+    "Conversation",
+    "Equals",
+    "FakeJudge",
+    "FunctionJudge",
+    "GuardrailEvent",
+    "Judge",
+    "JudgeError",
+    "JudgeRequest",
+    "JudgedAssertion",
+    "LLMRubric",
+    "Matches",
+    "Message",
+    "Not",
+    "NotContains",
+    "OnAnyTurn",
+    "OnEveryTurn",
+    "OnLastTurn",
+    "OnTurn",
+    "Param",
+    "RegexTimeoutError",
+    "Result",
+    "SpecError",
+    "SpecProblem",
+    "Status",
+    "SubjectTypeError",
+    "ToolCall",
+    "ToolResult",
+    "TranscriptError",
+    "Turn",
+    "UsageError",
+    "Verdict",
+    "When",
+    "WorkflowState",
+    "WorkflowTransition",
+    "__version__",
+    "from_spec",
+    "loose_equal",
+    "register",
+    "registered",
+]

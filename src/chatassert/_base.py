@@ -1,0 +1,204 @@
+"""The assertion base class: one method to implement, `_check(subject) -> Result`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from time import perf_counter
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
+
+from chatassert._errors import ChatAssertError, UsageError
+from chatassert._result import Result, Status
+
+if TYPE_CHECKING:
+    from chatassert._combinators import AllOf, AnyOf, Not
+    from chatassert._registry import Param
+
+__all__ = ["Assertion", "SubjectTypeError"]
+
+
+class SubjectTypeError(ChatAssertError, TypeError):
+    """An assertion was given a subject it cannot check (misuse: raised, not reported)."""
+
+
+class Assertion:
+    """Base class of every assertion.
+
+    Subclasses set `kind` (the native spec name) and `params` (the declared spec parameters),
+    parse and compile everything in `__init__`, and implement `_check`. Assertions are
+    immutable, picklable, comparable by their spec, and safe to share across threads.
+
+    Combine them with `&` (all of), `|` (any of) and `~` (not); `bool(assertion)` raises,
+    because `a and b` would silently drop `a`.
+    """
+
+    __slots__ = ("message",)
+
+    kind: ClassVar[str] = ""
+    """The name of this assertion in the native spec form."""
+    level: ClassVar[str] = "turn"
+    """What it checks: `turn`, `conversation`, `json`, or `any` (combinators)."""
+    params: ClassVar[tuple[Param, ...]] = ()
+    """The spec parameters, in order (used by the loader, `as_spec` and the JSON Schema)."""
+    options: ClassVar[tuple[str, ...]] = ()
+    """Keyword-only construction options (not part of the spec) such as `judge`."""
+    judged: ClassVar[bool] = False
+    """Whether checking may call a judge (then `acheck` is the efficient entry point)."""
+
+    message: str | None
+
+    def __init__(self, *, message: str | None = None) -> None:
+        if message is not None and not isinstance(message, str):
+            raise TypeError(f"message must be a string, got {type(message).__name__}")
+        self._set("message", message)
+
+    # -- immutability and pickling ------------------------------------------------------
+
+    def _set(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is immutable; build a new assertion")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            name: getattr(self, name)
+            for cls in type(self).__mro__
+            for name in getattr(cls, "__slots__", ())
+            if hasattr(self, name)
+        }
+
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
+    # -- checking ------------------------------------------------------------------------
+
+    def check(self, subject: object, /) -> Result:
+        """Check `subject` and return the result tree.
+
+        A check that cannot be evaluated returns an `error` result; it never raises for a bad
+        subject, only for a subject of the wrong type (`SubjectTypeError`).
+        """
+        start = perf_counter()
+        try:
+            result = self._check(subject)
+        except (TypeError, UsageError):
+            raise
+        except Exception as exc:  # a crashing check is an error record, not a failure
+            result = self._crashed(exc)
+        return self._finish(result, start)
+
+    async def acheck(self, subject: object, /) -> Result:
+        """Check `subject` asynchronously; judged parts run concurrently."""
+        start = perf_counter()
+        try:
+            result = await self._acheck(subject)
+        except (TypeError, UsageError):
+            raise
+        except Exception as exc:
+            result = self._crashed(exc)
+        return self._finish(result, start)
+
+    def _finish(self, result: Result, start: float) -> Result:
+        d = result.__dict__
+        d["duration"] = perf_counter() - start
+        if self.message is not None:
+            d["message"] = self.message
+        return result
+
+    def _crashed(self, exc: Exception) -> Result:
+        return Result(
+            Status.ERROR,
+            self.kind,
+            f"could not be evaluated: {type(exc).__name__}: {exc}",
+            {"error": type(exc).__name__, "error_message": str(exc)},
+        )
+
+    def needs_judge(self) -> bool:
+        """Whether checking this assertion may call a judge (combinators ask their children)."""
+        return self.judged
+
+    def _check(self, subject: object) -> Result:
+        """Evaluate against `subject`; subclasses implement this."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _check")
+
+    async def _acheck(self, subject: object) -> Result:
+        """Evaluate asynchronously; by default the same as `_check`."""
+        return self._check(subject)
+
+    # -- description and specs -----------------------------------------------------------
+
+    def spec_params(self) -> dict[str, Any]:
+        """Return this assertion's parameters as they appear in its native spec."""
+        out: dict[str, Any] = {}
+        for param in self.params:
+            value = getattr(self, param.attr)
+            if param.has_default and value == param.default:
+                continue
+            out[param.name] = param.to_spec(value)
+        return out
+
+    def as_spec(self) -> dict[str, Any]:
+        """Return the native spec of this assertion; `chatassert.from_spec` rebuilds it."""
+        spec: dict[str, Any] = {"type": self.kind, **self.spec_params()}
+        if self.message is not None:
+            spec["message"] = self.message
+        return spec
+
+    def describe(self) -> str:
+        """Return a one-line human description of what this assertion requires."""
+        params = ", ".join(f"{k}={v!r}" for k, v in self.spec_params().items())
+        return f"{self.kind}({params})"
+
+    def __repr__(self) -> str:
+        args = [f"{k}={v!r}" for k, v in self.spec_params().items()]
+        if self.message is not None:
+            args.append(f"message={self.message!r}")
+        return f"{type(self).__name__}({', '.join(args)})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Assertion):
+            return NotImplemented
+        return type(self) is type(other) and self.as_spec() == other.as_spec()
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.as_spec(), sort_keys=True, default=str))
+
+    # -- combining -----------------------------------------------------------------------
+
+    def __and__(self, other: Assertion) -> AllOf:
+        from chatassert._combinators import AllOf
+
+        if not isinstance(other, Assertion):
+            return NotImplemented
+        return AllOf(*_flatten(AllOf, self), *_flatten(AllOf, other))
+
+    def __or__(self, other: Assertion) -> AnyOf:
+        from chatassert._combinators import AnyOf
+
+        if not isinstance(other, Assertion):
+            return NotImplemented
+        return AnyOf(*_flatten(AnyOf, self), *_flatten(AnyOf, other))
+
+    def __invert__(self) -> Not:
+        from chatassert._combinators import Not
+
+        return Not(self)
+
+    def __bool__(self) -> NoReturn:
+        raise TypeError(
+            f"{type(self).__name__} has no truth value: to combine assertions use "
+            "`a & b` (all of), `a | b` (any of) and `~a` (not) instead of and/or/not; "
+            "to test a subject use assertion.check(subject).passed"
+        )
+
+
+def _flatten(cls: type[Assertion], assertion: Assertion) -> tuple[Assertion, ...]:
+    if type(assertion) is cls and assertion.message is None:
+        children: tuple[Assertion, ...] = assertion.children  # type: ignore[attr-defined]
+        return children
+    return (assertion,)

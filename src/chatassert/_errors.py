@@ -1,0 +1,93 @@
+"""The exception hierarchy: every error chatassert raises derives from `ChatAssertError`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "ChatAssertError",
+    "JudgeError",
+    "RegexTimeoutError",
+    "SpecError",
+    "SpecProblem",
+    "TranscriptError",
+    "UsageError",
+]
+
+
+class ChatAssertError(Exception):
+    """Base class of every exception raised by chatassert."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpecProblem:
+    """One problem found while loading a spec.
+
+    Attributes:
+        message: What is wrong, as a sentence fragment ("unknown assertion type 'contain'").
+        path: Where in the document, as a path (`test_cases[2].turns[0].assertions[1]`).
+        file: The file the spec came from, if any.
+        line: The 1-based line in that file, if known.
+        expected: What was expected there, if it helps.
+        found: What was found there, if it helps.
+        hint: How to fix it ("did you mean 'contains'?").
+    """
+
+    message: str
+    path: str = ""
+    file: str | None = None
+    line: int | None = None
+    expected: str | None = None
+    found: str | None = None
+    hint: str | None = None
+
+    def location(self) -> str:
+        """Return `file:line` (or what is known of it) followed by the path."""
+        where = self.file or "<spec>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        return f"{where}: {self.path}" if self.path else where
+
+    def __str__(self) -> str:
+        text = f"{self.location()}: {self.message}"
+        if self.expected is not None:
+            text += f"; expected {self.expected}"
+        if self.found is not None:
+            text += f", found {self.found}"
+        if self.hint:
+            text += f" ({self.hint})"
+        return text
+
+
+@dataclass(eq=False)
+class SpecError(ChatAssertError, ValueError):
+    """A spec could not be loaded; `problems` lists every problem found, not just the first."""
+
+    problems: list[SpecProblem] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        count = len(self.problems)
+        head = f"{count} problem{'s' if count != 1 else ''} in spec:"
+        return "\n".join([head, *(f"  - {p}" for p in self.problems)])
+
+    def __reduce__(self) -> tuple[type[SpecError], tuple[list[SpecProblem]]]:
+        return (type(self), (self.problems,))
+
+
+class JudgeError(ChatAssertError):
+    """A judge could not produce a verdict (unreachable, refused, or unparsable reply)."""
+
+
+class RegexTimeoutError(ChatAssertError, TimeoutError):
+    """A regular expression did not finish within its time limit."""
+
+
+class TranscriptError(ChatAssertError, ValueError):
+    """A transcript record could not be read into a conversation."""
+
+
+class UsageError(ChatAssertError, RuntimeError):
+    """chatassert was used in a way that cannot work (for example `check()` inside an event loop)."""

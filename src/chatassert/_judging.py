@@ -1,0 +1,262 @@
+"""The judge interface: a request, a typed verdict, and the two judges that need no network.
+
+A judge is any object with an async `judge(request) -> Verdict` method and a `name`. HTTP judges
+live in `chatassert.judges`; here are the protocol, `FunctionJudge` (wrap a function) and
+`FakeJudge` (scripted replies, for tests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import threading
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from chatassert._errors import JudgeError
+
+__all__ = [
+    "FakeJudge",
+    "FunctionJudge",
+    "Judge",
+    "JudgeRequest",
+    "Verdict",
+    "run_sync",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A judge's decision.
+
+    Attributes:
+        passed: Whether the subject meets the criteria.
+        score: An optional score (judges are asked for 0..1).
+        reason: The judge's explanation.
+        raw: The raw reply, for the record.
+    """
+
+    passed: bool
+    score: float | None = None
+    reason: str = ""
+    raw: Any = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.passed, bool):
+            raise JudgeError(f"a verdict needs a boolean 'passed', got {self.passed!r}")
+        if self.score is not None and (
+            isinstance(self.score, bool) or not isinstance(self.score, int | float)
+        ):
+            raise JudgeError(f"a verdict's 'score' must be a number, got {self.score!r}")
+
+    @classmethod
+    def from_reply(cls, reply: object) -> Verdict:
+        """Build a verdict from a judge's reply: a `Verdict`, a mapping, or JSON text of one.
+
+        Raises:
+            JudgeError: when the reply has no boolean `passed` (never guessed as a pass).
+        """
+        if isinstance(reply, Verdict):
+            return reply
+        raw = reply
+        if isinstance(reply, str):
+            try:
+                reply = json.loads(reply)
+            except json.JSONDecodeError as exc:
+                raise JudgeError(f"the judge's reply is not JSON: {raw!r}") from exc
+        if not isinstance(reply, Mapping):
+            raise JudgeError(f"the judge's reply is not an object with 'passed': {raw!r}")
+        if "passed" not in reply:
+            raise JudgeError(f"the judge's reply has no 'passed': {raw!r}")
+        passed = reply["passed"]
+        if not isinstance(passed, bool):
+            raise JudgeError(f"the judge's 'passed' is not true/false: {passed!r}")
+        score = reply.get("score")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
+            raise JudgeError(f"the judge's 'score' is not a number: {score!r}")
+        reason = reply.get("reason", reply.get("reasoning", ""))
+        return cls(passed, None if score is None else float(score), str(reason or ""), raw)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return `{passed, score, reason}` for result details."""
+        return {"passed": self.passed, "score": self.score, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """What a judge is asked to grade.
+
+    Attributes:
+        criteria: The rubric or criteria, in the spec's words.
+        response: The text being graded (a turn's text, or a rendered conversation).
+        input: The user's input for the turn, when known.
+        conversation: The conversation as `(role, text)` pairs, when grading a conversation.
+        tool_calls: The turn's tool calls as `{name, arguments}` mappings.
+        model: A model override (the flat vocabulary's `model`).
+        kind: `rubric` (one turn) or `conversation`.
+        prompt: A prompt template overriding the judge's default for this request.
+        sample: The sample index, so repeated judging of one subject gets independent verdicts.
+        params: Further parameters that change the verdict (such as `min_score`).
+    """
+
+    criteria: str
+    response: str
+    input: str | None = None
+    conversation: tuple[tuple[str, str], ...] | None = None
+    tool_calls: tuple[Mapping[str, Any], ...] = ()
+    model: str | None = None
+    kind: str = "rubric"
+    prompt: str | None = None
+    sample: int = 0
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """The judge protocol: a `name` and an async `judge(request) -> Verdict`.
+
+    A judge raises `JudgeError` (or any exception) when it cannot produce a verdict; judged
+    assertions turn that into an `error` result, never a pass.
+    """
+
+    name: str
+
+    async def judge(self, request: JudgeRequest) -> Verdict:
+        """Grade `request` and return a verdict."""
+        ...
+
+
+def run_sync(awaitable: Awaitable[Any]) -> Any:
+    """Run an awaitable to completion from synchronous code.
+
+    Raises:
+        UsageError: when called inside a running event loop (use `await` there instead).
+    """
+    from chatassert._errors import UsageError
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_as_coroutine(awaitable))
+    if inspect.iscoroutine(awaitable):
+        awaitable.close()
+    raise UsageError(
+        "a judged assertion cannot be checked synchronously inside a running event loop; "
+        "use `await assertion.acheck(subject)` there"
+    )
+
+
+async def _as_coroutine(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
+ReplyFunction = Callable[[JudgeRequest], Any]
+
+
+class FunctionJudge:
+    """A judge made from a function of the request.
+
+    The function (sync or async) returns a `Verdict`, a mapping with `passed`, or a bare bool.
+
+    Example:
+        >>> from chatassert import FunctionJudge, LLMRubric
+        >>> polite = FunctionJudge(lambda req: "please" in req.response.lower())
+        >>> LLMRubric("Is polite", judge=polite).check("Please hold.").passed
+        True
+    """
+
+    def __init__(self, function: ReplyFunction, *, name: str | None = None) -> None:
+        self._function = function
+        self.name = name or f"function:{getattr(function, '__qualname__', 'judge')}"
+
+    async def judge(self, request: JudgeRequest) -> Verdict:
+        """Call the function and turn its reply into a verdict."""
+        reply = self._function(request)
+        if inspect.isawaitable(reply):
+            reply = await reply
+        if isinstance(reply, bool):
+            return Verdict(reply, None, "", reply)
+        return Verdict.from_reply(reply)
+
+    def __repr__(self) -> str:
+        return f"FunctionJudge({self.name!r})"
+
+
+Reply = Verdict | Mapping[str, Any] | bool | str | BaseException
+
+
+class FakeJudge:
+    """A scripted judge for tests: replies in order, by criteria, or a default.
+
+    Each reply is a `Verdict`, a mapping such as `{"passed": True, "reason": "..."}`, a bool, a
+    JSON string, or an exception to raise (to simulate an outage). Every request is recorded in
+    `requests`.
+
+    Args:
+        *replies: Replies used in order, one per request.
+        by_criteria: Replies chosen by the request's exact criteria text (checked first).
+        default: The reply once the script is used up; without one, an exhausted script raises
+            `JudgeError`.
+
+    Example:
+        >>> from chatassert import FakeJudge, LLMRubric
+        >>> judge = FakeJudge({"passed": False, "reason": "no apology"})
+        >>> result = LLMRubric("Apologises", judge=judge).check("Whatever.")
+        >>> result.status.value, result.reason
+        ('failed', 'no apology')
+        >>> judge.requests[0].criteria
+        'Apologises'
+    """
+
+    def __init__(
+        self,
+        *replies: Reply,
+        by_criteria: Mapping[str, Reply] | None = None,
+        default: Reply | None = None,
+        name: str = "fake",
+    ) -> None:
+        self.name = name
+        self._script = list(replies)
+        self._by_criteria = dict(by_criteria or {})
+        self._default = default
+        self._lock = threading.Lock()
+        self.requests: list[JudgeRequest] = []
+
+    @classmethod
+    def passing(cls, reason: str = "meets the criteria", score: float | None = 1.0) -> FakeJudge:
+        """A judge that passes everything."""
+        return cls(default=Verdict(True, score, reason))
+
+    @classmethod
+    def failing(cls, reason: str = "does not meet the criteria",
+                score: float | None = 0.0) -> FakeJudge:
+        """A judge that fails everything."""
+        return cls(default=Verdict(False, score, reason))
+
+    async def judge(self, request: JudgeRequest) -> Verdict:
+        """Return the next scripted reply for `request`."""
+        with self._lock:
+            self.requests.append(request)
+            if request.criteria in self._by_criteria:
+                reply: Reply | None = self._by_criteria[request.criteria]
+            elif self._script:
+                reply = self._script.pop(0)
+            else:
+                reply = self._default
+        if reply is None:
+            raise JudgeError("the fake judge's script is used up (give more replies or a default)")
+        if isinstance(reply, BaseException):
+            raise reply
+        if isinstance(reply, bool):
+            return Verdict(reply, None, "", reply)
+        return Verdict.from_reply(reply)
+
+    def __repr__(self) -> str:
+        return f"FakeJudge(name={self.name!r}, remaining={len(self._script)})"
+
+
+def render_conversation(pairs: Sequence[tuple[str, str]]) -> str:
+    """Render `(role, text)` pairs as a transcript for a judge prompt."""
+    return "\n".join(f"{role}: {text}" for role, text in pairs)

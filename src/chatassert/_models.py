@@ -1,0 +1,432 @@
+"""The subject model: tool calls, tool results, guardrail events, workflow state, turns, conversations.
+
+All models are frozen pydantic models. A turn can be given its fields directly, or a list of
+chat `messages` from which its text (G1), tool calls (G2) and tool results are derived.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
+from typing import Any, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "Conversation",
+    "GuardrailEvent",
+    "JSONValue",
+    "Message",
+    "Subject",
+    "ToolCall",
+    "ToolResult",
+    "Turn",
+    "WorkflowState",
+    "WorkflowTransition",
+    "as_conversation",
+    "as_json",
+    "as_turn",
+]
+
+JSONValue: TypeAlias = None | bool | int | float | str | list[Any] | dict[str, Any]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+def parse_arguments(raw: object) -> tuple[dict[str, Any], str | None, str | None]:
+    """Turn raw tool-call arguments into `(arguments, raw_text, error)`.
+
+    A mapping is used as it is; a string is parsed as JSON; invalid JSON, or JSON that is not an
+    object, is kept as `raw_text` with a parse `error` and empty arguments — never dropped.
+    """
+    if raw is None:
+        return {}, None, None
+    if isinstance(raw, Mapping):
+        return dict(raw), None, None
+    if isinstance(raw, str):
+        if not raw.strip():
+            return {}, raw, None
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            return {}, raw, f"arguments are not valid JSON: {exc}"
+        if isinstance(value, dict):
+            return value, raw, None
+        return {}, raw, f"arguments are JSON but not an object (got {type(value).__name__})"
+    return {}, repr(raw), f"arguments must be a JSON object or string, got {type(raw).__name__}"
+
+
+class ToolCall(BaseModel):
+    """One call of a tool (or agent) by the model.
+
+    `arguments` may be given as a mapping or as a JSON string (as OpenAI logs them). A string that
+    is not a JSON object is kept in `raw_arguments` with the reason in `arguments_error`, and
+    argument checks on such a call report `error`.
+
+    Example:
+        >>> ToolCall(name="get_weather", arguments='{"city": "Paris"}').arguments
+        {'city': 'Paris'}
+        >>> ToolCall(name="f", arguments="{oops").arguments_error is not None
+        True
+    """
+
+    model_config = _FROZEN
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+    raw_arguments: str | None = None
+    arguments_error: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _parse_arguments(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and not isinstance(data.get("arguments", {}), Mapping):
+            args, raw, error = parse_arguments(data["arguments"])
+            data = {**data, "arguments": args, "raw_arguments": raw}
+            if error is not None:
+                data["arguments_error"] = error
+        return data
+
+
+class ToolResult(BaseModel):
+    """What a tool (or agent) returned: text `content`, optional parsed `data`, an error flag."""
+
+    model_config = _FROZEN
+
+    content: str = ""
+    call_id: str | None = None
+    name: str | None = None
+    data: Any = None
+    is_error: bool = False
+
+
+class GuardrailEvent(BaseModel):
+    """A guardrail (validator) that ran on a turn, and whether it flagged it."""
+
+    model_config = _FROZEN
+
+    name: str
+    triggered: bool = True
+    message: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class WorkflowTransition(BaseModel):
+    """One move of a workflow from a state to another, caused by an event."""
+
+    model_config = _FROZEN
+
+    from_state: str | None = Field(default=None, alias="from")
+    to_state: str = Field(alias="to")
+    event: str | None = None
+    turn_index: int | None = None
+    valid: bool = True
+    error: str | None = None
+
+
+class WorkflowState(BaseModel):
+    """The workflow's position: current state, the transitions so far, and completion."""
+
+    model_config = _FROZEN
+
+    current: str | None = None
+    transitions: tuple[WorkflowTransition, ...] = ()
+    complete: bool = False
+
+
+class Message(BaseModel):
+    """One chat message, as the subject model keeps it."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    role: str
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        out = dict(data)
+        content = out.get("content")
+        if isinstance(content, list):
+            out["content"] = content_text(content)
+        calls = out.get("tool_calls")
+        if calls:
+            out["tool_calls"] = [_tool_call_from_wire(c) for c in calls]
+        return out
+
+
+def content_text(content: object) -> str | None:
+    """Return the text of a message `content` (a string, or a list of typed parts)."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [
+            part.get("text", "")
+            for part in content
+            if isinstance(part, Mapping) and part.get("type") in ("text", "output_text", None)
+            and isinstance(part.get("text"), str)
+        ]
+        return "".join(texts) if texts else None
+    return str(content)
+
+
+def _tool_call_from_wire(call: Any) -> Any:
+    """Accept the OpenAI wire shape `{id, type, function: {name, arguments}}` or the native one."""
+    if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping):
+        fn = call["function"]
+        return {"name": fn.get("name", ""), "arguments": fn.get("arguments"), "id": call.get("id")}
+    return call
+
+
+class Turn(BaseModel):
+    """One turn: a user input and everything the agent did up to the next user message.
+
+    Give the fields directly, or give `messages` (the turn's chat messages) and let the turn
+    derive `text` (the content of the last assistant message that has text, G1), `tool_calls`
+    (every call of every assistant message, in order, G2) and `tool_results` (the `tool`
+    messages), and `input` (the first user message).
+
+    Example:
+        >>> t = Turn(messages=[
+        ...     {"role": "user", "content": "Book a table"},
+        ...     {"role": "assistant", "content": None, "tool_calls": [
+        ...         {"id": "c1", "type": "function",
+        ...          "function": {"name": "book", "arguments": "{\\"size\\": 4}"}}]},
+        ...     {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        ...     {"role": "assistant", "content": "Booked for 4."},
+        ... ])
+        >>> t.input, t.text, [c.name for c in t.tool_calls], t.tool_results[0].name
+        ('Book a table', 'Booked for 4.', ['book'], 'book')
+    """
+
+    model_config = _FROZEN
+
+    input: str | None = None
+    text: str = ""
+    messages: tuple[Message, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_results: tuple[ToolResult, ...] = ()
+    guardrails: tuple[GuardrailEvent, ...] = ()
+    workflow: WorkflowState | None = None
+    data: Any = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_from_messages(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or not data.get("messages"):
+            return data
+        messages = [m if isinstance(m, Message) else Message.model_validate(m)
+                    for m in data["messages"]]
+        out = dict(data)
+        out["messages"] = messages
+        if "input" not in out:
+            out["input"] = next((m.content for m in messages if m.role == "user"), None)
+        if "text" not in out:
+            out["text"] = next(
+                (m.content for m in reversed(messages) if m.role == "assistant" and m.content),
+                "",
+            )
+        if "tool_calls" not in out:
+            out["tool_calls"] = [c for m in messages if m.role == "assistant" for c in m.tool_calls]
+        if "tool_results" not in out:
+            out["tool_results"] = link_results(
+                out["tool_calls"],
+                [
+                    ToolResult(content=m.content or "", call_id=m.tool_call_id, name=m.name)
+                    for m in messages
+                    if m.role == "tool"
+                ],
+            )
+        return out
+
+    @cached_property
+    def text_lower(self) -> str:
+        """The turn text, lowered once and cached (for case-insensitive checks, G3)."""
+        return self.text.lower()
+
+    @cached_property
+    def called_tools(self) -> list[str]:
+        """The names of the tools called in this turn, in call order, with repeats."""
+        return [c.name for c in self.tool_calls]
+
+    @cached_property
+    def call_results(self) -> list[tuple[ToolCall, ToolResult | None]]:
+        """Each tool call paired with its result (by id where there are ids, else by order)."""
+        by_id = {r.call_id: r for r in self.tool_results if r.call_id is not None}
+        unmatched = iter([r for r in self.tool_results if r.call_id is None])
+        pairs: list[tuple[ToolCall, ToolResult | None]] = []
+        for call in self.tool_calls:
+            result = by_id.get(call.id) if call.id is not None else None
+            if result is None and (call.id is None or call.id not in by_id):
+                result = next(unmatched, None)
+            pairs.append((call, result))
+        return pairs
+
+
+def link_results(
+    calls: Sequence[ToolCall | Mapping[str, Any]], results: Iterable[ToolResult]
+) -> list[ToolResult]:
+    """Fill in each result's tool `name` from its call: by id where there are ids, else by order."""
+    parsed = [c if isinstance(c, ToolCall) else ToolCall.model_validate(c) for c in calls]
+    names_by_id = {c.id: c.name for c in parsed if c.id is not None}
+    out: list[ToolResult] = []
+    for position, result in enumerate(results):
+        if result.name is None:
+            name = names_by_id.get(result.call_id) if result.call_id is not None else None
+            if name is None and position < len(parsed):
+                name = parsed[position].name
+            if name is not None:
+                result = result.model_copy(update={"name": name})
+        out.append(result)
+    return out
+
+
+class Conversation(BaseModel):
+    """A whole conversation: its turns, the workflow's final state, and metadata.
+
+    Give `turns`, or `messages` (a flat chat transcript) to be split into turns at each user
+    message (G1, G2). Messages before the first user message (a system prompt) are kept with the
+    first turn.
+
+    Example:
+        >>> c = Conversation(messages=[
+        ...     {"role": "system", "content": "Be brief."},
+        ...     {"role": "user", "content": "Hi"},
+        ...     {"role": "assistant", "content": "Hello!"},
+        ...     {"role": "user", "content": "Bye"},
+        ...     {"role": "assistant", "content": "Goodbye."},
+        ... ])
+        >>> [t.text for t in c.turns]
+        ['Hello!', 'Goodbye.']
+    """
+
+    model_config = _FROZEN
+
+    turns: tuple[Turn, ...] = ()
+    workflow: WorkflowState | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_messages(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or "messages" not in data:
+            return data
+        out = {k: v for k, v in data.items() if k != "messages"}
+        if "turns" in out:
+            raise ValueError("give either 'turns' or 'messages', not both")
+        out["turns"] = [Turn(messages=group) for group in split_turns(data["messages"])]
+        return out
+
+    @classmethod
+    def from_messages(cls, messages: Sequence[Any], **fields: Any) -> Conversation:
+        """Build a conversation from a flat list of chat messages (OpenAI chat format)."""
+        return cls.model_validate({"messages": list(messages), **fields})
+
+    @cached_property
+    def tool_calls(self) -> list[tuple[int, ToolCall]]:
+        """Every tool call of the conversation as `(turn_index, call)`, in order."""
+        return [(i, c) for i, t in enumerate(self.turns) for c in t.tool_calls]
+
+
+def split_turns(messages: Sequence[Any]) -> list[list[Any]]:
+    """Split chat messages into turns: a new turn starts at each user message (G1)."""
+    groups: list[list[Any]] = []
+    preamble: list[Any] = []
+    for message in messages:
+        role = message.role if isinstance(message, Message) else message.get("role")
+        if role == "user":
+            groups.append([*preamble, message])
+            preamble = []
+        elif groups:
+            groups[-1].append(message)
+        else:
+            preamble.append(message)
+    if preamble:
+        if any(
+            (m.role if isinstance(m, Message) else m.get("role")) not in ("system", "developer")
+            for m in preamble
+        ):
+            groups.insert(0, preamble)
+        elif groups:
+            groups[0][:0] = preamble
+    return groups
+
+
+Subject: TypeAlias = Turn | Conversation | str | JSONValue
+
+
+def as_turn(subject: object) -> Turn:
+    """Coerce a subject to a `Turn`.
+
+    A `Turn` is returned as is; a string becomes a turn with that text; a conversation of exactly
+    one turn gives that turn; a JSON object or list becomes a turn whose `data` is the value and
+    whose text is its JSON rendering.
+
+    Raises:
+        TypeError: for a conversation of several turns (choose one with `OnTurn`,
+            `OnLastTurn`, `OnEveryTurn` or `OnAnyTurn`), or a subject of another type.
+    """
+    if isinstance(subject, Turn):
+        return subject
+    if isinstance(subject, str):
+        return Turn(text=subject)
+    if isinstance(subject, Conversation):
+        if len(subject.turns) == 1:
+            return subject.turns[0]
+        raise TypeError(
+            f"this assertion checks one turn, but got a Conversation of {len(subject.turns)} "
+            "turns; wrap it in OnLastTurn(...), OnTurn(n, ...), OnEveryTurn(...) or OnAnyTurn(...)"
+        )
+    if isinstance(subject, dict | list):
+        return Turn(text=json.dumps(subject, ensure_ascii=False), data=subject)
+    raise TypeError(
+        f"cannot check a {type(subject).__name__}: give a Turn, a Conversation, a str "
+        "or a JSON value"
+    )
+
+
+def as_conversation(subject: object) -> Conversation:
+    """Coerce a subject to a `Conversation` (a turn or string becomes a one-turn conversation)."""
+    if isinstance(subject, Conversation):
+        return subject
+    if isinstance(subject, list) and all(isinstance(t, Turn) for t in subject):
+        return Conversation(turns=tuple(subject))
+    return Conversation(turns=(as_turn(subject),))
+
+
+class NotJSONError(ValueError):
+    """The subject has no JSON value (its text is not JSON)."""
+
+
+def as_json(subject: object) -> Any:
+    """Coerce a subject to a JSON value.
+
+    A JSON value is returned as is; a turn gives its structured `data`, else its text parsed as
+    JSON; a string is parsed as JSON.
+
+    Raises:
+        NotJSONError: when the text is not JSON.
+    """
+    if isinstance(subject, Turn):
+        if subject.data is not None:
+            return subject.data
+        subject = subject.text
+    elif isinstance(subject, Conversation):
+        if not subject.turns:
+            raise NotJSONError("the conversation has no turns")
+        return as_json(subject.turns[-1])
+    if isinstance(subject, str):
+        try:
+            return json.loads(subject)
+        except json.JSONDecodeError as exc:
+            raise NotJSONError(f"the response is not JSON ({exc})") from exc
+    return subject

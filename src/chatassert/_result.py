@@ -1,0 +1,290 @@
+"""The result tree: the outcome of checking an assertion against a subject."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar, NoReturn
+
+__all__ = ["Result", "Status"]
+
+
+class Status(enum.StrEnum):
+    """The four outcomes of a check.
+
+    `PASSED` and `FAILED` say what the subject did; `ERROR` says the assertion could not be
+    evaluated (judge unreachable, regex timed out, data missing); `SKIPPED` says it was not
+    evaluated (a condition did not hold, or fail-fast stopped the turn). Only `PASSED` passes.
+    """
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+_MARKS = {
+    Status.PASSED: "PASS",
+    Status.FAILED: "FAIL",
+    Status.ERROR: "ERROR",
+    Status.SKIPPED: "SKIP",
+}
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+class Result:
+    """The immutable outcome of one check, with the outcomes of its parts as `children`.
+
+    Results are built millions of times in a batch run, so construction is a handful of
+    dictionary writes; optional fields that are not given stay as class-level defaults.
+
+    Attributes:
+        status: One of the four `Status` values.
+        name: The kind of assertion that produced it (`contains`, `all_of`, ...).
+        reason: Why it came out this way, as a fragment that nests in longer explanations.
+        details: JSON-serialisable facts about the outcome (never truncated).
+        message: The user's label for the assertion (the spec's `message`), if any.
+        score: A number in the outcome, when the assertion produces one (judges, `AtLeast`).
+        children: The results of the parts, for combinators and selectors.
+        location: Where in the subject this applies: `turns[3]`, `results[2].file`.
+        duration: Seconds spent in the check, when measured.
+
+    Example:
+        >>> r = Result(Status.FAILED, "contains", "Response does not contain 'refund'")
+        >>> r.passed
+        False
+        >>> Result.from_dict(r.to_dict()) == r
+        True
+    """
+
+    message: str | None = None
+    score: float | None = None
+    children: tuple[Result, ...] = ()
+    location: str | None = None
+    duration: float | None = None
+
+    status: Status
+    name: str
+    reason: str
+    details: Mapping[str, Any]
+
+    _FIELDS: ClassVar[tuple[str, ...]] = (
+        "status",
+        "name",
+        "reason",
+        "details",
+        "message",
+        "score",
+        "children",
+        "location",
+        "duration",
+    )
+
+    def __init__(
+        self,
+        status: Status,
+        name: str,
+        reason: str = "",
+        details: Mapping[str, Any] | None = None,
+        *,
+        message: str | None = None,
+        score: float | None = None,
+        children: tuple[Result, ...] = (),
+        location: str | None = None,
+        duration: float | None = None,
+    ) -> None:
+        d = self.__dict__
+        d["status"] = status
+        d["name"] = name
+        d["reason"] = reason
+        d["details"] = _EMPTY if details is None else details
+        if message is not None:
+            d["message"] = message
+        if score is not None:
+            d["score"] = score
+        if children:
+            d["children"] = children
+        if location is not None:
+            d["location"] = location
+        if duration is not None:
+            d["duration"] = duration
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"Result is immutable; use result.replace({name}=...) for a copy")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError("Result is immutable")
+
+    @property
+    def passed(self) -> bool:
+        """Whether the status is `passed` (an error or a skip is not a pass)."""
+        return self.status is Status.PASSED
+
+    @property
+    def label(self) -> str:
+        """The user's message if there is one, else the assertion's name."""
+        return self.message or self.name
+
+    def replace(self, **changes: Any) -> Result:
+        """Return a copy with the given fields changed."""
+        unknown = set(changes) - set(self._FIELDS)
+        if unknown:
+            raise TypeError(f"Result has no field(s) {sorted(unknown)}; fields: {self._FIELDS}")
+        values = {name: getattr(self, name) for name in self._FIELDS}
+        values.update(changes)
+        return Result(**values)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Result):
+            return NotImplemented
+        return all(
+            getattr(self, f) == getattr(other, f) for f in self._FIELDS if f != "duration"
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        where = f" at {self.location}" if self.location else ""
+        return f"<Result {self.status.value} {self.label}{where}: {self.reason!r}>"
+
+    def __str__(self) -> str:
+        return self.render()
+
+    # -- traversal -----------------------------------------------------------------------
+
+    def walk(self) -> Iterator[tuple[tuple[Result, ...], Result]]:
+        """Yield `(ancestors, result)` for this result and every descendant, depth first."""
+        stack: list[tuple[tuple[Result, ...], Result]] = [((), self)]
+        while stack:
+            ancestors, node = stack.pop()
+            yield ancestors, node
+            stack.extend((ancestors + (node,), c) for c in reversed(node.children))
+
+    def leaves(self) -> Iterator[Result]:
+        """Yield the results that have no children, in order."""
+        for _, node in self.walk():
+            if not node.children:
+                yield node
+
+    def failures(self) -> list[Result]:
+        """Return the leaf results that failed or errored, in order."""
+        return [r for r in self.leaves() if r.status in (Status.FAILED, Status.ERROR)]
+
+    def full_location(self, ancestors: tuple[Result, ...]) -> str:
+        """Join the locations of `ancestors` and this result into one path."""
+        parts = [a.location for a in (*ancestors, self) if a.location]
+        out = ""
+        for part in parts:
+            if not out or part.startswith("["):
+                out += part
+            else:
+                out += "." + part
+        return out
+
+    # -- serialisation -------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-serialisable dict; `from_dict` reverses it.
+
+        Fields that hold their default (no message, no score, ...) are left out.
+        """
+        out: dict[str, Any] = {
+            "status": self.status.value,
+            "name": self.name,
+            "reason": self.reason,
+            "details": dict(self.details),
+        }
+        if self.message is not None:
+            out["message"] = self.message
+        if self.score is not None:
+            out["score"] = self.score
+        if self.location is not None:
+            out["location"] = self.location
+        if self.duration is not None:
+            out["duration"] = self.duration
+        if self.children:
+            out["children"] = [c.to_dict() for c in self.children]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Result:
+        """Build a result from the output of `to_dict` (or JSON parsed from it)."""
+        try:
+            status = Status(data["status"])
+            name = data["name"]
+        except (KeyError, ValueError) as exc:
+            raise ValueError(
+                f"not a result: needs 'status' (one of {[s.value for s in Status]}) and 'name'"
+            ) from exc
+        return cls(
+            status,
+            name,
+            data.get("reason", ""),
+            dict(data.get("details") or {}),
+            message=data.get("message"),
+            score=data.get("score"),
+            children=tuple(cls.from_dict(c) for c in data.get("children") or ()),
+            location=data.get("location"),
+            duration=data.get("duration"),
+        )
+
+    @staticmethod
+    def json_schema() -> dict[str, Any]:
+        """Return the JSON Schema (draft 2020-12) of `to_dict()` output."""
+        return {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://chatassert.dev/schema/result.json",
+            "title": "chatassert result",
+            "$ref": "#/$defs/result",
+            "$defs": {
+                "result": {
+                    "type": "object",
+                    "required": ["status", "name", "reason", "details"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "status": {"enum": [s.value for s in Status]},
+                        "name": {"type": "string"},
+                        "reason": {"type": "string"},
+                        "details": {"type": "object"},
+                        "message": {"type": "string"},
+                        "score": {"type": "number"},
+                        "location": {"type": "string"},
+                        "duration": {"type": "number", "minimum": 0},
+                        "children": {"type": "array", "items": {"$ref": "#/$defs/result"}},
+                    },
+                }
+            },
+        }
+
+    # -- rendering -----------------------------------------------------------------------
+
+    def render(self, *, verbose: bool = False, width: int = 200) -> str:
+        """Render the tree as indented text.
+
+        Only the branches that did not pass are expanded unless `verbose` is true, so a
+        failure reads as the path from the top to the leaves that explain it.
+        """
+        lines: list[str] = []
+        self._render_into(lines, 0, verbose, width)
+        return "\n".join(lines)
+
+    def _render_into(self, lines: list[str], depth: int, verbose: bool, width: int) -> None:
+        where = f"{self.location} " if self.location else ""
+        label = self.label if self.message is None else f"{self.message} [{self.name}]"
+        text = f"{'  ' * depth}{_MARKS[self.status]} {where}{label}"
+        if self.reason:
+            text += f": {self.reason}"
+        lines.append(shorten(text, width))
+        for child in self.children:
+            if verbose or child.status is not Status.PASSED:
+                child._render_into(lines, depth + 1, verbose, width)
+
+
+def shorten(text: str, width: int = 80) -> str:
+    """Truncate `text` in the middle to at most `width` characters, marking the cut with '…'."""
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    head = keep - keep // 3
+    return text[:head] + "…" + text[len(text) - (keep - head) :]

@@ -1,0 +1,246 @@
+"""Tool-call checks and the loose argument equality shared by every vocabulary (G9)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chatassert._base import Assertion
+from chatassert._models import ToolCall, Turn, as_turn
+from chatassert._registry import Param, register
+from chatassert._result import Result, Status
+
+__all__ = [
+    "ContainsFunctionCall",
+    "Mismatch",
+    "argument_mismatches",
+    "loose_equal",
+]
+
+_P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _number_renderings(value: float) -> set[str]:
+    if isinstance(value, float) and not math.isfinite(value):
+        return {repr(value)}
+    if float(value).is_integer():
+        return {str(int(value)), repr(float(value))}
+    return {repr(float(value))}
+
+
+def loose_equal(expected: Any, actual: Any) -> bool:
+    """Return whether `actual` loosely equals `expected` (G9).
+
+    - JSON-equal values are equal, and numbers compare numerically (`4 == 4.0`);
+    - a number equals the string of its canonical decimal rendering (`4 == "4"`, `2.5 == "2.5"`);
+    - a bool equals `"true"` / `"false"`; a date equals its ISO string;
+    - an expected `None` means "present, any value";
+    - an expected mapping matches a mapping with at least those keys, loosely equal (recursive);
+    - an expected list matches a list of the same length, loosely equal item by item.
+
+    Example:
+        >>> loose_equal({"party_size": 4}, {"party_size": "4", "date": "2024-02-15"})
+        True
+        >>> loose_equal([1, 2], [1, 2, 3])
+        False
+    """
+    if expected is None:
+        return True
+    if isinstance(expected, Mapping):
+        return isinstance(actual, Mapping) and all(
+            key in actual and loose_equal(value, actual[key]) for key, value in expected.items()
+        )
+    if isinstance(expected, list | tuple):
+        return (
+            isinstance(actual, list | tuple)
+            and len(actual) == len(expected)
+            and all(loose_equal(e, a) for e, a in zip(expected, actual, strict=True))
+        )
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return _bool_equal(expected, actual)
+    if _is_number(expected):
+        if _is_number(actual):
+            return bool(expected == actual)
+        return isinstance(actual, str) and actual.strip() in _number_renderings(expected)
+    if _is_number(actual):
+        return isinstance(expected, str) and expected.strip() in _number_renderings(actual)
+    if isinstance(expected, _dt.date):
+        return _date_equal(expected, actual)
+    if isinstance(actual, _dt.date):
+        return _date_equal(actual, expected)
+    return bool(expected == actual)
+
+
+def _bool_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) and isinstance(b, bool):
+        return a is b
+    flag, other = (a, b) if isinstance(a, bool) else (b, a)
+    return isinstance(other, str) and other.strip().lower() == ("true" if flag else "false")
+
+
+def _date_equal(date: _dt.date, other: Any) -> bool:
+    if isinstance(other, _dt.date):
+        return date == other
+    return isinstance(other, str) and other.strip() == date.isoformat()
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """One argument that did not match: where, what was expected and what was there."""
+
+    argument: str
+    expected: Any
+    actual: Any = None
+    missing: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form used in result details."""
+        out: dict[str, Any] = {"argument": self.argument, "expected": self.expected}
+        if self.missing:
+            out["problem"] = "missing"
+        else:
+            out["problem"] = "value_mismatch"
+            out["actual"] = self.actual
+        return out
+
+    def describe(self, tool: str) -> str:
+        """Explain the mismatch as a reason fragment."""
+        if self.missing:
+            return f"tool '{tool}' was called without argument '{self.argument}'"
+        return (f"tool '{tool}' was called with {self.argument}={_render(self.actual)}, "
+                f"expected {_render(self.expected)}")
+
+
+def _render(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else str(value).replace("'", '"')
+    return text if len(text) <= 60 else text[:45] + "…" + text[-10:]
+
+
+def argument_mismatches(
+    expected: Mapping[str, Any], actual: Mapping[str, Any], prefix: str = ""
+) -> list[Mismatch]:
+    """List the arguments of `actual` that do not loosely match `expected` (partial match, G9).
+
+    Nested mappings are compared key by key so the mismatch names the deepest argument
+    (`address.city`); extra actual arguments are fine.
+    """
+    out: list[Mismatch] = []
+    for key, want in expected.items():
+        name = f"{prefix}{key}"
+        if key not in actual:
+            out.append(Mismatch(name, want, missing=True))
+            continue
+        got = actual[key]
+        if isinstance(want, Mapping) and want and isinstance(got, Mapping):
+            out.extend(argument_mismatches(want, got, f"{name}."))
+        elif not loose_equal(want, got):
+            out.append(Mismatch(name, want, got))
+    return out
+
+
+def turn_of(subject: object) -> Turn:
+    """Return the turn a turn-level check reads."""
+    return subject if type(subject) is Turn else as_turn(subject)
+
+
+@register
+class ContainsFunctionCall(Assertion):
+    """Passes when the turn called the tool (exact name) with at least the given arguments.
+
+    Arguments match partially and loosely (G9): extra actual arguments are fine, `4` equals
+    `"4"`, an expected `None` only requires presence. When the tool was called only with
+    arguments that are not valid JSON, the result is an `error`.
+
+    Example:
+        >>> from chatassert import ContainsFunctionCall, ToolCall, Turn
+        >>> turn = Turn(tool_calls=[ToolCall(name="create_reservation",
+        ...                                  arguments={"party_size": 4, "date": "2024-02-15"})])
+        >>> ContainsFunctionCall("create_reservation", {"party_size": "4"}).check(turn).passed
+        True
+        >>> ContainsFunctionCall("cancel").check(turn).reason
+        "Expected tool 'cancel', found: ['create_reservation']"
+    """
+
+    __slots__ = ("tool", "arguments")
+    kind = "contains_function_call"
+    dialect_names = {"flat": "contains_function_call"}
+    params = (
+        Param("value", "str", required=True, attr="tool", doc="the tool's exact name"),
+        Param("arguments", "mapping", default=None,
+              doc="arguments the call must have (partial, loose match)"),
+    )
+    tool: str
+    arguments: dict[str, Any] | None
+
+    def __init__(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
+                 message: str | None = None) -> None:
+        super().__init__(message=message)
+        if not isinstance(tool, str) or not tool.strip():
+            raise ValueError("contains_function_call needs a non-empty tool name")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
+        self._set("tool", tool)
+        self._set("arguments", None if arguments is None else _json_ready(dict(arguments)))
+
+    def _check(self, subject: object) -> Result:
+        calls = turn_of(subject).tool_calls
+        called = [c.name for c in calls]
+        details: dict[str, Any] = {"tool": self.tool, "called_tools": called}
+        named = [c for c in calls if c.name == self.tool]
+        if not named:
+            if self.arguments is not None:
+                details["arguments"] = self.arguments
+            return Result(_F, self.kind, f"Expected tool '{self.tool}', found: {called}",
+                          details)
+        if self.arguments is None:
+            return Result(_P, self.kind, "", details)
+        details["arguments"] = self.arguments
+        return self._match_arguments(named, details)
+
+    def _match_arguments(self, named: Sequence[ToolCall], details: dict[str, Any]) -> Result:
+        assert self.arguments is not None
+        reports: list[dict[str, Any]] = []
+        first: Mismatch | None = None
+        invalid: ToolCall | None = None
+        for call in named:
+            if call.arguments_error is not None:
+                invalid = invalid or call
+                reports.append({"arguments": call.raw_arguments, "error": call.arguments_error})
+                continue
+            mismatches = argument_mismatches(self.arguments, call.arguments)
+            if not mismatches:
+                return Result(_P, self.kind, "", {**details, "calls": [
+                    {"arguments": call.arguments, "mismatches": []}]})
+            first = first or mismatches[0]
+            reports.append({"arguments": call.arguments,
+                            "mismatches": [m.to_dict() for m in mismatches]})
+        details["calls"] = reports
+        if invalid is not None:
+            return Result(_E, self.kind, f"tool '{self.tool}' was called with arguments that "
+                          f"are not valid JSON ({invalid.arguments_error})", details)
+        assert first is not None
+        return Result(_F, self.kind, first.describe(self.tool), details)
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        if self.arguments is None:
+            return f"calls {self.tool}"
+        return f"calls {self.tool} with {self.arguments}"
+
+
+def _json_ready(value: Any) -> Any:
+    """Copy a spec value, turning dates into ISO strings so specs stay JSON."""
+    if isinstance(value, Mapping):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return value
