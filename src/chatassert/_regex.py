@@ -483,6 +483,8 @@ class _Translator:
             hint = "backreferences are not supported by Go's RE2"
         elif char in "AbBz":
             hint = f"\\{char} is not allowed inside brackets"
+        elif char == "E":
+            hint = "\\E only ends a quotation started with \\Q"
         elif char == "C":
             hint = "Go does not support \\C (any byte); use . instead"
         raise self.error(f"invalid escape sequence '\\{char}'", start, hint)
