@@ -1,0 +1,31 @@
+"""Shared fixtures: realistic booking turns, and an environment with no judge configured."""
+
+from __future__ import annotations
+
+import pytest
+
+from chatassert import ToolCall, Turn
+
+
+@pytest.fixture(autouse=True)
+def _no_judge_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make judge resolution deterministic: no test sees a judge configured by the shell."""
+    monkeypatch.delenv("CHATASSERT_JUDGE", raising=False)
+    monkeypatch.delenv("CHATASSERT_JUDGE_MODEL", raising=False)
+
+
+@pytest.fixture
+def booking_turn() -> Turn:
+    """A restaurant-booking turn: an availability check, a reservation, a confirmation."""
+    return Turn(
+        input="I want to book a table for 4 on Saturday",
+        text="Your reservation confirmed for Saturday at 7:30 PM, confirmation #AB12CD.",
+        tool_calls=[
+            ToolCall(name="check_availability", arguments={"date": "2024-02-15"}, id="c1"),
+            ToolCall(
+                name="create_reservation",
+                arguments={"party_size": 4, "date": "2024-02-15", "time": "19:30"},
+                id="c2",
+            ),
+        ],
+    )
