@@ -1,0 +1,262 @@
+"""Suites: named test cases of per-turn and whole-subject assertions, as loaded from spec files.
+
+A `Case` checks a conversation: its turn *i* against the *i*-th user turn of the conversation,
+and its `checks` against the whole subject (a conversation, or a JSON response for the expect
+vocabulary). Every assertion is evaluated and reported (G6) unless `fail_fast` is set, in which
+case the rest of a turn after its first failure is reported as skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from chatassert._base import Assertion
+from chatassert._combinators import all_status
+from chatassert._models import Conversation, Turn, as_conversation
+from chatassert._result import Result, Status
+
+__all__ = ["Case", "Suite", "TurnSpec"]
+
+_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+
+
+@dataclass(frozen=True)
+class TurnSpec:
+    """The assertions for one user turn of a case.
+
+    Attributes:
+        assertions: Checked against the matching turn of the conversation.
+        input: The user input the spec gives for this turn (used to pair and report).
+        source: Where the turn came from in its spec (`turns[1]`), for reports.
+    """
+
+    assertions: tuple[Assertion, ...]
+    input: str | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test case: per-turn assertions and whole-subject checks.
+
+    Attributes:
+        name: The case's name (unique within its suite).
+        turns: Assertions per user turn, in order.
+        checks: Assertions on the whole subject (conversation-level, or on a JSON response).
+        subject: `conversation` (a transcript) or `json` (a structured response).
+        id: The case's id, when the spec gives one (used to pair logged records).
+        tags: Labels from the spec.
+        description: A longer description from the spec.
+        input: The input the spec gives (expect vocabulary), kept for reports.
+        fail_fast: Skip the rest of a turn after its first failure (PromptKit's behaviour).
+        metadata: Anything else the spec says about the case (priority, suite name, ...).
+        source: Where the case came from (`file.yaml: test_cases[2]`).
+    """
+
+    name: str
+    turns: tuple[TurnSpec, ...] = ()
+    checks: tuple[Assertion, ...] = ()
+    subject: str = "conversation"
+    id: str | None = None
+    tags: tuple[str, ...] = ()
+    description: str | None = None
+    input: Any = None
+    fail_fast: bool = False
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+    def assertions(self) -> list[Assertion]:
+        """Every assertion of the case, turn by turn, then the whole-subject checks."""
+        return [a for t in self.turns for a in t.assertions] + list(self.checks)
+
+    def needs_judge(self) -> bool:
+        """Whether any assertion of the case may call a judge."""
+        return any(a.needs_judge() for a in self.assertions())
+
+    # -- checking ------------------------------------------------------------------------
+
+    def check(self, subject: object) -> Result:
+        """Check a conversation (or a JSON response, for `json` cases) against the case."""
+        if self.subject == "json":
+            return self._finish([self._whole(a, a.check(subject)) for a in self.checks])
+        conversation = as_conversation(subject)
+        user_turns = _user_turns(conversation)
+        results = [self._turn(i, spec, user_turns) for i, spec in enumerate(self.turns)]
+        results += [self._whole(a, a.check(conversation)) for a in self.checks]
+        return self._finish(results)
+
+    async def acheck(self, subject: object) -> Result:
+        """Check asynchronously: judged assertions of all turns run concurrently."""
+        if self.subject == "json":
+            outs = await asyncio.gather(*(a.acheck(subject) for a in self.checks))
+            return self._finish([self._whole(a, r) for a, r in zip(self.checks, outs,
+                                                                   strict=True)])
+        conversation = as_conversation(subject)
+        user_turns = _user_turns(conversation)
+        turn_results = await asyncio.gather(*(self._aturn(i, spec, user_turns)
+                                              for i, spec in enumerate(self.turns)))
+        whole = await asyncio.gather(*(a.acheck(conversation) for a in self.checks))
+        return self._finish([*turn_results, *(self._whole(a, r) for a, r in
+                                              zip(self.checks, whole, strict=True))])
+
+    def _turn(self, index: int, spec: TurnSpec, user_turns: list[tuple[int, Turn]]) -> Result:
+        if index >= len(user_turns):
+            return self._missing_turn(index, spec, len(user_turns))
+        position, turn = user_turns[index]
+        results: list[Result] = []
+        failed = False
+        for assertion in spec.assertions:
+            if failed and self.fail_fast:
+                results.append(_skipped(assertion))
+                continue
+            result = assertion.check(turn)
+            failed = failed or result.status in (_F, _E)
+            results.append(result)
+        return _turn_result(position, index, spec, turn, results)
+
+    async def _aturn(self, index: int, spec: TurnSpec,
+                     user_turns: list[tuple[int, Turn]]) -> Result:
+        if index >= len(user_turns):
+            return self._missing_turn(index, spec, len(user_turns))
+        position, turn = user_turns[index]
+        if self.fail_fast:
+            results: list[Result] = []
+            failed = False
+            for assertion in spec.assertions:
+                if failed:
+                    results.append(_skipped(assertion))
+                    continue
+                result = await assertion.acheck(turn)
+                failed = result.status in (_F, _E)
+                results.append(result)
+        else:
+            results = list(await asyncio.gather(*(a.acheck(turn) for a in spec.assertions)))
+        return _turn_result(position, index, spec, turn, results)
+
+    def _missing_turn(self, index: int, spec: TurnSpec, available: int) -> Result:
+        return Result(
+            _E,
+            "turn",
+            f"the case has turn {index + 1} but the transcript has only {available} user "
+            f"turn{'s' if available != 1 else ''}",
+            {"turn_index": index, "user_turns": available, "input": spec.input},
+            location=f"turns[{index}]",
+        )
+
+    def _whole(self, assertion: Assertion, result: Result) -> Result:
+        if result.location is None and self.subject == "conversation":
+            result.__dict__["location"] = "conversation"
+        return result
+
+    def _finish(self, results: Sequence[Result]) -> Result:
+        status = all_status([r.status for r in results])
+        counts = {s.value: 0 for s in Status}
+        for leaf_status in _leaf_statuses(results):
+            counts[leaf_status.value] += 1
+        if status is _P:
+            reason = f"all {counts['passed']} assertions passed"
+        elif status is _S:
+            reason = "every assertion was skipped"
+        else:
+            first = next(r for _, r in _walk(results) if r.status is status and not r.children)
+            what = "failed" if status is _F else "could not be evaluated"
+            reason = (f"{counts[status.value]} assertion{'s' if counts[status.value] != 1 else ''}"
+                      f" {what}; first: {first.label}: {first.reason}")
+        return Result(status, "case", reason, counts, message=self.name,
+                      children=tuple(results))
+
+
+def _skipped(assertion: Assertion) -> Result:
+    return Result(_S, assertion.kind, "not evaluated: an earlier assertion of this turn failed "
+                  "(fail_fast)", {"fail_fast": True}, message=assertion.message)
+
+
+def _turn_result(position: int, index: int, spec: TurnSpec, turn: Turn,
+                 results: list[Result]) -> Result:
+    status = all_status([r.status for r in results])
+    failed = sum(r.status is _F for r in results)
+    errors = sum(r.status is _E for r in results)
+    parts = [f"{failed} of {len(results)} failed"] if failed else []
+    parts += [f"{errors} could not be evaluated"] if errors else []
+    reason = ", ".join(parts) or f"{len(results)} assertion{'s' if len(results) != 1 else ''} " \
+        "passed"
+    details: dict[str, Any] = {"turn_index": index, "input": turn.input}
+    return Result(status, "turn", reason, details, children=tuple(results),
+                  location=f"turns[{position}]")
+
+
+def _user_turns(conversation: Conversation) -> list[tuple[int, Turn]]:
+    return [(i, t) for i, t in enumerate(conversation.turns) if t.input is not None]
+
+
+def _walk(results: Sequence[Result]) -> list[tuple[tuple[Result, ...], Result]]:
+    return [pair for r in results for pair in r.walk()]
+
+
+def _leaf_statuses(results: Sequence[Result]) -> list[Status]:
+    """The statuses of the assertions themselves (a turn's children, or whole-subject checks)."""
+    out: list[Status] = []
+    for r in results:
+        if r.name == "turn" and r.children:
+            out.extend(c.status for c in r.children)
+        else:
+            out.append(r.status)
+    return out
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A loaded spec file: its cases and where it came from.
+
+    Attributes:
+        name: The suite's name (from the file, or the file's stem).
+        cases: The test cases, in file order.
+        dialect: The vocabulary the file was written in (`flat`, `promptkit`, `expect`, ...).
+        source: The file path, when loaded from a file.
+    """
+
+    name: str
+    cases: tuple[Case, ...]
+    dialect: str = "native"
+    source: str | None = None
+
+    def needs_judge(self) -> bool:
+        """Whether any case may call a judge."""
+        return any(c.needs_judge() for c in self.cases)
+
+    def find(self, key: object) -> Case | None:
+        """Return the case whose id or name equals `key` (compared as strings), if any."""
+        if key is None:
+            return None
+        text = str(key)
+        for case in self.cases:
+            if case.id is not None and str(case.id) == text:
+                return case
+        return next((c for c in self.cases if c.name == text), None)
+
+    def cases_for(self, conversation: Conversation) -> list[Case]:
+        """Choose the cases a logged conversation should be checked against.
+
+        In order: a case named by the conversation's id or metadata (`case`, `test_case`,
+        `name`, `id`); else the case whose first user input equals the conversation's first user
+        message; else, for a suite of one case, that case; else none.
+        """
+        keys = [conversation.id] + [conversation.metadata.get(k)
+                                    for k in ("case", "test_case", "name", "id")]
+        for key in keys:
+            found = self.find(key)
+            if found is not None:
+                return [found]
+        first_input = next((t.input for t in conversation.turns if t.input is not None), None)
+        if first_input is not None:
+            wanted = " ".join(first_input.split())
+            for case in self.cases:
+                if case.turns and case.turns[0].input is not None and \
+                        " ".join(case.turns[0].input.split()) == wanted:
+                    return [case]
+        if len(self.cases) == 1:
+            return [self.cases[0]]
+        return []

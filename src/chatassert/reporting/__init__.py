@@ -1,0 +1,155 @@
+"""Reports of a run: a summary that accumulates outcomes as they are produced, and its renderings.
+
+Example:
+    >>> from chatassert import Contains
+    >>> from chatassert.reporting import Outcome, Summary
+    >>> summary = Summary()
+    >>> summary.add(Outcome("suite", "greets", Contains("hello").check("Hi there"), "log:1"))
+    >>> summary.exit_code(), summary.counts["failed"]
+    (1, 1)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from chatassert._result import Result, Status, shorten
+
+__all__ = ["EXIT_ERRORS", "EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "Outcome", "Summary",
+           "render_text"]
+
+EXIT_OK = 0
+"""Every check passed."""
+EXIT_FAILED = 1
+"""At least one check failed."""
+EXIT_USAGE = 2
+"""The command line or a spec was wrong; nothing was checked."""
+EXIT_ERRORS = 3
+"""Nothing failed, but something could not be evaluated (or a log line could not be read)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One case checked against one subject.
+
+    Attributes:
+        suite: The suite's name.
+        case: The case's name.
+        result: The case's result tree.
+        source: Where the subject came from (`log.jsonl:12`).
+        subject_id: The conversation's or response's id, when it has one.
+    """
+
+    suite: str
+    case: str
+    result: Result
+    source: str = ""
+    subject_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form: the identifying fields and the whole result tree."""
+        return {"suite": self.suite, "case": self.case, "source": self.source,
+                "subject_id": self.subject_id, "result": self.result.to_dict()}
+
+
+@dataclass
+class Summary:
+    """Counts and examples accumulated from outcomes, in constant memory per assertion.
+
+    Attributes:
+        counts: Case outcomes by status.
+        per_assertion: For each assertion label, its outcomes by status.
+        failures: The first failing or erroring outcomes (up to `keep`).
+        unreadable: Log lines that could not be read, as `(where, error)` (up to `keep`).
+        unreadable_count: How many lines could not be read.
+        unmatched: How many subjects had no case to check them against.
+        keep: How many examples to keep.
+    """
+
+    counts: Counter[str] = field(default_factory=Counter)
+    per_assertion: dict[str, Counter[str]] = field(default_factory=dict)
+    failures: list[Outcome] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    unreadable_count: int = 0
+    unmatched: int = 0
+    keep: int = 20
+
+    def add(self, outcome: Outcome) -> None:
+        """Count one outcome and keep it as an example if it did not pass."""
+        status = outcome.result.status
+        self.counts[status.value] += 1
+        for label, leaf_status in _assertion_statuses(outcome.result):
+            self.per_assertion.setdefault(label, Counter())[leaf_status.value] += 1
+        if status in (Status.FAILED, Status.ERROR) and len(self.failures) < self.keep:
+            self.failures.append(outcome)
+
+    def add_unreadable(self, where: str, error: str) -> None:
+        """Count a log line that could not be read."""
+        self.unreadable_count += 1
+        if len(self.unreadable) < self.keep:
+            self.unreadable.append((where, error))
+
+    @property
+    def total(self) -> int:
+        """How many case outcomes were counted."""
+        return sum(self.counts.values())
+
+    def exit_code(self) -> int:
+        """0 all passed, 1 something failed, 3 errors only (unevaluable checks or bad lines)."""
+        if self.counts["failed"]:
+            return EXIT_FAILED
+        if self.counts["error"] or self.unreadable_count:
+            return EXIT_ERRORS
+        return EXIT_OK
+
+
+def _assertion_statuses(result: Result) -> Iterable[tuple[str, Status]]:
+    """Yield `(label, status)` for each assertion of a case result (turn groups unwrapped)."""
+    for child in result.children:
+        if child.name == "turn" and child.children:
+            for leaf in child.children:
+                yield leaf.label, leaf.status
+        else:
+            yield child.label, child.status
+
+
+def render_text(summary: Summary, *, max_failures: int = 10, verbose: bool = False,
+                width: int = 120) -> str:
+    """Render a terminal summary: counts, a table per assertion, then the first failures."""
+    lines: list[str] = []
+    c = summary.counts
+    head = (f"{summary.total} checked: {c['passed']} passed, {c['failed']} failed, "
+            f"{c['error']} errors, {c['skipped']} skipped")
+    if summary.unreadable_count:
+        head += f"; {summary.unreadable_count} unreadable log lines"
+    if summary.unmatched:
+        head += f"; {summary.unmatched} without a matching case"
+    if summary.per_assertion:
+        lines.append("per assertion:")
+        width_label = min(48, max(len(k) for k in summary.per_assertion))
+        for label, counts in sorted(summary.per_assertion.items()):
+            total = sum(counts.values())
+            rate = counts["passed"] / total if total else 0.0
+            lines.append(f"  {shorten(label, 48):<{width_label}}  {rate:6.1%} passed  "
+                         f"({counts['passed']}/{total}"
+                         + (f", {counts['failed']} failed" if counts["failed"] else "")
+                         + (f", {counts['error']} errors" if counts["error"] else "") + ")")
+    if summary.failures:
+        lines.append("")
+        shown = summary.failures[:max_failures]
+        lines.append(f"first {len(shown)} failing case{'s' if len(shown) != 1 else ''}:")
+        for outcome in shown:
+            where = outcome.source or outcome.subject_id or ""
+            lines.append(f"- {outcome.suite} / {outcome.case} ({where})")
+            body = outcome.result.render(verbose=verbose, width=width)
+            lines.extend("  " + line for line in body.splitlines()[1:] or body.splitlines())
+    if summary.unreadable:
+        lines.append("")
+        lines.append("unreadable log lines:")
+        lines.extend(f"- {where}: {error}" for where, error in summary.unreadable)
+    lines.append("")
+    lines.append(head)
+    return "\n".join(lines)

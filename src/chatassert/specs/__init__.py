@@ -1,0 +1,139 @@
+"""Loading spec files: the flat, promptkit, expect and native vocabularies, from YAML or JSON.
+
+Every loader translates its file into one `Suite` of native assertions. A file with problems
+raises one `SpecError` listing every problem with `file:line`, the path inside the document,
+what was expected and what was found, and a fix.
+
+Example:
+    >>> from chatassert.specs import loads_suite
+    >>> suite = loads_suite('''
+    ... turns:
+    ...   - user_input: "I want to book a table for 4 on Saturday"
+    ...     assertions:
+    ...       - type: contains_any
+    ...         value: ["available", "slot", "opening"]
+    ... ''')
+    >>> suite.dialect, [a.kind for a in suite.cases[0].assertions()]
+    ('flat', ['contains_any'])
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from chatassert._base import Assertion
+from chatassert._errors import SpecError, SpecProblem
+from chatassert._registry import SpecContext, build, did_you_mean
+from chatassert._suite import Case, Suite, TurnSpec
+from chatassert.specs import _flat, _native  # noqa: F401  (register their dialects)
+from chatassert.specs._common import Dialect, dialects, register_dialect
+from chatassert.specs._yaml import LocatedDict, LocatedList, parse_yaml
+
+__all__ = [
+    "Case",
+    "Dialect",
+    "LocatedDict",
+    "LocatedList",
+    "Suite",
+    "TurnSpec",
+    "detect_dialect",
+    "dialects",
+    "load_assertion",
+    "load_suite",
+    "loads_suite",
+    "parse_yaml",
+    "register_dialect",
+]
+
+
+def detect_dialect(doc: Any) -> Dialect:
+    """Return the dialect a parsed document is written in (the flat dialect is the fallback)."""
+    for dialect in dialects():
+        if dialect.detect(doc):
+            return dialect
+    return _by_name("flat")
+
+
+def _by_name(name: str) -> Dialect:
+    known = {d.name: d for d in dialects()}
+    if name not in known:
+        hint = did_you_mean(name, list(known)) or f"known dialects: {', '.join(known)}"
+        raise SpecError([SpecProblem(f"unknown dialect {name!r}", hint=hint)])
+    return known[name]
+
+
+def load_suite(path: str | os.PathLike[str], *, dialect: str | None = None,
+               **options: Any) -> Suite:
+    """Load a spec file (YAML or JSON) into a `Suite`.
+
+    Args:
+        path: The file.
+        dialect: Force a dialect (`flat`, `promptkit`, `expect`, `native`) instead of
+            detecting it.
+        **options: Construction options for the assertions, such as `judge=` for judged
+            assertions or `regex_timeout=` (seconds) for regular expressions.
+
+    Raises:
+        SpecError: listing every problem in the file.
+        OSError: when the file cannot be read.
+    """
+    file = os.fspath(path)
+    text = Path(file).read_text(encoding="utf-8")
+    return loads_suite(text, filename=file, dialect=dialect, **options)
+
+
+def loads_suite(text: str, *, filename: str | None = None, dialect: str | None = None,
+                **options: Any) -> Suite:
+    """Load a spec from text; see `load_suite`."""
+    doc = parse_yaml(text, filename)
+    if doc is None:
+        raise SpecError([SpecProblem("the spec is empty", file=filename,
+                                     hint="add assertions, turns or test cases")])
+    chosen = _by_name(dialect) if dialect else detect_dialect(doc)
+    ctx = SpecContext(file=filename, options=options)
+    cases = chosen.translate(doc, ctx)
+    _check_unique_names(cases, ctx)
+    ctx.raise_if_problems()
+    name = doc.get("name") if isinstance(doc, Mapping) and isinstance(doc.get("name"), str) \
+        else None
+    if name is None:
+        name = Path(filename).name.split(".", 1)[0] if filename else "suite"
+    return Suite(name=name, cases=tuple(cases), dialect=chosen.name, source=filename)
+
+
+def _check_unique_names(cases: list[Case], ctx: SpecContext) -> None:
+    seen: dict[str, str] = {}
+    for case in cases:
+        if case.name in seen:
+            ctx.problems.append(SpecProblem(
+                f"two cases are named {case.name!r} ({seen[case.name]} and {case.source})",
+                file=ctx.file, hint="give each case a unique name"))
+        seen[case.name] = case.source
+
+
+def load_assertion(spec: Any, *, dialect: str = "native", filename: str | None = None,
+                   **options: Any) -> Assertion:
+    """Build one assertion from a mapping or from YAML/JSON text of one.
+
+    `dialect` chooses the type names accepted: `native` (every registered kind) or a
+    vocabulary's own (`flat`, ...).
+
+    Raises:
+        SpecError: listing every problem.
+    """
+    from chatassert._registry import dialect_types
+
+    if isinstance(spec, str):
+        spec = parse_yaml(spec, filename)
+    table = None if dialect == "native" else dialect_types(dialect)
+    if table is not None and not table:
+        raise SpecError([SpecProblem(f"dialect {dialect!r} has no assertion types",
+                                     file=filename)])
+    ctx = SpecContext(file=filename, options=options)
+    built = build(spec, ctx, "", table=table, dialect=dialect)
+    ctx.raise_if_problems()
+    assert built is not None
+    return built

@@ -1,0 +1,221 @@
+"""What every dialect loader shares: the dialect registry and the checks of a spec's structure.
+
+Dialect loaders only translate a document into `Case`s of native assertions; they never
+evaluate. Each loader reports problems to the `SpecContext` and carries on, so one `SpecError`
+lists every problem of a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chatassert._base import Assertion
+from chatassert._combinators import OnEveryTurn
+from chatassert._registry import (
+    MISSING,
+    SpecContext,
+    build,
+    dialect_types,
+    did_you_mean,
+    join_path,
+)
+from chatassert._suite import Case, TurnSpec
+
+__all__ = [
+    "Dialect",
+    "build_list",
+    "check_keys",
+    "dialects",
+    "levels",
+    "register_dialect",
+    "require_list",
+    "require_str",
+    "whole_subject",
+]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """A spec vocabulary: how to recognise its documents and how to translate them.
+
+    Attributes:
+        name: The dialect's name (`flat`, `promptkit`, `expect`, `native`).
+        detect: Whether a parsed document is written in this dialect.
+        translate: Turn a parsed document into cases, reporting problems to the context.
+        priority: Detection order (lower first); the flat dialect is the fallback.
+        description: One line for `chatassert lint` and the docs.
+    """
+
+    name: str
+    detect: Callable[[Any], bool]
+    translate: Callable[[Any, SpecContext], list[Case]]
+    priority: int = 50
+    description: str = ""
+
+
+_DIALECTS: dict[str, Dialect] = {}
+
+
+def register_dialect(dialect: Dialect) -> Dialect:
+    """Make a dialect known to `load_suite` (detection follows `priority`)."""
+    _DIALECTS[dialect.name] = dialect
+    return dialect
+
+
+def dialects() -> list[Dialect]:
+    """Return the known dialects in detection order."""
+    return sorted(_DIALECTS.values(), key=lambda d: (d.priority, d.name))
+
+
+def check_keys(node: Mapping[str, Any], allowed: Iterable[str], ctx: SpecContext, path: str,
+               what: str) -> None:
+    """Report every key of `node` that is not in `allowed`, with a "did you mean" hint."""
+    allowed = list(allowed)
+    for key in node:
+        if key not in allowed:
+            ctx.problem(node, join_path(path, str(key)), f"unknown key {key!r} in {what}",
+                        key=key, hint=did_you_mean(str(key), allowed)
+                        or f"valid keys: {', '.join(allowed)}")
+
+
+def require_str(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str, *,
+                required: bool = True) -> str | None:
+    """Return `node[key]` if it is a non-empty string; report a problem otherwise."""
+    if key not in node:
+        if required:
+            ctx.problem(node, path, f"missing {key!r}", expected="a non-empty string",
+                        hint=f"add '{key}: ...'")
+        return None
+    value = node[key]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str) or not value.strip():
+        ctx.problem(node, join_path(path, key), f"{key!r} must be a non-empty string", key=key,
+                    expected="a non-empty string", found=value)
+        return None
+    return value
+
+
+def require_list(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str, *,
+                 required: bool = True) -> list[Any] | None:
+    """Return `node[key]` if it is a list; report a problem otherwise."""
+    if key not in node:
+        if required:
+            ctx.problem(node, path, f"missing {key!r}", expected="a list",
+                        hint=f"add '{key}:' with a list")
+        return None
+    value = node[key]
+    if not isinstance(value, list):
+        ctx.problem(node, join_path(path, key), f"{key!r} must be a list", key=key,
+                    expected="a list", found=value)
+        return None
+    return value
+
+
+def build_list(items: Sequence[Any], ctx: SpecContext, path: str, *,
+               table: Mapping[str, type[Assertion]] | None = None,
+               dialect: str = "native") -> list[Assertion]:
+    """Build each assertion of a list, reporting problems per item and carrying on."""
+    out: list[Assertion] = []
+    for i, item in enumerate(items):
+        built = build(item, ctx, join_path(path, i), table=table, dialect=dialect)
+        if built is not None:
+            out.append(built)
+    return out
+
+
+def levels(assertion: Assertion) -> set[str]:
+    """Return what an assertion needs as its subject: `turn`, `conversation` and/or `json`.
+
+    Combinators take the union of their children; selectors need a conversation.
+    """
+    if assertion.level != "any":
+        return {assertion.level}
+    children: list[Assertion] = []
+    for name in ("children", "child", "condition", "then", "otherwise"):
+        value = getattr(assertion, name, None)
+        if isinstance(value, Assertion):
+            children.append(value)
+        elif isinstance(value, tuple):
+            children.extend(v for v in value if isinstance(v, Assertion))
+    out: set[str] = set()
+    for child in children:
+        out |= levels(child)
+    return out
+
+
+def whole_subject(assertions: Sequence[Assertion], nodes: Sequence[Any], ctx: SpecContext,
+                  path: str, *, wrap_turn_checks: bool) -> list[Assertion]:
+    """Prepare assertions that check a whole conversation.
+
+    Turn-level assertions are wrapped in `OnEveryTurn` when `wrap_turn_checks` is true and
+    reported as problems otherwise (they would not know which turn to read).
+    """
+    out: list[Assertion] = []
+    for i, assertion in enumerate(assertions):
+        needs = levels(assertion)
+        if "turn" in needs:
+            if wrap_turn_checks and needs == {"turn"}:
+                out.append(OnEveryTurn(assertion))
+                continue
+            node = nodes[i] if i < len(nodes) else None
+            ctx.problem(node, join_path(path, i), f"{assertion.kind!r} checks one turn, but "
+                        "this position checks the whole conversation",
+                        hint="wrap it in on_every_turn, on_last_turn, on_any_turn or on_turn, "
+                        "or move it under a turn's assertions")
+            continue
+        out.append(assertion)
+    return out
+
+
+def table_for(dialect: str) -> dict[str, type[Assertion]]:
+    """Return the types of a dialect, keyed by their names in that dialect."""
+    return dialect_types(dialect)
+
+
+def str_list(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str) -> tuple[str, ...]:
+    """Return an optional list of strings (one string is accepted), reporting a bad type."""
+    value = node.get(key, MISSING)
+    if value is MISSING or value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str | int) for v in value):
+        return tuple(str(v) for v in value)
+    ctx.problem(node, join_path(path, key), f"{key!r} must be a list of strings", key=key,
+                expected="a list of strings", found=value)
+    return ()
+
+
+def flat_turns(turn_nodes: Sequence[Any], ctx: SpecContext, path: str, *,
+               table: Mapping[str, type[Assertion]] | None, dialect: str,
+               input_keys: Sequence[str] = ("user_input",),
+               extra_keys: Sequence[str] = ()) -> list[TurnSpec]:
+    """Translate `turns: [{user_input, assertions}]` (flat and native share this shape)."""
+    out: list[TurnSpec] = []
+    for i, node in enumerate(turn_nodes):
+        turn_path = join_path(path, i)
+        if not isinstance(node, Mapping):
+            ctx.problem(node, turn_path, "a turn must be a mapping",
+                        expected=f"a mapping with {input_keys[0]!r} and 'assertions'",
+                        found=node)
+            continue
+        check_keys(node, [*input_keys, "assertions", *extra_keys], ctx, turn_path, "a turn")
+        text = None
+        for key in input_keys:
+            if key in node:
+                text = require_str(node, key, ctx, turn_path)
+        items = require_list(node, "assertions", ctx, turn_path, required=False) or []
+        built = build_list(items, ctx, join_path(turn_path, "assertions"), table=table,
+                           dialect=dialect)
+        out.append(TurnSpec(tuple(built), input=text, source=turn_path))
+    return out
+
+
+def ensure_not_empty(case: Case, node: object, ctx: SpecContext, path: str) -> None:
+    """Report a case with no assertions at all: it would pass vacuously (G4)."""
+    if not case.assertions():
+        ctx.problem(node, path, f"case {case.name!r} has no assertions, so it would pass "
+                    "vacuously", hint="add assertions, or remove the case")

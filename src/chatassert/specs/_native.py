@@ -1,0 +1,106 @@
+"""The native dialect: every registered assertion and combinator, in one suite format.
+
+```yaml
+chatassert: 1
+name: booking agent
+cases:
+  - name: books a table
+    turns:
+      - input: I want a table for 4 on Saturday
+        assertions:
+          - type: contains_function_call
+            value: check_availability
+    assertions:            # on the whole conversation
+      - type: on_last_turn
+        assertion: {type: not_contains, value: goodbye}
+assertions: []             # on every conversation, whatever its case
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from chatassert._registry import SpecContext, join_path
+from chatassert._suite import Case
+from chatassert.specs._common import (
+    Dialect,
+    build_list,
+    check_keys,
+    ensure_not_empty,
+    flat_turns,
+    register_dialect,
+    require_list,
+    require_str,
+    str_list,
+    whole_subject,
+)
+
+__all__ = ["NATIVE", "NATIVE_VERSION"]
+
+NATIVE_VERSION = 1
+_CASE_KEYS = ("name", "id", "turns", "assertions", "tags", "description", "fail_fast")
+
+
+def detect(doc: Any) -> bool:
+    """Whether `doc` is a native suite (it says `chatassert: 1`)."""
+    return isinstance(doc, Mapping) and "chatassert" in doc
+
+
+def translate(doc: Any, ctx: SpecContext) -> list[Case]:
+    """Translate a native suite into cases."""
+    assert isinstance(doc, Mapping)
+    check_keys(doc, ["chatassert", "name", "description", "cases", "assertions", "fail_fast"],
+               ctx, "", "a native suite")
+    if doc.get("chatassert") != NATIVE_VERSION:
+        ctx.problem(doc, "chatassert", f"unsupported native spec version {doc.get('chatassert')!r}",
+                    key="chatassert", expected=str(NATIVE_VERSION))
+    fail_fast = doc.get("fail_fast", False) is True
+    cases: list[Case] = []
+    for i, node in enumerate(require_list(doc, "cases", ctx, "", required=False) or []):
+        case = _case(node, ctx, join_path("cases", i), fail_fast)
+        if case is not None:
+            cases.append(case)
+    shared_nodes = require_list(doc, "assertions", ctx, "", required=False) or []
+    if shared_nodes:
+        built = build_list(shared_nodes, ctx, "assertions")
+        checks = whole_subject(built, shared_nodes, ctx, "assertions", wrap_turn_checks=True)
+        name = require_str(doc, "name", ctx, "", required=False) or "assertions"
+        cases.append(Case(name=name, checks=tuple(checks), fail_fast=fail_fast,
+                          source=f"{ctx.file or ''}: assertions".strip(": ")))
+    if not cases:
+        ctx.problem(doc, "", "the suite has no cases and no assertions",
+                    hint="add 'cases:' or 'assertions:'")
+    return cases
+
+
+def _case(node: Any, ctx: SpecContext, path: str, fail_fast: bool) -> Case | None:
+    if not isinstance(node, Mapping):
+        ctx.problem(node, path, "a case must be a mapping", found=node)
+        return None
+    before = len(ctx.problems)
+    check_keys(node, _CASE_KEYS, ctx, path, "a case")
+    name = require_str(node, "name", ctx, path, required=False) or path
+    turns = flat_turns(require_list(node, "turns", ctx, path, required=False) or [], ctx,
+                       join_path(path, "turns"), table=None, dialect="native",
+                       input_keys=("input", "user_input"))
+    whole_nodes = require_list(node, "assertions", ctx, path, required=False) or []
+    built = build_list(whole_nodes, ctx, join_path(path, "assertions"))
+    checks = whole_subject(built, whole_nodes, ctx, join_path(path, "assertions"),
+                           wrap_turn_checks=False)
+    case = Case(name=name, turns=tuple(turns), checks=tuple(checks),
+                id=None if node.get("id") is None else str(node["id"]),
+                tags=str_list(node, "tags", ctx, path),
+                description=node.get("description") if isinstance(node.get("description"), str)
+                else None,
+                fail_fast=node.get("fail_fast", fail_fast) is True,
+                source=f"{ctx.file or ''}: {path}".strip(": "))
+    if len(ctx.problems) == before:
+        ensure_not_empty(case, node, ctx, path)
+    return case
+
+
+NATIVE = register_dialect(Dialect("native", detect, translate, priority=0,
+                                  description="chatassert's own format: every type and "
+                                  "combinator"))
