@@ -34,7 +34,7 @@ from chatassert._errors import (
     TranscriptError,
     UsageError,
 )
-from chatassert._judged import JudgedAssertion, LLMRubric
+from chatassert._judged import JudgedAssertion, LLMRubric, Repeat
 from chatassert._judging import FakeJudge, FunctionJudge, Judge, JudgeRequest, Verdict
 from chatassert._models import (
     Conversation,
@@ -83,6 +83,7 @@ __all__ = [
     "OnTurn",
     "Param",
     "RegexTimeoutError",
+    "Repeat",
     "Result",
     "SpecError",
     "SpecProblem",

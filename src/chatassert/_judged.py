@@ -7,17 +7,19 @@ environment variables when the check runs.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from chatassert._base import Assertion
-from chatassert._judging import Judge, JudgeRequest, Verdict, run_sync
+from chatassert._judging import Judge, JudgeRequest, Verdict, run_sync, template_fields
 from chatassert._models import Turn
 from chatassert._registry import Param, register
 from chatassert._result import Result, Status
 from chatassert._tools import turn_of
 
-__all__ = ["JudgedAssertion", "LLMRubric", "resolve_judge"]
+__all__ = ["JudgedAssertion", "LLMRubric", "Repeat", "resolve_judge"]
 
 _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
@@ -47,16 +49,20 @@ class JudgedAssertion(Assertion):
     Subclasses build the `JudgeRequest` (`_request`) and may add details (`_details`).
     """
 
-    __slots__ = ("judge", "model", "min_score")
+    __slots__ = ("judge", "model", "min_score", "prompt")
     judged = True
     options = ("judge",)
     judge: Judge | None
     model: str | None
     min_score: float | None
+    prompt: str | None
 
     def __init__(self, *, model: str | None = None, judge: Judge | None = None,
-                 min_score: float | None = None, message: str | None = None) -> None:
+                 min_score: float | None = None, message: str | None = None,
+                 prompt: str | None = None) -> None:
         super().__init__(message=message)
+        if prompt is not None:
+            template_fields(prompt)
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise ValueError("model must be a non-empty string")
         if judge is not None and not callable(getattr(judge, "judge", None)):
@@ -67,6 +73,7 @@ class JudgedAssertion(Assertion):
         self._set("judge", judge)
         self._set("model", model)
         self._set("min_score", None if min_score is None else float(min_score))
+        self._set("prompt", prompt)
 
     @property
     def criteria(self) -> str:
@@ -84,23 +91,42 @@ class JudgedAssertion(Assertion):
         return result
 
     async def _acheck(self, subject: object) -> Result:
+        return await self._ajudge(subject, 0)
+
+    async def _ajudge(self, subject: object, sample: int) -> Result:
+        """Ask the judge once; `sample` numbers independent verdicts of one subject (`Repeat`)."""
         request = self._request(subject)
+        if sample or self.prompt is not None:
+            request = dataclasses.replace(
+                request, sample=sample,
+                prompt=self.prompt if self.prompt is not None else request.prompt)
         judge = self.judge if self.judge is not None else resolve_judge(self.model)
         if judge is None:
             return Result(_E, self.kind, NO_JUDGE, {**self._details(None), "error": "no_judge"})
         try:
             verdict = Verdict.from_reply(await judge.judge(request))
         except Exception as exc:
+            details = {**self._details(None), "judge": getattr(judge, "name", None),
+                       "error": type(exc).__name__, "error_message": str(exc)}
+            for key in ("prompt", "raw"):  # judges attach what they sent and got, when known
+                if getattr(exc, key, None) is not None:
+                    details[key] = _plain(getattr(exc, key))
             return Result(
                 _E,
                 self.kind,
                 f"judge {getattr(judge, 'name', judge)!s} gave no verdict: {exc}",
-                {**self._details(None), "judge": getattr(judge, "name", None),
-                 "error": type(exc).__name__, "error_message": str(exc)},
+                details,
             )
         return self._result(verdict, getattr(judge, "name", None))
 
     def _result(self, verdict: Verdict, judge_name: str | None) -> Result:
+        result = self._verdict_result(verdict, judge_name)
+        if verdict.prompt is not None:  # a judge that renders prompts: keep prompt and reply
+            result.__dict__["details"] = {**result.details, "prompt": verdict.prompt,
+                                          "raw": _plain(verdict.raw)}
+        return result
+
+    def _verdict_result(self, verdict: Verdict, judge_name: str | None) -> Result:
         passed = verdict.passed
         reason = verdict.reason
         if passed and self.min_score is not None:
@@ -116,6 +142,17 @@ class JudgedAssertion(Assertion):
             reason = "the judge passed it" if passed else "the judge failed it"
         return Result(_P if passed else _F, self.kind, reason,
                       {**self._details(verdict), "judge": judge_name}, score=verdict.score)
+
+
+def _plain(value: Any) -> Any:
+    """Return `value` if it is JSON-serialisable, else its `repr` (details stay serialisable)."""
+    import json
+
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+    return value
 
 
 def tool_call_summary(turn: Turn) -> tuple[dict[str, Any], ...]:
@@ -145,14 +182,16 @@ class LLMRubric(JudgedAssertion):
         Param("value", "str", default=None, doc="the rubric"),
         Param("rubric", "str", default=None, doc="the rubric (when value is not set)"),
         Param("model", "str", default=None, doc="the judge model to use"),
+        Param("prompt", "str", default=None,
+              doc="a prompt template overriding the judge's ({{criteria}}, {{response}}, ...)"),
     )
     value: str | None
     rubric: str | None
 
     def __init__(self, value: str | None = None, *, rubric: str | None = None,
                  model: str | None = None, judge: Judge | None = None,
-                 message: str | None = None) -> None:
-        super().__init__(model=model, judge=judge, message=message)
+                 message: str | None = None, prompt: str | None = None) -> None:
+        super().__init__(model=model, judge=judge, message=message, prompt=prompt)
         for name, text in (("value", value), ("rubric", rubric)):
             if text is not None and (not isinstance(text, str) or not text.strip()):
                 raise ValueError(f"llm_rubric {name} must be a non-empty string")
@@ -180,3 +219,117 @@ class LLMRubric(JudgedAssertion):
     def describe(self) -> str:
         """Describe the rubric."""
         return f"llm_rubric {self.criteria!r}"
+
+
+_AGGREGATES = ("majority", "all", "any", "mean")
+
+
+@register
+class Repeat(Assertion):
+    """Asks the judge `n` times for independent verdicts and aggregates them (flaky judges).
+
+    Each sample carries its index (`JudgeRequest.sample`), so a cache keeps each verdict
+    separately and a judge may vary its sampling per index. `aggregate` is one of:
+
+    - `majority`: passes when more than half passed; fails when no majority is possible
+      even if every errored sample had passed; otherwise an error;
+    - `all` / `any`: like `AllOf` / `AnyOf` over the samples;
+    - `mean`: passes when the mean score (a verdict without a score counts 1 for a pass, 0 for
+      a fail) is at least the child's `min_score` (0.5 when unset); any error is an error.
+
+    Example:
+        >>> from chatassert import FakeJudge, LLMRubric, Repeat
+        >>> judge = FakeJudge(True, False, True)
+        >>> result = Repeat(3, LLMRubric("Is polite", judge=judge)).check("Please.")
+        >>> result.passed, result.reason, [r.location for r in result.children]
+        (True, '2 of 3 samples passed (majority)', ['samples[0]', 'samples[1]', 'samples[2]'])
+        >>> [request.sample for request in judge.requests]
+        [0, 1, 2]
+    """
+
+    __slots__ = ("n", "child", "aggregate")
+    kind = "repeat"
+    level = "any"
+    params = (
+        Param("n", "int", required=True, doc="how many independent verdicts to take"),
+        Param("assertion", "assertion", required=True, attr="child",
+              doc="the judged assertion to repeat"),
+        Param("aggregate", "str", default="majority", choices=_AGGREGATES,
+              doc="how the verdicts combine: majority, all, any or mean"),
+    )
+    n: int
+    child: JudgedAssertion
+    aggregate: str
+
+    def __init__(self, n: int, child: JudgedAssertion, aggregate: str = "majority", *,
+                 message: str | None = None) -> None:
+        super().__init__(message=message)
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"repeat needs n >= 1, got {n!r}")
+        if not isinstance(child, JudgedAssertion):
+            raise TypeError(f"repeat takes a judged assertion (such as llm_rubric), got "
+                            f"{type(child).__name__}")
+        if aggregate not in _AGGREGATES:
+            raise ValueError(f"aggregate must be one of {list(_AGGREGATES)}, got {aggregate!r}")
+        self._set("n", n)
+        self._set("child", child)
+        self._set("aggregate", aggregate)
+
+    def needs_judge(self) -> bool:
+        """Always true: every sample asks the judge."""
+        return True
+
+    def _check(self, subject: object) -> Result:
+        result: Result = run_sync(self._acheck(subject))
+        return result
+
+    async def _acheck(self, subject: object) -> Result:
+        import asyncio
+
+        samples = await asyncio.gather(*(self.child._ajudge(subject, i) for i in range(self.n)))
+        for i, sample in enumerate(samples):
+            sample.__dict__["location"] = f"samples[{i}]"
+        return self._combine(list(samples))
+
+    def _combine(self, samples: Sequence[Result]) -> Result:
+        passed = sum(r.status is _P for r in samples)
+        failed = sum(r.status is _F for r in samples)
+        errors = len(samples) - passed - failed
+        n = len(samples)
+        details: dict[str, Any] = {"aggregate": self.aggregate, "passed": passed,
+                                   "failed": failed, "error": errors}
+        score: float | None = passed / n
+        if self.aggregate == "majority":
+            if passed * 2 > n:
+                status = _P
+            elif (passed + errors) * 2 <= n:
+                status = _F
+            else:
+                status = _E
+        elif self.aggregate == "all":
+            status = _F if failed else _E if errors else _P
+        elif self.aggregate == "any":
+            status = _P if passed else _E if errors else _F
+        else:
+            if errors:
+                status, score = _E, None
+            else:
+                scores = [r.score if r.score is not None else float(r.status is _P)
+                          for r in samples]
+                score = sum(scores) / n
+                threshold = self.child.min_score if self.child.min_score is not None else 0.5
+                status = _P if score >= threshold else _F
+                details.update(mean_score=score, threshold=threshold)
+        if status is _E:
+            first = next(r for r in samples if r.status is _E)
+            reason = f"{errors} of {n} samples could not be evaluated: {first.reason}"
+        elif self.aggregate == "mean":
+            verb = "is at least" if status is _P else "is below"
+            reason = f"mean score {score:.3g} {verb} {details['threshold']:.3g}"
+        else:
+            reason = f"{passed} of {n} samples passed ({self.aggregate})"
+        return Result(status, self.kind, reason, details, score=score, children=tuple(samples))
+
+    def describe(self) -> str:
+        """Describe the repetition."""
+        return f"{self.aggregate} of {self.n} verdicts: {self.child.describe()}"

@@ -8,10 +8,13 @@ live in `chatassert.judges`; here are the protocol, `FunctionJudge` (wrap a func
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
+import re
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -23,7 +26,10 @@ __all__ = [
     "Judge",
     "JudgeRequest",
     "Verdict",
+    "judge_slot",
+    "limit_judges",
     "run_sync",
+    "template_fields",
 ]
 
 
@@ -36,12 +42,14 @@ class Verdict:
         score: An optional score (judges are asked for 0..1).
         reason: The judge's explanation.
         raw: The raw reply, for the record.
+        prompt: The prompt the judge rendered, when it renders one (kept in result details).
     """
 
     passed: bool
     score: float | None = None
     reason: str = ""
     raw: Any = None
+    prompt: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.passed, bool):
@@ -128,6 +136,81 @@ class Judge(Protocol):
         ...
 
 
+PROMPT_FIELDS = ("criteria", "response", "input", "conversation", "tool_calls")
+"""The placeholders a prompt template may use, written `{{ name }}`."""
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def template_fields(template: str) -> tuple[str, ...]:
+    """Return the placeholders of a prompt template, checking they are all known.
+
+    Raises:
+        ValueError: for an empty template or an unknown placeholder.
+
+    Example:
+        >>> template_fields("Rubric: {{criteria}}; answer: {{ response }}")
+        ('criteria', 'response')
+    """
+    if not isinstance(template, str) or not template.strip():
+        raise ValueError("a prompt template must be a non-empty string")
+    names = tuple(m.group(1) for m in _PLACEHOLDER.finditer(template))
+    unknown = sorted(set(names) - set(PROMPT_FIELDS))
+    if unknown:
+        raise ValueError(
+            f"unknown prompt placeholder(s) {unknown}; use {{{{name}}}} with one of "
+            f"{list(PROMPT_FIELDS)}"
+        )
+    return names
+
+
+def fill_template(template: str, values: Mapping[str, str]) -> str:
+    """Replace the `{{ name }}` placeholders of `template` with `values` (missing → empty)."""
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), ""), template)
+
+
+_LIMIT: ContextVar[asyncio.Semaphore | None] = ContextVar("chatassert_judge_limit", default=None)
+
+
+@contextlib.contextmanager
+def limit_judges(concurrency: int) -> Iterator[asyncio.Semaphore]:
+    """Bound the judge requests in flight in this context (and the tasks it starts).
+
+    Judges that do I/O wait for a slot with `judge_slot()`; everything else runs unbounded,
+    so deterministic checks never wait for judges.
+
+    Example:
+        >>> import asyncio
+        >>> from chatassert import FakeJudge, LLMRubric
+        >>> async def main():
+        ...     with limit_judges(2):
+        ...         check = LLMRubric("Is polite", judge=FakeJudge.passing())
+        ...         return [r.passed for r in await asyncio.gather(
+        ...             *(check.acheck("Please.") for _ in range(3)))]
+        >>> asyncio.run(main())
+        [True, True, True]
+    """
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+    semaphore = asyncio.Semaphore(concurrency)
+    token = _LIMIT.set(semaphore)
+    try:
+        yield semaphore
+    finally:
+        _LIMIT.reset(token)
+
+
+@contextlib.asynccontextmanager
+async def judge_slot() -> AsyncIterator[None]:
+    """Hold one of the judge-request slots set by `limit_judges` (no bound when none is set)."""
+    semaphore = _LIMIT.get()
+    if semaphore is None:
+        yield
+        return
+    async with semaphore:
+        yield
+
+
 def run_sync(awaitable: Awaitable[Any]) -> Any:
     """Run an awaitable to completion from synchronous code.
 
@@ -175,7 +258,8 @@ class FunctionJudge:
         """Call the function and turn its reply into a verdict."""
         reply = self._function(request)
         if inspect.isawaitable(reply):
-            reply = await reply
+            async with judge_slot():
+                reply = await reply
         if isinstance(reply, bool):
             return Verdict(reply, None, "", reply)
         return Verdict.from_reply(reply)
