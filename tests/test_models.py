@@ -1,0 +1,234 @@
+"""The subject model: turns derived from chat messages (G1, G2), conversations, coercions."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from chatassert import Contains, Conversation, ToolCall, ToolResult, Turn
+from chatassert._models import NotJSONError, as_conversation, as_json, as_turn
+
+
+def call(call_id: str | None, name: str, arguments: str = "{}") -> dict[str, Any]:
+    """An OpenAI wire-format tool call."""
+    out: dict[str, Any] = {"type": "function", "function": {"name": name, "arguments": arguments}}
+    if call_id is not None:
+        out["id"] = call_id
+    return out
+
+
+AGENT_LOOP = [
+    {"role": "user", "content": "Book a table for 4 on Saturday"},
+    {"role": "assistant", "content": "Let me check.",
+     "tool_calls": [call("c1", "check_availability", '{"date": "2024-02-17"}')]},
+    {"role": "tool", "tool_call_id": "c1", "content": "19:30 free"},
+    {"role": "assistant", "content": None,
+     "tool_calls": [call("c2", "create_reservation", '{"party_size": 4}'),
+                    call("c3", "send_sms", '{"to": "+1555"}')]},
+    {"role": "tool", "tool_call_id": "c3", "content": "sms sent"},
+    {"role": "tool", "tool_call_id": "c2", "content": "reservation R-1"},
+    {"role": "assistant", "content": "Booked for 4 at 19:30."},
+    {"role": "assistant", "content": ""},
+]
+
+
+# -- Turn derived from messages -------------------------------------------------------------
+
+
+def test_the_text_is_the_last_assistant_message_with_text() -> None:
+    turn = Turn(messages=AGENT_LOOP)
+    assert turn.text == "Booked for 4 at 19:30."
+    assert turn.input == "Book a table for 4 on Saturday"
+
+
+def test_a_turn_without_assistant_text_has_empty_text() -> None:
+    turn = Turn(messages=[{"role": "user", "content": "Hi"},
+                          {"role": "assistant", "content": None,
+                           "tool_calls": [call("c1", "f")]}])
+    assert turn.text == ""
+    assert [c.name for c in turn.tool_calls] == ["f"]
+
+
+def test_tool_calls_come_from_every_assistant_message_in_order() -> None:
+    turn = Turn(messages=AGENT_LOOP)
+    assert turn.called_tools == ["check_availability", "create_reservation", "send_sms"]
+    assert [c.id for c in turn.tool_calls] == ["c1", "c2", "c3"]
+    assert turn.tool_calls[1].arguments == {"party_size": 4}
+
+
+def test_tool_results_are_linked_by_id() -> None:
+    turn = Turn(messages=AGENT_LOOP)
+    assert [(r.call_id, r.name) for r in turn.tool_results] == [
+        ("c1", "check_availability"), ("c3", "send_sms"), ("c2", "create_reservation")]
+    pairs = {c.name: r.content if r else None for c, r in turn.call_results}
+    assert pairs == {"check_availability": "19:30 free", "create_reservation": "reservation R-1",
+                     "send_sms": "sms sent"}
+
+
+def test_tool_results_are_linked_by_order_without_ids() -> None:
+    turn = Turn(messages=[
+        {"role": "user", "content": "Weather in Paris and Rome?"},
+        {"role": "assistant", "content": None,
+         "tool_calls": [call(None, "weather_paris"), call(None, "weather_rome")]},
+        {"role": "tool", "content": "12C"},
+        {"role": "tool", "content": "18C"},
+        {"role": "assistant", "content": "Paris 12C, Rome 18C."},
+    ])
+    assert [r.name for r in turn.tool_results] == ["weather_paris", "weather_rome"]
+    assert [(c.name, r.content if r else None) for c, r in turn.call_results] == [
+        ("weather_paris", "12C"), ("weather_rome", "18C")]
+
+
+def test_a_call_without_a_result_is_paired_with_none() -> None:
+    turn = Turn(tool_calls=[ToolCall(name="a", id="1"), ToolCall(name="b", id="2")],
+                tool_results=[ToolResult(call_id="2", content="ok")])
+    assert [(c.name, r.content if r else None) for c, r in turn.call_results] == [
+        ("a", None), ("b", "ok")]
+
+
+def test_content_parts_are_joined_into_text() -> None:
+    turn = Turn(messages=[{"role": "user", "content": [{"type": "text", "text": "Hi"}]},
+                          {"role": "assistant",
+                           "content": [{"type": "text", "text": "Hello, "},
+                                       {"type": "image_url", "image_url": {"url": "x"}},
+                                       {"type": "text", "text": "Ann."}]}])
+    assert (turn.input, turn.text) == ("Hi", "Hello, Ann.")
+
+
+def test_explicit_fields_win_over_derived_ones() -> None:
+    turn = Turn(messages=AGENT_LOOP, text="override")
+    assert turn.text == "override"
+    assert len(turn.tool_calls) == 3
+
+
+# -- tool-call arguments ----------------------------------------------------------------------
+
+
+def test_json_string_arguments_are_parsed() -> None:
+    tool_call = ToolCall(name="f", arguments='{"a": [1, 2], "b": null}')
+    assert tool_call.arguments == {"a": [1, 2], "b": None}
+    assert tool_call.arguments_error is None
+
+
+@pytest.mark.parametrize("raw", ['{"party_size": 4', "not json", "[1, 2]", "42"])
+def test_invalid_json_arguments_are_kept_with_their_error(raw: str) -> None:
+    tool_call = ToolCall(name="f", arguments=raw)
+    assert tool_call.arguments == {}
+    assert tool_call.raw_arguments == raw
+    assert tool_call.arguments_error
+
+
+def test_invalid_arguments_survive_derivation_from_messages() -> None:
+    turn = Turn(messages=[{"role": "user", "content": "x"},
+                          {"role": "assistant", "content": None,
+                           "tool_calls": [call("c1", "f", "{oops")]}])
+    assert turn.tool_calls[0].raw_arguments == "{oops"
+    assert "not valid JSON" in (turn.tool_calls[0].arguments_error or "")
+
+
+def test_empty_argument_text_is_no_arguments() -> None:
+    tool_call = ToolCall(name="f", arguments="")
+    assert (tool_call.arguments, tool_call.arguments_error) == ({}, None)
+
+
+# -- Conversation -----------------------------------------------------------------------------
+
+CHAT = [
+    {"role": "system", "content": "You book tables."},
+    {"role": "user", "content": "Table for 4?"},
+    {"role": "assistant", "content": None, "tool_calls": [call("c1", "check_availability")]},
+    {"role": "tool", "tool_call_id": "c1", "content": "free"},
+    {"role": "assistant", "content": "Available at 19:30."},
+    {"role": "user", "content": "Book it."},
+    {"role": "assistant", "content": None, "tool_calls": [call("c2", "create_reservation")]},
+    {"role": "tool", "tool_call_id": "c2", "content": "done"},
+    {"role": "assistant", "content": "Booked."},
+    {"role": "user", "content": "Thanks"},
+]
+
+
+def test_from_messages_splits_at_user_messages() -> None:
+    chat = Conversation.from_messages(CHAT, id="conv-1")
+    assert chat.id == "conv-1"
+    assert [t.input for t in chat.turns] == ["Table for 4?", "Book it.", "Thanks"]
+    assert [t.text for t in chat.turns] == ["Available at 19:30.", "Booked.", ""]
+    assert [t.called_tools for t in chat.turns] == [["check_availability"],
+                                                    ["create_reservation"], []]
+    assert chat.tool_calls[1][0] == 1
+
+
+def test_the_system_prompt_is_kept_with_the_first_turn() -> None:
+    chat = Conversation.from_messages(CHAT)
+    assert [m.role for m in chat.turns[0].messages][:2] == ["system", "user"]
+    assert all(m.role != "system" for t in chat.turns[1:] for m in t.messages)
+
+
+def test_messages_and_turns_cannot_both_be_given() -> None:
+    with pytest.raises(ValidationError, match="either 'turns' or 'messages'"):
+        Conversation.model_validate({"messages": CHAT, "turns": []})
+
+
+def test_models_are_frozen_and_picklable() -> None:
+    chat = Conversation.from_messages(CHAT)
+    with pytest.raises(ValidationError):
+        chat.turns[0].text = "changed"  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(chat)) == chat
+
+
+# -- coercions --------------------------------------------------------------------------------
+
+
+def test_as_turn_coercions() -> None:
+    turn = Turn(text="x")
+    assert as_turn(turn) is turn
+    assert as_turn("hello") == Turn(text="hello")
+    assert as_turn(Conversation(turns=[turn])) is turn
+    data = {"status": "ok", "n": 1}
+    coerced = as_turn(data)
+    assert coerced.data == data
+    assert json.loads(coerced.text) == data
+
+
+def test_a_conversation_of_several_turns_is_not_a_turn() -> None:
+    chat = Conversation.from_messages(CHAT)
+    with pytest.raises(TypeError) as info:
+        as_turn(chat)
+    message = str(info.value)
+    for selector in ("OnLastTurn", "OnTurn", "OnEveryTurn", "OnAnyTurn"):
+        assert selector in message
+    assert "3 turns" in message
+
+
+def test_a_turn_check_on_a_long_conversation_raises_naming_the_selectors() -> None:
+    with pytest.raises(TypeError, match="OnLastTurn"):
+        Contains("booked").check(Conversation.from_messages(CHAT))
+
+
+def test_as_turn_rejects_other_types() -> None:
+    with pytest.raises(TypeError, match="cannot check a int"):
+        as_turn(3)
+
+
+def test_as_conversation_coercions() -> None:
+    chat = Conversation(turns=[Turn(text="a")])
+    assert as_conversation(chat) is chat
+    assert as_conversation("hi").turns == (Turn(text="hi"),)
+    assert as_conversation([Turn(text="a"), Turn(text="b")]).turns[1].text == "b"
+
+
+def test_as_json_coercions() -> None:
+    assert as_json({"a": 1}) == {"a": 1}
+    assert as_json('{"a": 1}') == {"a": 1}
+    assert as_json(Turn(text="[1, 2]")) == [1, 2]
+    assert as_json(Turn(text="not json", data={"b": 2})) == {"b": 2}
+    assert as_json(Conversation(turns=[Turn(text="1"), Turn(text='{"c": 3}')])) == {"c": 3}
+
+
+@pytest.mark.parametrize("subject", ["not json", Turn(text="nope"), Conversation()])
+def test_as_json_raises_when_there_is_no_json(subject: object) -> None:
+    with pytest.raises(NotJSONError):
+        as_json(subject)

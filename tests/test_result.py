@@ -1,0 +1,213 @@
+"""The result tree: serialisation, its JSON Schema, immutability, rendering, locations."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from typing import Any
+
+import pytest
+
+from chatassert import (
+    Contains,
+    ContainsFunctionCall,
+    Conversation,
+    NotContains,
+    OnEveryTurn,
+    Result,
+    Status,
+    Turn,
+)
+
+P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+
+
+def tree() -> Result:
+    return Result(
+        F, "all_of", "1 of 3 failed", {"passed": 1, "failed": 1, "error": 0, "skipped": 1},
+        message="books politely",
+        children=(
+            Result(P, "contains", "", {"expected": "table", "missing": []}, location="turns[0]"),
+            Result(F, "contains", "Response does not contain 'x'", {"missing": ["x"]},
+                   location="turns[1]", score=0.0, duration=0.001),
+            Result(S, "when", "condition not met", None),
+        ),
+    )
+
+
+# -- to_dict / from_dict ----------------------------------------------------------------------
+
+
+def test_round_trip_through_json() -> None:
+    original = tree()
+    data = json.loads(json.dumps(original.to_dict()))
+    assert Result.from_dict(data) == original
+    assert Result.from_dict(data).to_dict() == original.to_dict()
+
+
+def test_defaults_are_left_out_of_to_dict() -> None:
+    assert Result(P, "contains").to_dict() == {"status": "passed", "name": "contains",
+                                               "reason": "", "details": {}}
+
+
+def test_results_of_real_checks_round_trip(booking_turn: Turn) -> None:
+    check = Contains("confirmed") & ~ContainsFunctionCall("cancel") & NotContains("sorry")
+    result = check.check(booking_turn)
+    again = Result.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert again == result
+    assert again.duration == result.duration
+
+
+def test_from_dict_rejects_what_is_not_a_result() -> None:
+    with pytest.raises(ValueError, match="not a result"):
+        Result.from_dict({"name": "x"})
+    with pytest.raises(ValueError, match="not a result"):
+        Result.from_dict({"status": "maybe", "name": "x"})
+
+
+def test_equality_ignores_duration_but_not_other_fields() -> None:
+    a = Result(P, "x", duration=1.0)
+    assert a == Result(P, "x", duration=2.0)
+    assert a != Result(P, "x", location="turns[0]")
+    assert a != Result(F, "x")
+
+
+# -- the JSON Schema --------------------------------------------------------------------------
+
+
+def conforms(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> list[str]:
+    """A small structural validator for the subset of JSON Schema the result schema uses."""
+    if "$ref" in schema:
+        name = schema["$ref"].removeprefix("#/$defs/")
+        return conforms(value, root["$defs"][name], root)
+    problems: list[str] = []
+    kind = schema.get("type")
+    checks = {"object": dict, "array": list, "string": str}
+    if kind in checks and not isinstance(value, checks[kind]):
+        return [f"{value!r} is not {kind}"]
+    if kind == "number" and (isinstance(value, bool) or not isinstance(value, int | float)):
+        return [f"{value!r} is not a number"]
+    if "minimum" in schema and value < schema["minimum"]:
+        problems.append(f"{value!r} < {schema['minimum']}")
+    if "enum" in schema and value not in schema["enum"]:
+        problems.append(f"{value!r} not in {schema['enum']}")
+    if kind == "object":
+        props = schema.get("properties", {})
+        problems += [f"missing {k}" for k in schema.get("required", []) if k not in value]
+        if schema.get("additionalProperties") is False:
+            problems += [f"unexpected {k}" for k in value if k not in props]
+        for key, item in value.items():
+            if key in props:
+                problems += conforms(item, props[key], root)
+    if kind == "array" and "items" in schema:
+        for item in value:
+            problems += conforms(item, schema["items"], root)
+    return problems
+
+
+def test_to_dict_output_conforms_to_the_schema() -> None:
+    schema = Result.json_schema()
+    data = tree().to_dict()
+    assert conforms(data, schema, schema) == []
+
+
+def test_the_validator_catches_a_bad_document() -> None:
+    schema = Result.json_schema()
+    bad = tree().to_dict()
+    bad["children"][1]["status"] = "maybe"
+    bad["children"][0]["extra"] = 1
+    del bad["reason"]
+    assert len(conforms(bad, schema, schema)) == 3
+
+
+def test_the_schema_is_json_and_names_every_field() -> None:
+    schema = json.loads(json.dumps(Result.json_schema()))
+    props = schema["$defs"]["result"]["properties"]
+    assert set(props) == set(Result._FIELDS)
+    assert props["status"]["enum"] == ["passed", "failed", "error", "skipped"]
+
+
+# -- immutability -----------------------------------------------------------------------------
+
+
+def test_results_are_immutable() -> None:
+    result = tree()
+    with pytest.raises(AttributeError, match="immutable"):
+        result.status = P  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="immutable"):
+        del result.reason
+
+
+def test_replace_makes_a_changed_copy() -> None:
+    result = tree()
+    copy = result.replace(status=P, reason="fine")
+    assert (copy.status, copy.reason, result.status) == (P, "fine", F)
+    assert copy.children == result.children
+    with pytest.raises(TypeError, match="no field"):
+        result.replace(colour="red")
+
+
+def test_results_are_picklable_and_unhashable() -> None:
+    assert pickle.loads(pickle.dumps(tree())) == tree()
+    with pytest.raises(TypeError):
+        hash(tree())
+
+
+def test_passed_is_only_for_passed() -> None:
+    assert [Result(s, "x").passed for s in (P, F, E, S)] == [True, False, False, False]
+
+
+# -- rendering --------------------------------------------------------------------------------
+
+
+def test_render_shows_only_the_failing_branches() -> None:
+    text = tree().render()
+    assert text.splitlines() == [
+        "FAIL books politely [all_of]: 1 of 3 failed",
+        "  FAIL turns[1] contains: Response does not contain 'x'",
+        "  SKIP when: condition not met",
+    ]
+
+
+def test_render_verbose_shows_everything() -> None:
+    lines = tree().render(verbose=True).splitlines()
+    assert len(lines) == 4
+    assert lines[1] == "  PASS turns[0] contains"
+
+
+def test_render_truncates_long_lines_in_the_middle() -> None:
+    text = Result(F, "contains", "x" * 500).render(width=60)
+    assert len(text) == 60
+    assert "…" in text
+
+
+def test_str_renders() -> None:
+    assert str(tree()) == tree().render()
+
+
+# -- traversal and locations ------------------------------------------------------------------
+
+
+def test_full_location_joins_keys_and_indexes() -> None:
+    a = Result(F, "a", location="turns[2]")
+    b = Result(F, "b", location="results[0]")
+    c = Result(F, "c", location="[3]")
+    leaf = Result(F, "leaf", location="file")
+    assert leaf.full_location((a, b, c)) == "turns[2].results[0][3].file"
+    assert leaf.full_location((Result(P, "no location"),)) == "file"
+    assert Result(F, "x").full_location(()) == ""
+
+
+def test_walk_leaves_and_failures() -> None:
+    result = tree()
+    assert [r.name for _, r in result.walk()] == ["all_of", "contains", "contains", "when"]
+    assert [len(ancestors) for ancestors, _ in result.walk()] == [0, 1, 1, 1]
+    assert [r.location for r in result.failures()] == ["turns[1]"]
+
+
+def test_selector_locations_join_with_inner_locations() -> None:
+    chat = Conversation(turns=[Turn(text="booked"), Turn(text="sorry")])
+    result = OnEveryTurn(Contains("booked")).check(chat)
+    paths = [node.full_location(ancestors) for ancestors, node in result.walk()
+             if node.status is F and not node.children]
+    assert paths == ["turns[1]"]
