@@ -42,8 +42,11 @@ def test_a_failing_verdict_fails_with_the_judges_reason() -> None:
     result = LLMRubric(EMPATHY, judge=judge).check("Your order ships Monday.")
     assert result.status is Status.FAILED
     assert result.reason == "ignores the complaint"
-    assert result.details["verdict"] == {"passed": False, "score": 0.1,
-                                         "reason": "ignores the complaint"}
+    assert result.details["verdict"] == {
+        "passed": False,
+        "score": 0.1,
+        "reason": "ignores the complaint",
+    }
 
 
 def test_the_rubric_can_come_from_value() -> None:
@@ -64,18 +67,19 @@ def test_the_rubric_can_come_from_the_rubric_field() -> None:
 
 def test_value_wins_when_both_are_set() -> None:
     judge = FakeJudge(True)
-    check = from_spec({"type": "llm_rubric", "value": "from value", "rubric": "from rubric"},
-                      judge=judge)
+    check = from_spec(
+        {"type": "llm_rubric", "value": "from value", "rubric": "from rubric"}, judge=judge
+    )
     check.check("x")
     assert judge.requests[0].criteria == "from value"
-    assert check.as_spec() == {"type": "llm_rubric", "value": "from value",
-                               "rubric": "from rubric"}
+    assert check.as_spec() == {"type": "llm_rubric", "value": "from value", "rubric": "from rubric"}
 
 
 def test_the_model_is_passed_to_the_judge_and_recorded() -> None:
     judge = FakeJudge(True)
-    check = from_spec({"type": "llm_rubric", "value": "Accurate pricing", "model": "gpt-4o"},
-                      judge=judge)
+    check = from_spec(
+        {"type": "llm_rubric", "value": "Accurate pricing", "model": "gpt-4o"}, judge=judge
+    )
     result = check.check("It costs $20.")
     assert judge.requests[0].model == "gpt-4o"
     assert result.details["model"] == "gpt-4o"
@@ -83,8 +87,11 @@ def test_the_model_is_passed_to_the_judge_and_recorded() -> None:
 
 def test_the_request_carries_the_turn() -> None:
     judge = FakeJudge(True)
-    turn = Turn(input="Book for 4", text="Booked.",
-                tool_calls=[ToolCall(name="book", arguments={"size": 4})])
+    turn = Turn(
+        input="Book for 4",
+        text="Booked.",
+        tool_calls=[ToolCall(name="book", arguments={"size": 4})],
+    )
     LLMRubric("Confirms", judge=judge).check(turn)
     request = judge.requests[0]
     assert (request.response, request.input) == ("Booked.", "Book for 4")
@@ -119,8 +126,17 @@ def test_a_function_judge_decides() -> None:
         "this is not JSON",
         '["passed"]',
     ],
-    ids=["raises", "judge-error", "no-passed", "string-passed", "int-passed", "null-passed",
-         "bad-score", "not-json", "not-an-object"],
+    ids=[
+        "raises",
+        "judge-error",
+        "no-passed",
+        "string-passed",
+        "int-passed",
+        "null-passed",
+        "bad-score",
+        "not-json",
+        "not-an-object",
+    ],
 )
 def test_a_judge_failure_is_an_error(reply: object) -> None:
     result = LLMRubric(EMPATHY, judge=FakeJudge(reply)).check("Sorry!")  # type: ignore[arg-type]

@@ -23,12 +23,20 @@ def call(call_id: str | None, name: str, arguments: str = "{}") -> dict[str, Any
 
 AGENT_LOOP = [
     {"role": "user", "content": "Book a table for 4 on Saturday"},
-    {"role": "assistant", "content": "Let me check.",
-     "tool_calls": [call("c1", "check_availability", '{"date": "2024-02-17"}')]},
+    {
+        "role": "assistant",
+        "content": "Let me check.",
+        "tool_calls": [call("c1", "check_availability", '{"date": "2024-02-17"}')],
+    },
     {"role": "tool", "tool_call_id": "c1", "content": "19:30 free"},
-    {"role": "assistant", "content": None,
-     "tool_calls": [call("c2", "create_reservation", '{"party_size": 4}'),
-                    call("c3", "send_sms", '{"to": "+1555"}')]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            call("c2", "create_reservation", '{"party_size": 4}'),
+            call("c3", "send_sms", '{"to": "+1555"}'),
+        ],
+    },
     {"role": "tool", "tool_call_id": "c3", "content": "sms sent"},
     {"role": "tool", "tool_call_id": "c2", "content": "reservation R-1"},
     {"role": "assistant", "content": "Booked for 4 at 19:30."},
@@ -46,9 +54,12 @@ def test_the_text_is_the_last_assistant_message_with_text() -> None:
 
 
 def test_a_turn_without_assistant_text_has_empty_text() -> None:
-    turn = Turn(messages=[{"role": "user", "content": "Hi"},
-                          {"role": "assistant", "content": None,
-                           "tool_calls": [call("c1", "f")]}])
+    turn = Turn(
+        messages=[
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": None, "tool_calls": [call("c1", "f")]},
+        ]
+    )
     assert turn.text == ""
     assert [c.name for c in turn.tool_calls] == ["f"]
 
@@ -63,39 +74,64 @@ def test_tool_calls_come_from_every_assistant_message_in_order() -> None:
 def test_tool_results_are_linked_by_id() -> None:
     turn = Turn(messages=AGENT_LOOP)
     assert [(r.call_id, r.name) for r in turn.tool_results] == [
-        ("c1", "check_availability"), ("c3", "send_sms"), ("c2", "create_reservation")]
+        ("c1", "check_availability"),
+        ("c3", "send_sms"),
+        ("c2", "create_reservation"),
+    ]
     pairs = {c.name: r.content if r else None for c, r in turn.call_results}
-    assert pairs == {"check_availability": "19:30 free", "create_reservation": "reservation R-1",
-                     "send_sms": "sms sent"}
+    assert pairs == {
+        "check_availability": "19:30 free",
+        "create_reservation": "reservation R-1",
+        "send_sms": "sms sent",
+    }
 
 
 def test_tool_results_are_linked_by_order_without_ids() -> None:
-    turn = Turn(messages=[
-        {"role": "user", "content": "Weather in Paris and Rome?"},
-        {"role": "assistant", "content": None,
-         "tool_calls": [call(None, "weather_paris"), call(None, "weather_rome")]},
-        {"role": "tool", "content": "12C"},
-        {"role": "tool", "content": "18C"},
-        {"role": "assistant", "content": "Paris 12C, Rome 18C."},
-    ])
+    turn = Turn(
+        messages=[
+            {"role": "user", "content": "Weather in Paris and Rome?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [call(None, "weather_paris"), call(None, "weather_rome")],
+            },
+            {"role": "tool", "content": "12C"},
+            {"role": "tool", "content": "18C"},
+            {"role": "assistant", "content": "Paris 12C, Rome 18C."},
+        ]
+    )
     assert [r.name for r in turn.tool_results] == ["weather_paris", "weather_rome"]
     assert [(c.name, r.content if r else None) for c, r in turn.call_results] == [
-        ("weather_paris", "12C"), ("weather_rome", "18C")]
+        ("weather_paris", "12C"),
+        ("weather_rome", "18C"),
+    ]
 
 
 def test_a_call_without_a_result_is_paired_with_none() -> None:
-    turn = Turn(tool_calls=[ToolCall(name="a", id="1"), ToolCall(name="b", id="2")],
-                tool_results=[ToolResult(call_id="2", content="ok")])
+    turn = Turn(
+        tool_calls=[ToolCall(name="a", id="1"), ToolCall(name="b", id="2")],
+        tool_results=[ToolResult(call_id="2", content="ok")],
+    )
     assert [(c.name, r.content if r else None) for c, r in turn.call_results] == [
-        ("a", None), ("b", "ok")]
+        ("a", None),
+        ("b", "ok"),
+    ]
 
 
 def test_content_parts_are_joined_into_text() -> None:
-    turn = Turn(messages=[{"role": "user", "content": [{"type": "text", "text": "Hi"}]},
-                          {"role": "assistant",
-                           "content": [{"type": "text", "text": "Hello, "},
-                                       {"type": "image_url", "image_url": {"url": "x"}},
-                                       {"type": "text", "text": "Ann."}]}])
+    turn = Turn(
+        messages=[
+            {"role": "user", "content": [{"type": "text", "text": "Hi"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Hello, "},
+                    {"type": "image_url", "image_url": {"url": "x"}},
+                    {"type": "text", "text": "Ann."},
+                ],
+            },
+        ]
+    )
     assert (turn.input, turn.text) == ("Hi", "Hello, Ann.")
 
 
@@ -123,9 +159,12 @@ def test_invalid_json_arguments_are_kept_with_their_error(raw: str) -> None:
 
 
 def test_invalid_arguments_survive_derivation_from_messages() -> None:
-    turn = Turn(messages=[{"role": "user", "content": "x"},
-                          {"role": "assistant", "content": None,
-                           "tool_calls": [call("c1", "f", "{oops")]}])
+    turn = Turn(
+        messages=[
+            {"role": "user", "content": "x"},
+            {"role": "assistant", "content": None, "tool_calls": [call("c1", "f", "{oops")]},
+        ]
+    )
     assert turn.tool_calls[0].raw_arguments == "{oops"
     assert "not valid JSON" in (turn.tool_calls[0].arguments_error or "")
 
@@ -156,8 +195,11 @@ def test_from_messages_splits_at_user_messages() -> None:
     assert chat.id == "conv-1"
     assert [t.input for t in chat.turns] == ["Table for 4?", "Book it.", "Thanks"]
     assert [t.text for t in chat.turns] == ["Available at 19:30.", "Booked.", ""]
-    assert [t.called_tools for t in chat.turns] == [["check_availability"],
-                                                    ["create_reservation"], []]
+    assert [t.called_tools for t in chat.turns] == [
+        ["check_availability"],
+        ["create_reservation"],
+        [],
+    ]
     assert chat.tool_calls[1][0] == 1
 
 

@@ -24,12 +24,22 @@ P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 
 def tree() -> Result:
     return Result(
-        F, "all_of", "1 of 3 failed", {"passed": 1, "failed": 1, "error": 0, "skipped": 1},
+        F,
+        "all_of",
+        "1 of 3 failed",
+        {"passed": 1, "failed": 1, "error": 0, "skipped": 1},
         message="books politely",
         children=(
             Result(P, "contains", "", {"expected": "table", "missing": []}, location="turns[0]"),
-            Result(F, "contains", "Response does not contain 'x'", {"missing": ["x"]},
-                   location="turns[1]", score=0.0, duration=0.001),
+            Result(
+                F,
+                "contains",
+                "Response does not contain 'x'",
+                {"missing": ["x"]},
+                location="turns[1]",
+                score=0.0,
+                duration=0.001,
+            ),
             Result(S, "when", "condition not met", None),
         ),
     )
@@ -46,8 +56,12 @@ def test_round_trip_through_json() -> None:
 
 
 def test_defaults_are_left_out_of_to_dict() -> None:
-    assert Result(P, "contains").to_dict() == {"status": "passed", "name": "contains",
-                                               "reason": "", "details": {}}
+    assert Result(P, "contains").to_dict() == {
+        "status": "passed",
+        "name": "contains",
+        "reason": "",
+        "details": {},
+    }
 
 
 def test_results_of_real_checks_round_trip(booking_turn: Turn) -> None:
@@ -208,6 +222,9 @@ def test_walk_leaves_and_failures() -> None:
 def test_selector_locations_join_with_inner_locations() -> None:
     chat = Conversation(turns=[Turn(text="booked"), Turn(text="sorry")])
     result = OnEveryTurn(Contains("booked")).check(chat)
-    paths = [node.full_location(ancestors) for ancestors, node in result.walk()
-             if node.status is F and not node.children]
+    paths = [
+        node.full_location(ancestors)
+        for ancestors, node in result.walk()
+        if node.status is F and not node.children
+    ]
     assert paths == ["turns[1]"]

@@ -103,8 +103,10 @@ def test_not_contains_fails_when_present(value: str, text: str) -> None:
 def test_not_contains_a_list_reports_every_found_value() -> None:
     result = NotContains(["goodbye", "bye", "password"]).check("Bye now, goodbye")
     assert result.reason == "Response should not contain 'goodbye'"
-    assert result.details == {"forbidden": ["goodbye", "bye", "password"],
-                              "found": ["goodbye", "bye"]}
+    assert result.details == {
+        "forbidden": ["goodbye", "bye", "password"],
+        "found": ["goodbye", "bye"],
+    }
 
 
 # -- contains_any ---------------------------------------------------------------------------
@@ -273,8 +275,14 @@ def test_type_names_are_normalised() -> None:
 
 
 def test_details_are_json_serialisable() -> None:
-    for check in (Contains("a"), NotContains("a"), ContainsAny(["a"]), ContainsAll(["a", "b"]),
-                  Equals("a"), Matches("a")):
+    for check in (
+        Contains("a"),
+        NotContains("a"),
+        ContainsAny(["a"]),
+        ContainsAll(["a", "b"]),
+        Equals("a"),
+        Matches("a"),
+    ):
         for text in ("a", "b"):
             json.dumps(check.check(text).to_dict())
 

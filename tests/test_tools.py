@@ -71,8 +71,9 @@ def test_documented_argument_examples_pass(tool: str, arguments: dict[str, Any])
     result = ContainsFunctionCall(tool, arguments).check(turn)
     assert result.status is Status.PASSED
     assert result.details["arguments"] == arguments
-    assert result.details["calls"] == [{"arguments": {**arguments, "extra": "fine"},
-                                        "mismatches": []}]
+    assert result.details["calls"] == [
+        {"arguments": {**arguments, "extra": "fine"}, "mismatches": []}
+    ]
 
 
 def test_other_arguments_fail_naming_the_first_mismatching_argument() -> None:
@@ -84,11 +85,19 @@ def test_other_arguments_fail_naming_the_first_mismatching_argument() -> None:
         "tool": "create_ticket",
         "called_tools": ["create_ticket"],
         "arguments": {"topic": "x", "priority": "high"},
-        "calls": [{
-            "arguments": {"priority": "low", "topic": "x"},
-            "mismatches": [{"argument": "priority", "expected": "high", "actual": "low",
-                            "problem": "value_mismatch"}],
-        }],
+        "calls": [
+            {
+                "arguments": {"priority": "low", "topic": "x"},
+                "mismatches": [
+                    {
+                        "argument": "priority",
+                        "expected": "high",
+                        "actual": "low",
+                        "problem": "value_mismatch",
+                    }
+                ],
+            }
+        ],
     }
 
 
@@ -109,8 +118,10 @@ def test_some_call_of_the_turn_must_match() -> None:
     assert ContainsFunctionCall("create_reservation", {"party_size": 4}).check(turn).passed
     result = ContainsFunctionCall("create_reservation", {"party_size": 6}).check(turn)
     assert result.status is Status.FAILED
-    assert [c["arguments"] for c in result.details["calls"]] == [{"party_size": 2},
-                                                                {"party_size": 4}]
+    assert [c["arguments"] for c in result.details["calls"]] == [
+        {"party_size": 2},
+        {"party_size": 4},
+    ]
 
 
 def test_arguments_given_but_tool_not_called_keep_the_arguments_in_details() -> None:
@@ -189,11 +200,17 @@ def test_a_nested_mismatch_names_the_deepest_argument() -> None:
 
 
 def test_a_yaml_date_in_a_spec_equals_its_iso_string() -> None:
-    check = from_spec({"type": "contains_function_call", "value": "create_reservation",
-                       "arguments": {"party_size": 4, "date": dt.date(2024, 2, 15)}})
+    check = from_spec(
+        {
+            "type": "contains_function_call",
+            "value": "create_reservation",
+            "arguments": {"party_size": 4, "date": dt.date(2024, 2, 15)},
+        }
+    )
     assert check.as_spec()["arguments"] == {"party_size": 4, "date": "2024-02-15"}
-    turn = turn_with(ToolCall(name="create_reservation",
-                              arguments='{"party_size": "4", "date": "2024-02-15"}'))
+    turn = turn_with(
+        ToolCall(name="create_reservation", arguments='{"party_size": "4", "date": "2024-02-15"}')
+    )
     assert check.check(turn).passed
     json.dumps(check.as_spec())
 
