@@ -36,6 +36,7 @@ from chatassert._errors import (
 )
 from chatassert._judged import JudgedAssertion, LLMRubric, Repeat
 from chatassert._judging import FakeJudge, FunctionJudge, Judge, JudgeRequest, Verdict
+from chatassert._matchers import ArgAny, ArgInRange, ArgMatches, ArgOneOf, ExpectedCall
 from chatassert._models import (
     Conversation,
     GuardrailEvent,
@@ -50,12 +51,26 @@ from chatassert._registry import Param, from_spec, register, registered
 from chatassert._result import Result, Status
 from chatassert._text import Contains, ContainsAll, ContainsAny, Equals, Matches, NotContains
 from chatassert._tools import ContainsFunctionCall, loose_equal
+from chatassert._trajectory import (
+    MaxToolCalls,
+    NoRepeatedCalls,
+    NoToolErrors,
+    StepsBeforeAnswer,
+    ToolCallCount,
+    ToolResultContains,
+    ToolResultMatches,
+    ToolSequence,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AllOf",
     "AnyOf",
+    "ArgAny",
+    "ArgInRange",
+    "ArgMatches",
+    "ArgOneOf",
     "Assertion",
     "AtLeast",
     "ChatAssertError",
@@ -65,6 +80,7 @@ __all__ = [
     "ContainsFunctionCall",
     "Conversation",
     "Equals",
+    "ExpectedCall",
     "FakeJudge",
     "FunctionJudge",
     "GuardrailEvent",
@@ -74,7 +90,10 @@ __all__ = [
     "JudgedAssertion",
     "LLMRubric",
     "Matches",
+    "MaxToolCalls",
     "Message",
+    "NoRepeatedCalls",
+    "NoToolErrors",
     "Not",
     "NotContains",
     "OnAnyTurn",
@@ -88,9 +107,14 @@ __all__ = [
     "SpecError",
     "SpecProblem",
     "Status",
+    "StepsBeforeAnswer",
     "SubjectTypeError",
     "ToolCall",
+    "ToolCallCount",
     "ToolResult",
+    "ToolResultContains",
+    "ToolResultMatches",
+    "ToolSequence",
     "TranscriptError",
     "Turn",
     "UsageError",
