@@ -1,0 +1,193 @@
+"""The contract every registered assertion type keeps.
+
+For each registered kind, `CASES` holds an example spec, a subject it passes and a subject it
+fails. Adding a type means adding one line to `CASES`; a registered kind without a line fails
+`test_every_registered_kind_has_a_case` (and its own contract test) loudly.
+
+Judged kinds are built with a `FakeJudge` passed through `from_spec(spec, judge=...)`: a passing
+judge for the good subject and a failing one for the bad subject.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import pickle
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from chatassert import (
+    Assertion,
+    Conversation,
+    FakeJudge,
+    Status,
+    ToolCall,
+    Turn,
+    from_spec,
+    registered,
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    """An example spec of one kind, a subject it passes, and a subject it fails."""
+
+    spec: dict[str, Any]
+    good: object
+    bad: object
+
+
+GOOD = Turn(
+    input="A table for 4 on Saturday, please.",
+    text="Your table is booked for Saturday, confirmation #AB12CD.",
+    tool_calls=[
+        ToolCall(name="check_availability", arguments={"date": "2024-02-17"}, id="c1"),
+        ToolCall(name="create_reservation", arguments={"party_size": 4}, id="c2"),
+    ],
+)
+BAD = Turn(
+    input="A table for 4 on Saturday, please.",
+    text="Sorry, no table is available on Saturday.",
+    tool_calls=[ToolCall(name="check_availability", arguments={"date": "2024-02-17"}, id="c1")],
+)
+HELLO = Turn(input="Hi", text="Hello! How can I help?")
+GOOD_CHAT = Conversation(turns=[HELLO, GOOD])
+BAD_CHAT = Conversation(turns=[HELLO, BAD])
+
+BOOKED = {"type": "contains", "value": "booked"}
+SORRY = {"type": "contains", "value": "sorry"}
+
+CASES: dict[str, Case] = {
+    # flat vocabulary
+    "contains": Case(BOOKED, GOOD, BAD),
+    "not_contains": Case({"type": "not_contains", "value": "sorry"}, GOOD, BAD),
+    "contains_any": Case({"type": "contains_any", "value": ["booked", "reserved"]}, GOOD, BAD),
+    "contains_all": Case({"type": "contains_all", "value": ["table", "booked"]}, GOOD, BAD),
+    "equals": Case({"type": "equals", "value": GOOD.text}, GOOD, BAD),
+    "matches": Case({"type": "matches", "value": "#[A-Z0-9]{6}"}, GOOD, BAD),
+    "contains_function_call": Case(
+        {"type": "contains_function_call", "value": "create_reservation",
+         "arguments": {"party_size": "4"}}, GOOD, BAD),
+    "llm_rubric": Case({"type": "llm_rubric", "value": "Confirms the booking"}, GOOD, BAD),
+    # combinators
+    "all_of": Case({"type": "all_of", "assertions": [BOOKED, {"type": "not", "assertion": SORRY}]},
+                   GOOD, BAD),
+    "any_of": Case({"type": "any_of", "assertions": [BOOKED, {"type": "contains",
+                                                              "value": "reserved"}]}, GOOD, BAD),
+    "not": Case({"type": "not", "assertion": SORRY}, GOOD, BAD),
+    "when": Case({"type": "when", "if": {"type": "contains", "value": "table"}, "then": BOOKED},
+                 GOOD, BAD),
+    "at_least": Case({"type": "at_least", "n": 2, "assertions": [
+        BOOKED, {"type": "contains", "value": "saturday"}, {"type": "matches", "value": "#\\w+"}]},
+        GOOD, BAD),
+    # turn selectors
+    "on_turn": Case({"type": "on_turn", "index": 1, "assertion": BOOKED}, GOOD_CHAT, BAD_CHAT),
+    "on_last_turn": Case({"type": "on_last_turn", "assertion": BOOKED}, GOOD_CHAT, BAD_CHAT),
+    "on_every_turn": Case({"type": "on_every_turn", "assertion": {"type": "not_contains",
+                                                                  "value": "sorry"}},
+                          GOOD_CHAT, BAD_CHAT),
+    "on_any_turn": Case({"type": "on_any_turn", "assertion": BOOKED}, GOOD_CHAT, BAD_CHAT),
+}  # fmt: skip
+
+KINDS = sorted(set(registered()) | set(CASES))
+
+
+def case_of(kind: str) -> Case:
+    if kind not in CASES:
+        pytest.fail(
+            f"registered kind {kind!r} has no contract case: add one line to CASES in "
+            f"tests/test_contract.py: {kind!r}: Case(<spec>, <good subject>, <bad subject>)"
+        )
+    if kind not in registered():
+        pytest.fail(f"CASES has an entry for {kind!r}, which is not a registered kind")
+    case = CASES[kind]
+    assert case.spec["type"] == kind, f"the example spec of {kind!r} has another type"
+    return case
+
+
+def build(case: Case, *, passing: bool) -> Assertion:
+    judge = FakeJudge.passing() if passing else FakeJudge.failing("does not meet it")
+    return from_spec(case.spec, judge=judge)
+
+
+def test_every_registered_kind_has_a_case() -> None:
+    missing = sorted(set(registered()) - set(CASES))
+    assert not missing, (
+        f"registered kinds without a contract case: {missing}; add one line each to CASES "
+        "in tests/test_contract.py"
+    )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_passes_the_good_subject(kind: str) -> None:
+    case = case_of(kind)
+    result = build(case, passing=True).check(case.good)
+    assert result.status is Status.PASSED, result.render(verbose=True)
+    assert result.name == kind
+    json.dumps(result.to_dict())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_fails_the_bad_subject_with_a_reason(kind: str) -> None:
+    case = case_of(kind)
+    result = build(case, passing=False).check(case.bad)
+    assert result.status is Status.FAILED, result.render(verbose=True)
+    assert result.name == kind
+    assert result.reason.strip()
+    assert result.render().startswith("FAIL")
+    json.dumps(result.to_dict())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_acheck_agrees_with_check(kind: str) -> None:
+    case = case_of(kind)
+    for subject, passing in ((case.good, True), (case.bad, False)):
+        sync = build(case, passing=passing).check(subject)
+        assert asyncio.run(build(case, passing=passing).acheck(subject)) == sync
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_round_trips_its_spec(kind: str) -> None:
+    case = case_of(kind)
+    assertion = build(case, passing=True)
+    spec = assertion.as_spec()
+    assert spec["type"] == kind
+    json.dumps(spec)
+    rebuilt = from_spec(spec, judge=FakeJudge.passing())
+    assert rebuilt == assertion
+    assert type(rebuilt) is registered()[kind]
+    labelled = from_spec({**case.spec, "message": "labelled"}, judge=FakeJudge.passing())
+    assert from_spec(labelled.as_spec()) == labelled
+    assert labelled.check(case.good).message == "labelled"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_has_a_docstring(kind: str) -> None:
+    case_of(kind)
+    cls = registered()[kind]
+    doc = (cls.__doc__ or "").strip()
+    assert doc, f"{cls.__name__} has no docstring"
+    summary = doc.splitlines()[0]
+    assert summary.endswith("."), f"{cls.__name__}'s summary line is not a sentence: {summary!r}"
+    assert cls.describe.__doc__, f"{cls.__name__}.describe has no docstring"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_is_picklable_and_immutable(kind: str) -> None:
+    case = case_of(kind)
+    assertion = from_spec(case.spec)  # without a judge: a judge is configuration, not state
+    again = pickle.loads(pickle.dumps(assertion))
+    assert again == assertion
+    assert hash(again) == hash(assertion)
+    with pytest.raises(AttributeError, match="immutable"):
+        assertion.message = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_describes_itself(kind: str) -> None:
+    case = case_of(kind)
+    assertion = from_spec(case.spec)
+    assert assertion.describe().strip()
+    assert type(assertion).__name__ in repr(assertion)
