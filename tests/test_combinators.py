@@ -77,7 +77,7 @@ ALL_OF = {
     (S, P): P,
     (S, F): F,
     (S, E): E,
-    (S, S): S,
+    (S, S): P,  # nothing evaluated: vacuously true, like AllOf()
 }
 
 
@@ -122,7 +122,7 @@ ANY_OF = {
     (S, P): P,
     (S, F): F,
     (S, E): E,
-    (S, S): S,
+    (S, S): F,  # nothing evaluated: no alternative held, like AnyOf()
 }
 
 

@@ -40,6 +40,8 @@ class Assertion:
     """What it checks: `turn`, `conversation`, `json`, or `any` (combinators)."""
     params: ClassVar[tuple[Param, ...]] = ()
     """The spec parameters, in order (used by the loader, `as_spec` and the JSON Schema)."""
+    dialect_names: ClassVar[Mapping[str, str]] = {}
+    """The names this type has in the vocabularies it belongs to (`{"flat": "contains"}`)."""
     options: ClassVar[tuple[str, ...]] = ()
     """Keyword-only construction options (not part of the spec) such as `judge`."""
     judged: ClassVar[bool] = False

@@ -28,8 +28,9 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> Any:
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n"
-                              f"run '{self.prog} --help' for the options\n")
+        self.exit(
+            EXIT_USAGE, f"{self.prog}: error: {message}\nrun '{self.prog} --help' for the options\n"
+        )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,21 +38,42 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"chatassert {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    check = sub.add_parser("check", help="check logged conversations against a suite",
-                           description="Check each conversation of the logs against the "
-                           "suite's matching case and print a summary.")
+    check = sub.add_parser(
+        "check",
+        help="check logged conversations against a suite",
+        description="Check each conversation of the logs against the "
+        "suite's matching case and print a summary.",
+    )
     check.add_argument("suite", help="a spec file (flat, promptkit, expect or native)")
     check.add_argument("logs", nargs="+", help="JSONL logs (.jsonl, .jsonl.gz, or - for stdin)")
-    check.add_argument("--format", choices=["text", "json"], default="text",
-                       help="text (a summary) or json (one JSON object per case, then a summary)")
-    check.add_argument("--transcript-format", default=None, metavar="NAME",
-                       help="force the log format instead of detecting it per line")
-    check.add_argument("--fail-fast", action="store_true",
-                       help="skip the rest of a turn after its first failure")
-    check.add_argument("--max-failures", type=int, default=10, metavar="N",
-                       help="how many failing cases the text summary shows (default 10)")
-    check.add_argument("-v", "--verbose", action="store_true",
-                       help="show passing assertions in the failing cases too")
+    check.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="text (a summary) or json (one JSON object per case, then a summary)",
+    )
+    check.add_argument(
+        "--transcript-format",
+        default=None,
+        metavar="NAME",
+        help="force the log format instead of detecting it per line",
+    )
+    check.add_argument(
+        "--fail-fast", action="store_true", help="skip the rest of a turn after its first failure"
+    )
+    check.add_argument(
+        "--max-failures",
+        type=int,
+        default=10,
+        metavar="N",
+        help="how many failing cases the text summary shows (default 10)",
+    )
+    check.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show passing assertions in the failing cases too",
+    )
 
     lint = sub.add_parser("lint", help="validate suites without running them")
     lint.add_argument("suites", nargs="+", help="spec files")
@@ -86,8 +108,7 @@ def _lint(paths: Sequence[str], out: IO[str], err: IO[str]) -> int:
             code = EXIT_USAGE
             continue
         count = sum(len(c.assertions()) for c in suite.cases)
-        out.write(f"{path}: ok ({suite.dialect}, {len(suite.cases)} cases, {count} "
-                  "assertions)\n")
+        out.write(f"{path}: ok ({suite.dialect}, {len(suite.cases)} cases, {count} assertions)\n")
     return code
 
 
@@ -109,18 +130,26 @@ def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         err.write(f"cannot read log: {exc}\n")
         return EXIT_USAGE
     if args.format == "json":
-        out.write(json.dumps({"summary": {**{s: summary.counts[s] for s in
-                                             ("passed", "failed", "error", "skipped")},
-                                          "unreadable": summary.unreadable_count,
-                                          "unmatched": summary.unmatched}}) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "summary": {
+                        **{s: summary.counts[s] for s in ("passed", "failed", "error", "skipped")},
+                        "unreadable": summary.unreadable_count,
+                        "unmatched": summary.unmatched,
+                    }
+                }
+            )
+            + "\n"
+        )
     else:
-        out.write(render_text(summary, max_failures=args.max_failures,
-                              verbose=args.verbose) + "\n")
+        out.write(render_text(summary, max_failures=args.max_failures, verbose=args.verbose) + "\n")
     return summary.exit_code()
 
 
-def _outcomes(suite: Suite, logs: Sequence[str], transcript_format: str | None,
-              summary: Summary, err: IO[str]) -> Iterator[Outcome]:
+def _outcomes(
+    suite: Suite, logs: Sequence[str], transcript_format: str | None, summary: Summary, err: IO[str]
+) -> Iterator[Outcome]:
     from chatassert.transcripts import read_records
 
     for log in logs:
@@ -132,9 +161,16 @@ def _outcomes(suite: Suite, logs: Sequence[str], transcript_format: str | None,
             cases = suite.cases_for(record.conversation)
             if not cases:
                 summary.unmatched += 1
-                err.write(f"{record.where}: no case of {suite.name!r} matches this "
-                          "conversation (give it an 'id' or 'case' naming one)\n")
+                err.write(
+                    f"{record.where}: no case of {suite.name!r} matches this "
+                    "conversation (give it an 'id' or 'case' naming one)\n"
+                )
                 continue
             for case in cases:
-                yield Outcome(suite.name, case.name, case.check(record.conversation),
-                              record.where, record.conversation.id)
+                yield Outcome(
+                    suite.name,
+                    case.name,
+                    case.check(record.conversation),
+                    record.where,
+                    record.conversation.id,
+                )

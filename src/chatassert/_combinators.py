@@ -1,7 +1,10 @@
 """Combinators (AND, OR, NOT, conditional, at-least) and turn selectors over conversations.
 
-Outcomes combine by Kleene logic over the four statuses: a skipped child is left out; a
-combinator whose children were all skipped is skipped.
+Outcomes combine by Kleene logic over the four statuses. A skipped child is left out, so a
+group in which nothing was evaluated behaves like an empty group: `AllOf` passes vacuously and
+`AnyOf` fails (the expect vocabulary's `if_results` relies on this: no results, so the
+conditional check is skipped and the test passes). These rules keep De Morgan's laws and the
+identities `AllOf()` (passed) and `AnyOf()` (failed) exact over all four outcomes.
 
 | combinator | passed when | failed when | otherwise |
 |---|---|---|---|
@@ -41,30 +44,26 @@ _P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 def all_status(statuses: Sequence[Status]) -> Status:
     """Kleene AND: failed if any failed, else error if any errored, else passed.
 
-    Skipped statuses are left out; if every status is skipped the outcome is skipped, and no
-    statuses at all is passed (the identity of AND).
+    Skipped statuses are left out; with nothing left (no statuses, or only skipped ones) the
+    outcome is passed, the identity of AND.
     """
     if _F in statuses:
         return _F
     if _E in statuses:
         return _E
-    if statuses and all(s is _S for s in statuses):
-        return _S
     return _P
 
 
 def any_status(statuses: Sequence[Status]) -> Status:
     """Kleene OR: passed if any passed, else error if any errored, else failed.
 
-    Skipped statuses are left out; if every status is skipped the outcome is skipped, and no
-    statuses at all is failed (the identity of OR).
+    Skipped statuses are left out; with nothing left (no statuses, or only skipped ones) the
+    outcome is failed, the identity of OR.
     """
     if _P in statuses:
         return _P
     if _E in statuses:
         return _E
-    if statuses and all(s is _S for s in statuses):
-        return _S
     return _F
 
 
@@ -154,27 +153,36 @@ class AllOf(_Group):
 
     __slots__ = ()
     kind = "all_of"
-    params = (Param("assertions", "assertions", required=True, aliases=("of",),
-                    attr="children", allow_empty=True, doc="the assertions that must all pass"),)
+    params = (
+        Param(
+            "assertions",
+            "assertions",
+            required=True,
+            aliases=("of",),
+            attr="children",
+            allow_empty=True,
+            doc="the assertions that must all pass",
+        ),
+    )
 
     def _combine(self, results: list[Result]) -> Result:
         status = all_status([r.status for r in results])
         counts = _count(results)
         total = len(results)
         if status is _P:
-            reason = f"all {total} passed" if not counts["skipped"] else (
-                f"{counts['passed']} passed, {counts['skipped']} skipped")
+            reason = (
+                f"all {total} passed"
+                if not counts["skipped"]
+                else (f"{counts['passed']} passed, {counts['skipped']} skipped")
+            )
         elif status is _F:
             first = _first(results, _F)
             assert first is not None
-            reason = (f"{counts['failed']} of {total} failed; first: "
-                      f"{_where(first)}{first.reason}")
+            reason = f"{counts['failed']} of {total} failed; first: {_where(first)}{first.reason}"
         elif status is _E:
             first = _first(results, _E)
             assert first is not None
             reason = f"{counts['error']} of {total} could not be evaluated: {first.reason}"
-        else:
-            reason = f"all {total} skipped"
         return Result(status, self.kind, reason, counts, children=tuple(results))
 
 
@@ -192,8 +200,17 @@ class AnyOf(_Group):
 
     __slots__ = ()
     kind = "any_of"
-    params = (Param("assertions", "assertions", required=True, aliases=("of",),
-                    attr="children", allow_empty=True, doc="the assertions of which one must pass"),)
+    params = (
+        Param(
+            "assertions",
+            "assertions",
+            required=True,
+            aliases=("of",),
+            attr="children",
+            allow_empty=True,
+            doc="the assertions of which one must pass",
+        ),
+    )
 
     def _combine(self, results: list[Result]) -> Result:
         status = any_status([r.status for r in results])
@@ -203,15 +220,15 @@ class AnyOf(_Group):
             first = _first(results, _P)
             assert first is not None
             reason = f"{_where(first)}{first.label} passed"
-        elif status is _F:
-            reasons = "; ".join(f"{_where(r)}{r.reason}" for r in results if r.status is _F)
-            reason = f"none of {total} passed: {reasons}" if total else "no alternatives given"
         elif status is _E:
             first = _first(results, _E)
             assert first is not None
             reason = f"none passed and {counts['error']} could not be evaluated: {first.reason}"
+        elif counts["failed"]:
+            reasons = "; ".join(f"{_where(r)}{r.reason}" for r in results if r.status is _F)
+            reason = f"none of {total} passed: {reasons}"
         else:
-            reason = f"all {total} skipped"
+            reason = f"nothing was evaluated (all {total} skipped)" if total else "no alternatives"
         return Result(status, self.kind, reason, counts, children=tuple(results))
 
 
@@ -232,13 +249,20 @@ class AtLeast(_Group):
     kind = "at_least"
     params = (
         Param("n", "int", required=True, doc="how many must pass"),
-        Param("assertions", "assertions", required=True, aliases=("of",), attr="children",
-              doc="the candidates"),
+        Param(
+            "assertions",
+            "assertions",
+            required=True,
+            aliases=("of",),
+            attr="children",
+            doc="the candidates",
+        ),
     )
     n: int
 
-    def __init__(self, n: int, *children: Assertion, message: str | None = None,
-                 **kw: Sequence[Assertion]) -> None:
+    def __init__(
+        self, n: int, *children: Assertion, message: str | None = None, **kw: Sequence[Assertion]
+    ) -> None:
         super().__init__(*children, message=message, **kw)
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise ValueError(f"n must be a non-negative integer, got {n!r}")
@@ -258,14 +282,22 @@ class AtLeast(_Group):
             reason = f"{passed} of {len(results)} passed (needed {self.n})"
         elif passed + errors >= self.n:
             status = _E
-            reason = (f"only {passed} of {len(results)} passed (needed {self.n}); "
-                      f"{errors} could not be evaluated")
+            reason = (
+                f"only {passed} of {len(results)} passed (needed {self.n}); "
+                f"{errors} could not be evaluated"
+            )
         else:
             status = _F
             reason = f"only {passed} of {len(results)} passed (needed {self.n})"
         score = passed / counted if counted else None
-        return Result(status, self.kind, reason, {**counts, "needed": self.n}, score=score,
-                      children=tuple(results))
+        return Result(
+            status,
+            self.kind,
+            reason,
+            {**counts, "needed": self.n},
+            score=score,
+            children=tuple(results),
+        )
 
     def describe(self) -> str:
         """Describe the requirement and the candidates."""
@@ -285,8 +317,15 @@ class Not(Assertion):
     __slots__ = ("child",)
     kind = "not"
     level = "any"
-    params = (Param("assertion", "assertion", required=True, attr="child",
-                    doc="the assertion that must not pass"),)
+    params = (
+        Param(
+            "assertion",
+            "assertion",
+            required=True,
+            attr="child",
+            doc="the assertion that must not pass",
+        ),
+    )
     child: Assertion
 
     def __init__(self, child: Assertion, *, message: str | None = None) -> None:
@@ -340,22 +379,40 @@ class When(Assertion):
         'skipped'
     """
 
-    __slots__ = ("condition", "then", "otherwise")
+    __slots__ = ("condition", "otherwise", "then")
     kind = "when"
     level = "any"
     params = (
-        Param("if", "assertion", required=True, attr="condition", aliases=("condition",),
-              doc="the condition"),
+        Param(
+            "if",
+            "assertion",
+            required=True,
+            attr="condition",
+            aliases=("condition",),
+            doc="the condition",
+        ),
         Param("then", "assertion", required=True, doc="checked when the condition passes"),
-        Param("else", "assertion", default=None, attr="otherwise", aliases=("otherwise",),
-              doc="checked when the condition fails"),
+        Param(
+            "else",
+            "assertion",
+            default=None,
+            attr="otherwise",
+            aliases=("otherwise",),
+            doc="checked when the condition fails",
+        ),
     )
     condition: Assertion
     then: Assertion
     otherwise: Assertion | None
 
-    def __init__(self, condition: Assertion, then: Assertion, otherwise: Assertion | None = None,
-                 *, message: str | None = None) -> None:
+    def __init__(
+        self,
+        condition: Assertion,
+        then: Assertion,
+        otherwise: Assertion | None = None,
+        *,
+        message: str | None = None,
+    ) -> None:
         super().__init__(message=message)
         for name, value in (("condition", condition), ("then", then)):
             if not isinstance(value, Assertion):
@@ -384,10 +441,14 @@ class When(Assertion):
         if cond.status is _F and self.otherwise is not None:
             return self.otherwise
         if cond.status is _F:
-            return Result(_S, self.kind, f"condition not met: {cond.reason}", None,
-                          children=(cond,))
-        reason = ("the condition could not be evaluated: " if cond.status is _E
-                  else "the condition was skipped: ") + cond.reason
+            return Result(
+                _S, self.kind, f"condition not met: {cond.reason}", None, children=(cond,)
+            )
+        reason = (
+            "the condition could not be evaluated: "
+            if cond.status is _E
+            else "the condition was skipped: "
+        ) + cond.reason
         return Result(cond.status, self.kind, reason, None, children=(cond,))
 
     def _check(self, subject: object) -> Result:
@@ -406,8 +467,9 @@ class When(Assertion):
 
     def _wrap(self, cond: Result, inner: Result) -> Result:
         which = "then" if cond.status is _P else "else"
-        return Result(inner.status, self.kind, inner.reason, {"branch": which},
-                      children=(cond, inner))
+        return Result(
+            inner.status, self.kind, inner.reason, {"branch": which}, children=(cond, inner)
+        )
 
     def describe(self) -> str:
         """Describe the rule."""
@@ -430,8 +492,7 @@ class _Selector(Assertion):
     def __init__(self, child: Assertion, *, message: str | None = None) -> None:
         super().__init__(message=message)
         if not isinstance(child, Assertion):
-            raise TypeError(f"{type(self).__name__} takes an assertion, got "
-                            f"{type(child).__name__}")
+            raise TypeError(f"{type(self).__name__} takes an assertion, got {type(child).__name__}")
         self._set("child", child)
 
     def needs_judge(self) -> bool:
@@ -444,18 +505,22 @@ class _Selector(Assertion):
 
     def _check(self, subject: object) -> Result:
         conversation = as_conversation(subject)
-        return self._combine(conversation, [
-            self._at(conversation, i, self.child.check(conversation.turns[i]))
-            for i in self._indexes(conversation)
-        ])
+        return self._combine(
+            conversation,
+            [
+                self._at(conversation, i, self.child.check(conversation.turns[i]))
+                for i in self._indexes(conversation)
+            ],
+        )
 
     async def _acheck(self, subject: object) -> Result:
         conversation = as_conversation(subject)
         indexes = self._indexes(conversation)
-        results = await asyncio.gather(*(self.child.acheck(conversation.turns[i])
-                                          for i in indexes))
-        return self._combine(conversation, [self._at(conversation, i, r)
-                                            for i, r in zip(indexes, results, strict=True)])
+        results = await asyncio.gather(*(self.child.acheck(conversation.turns[i]) for i in indexes))
+        return self._combine(
+            conversation,
+            [self._at(conversation, i, r) for i, r in zip(indexes, results, strict=True)],
+        )
 
     def _indexes(self, conversation: Conversation) -> list[int]:
         return list(range(len(conversation.turns)))
@@ -479,8 +544,10 @@ class OnTurn(_Selector):
 
     __slots__ = ("index",)
     kind = "on_turn"
-    params = (Param("index", "int", required=True, doc="the turn, 0-based; -1 is the last"),
-              Param("assertion", "assertion", required=True, attr="child"))
+    params = (
+        Param("index", "int", required=True, doc="the turn, 0-based; -1 is the last"),
+        Param("assertion", "assertion", required=True, attr="child"),
+    )
     index: int
 
     def __init__(self, index: int, child: Assertion, *, message: str | None = None) -> None:
@@ -497,9 +564,13 @@ class OnTurn(_Selector):
 
     def _combine(self, conversation: Conversation, results: list[Result]) -> Result:
         if not results:
-            return Result(_E, self.kind, f"the conversation has no turn {self.index} "
-                          f"(it has {len(conversation.turns)} turns)",
-                          {"index": self.index, "turns": len(conversation.turns)})
+            return Result(
+                _E,
+                self.kind,
+                f"the conversation has no turn {self.index} "
+                f"(it has {len(conversation.turns)} turns)",
+                {"index": self.index, "turns": len(conversation.turns)},
+            )
         inner = results[0]
         return Result(inner.status, self.kind, inner.reason, None, children=(inner,))
 
@@ -545,10 +616,12 @@ class OnEveryTurn(_Selector):
             bad = [r.location for r in results if r.status is status]
             first = _first(results, status)
             assert first is not None
-            reason = (f"{len(bad)} of {len(results)} turns "
-                      f"{'failed' if status is _F else 'could not be evaluated'} "
-                      f"({', '.join(str(b) for b in bad)}); first: "
-                      f"{first.location}: {first.reason}")
+            reason = (
+                f"{len(bad)} of {len(results)} turns "
+                f"{'failed' if status is _F else 'could not be evaluated'} "
+                f"({', '.join(str(b) for b in bad)}); first: "
+                f"{first.location}: {first.reason}"
+            )
         else:
             reason = f"{counts['passed']} of {len(results)} turns passed"
         return Result(status, self.kind, reason, counts, children=tuple(results))
@@ -577,7 +650,8 @@ class OnAnyTurn(_Selector):
             reason = "the conversation has no turns"
         else:
             reason = f"none of {len(results)} turns passed; last: " + (
-                f"{results[-1].location}: {results[-1].reason}")
+                f"{results[-1].location}: {results[-1].reason}"
+            )
         return Result(status, self.kind, reason, counts, children=tuple(results))
 
     def describe(self) -> str:

@@ -90,4 +90,4 @@ class TranscriptError(ChatAssertError, ValueError):
 
 
 class UsageError(ChatAssertError, RuntimeError):
-    """chatassert was used in a way that cannot work (for example `check()` inside an event loop)."""
+    """chatassert was used in a way that cannot work (such as `check()` inside an event loop)."""

@@ -314,8 +314,9 @@ class FakeJudge:
         return cls(default=Verdict(True, score, reason))
 
     @classmethod
-    def failing(cls, reason: str = "does not meet the criteria",
-                score: float | None = 0.0) -> FakeJudge:
+    def failing(
+        cls, reason: str = "does not meet the criteria", score: float | None = 0.0
+    ) -> FakeJudge:
         """A judge that fails everything."""
         return cls(default=Verdict(False, score, reason))
 

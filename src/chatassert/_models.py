@@ -1,4 +1,4 @@
-"""The subject model: tool calls, tool results, guardrail events, workflow state, turns, conversations.
+"""The subject model: tool calls and results, guardrail events, workflows, turns, conversations.
 
 All models are frozen pydantic models. A turn can be given its fields directly, or a list of
 chat `messages` from which its text (G1), tool calls (G2) and tool results are derived.
@@ -29,7 +29,7 @@ __all__ = [
     "as_turn",
 ]
 
-JSONValue: TypeAlias = None | bool | int | float | str | list[Any] | dict[str, Any]
+JSONValue: TypeAlias = bool | int | float | str | list[Any] | dict[str, Any] | None
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -170,7 +170,8 @@ def content_text(content: object) -> str | None:
         texts = [
             part.get("text", "")
             for part in content
-            if isinstance(part, Mapping) and part.get("type") in ("text", "output_text", None)
+            if isinstance(part, Mapping)
+            and part.get("type") in ("text", "output_text", None)
             and isinstance(part.get("text"), str)
         ]
         return "".join(texts) if texts else None
@@ -223,8 +224,9 @@ class Turn(BaseModel):
     def _derive_from_messages(cls, data: Any) -> Any:
         if not isinstance(data, Mapping) or not data.get("messages"):
             return data
-        messages = [m if isinstance(m, Message) else Message.model_validate(m)
-                    for m in data["messages"]]
+        messages = [
+            m if isinstance(m, Message) else Message.model_validate(m) for m in data["messages"]
+        ]
         out = dict(data)
         out["messages"] = messages
         if "input" not in out:
@@ -323,7 +325,9 @@ class Conversation(BaseModel):
         out = {k: v for k, v in data.items() if k != "messages"}
         if "turns" in out:
             raise ValueError("give either 'turns' or 'messages', not both")
-        out["turns"] = [Turn(messages=group) for group in split_turns(data["messages"])]
+        out["turns"] = [
+            Turn.model_validate({"messages": group}) for group in split_turns(data["messages"])
+        ]
         return out
 
     @classmethod

@@ -279,14 +279,25 @@ def build(
         _load_builtins()
         table = _REGISTRY
     if not isinstance(node, Mapping):
-        ctx.problem(node, path, "an assertion must be a mapping", expected="a mapping with "
-                    "'type'", found=node)
+        ctx.problem(
+            node,
+            path,
+            "an assertion must be a mapping",
+            expected="a mapping with 'type'",
+            found=node,
+        )
         return None
     raw_type = node.get("type")
     if not isinstance(raw_type, str) or not raw_type.strip():
-        ctx.problem(node, path, "the assertion has no 'type'", key="type",
-                    expected=f"one of the {dialect} types", found=raw_type if "type" in node
-                    else MISSING, hint="add 'type: <name>'")
+        ctx.problem(
+            node,
+            path,
+            "the assertion has no 'type'",
+            key="type",
+            expected=f"one of the {dialect} types",
+            found=raw_type if "type" in node else MISSING,
+            hint="add 'type: <name>'",
+        )
         return None
     type_name = normalise_type(raw_type)
     cls = table.get(type_name)
@@ -325,13 +336,19 @@ def build_typed(
     if message is None and isinstance(node.get("description"), str):
         message = node.get("description")
     if message is not None and not isinstance(message, str):
-        ctx.problem(node, join_path(path, "message"), "'message' must be a string", key="message",
-                    expected="a string", found=message)
+        ctx.problem(
+            node,
+            join_path(path, "message"),
+            "'message' must be a string",
+            key="message",
+            expected="a string",
+            found=message,
+        )
     for key, value in node.items():
         if key in _RESERVED or key in ignore:
             continue
-        param = by_name.get(key) if isinstance(key, str) else None
-        if param is None:
+        found_param = by_name.get(key) if isinstance(key, str) else None
+        if found_param is None:
             names = [p.name for p in cls.params]
             ctx.problem(
                 node,
@@ -342,9 +359,15 @@ def build_typed(
                 or (f"valid parameters: {', '.join(names)}" if names else "it takes none"),
             )
             continue
+        param = found_param
         if param.name in given_as:
-            ctx.problem(node, join_path(path, str(key)), f"{key!r} and {given_as[param.name]!r} "
-                        "are two spellings of one parameter; give only one", key=key)
+            ctx.problem(
+                node,
+                join_path(path, str(key)),
+                f"{key!r} and {given_as[param.name]!r} "
+                "are two spellings of one parameter; give only one",
+                key=key,
+            )
             continue
         given_as[param.name] = str(key)
         converted = _convert(param, value, node, key, ctx, join_path(path, str(key)), dialect)
@@ -363,7 +386,7 @@ def build_typed(
         return None
     kwargs = {name: ctx.options[name] for name in cls.options if name in ctx.options}
     try:
-        return cls(**values, **kwargs, message=message)  # type: ignore[call-arg]
+        return cls(**values, **kwargs, message=message)
     except (ValueError, TypeError) as exc:
         ctx.problem(node, path, str(exc), key="type")
         return None
@@ -434,8 +457,9 @@ def _convert(
     elif kind == "assertions":
         if not isinstance(value, list):
             return bad()
-        built = [build(item, ctx, join_path(path, i), dialect=dialect)
-                 for i, item in enumerate(value)]
+        built = [
+            build(item, ctx, join_path(path, i), dialect=dialect) for i, item in enumerate(value)
+        ]
         if any(b is None for b in built):
             return MISSING
         return tuple(built)

@@ -138,9 +138,7 @@ class Result:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Result):
             return NotImplemented
-        return all(
-            getattr(self, f) == getattr(other, f) for f in self._FIELDS if f != "duration"
-        )
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS if f != "duration")
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -159,7 +157,7 @@ class Result:
         while stack:
             ancestors, node = stack.pop()
             yield ancestors, node
-            stack.extend((ancestors + (node,), c) for c in reversed(node.children))
+            stack.extend(((*ancestors, node), c) for c in reversed(node.children))
 
     def leaves(self) -> Iterator[Result]:
         """Yield the results that have no children, in order."""

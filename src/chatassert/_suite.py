@@ -92,15 +92,16 @@ class Case:
         """Check asynchronously: judged assertions of all turns run concurrently."""
         if self.subject == "json":
             outs = await asyncio.gather(*(a.acheck(subject) for a in self.checks))
-            return self._finish([self._whole(a, r) for a, r in zip(self.checks, outs,
-                                                                   strict=True)])
+            return self._finish([self._whole(a, r) for a, r in zip(self.checks, outs, strict=True)])
         conversation = as_conversation(subject)
         user_turns = _user_turns(conversation)
-        turn_results = await asyncio.gather(*(self._aturn(i, spec, user_turns)
-                                              for i, spec in enumerate(self.turns)))
+        turn_results = await asyncio.gather(
+            *(self._aturn(i, spec, user_turns) for i, spec in enumerate(self.turns))
+        )
         whole = await asyncio.gather(*(a.acheck(conversation) for a in self.checks))
-        return self._finish([*turn_results, *(self._whole(a, r) for a, r in
-                                              zip(self.checks, whole, strict=True))])
+        return self._finish(
+            [*turn_results, *(self._whole(a, r) for a, r in zip(self.checks, whole, strict=True))]
+        )
 
     def _turn(self, index: int, spec: TurnSpec, user_turns: list[tuple[int, Turn]]) -> Result:
         if index >= len(user_turns):
@@ -117,8 +118,9 @@ class Case:
             results.append(result)
         return _turn_result(position, index, spec, turn, results)
 
-    async def _aturn(self, index: int, spec: TurnSpec,
-                     user_turns: list[tuple[int, Turn]]) -> Result:
+    async def _aturn(
+        self, index: int, spec: TurnSpec, user_turns: list[tuple[int, Turn]]
+    ) -> Result:
         if index >= len(user_turns):
             return self._missing_turn(index, spec, len(user_turns))
         position, turn = user_turns[index]
@@ -158,34 +160,41 @@ class Case:
             counts[leaf_status.value] += 1
         if status is _P:
             reason = f"all {counts['passed']} assertions passed"
-        elif status is _S:
-            reason = "every assertion was skipped"
         else:
             first = next(r for _, r in _walk(results) if r.status is status and not r.children)
             what = "failed" if status is _F else "could not be evaluated"
-            reason = (f"{counts[status.value]} assertion{'s' if counts[status.value] != 1 else ''}"
-                      f" {what}; first: {first.label}: {first.reason}")
-        return Result(status, "case", reason, counts, message=self.name,
-                      children=tuple(results))
+            reason = (
+                f"{counts[status.value]} assertion{'s' if counts[status.value] != 1 else ''}"
+                f" {what}; first: {first.label}: {first.reason}"
+            )
+        return Result(status, "case", reason, counts, message=self.name, children=tuple(results))
 
 
 def _skipped(assertion: Assertion) -> Result:
-    return Result(_S, assertion.kind, "not evaluated: an earlier assertion of this turn failed "
-                  "(fail_fast)", {"fail_fast": True}, message=assertion.message)
+    return Result(
+        _S,
+        assertion.kind,
+        "not evaluated: an earlier assertion of this turn failed (fail_fast)",
+        {"fail_fast": True},
+        message=assertion.message,
+    )
 
 
-def _turn_result(position: int, index: int, spec: TurnSpec, turn: Turn,
-                 results: list[Result]) -> Result:
+def _turn_result(
+    position: int, index: int, spec: TurnSpec, turn: Turn, results: list[Result]
+) -> Result:
     status = all_status([r.status for r in results])
     failed = sum(r.status is _F for r in results)
     errors = sum(r.status is _E for r in results)
     parts = [f"{failed} of {len(results)} failed"] if failed else []
     parts += [f"{errors} could not be evaluated"] if errors else []
-    reason = ", ".join(parts) or f"{len(results)} assertion{'s' if len(results) != 1 else ''} " \
-        "passed"
+    reason = (
+        ", ".join(parts) or f"{len(results)} assertion{'s' if len(results) != 1 else ''} passed"
+    )
     details: dict[str, Any] = {"turn_index": index, "input": turn.input}
-    return Result(status, "turn", reason, details, children=tuple(results),
-                  location=f"turns[{position}]")
+    return Result(
+        status, "turn", reason, details, children=tuple(results), location=f"turns[{position}]"
+    )
 
 
 def _user_turns(conversation: Conversation) -> list[tuple[int, Turn]]:
@@ -244,8 +253,9 @@ class Suite:
         `name`, `id`); else the case whose first user input equals the conversation's first user
         message; else, for a suite of one case, that case; else none.
         """
-        keys = [conversation.id] + [conversation.metadata.get(k)
-                                    for k in ("case", "test_case", "name", "id")]
+        keys = [conversation.id] + [
+            conversation.metadata.get(k) for k in ("case", "test_case", "name", "id")
+        ]
         for key in keys:
             found = self.find(key)
             if found is not None:
@@ -254,8 +264,11 @@ class Suite:
         if first_input is not None:
             wanted = " ".join(first_input.split())
             for case in self.cases:
-                if case.turns and case.turns[0].input is not None and \
-                        " ".join(case.turns[0].input.split()) == wanted:
+                if (
+                    case.turns
+                    and case.turns[0].input is not None
+                    and " ".join(case.turns[0].input.split()) == wanted
+                ):
                     return [case]
         if len(self.cases) == 1:
             return [self.cases[0]]

@@ -114,8 +114,10 @@ class Mismatch:
         """Explain the mismatch as a reason fragment."""
         if self.missing:
             return f"tool '{tool}' was called without argument '{self.argument}'"
-        return (f"tool '{tool}' was called with {self.argument}={_render(self.actual)}, "
-                f"expected {_render(self.expected)}")
+        return (
+            f"tool '{tool}' was called with {self.argument}={_render(self.actual)}, "
+            f"expected {_render(self.expected)}"
+        )
 
 
 def _render(value: Any) -> str:
@@ -168,19 +170,24 @@ class ContainsFunctionCall(Assertion):
         "Expected tool 'cancel', found: ['create_reservation']"
     """
 
-    __slots__ = ("tool", "arguments")
+    __slots__ = ("arguments", "tool")
     kind = "contains_function_call"
     dialect_names = {"flat": "contains_function_call"}
     params = (
         Param("value", "str", required=True, attr="tool", doc="the tool's exact name"),
-        Param("arguments", "mapping", default=None,
-              doc="arguments the call must have (partial, loose match)"),
+        Param(
+            "arguments",
+            "mapping",
+            default=None,
+            doc="arguments the call must have (partial, loose match)",
+        ),
     )
     tool: str
     arguments: dict[str, Any] | None
 
-    def __init__(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
-                 message: str | None = None) -> None:
+    def __init__(
+        self, tool: str, arguments: Mapping[str, Any] | None = None, *, message: str | None = None
+    ) -> None:
         super().__init__(message=message)
         if not isinstance(tool, str) or not tool.strip():
             raise ValueError("contains_function_call needs a non-empty tool name")
@@ -197,8 +204,7 @@ class ContainsFunctionCall(Assertion):
         if not named:
             if self.arguments is not None:
                 details["arguments"] = self.arguments
-            return Result(_F, self.kind, f"Expected tool '{self.tool}', found: {called}",
-                          details)
+            return Result(_F, self.kind, f"Expected tool '{self.tool}', found: {called}", details)
         if self.arguments is None:
             return Result(_P, self.kind, "", details)
         details["arguments"] = self.arguments
@@ -216,15 +222,25 @@ class ContainsFunctionCall(Assertion):
                 continue
             mismatches = argument_mismatches(self.arguments, call.arguments)
             if not mismatches:
-                return Result(_P, self.kind, "", {**details, "calls": [
-                    {"arguments": call.arguments, "mismatches": []}]})
+                return Result(
+                    _P,
+                    self.kind,
+                    "",
+                    {**details, "calls": [{"arguments": call.arguments, "mismatches": []}]},
+                )
             first = first or mismatches[0]
-            reports.append({"arguments": call.arguments,
-                            "mismatches": [m.to_dict() for m in mismatches]})
+            reports.append(
+                {"arguments": call.arguments, "mismatches": [m.to_dict() for m in mismatches]}
+            )
         details["calls"] = reports
         if invalid is not None:
-            return Result(_E, self.kind, f"tool '{self.tool}' was called with arguments that "
-                          f"are not valid JSON ({invalid.arguments_error})", details)
+            return Result(
+                _E,
+                self.kind,
+                f"tool '{self.tool}' was called with arguments that "
+                f"are not valid JSON ({invalid.arguments_error})",
+                details,
+            )
         assert first is not None
         return Result(_F, self.kind, first.describe(self.tool), details)
 

@@ -18,8 +18,15 @@ from typing import Any
 
 from chatassert._result import Result, Status, shorten
 
-__all__ = ["EXIT_ERRORS", "EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "Outcome", "Summary",
-           "render_text"]
+__all__ = [
+    "EXIT_ERRORS",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "Outcome",
+    "Summary",
+    "render_text",
+]
 
 EXIT_OK = 0
 """Every check passed."""
@@ -51,8 +58,13 @@ class Outcome:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form: the identifying fields and the whole result tree."""
-        return {"suite": self.suite, "case": self.case, "source": self.source,
-                "subject_id": self.subject_id, "result": self.result.to_dict()}
+        return {
+            "suite": self.suite,
+            "case": self.case,
+            "source": self.source,
+            "subject_id": self.subject_id,
+            "result": self.result.to_dict(),
+        }
 
 
 @dataclass
@@ -116,13 +128,16 @@ def _assertion_statuses(result: Result) -> Iterable[tuple[str, Status]]:
             yield child.label, child.status
 
 
-def render_text(summary: Summary, *, max_failures: int = 10, verbose: bool = False,
-                width: int = 120) -> str:
+def render_text(
+    summary: Summary, *, max_failures: int = 10, verbose: bool = False, width: int = 120
+) -> str:
     """Render a terminal summary: counts, a table per assertion, then the first failures."""
     lines: list[str] = []
     c = summary.counts
-    head = (f"{summary.total} checked: {c['passed']} passed, {c['failed']} failed, "
-            f"{c['error']} errors, {c['skipped']} skipped")
+    head = (
+        f"{summary.total} checked: {c['passed']} passed, {c['failed']} failed, "
+        f"{c['error']} errors, {c['skipped']} skipped"
+    )
     if summary.unreadable_count:
         head += f"; {summary.unreadable_count} unreadable log lines"
     if summary.unmatched:
@@ -133,10 +148,13 @@ def render_text(summary: Summary, *, max_failures: int = 10, verbose: bool = Fal
         for label, counts in sorted(summary.per_assertion.items()):
             total = sum(counts.values())
             rate = counts["passed"] / total if total else 0.0
-            lines.append(f"  {shorten(label, 48):<{width_label}}  {rate:6.1%} passed  "
-                         f"({counts['passed']}/{total}"
-                         + (f", {counts['failed']} failed" if counts["failed"] else "")
-                         + (f", {counts['error']} errors" if counts["error"] else "") + ")")
+            lines.append(
+                f"  {shorten(label, 48):<{width_label}}  {rate:6.1%} passed  "
+                f"({counts['passed']}/{total}"
+                + (f", {counts['failed']} failed" if counts["failed"] else "")
+                + (f", {counts['error']} errors" if counts["error"] else "")
+                + ")"
+            )
     if summary.failures:
         lines.append("")
         shown = summary.failures[:max_failures]

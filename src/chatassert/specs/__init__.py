@@ -65,8 +65,9 @@ def _by_name(name: str) -> Dialect:
     return known[name]
 
 
-def load_suite(path: str | os.PathLike[str], *, dialect: str | None = None,
-               **options: Any) -> Suite:
+def load_suite(
+    path: str | os.PathLike[str], *, dialect: str | None = None, **options: Any
+) -> Suite:
     """Load a spec file (YAML or JSON) into a `Suite`.
 
     Args:
@@ -85,20 +86,27 @@ def load_suite(path: str | os.PathLike[str], *, dialect: str | None = None,
     return loads_suite(text, filename=file, dialect=dialect, **options)
 
 
-def loads_suite(text: str, *, filename: str | None = None, dialect: str | None = None,
-                **options: Any) -> Suite:
+def loads_suite(
+    text: str, *, filename: str | None = None, dialect: str | None = None, **options: Any
+) -> Suite:
     """Load a spec from text; see `load_suite`."""
     doc = parse_yaml(text, filename)
     if doc is None:
-        raise SpecError([SpecProblem("the spec is empty", file=filename,
-                                     hint="add assertions, turns or test cases")])
+        raise SpecError(
+            [
+                SpecProblem(
+                    "the spec is empty", file=filename, hint="add assertions, turns or test cases"
+                )
+            ]
+        )
     chosen = _by_name(dialect) if dialect else detect_dialect(doc)
     ctx = SpecContext(file=filename, options=options)
     cases = chosen.translate(doc, ctx)
     _check_unique_names(cases, ctx)
     ctx.raise_if_problems()
-    name = doc.get("name") if isinstance(doc, Mapping) and isinstance(doc.get("name"), str) \
-        else None
+    name = (
+        doc.get("name") if isinstance(doc, Mapping) and isinstance(doc.get("name"), str) else None
+    )
     if name is None:
         name = Path(filename).name.split(".", 1)[0] if filename else "suite"
     return Suite(name=name, cases=tuple(cases), dialect=chosen.name, source=filename)
@@ -108,14 +116,19 @@ def _check_unique_names(cases: list[Case], ctx: SpecContext) -> None:
     seen: dict[str, str] = {}
     for case in cases:
         if case.name in seen:
-            ctx.problems.append(SpecProblem(
-                f"two cases are named {case.name!r} ({seen[case.name]} and {case.source})",
-                file=ctx.file, hint="give each case a unique name"))
+            ctx.problems.append(
+                SpecProblem(
+                    f"two cases are named {case.name!r} ({seen[case.name]} and {case.source})",
+                    file=ctx.file,
+                    hint="give each case a unique name",
+                )
+            )
         seen[case.name] = case.source
 
 
-def load_assertion(spec: Any, *, dialect: str = "native", filename: str | None = None,
-                   **options: Any) -> Assertion:
+def load_assertion(
+    spec: Any, *, dialect: str = "native", filename: str | None = None, **options: Any
+) -> Assertion:
     """Build one assertion from a mapping or from YAML/JSON text of one.
 
     `dialect` chooses the type names accepted: `native` (every registered kind) or a
@@ -130,8 +143,7 @@ def load_assertion(spec: Any, *, dialect: str = "native", filename: str | None =
         spec = parse_yaml(spec, filename)
     table = None if dialect == "native" else dialect_types(dialect)
     if table is not None and not table:
-        raise SpecError([SpecProblem(f"dialect {dialect!r} has no assertion types",
-                                     file=filename)])
+        raise SpecError([SpecProblem(f"dialect {dialect!r} has no assertion types", file=filename)])
     ctx = SpecContext(file=filename, options=options)
     built = build(spec, ctx, "", table=table, dialect=dialect)
     ctx.raise_if_problems()

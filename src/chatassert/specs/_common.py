@@ -69,54 +69,84 @@ def dialects() -> list[Dialect]:
     return sorted(_DIALECTS.values(), key=lambda d: (d.priority, d.name))
 
 
-def check_keys(node: Mapping[str, Any], allowed: Iterable[str], ctx: SpecContext, path: str,
-               what: str) -> None:
+def check_keys(
+    node: Mapping[str, Any], allowed: Iterable[str], ctx: SpecContext, path: str, what: str
+) -> None:
     """Report every key of `node` that is not in `allowed`, with a "did you mean" hint."""
     allowed = list(allowed)
     for key in node:
         if key not in allowed:
-            ctx.problem(node, join_path(path, str(key)), f"unknown key {key!r} in {what}",
-                        key=key, hint=did_you_mean(str(key), allowed)
-                        or f"valid keys: {', '.join(allowed)}")
+            ctx.problem(
+                node,
+                join_path(path, str(key)),
+                f"unknown key {key!r} in {what}",
+                key=key,
+                hint=did_you_mean(str(key), allowed) or f"valid keys: {', '.join(allowed)}",
+            )
 
 
-def require_str(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str, *,
-                required: bool = True) -> str | None:
+def require_str(
+    node: Mapping[str, Any], key: str, ctx: SpecContext, path: str, *, required: bool = True
+) -> str | None:
     """Return `node[key]` if it is a non-empty string; report a problem otherwise."""
     if key not in node:
         if required:
-            ctx.problem(node, path, f"missing {key!r}", expected="a non-empty string",
-                        hint=f"add '{key}: ...'")
+            ctx.problem(
+                node,
+                path,
+                f"missing {key!r}",
+                expected="a non-empty string",
+                hint=f"add '{key}: ...'",
+            )
         return None
     value = node[key]
     if isinstance(value, int | float) and not isinstance(value, bool):
         return str(value)
     if not isinstance(value, str) or not value.strip():
-        ctx.problem(node, join_path(path, key), f"{key!r} must be a non-empty string", key=key,
-                    expected="a non-empty string", found=value)
+        ctx.problem(
+            node,
+            join_path(path, key),
+            f"{key!r} must be a non-empty string",
+            key=key,
+            expected="a non-empty string",
+            found=value,
+        )
         return None
     return value
 
 
-def require_list(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str, *,
-                 required: bool = True) -> list[Any] | None:
+def require_list(
+    node: Mapping[str, Any], key: str, ctx: SpecContext, path: str, *, required: bool = True
+) -> list[Any] | None:
     """Return `node[key]` if it is a list; report a problem otherwise."""
     if key not in node:
         if required:
-            ctx.problem(node, path, f"missing {key!r}", expected="a list",
-                        hint=f"add '{key}:' with a list")
+            ctx.problem(
+                node, path, f"missing {key!r}", expected="a list", hint=f"add '{key}:' with a list"
+            )
         return None
     value = node[key]
     if not isinstance(value, list):
-        ctx.problem(node, join_path(path, key), f"{key!r} must be a list", key=key,
-                    expected="a list", found=value)
+        ctx.problem(
+            node,
+            join_path(path, key),
+            f"{key!r} must be a list",
+            key=key,
+            expected="a list",
+            found=value,
+        )
         return None
     return value
 
 
-def build_list(items: Sequence[Any], ctx: SpecContext, path: str, *,
-               table: Mapping[str, type[Assertion]] | None = None,
-               dialect: str = "native") -> list[Assertion]:
+def build_list(
+    items: Sequence[Any],
+    ctx: SpecContext,
+    path: str,
+    *,
+    table: Mapping[str, type[Assertion]] | None = None,
+    dialect: str = "native",
+) -> list[Assertion]:
     """Build each assertion of a list, reporting problems per item and carrying on."""
     out: list[Assertion] = []
     for i, item in enumerate(items):
@@ -146,8 +176,14 @@ def levels(assertion: Assertion) -> set[str]:
     return out
 
 
-def whole_subject(assertions: Sequence[Assertion], nodes: Sequence[Any], ctx: SpecContext,
-                  path: str, *, wrap_turn_checks: bool) -> list[Assertion]:
+def whole_subject(
+    assertions: Sequence[Assertion],
+    nodes: Sequence[Any],
+    ctx: SpecContext,
+    path: str,
+    *,
+    wrap_turn_checks: bool,
+) -> list[Assertion]:
     """Prepare assertions that check a whole conversation.
 
     Turn-level assertions are wrapped in `OnEveryTurn` when `wrap_turn_checks` is true and
@@ -161,10 +197,14 @@ def whole_subject(assertions: Sequence[Assertion], nodes: Sequence[Any], ctx: Sp
                 out.append(OnEveryTurn(assertion))
                 continue
             node = nodes[i] if i < len(nodes) else None
-            ctx.problem(node, join_path(path, i), f"{assertion.kind!r} checks one turn, but "
-                        "this position checks the whole conversation",
-                        hint="wrap it in on_every_turn, on_last_turn, on_any_turn or on_turn, "
-                        "or move it under a turn's assertions")
+            ctx.problem(
+                node,
+                join_path(path, i),
+                f"{assertion.kind!r} checks one turn, but "
+                "this position checks the whole conversation",
+                hint="wrap it in on_every_turn, on_last_turn, on_any_turn or on_turn, "
+                "or move it under a turn's assertions",
+            )
             continue
         out.append(assertion)
     return out
@@ -184,23 +224,39 @@ def str_list(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str) -> 
         return (value,)
     if isinstance(value, list) and all(isinstance(v, str | int) for v in value):
         return tuple(str(v) for v in value)
-    ctx.problem(node, join_path(path, key), f"{key!r} must be a list of strings", key=key,
-                expected="a list of strings", found=value)
+    ctx.problem(
+        node,
+        join_path(path, key),
+        f"{key!r} must be a list of strings",
+        key=key,
+        expected="a list of strings",
+        found=value,
+    )
     return ()
 
 
-def flat_turns(turn_nodes: Sequence[Any], ctx: SpecContext, path: str, *,
-               table: Mapping[str, type[Assertion]] | None, dialect: str,
-               input_keys: Sequence[str] = ("user_input",),
-               extra_keys: Sequence[str] = ()) -> list[TurnSpec]:
+def flat_turns(
+    turn_nodes: Sequence[Any],
+    ctx: SpecContext,
+    path: str,
+    *,
+    table: Mapping[str, type[Assertion]] | None,
+    dialect: str,
+    input_keys: Sequence[str] = ("user_input",),
+    extra_keys: Sequence[str] = (),
+) -> list[TurnSpec]:
     """Translate `turns: [{user_input, assertions}]` (flat and native share this shape)."""
     out: list[TurnSpec] = []
     for i, node in enumerate(turn_nodes):
         turn_path = join_path(path, i)
         if not isinstance(node, Mapping):
-            ctx.problem(node, turn_path, "a turn must be a mapping",
-                        expected=f"a mapping with {input_keys[0]!r} and 'assertions'",
-                        found=node)
+            ctx.problem(
+                node,
+                turn_path,
+                "a turn must be a mapping",
+                expected=f"a mapping with {input_keys[0]!r} and 'assertions'",
+                found=node,
+            )
             continue
         check_keys(node, [*input_keys, "assertions", *extra_keys], ctx, turn_path, "a turn")
         text = None
@@ -208,8 +264,9 @@ def flat_turns(turn_nodes: Sequence[Any], ctx: SpecContext, path: str, *,
             if key in node:
                 text = require_str(node, key, ctx, turn_path)
         items = require_list(node, "assertions", ctx, turn_path, required=False) or []
-        built = build_list(items, ctx, join_path(turn_path, "assertions"), table=table,
-                           dialect=dialect)
+        built = build_list(
+            items, ctx, join_path(turn_path, "assertions"), table=table, dialect=dialect
+        )
         out.append(TurnSpec(tuple(built), input=text, source=turn_path))
     return out
 
@@ -217,5 +274,9 @@ def flat_turns(turn_nodes: Sequence[Any], ctx: SpecContext, path: str, *,
 def ensure_not_empty(case: Case, node: object, ctx: SpecContext, path: str) -> None:
     """Report a case with no assertions at all: it would pass vacuously (G4)."""
     if not case.assertions():
-        ctx.problem(node, path, f"case {case.name!r} has no assertions, so it would pass "
-                    "vacuously", hint="add assertions, or remove the case")
+        ctx.problem(
+            node,
+            path,
+            f"case {case.name!r} has no assertions, so it would pass vacuously",
+            hint="add assertions, or remove the case",
+        )

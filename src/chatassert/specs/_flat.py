@@ -36,8 +36,13 @@ _CASE_KEYS = ("name", "turns", "tags", "description", "id")
 
 
 def _is_assertion_list(doc: Any) -> bool:
-    return isinstance(doc, list) and bool(doc) and all(
-        isinstance(item, Mapping) and "type" in item and "params" not in item for item in doc)
+    return (
+        isinstance(doc, list)
+        and bool(doc)
+        and all(
+            isinstance(item, Mapping) and "type" in item and "params" not in item for item in doc
+        )
+    )
 
 
 def detect(doc: Any) -> bool:
@@ -56,28 +61,50 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
         checks = whole_subject(built, items, ctx, "", wrap_turn_checks=True)
         return [Case(name=_stem(ctx), checks=tuple(checks), source=ctx.file or "")]
     if not isinstance(doc, Mapping):
-        ctx.problem(doc, "", "a flat spec must be a mapping or a list of assertions",
-                    expected="'turns:', 'test_cases:', or a list of {type, value}", found=doc)
+        ctx.problem(
+            doc,
+            "",
+            "a flat spec must be a mapping or a list of assertions",
+            expected="'turns:', 'test_cases:', or a list of {type, value}",
+            found=doc,
+        )
         return []
     if "test_cases" in doc:
         check_keys(doc, ["test_cases", "name", "description"], ctx, "", "a flat suite")
         nodes = require_list(doc, "test_cases", ctx, "") or []
         if not nodes:
-            ctx.problem(doc, "test_cases", "'test_cases' is empty", key="test_cases",
-                        hint="add at least one case")
-        cases = [_case(node, ctx, join_path("test_cases", i), table)
-                 for i, node in enumerate(nodes)]
+            ctx.problem(
+                doc,
+                "test_cases",
+                "'test_cases' is empty",
+                key="test_cases",
+                hint="add at least one case",
+            )
+        cases = [
+            _case(node, ctx, join_path("test_cases", i), table) for i, node in enumerate(nodes)
+        ]
         return [c for c in cases if c is not None]
     check_keys(doc, _CASE_KEYS, ctx, "", "a flat test file")
     case = _case(doc, ctx, "", table, default_name=_stem(ctx))
     return [case] if case is not None else []
 
 
-def _case(node: Any, ctx: SpecContext, path: str, table: Mapping[str, Any], *,
-          default_name: str | None = None) -> Case | None:
+def _case(
+    node: Any,
+    ctx: SpecContext,
+    path: str,
+    table: Mapping[str, Any],
+    *,
+    default_name: str | None = None,
+) -> Case | None:
     if not isinstance(node, Mapping):
-        ctx.problem(node, path, "a test case must be a mapping",
-                    expected="a mapping with 'name' and 'turns'", found=node)
+        ctx.problem(
+            node,
+            path,
+            "a test case must be a mapping",
+            expected="a mapping with 'name' and 'turns'",
+            found=node,
+        )
         return None
     before = len(ctx.problems)
     if default_name is None:
@@ -86,8 +113,14 @@ def _case(node: Any, ctx: SpecContext, path: str, table: Mapping[str, Any], *,
     turn_nodes = require_list(node, "turns", ctx, path) or []
     turns = flat_turns(turn_nodes, ctx, join_path(path, "turns"), table=table, dialect="flat")
     description = node.get("description") if isinstance(node.get("description"), str) else None
-    case = Case(name=name, turns=tuple(turns), id=_id(node), tags=str_list(node, "tags", ctx, path),
-                description=description, source=f"{ctx.file or ''}: {path}".strip(": "))
+    case = Case(
+        name=name,
+        turns=tuple(turns),
+        id=_id(node),
+        tags=str_list(node, "tags", ctx, path),
+        description=description,
+        source=f"{ctx.file or ''}: {path}".strip(": "),
+    )
     if len(ctx.problems) == before:
         ensure_not_empty(case, node, ctx, path)
     return case
@@ -105,6 +138,13 @@ def _stem(ctx: SpecContext) -> str:
     return name.split(".", 1)[0] or name
 
 
-FLAT = register_dialect(Dialect("flat", detect, translate, priority=90,
-                                description="flat assertion types for agent turns "
-                                "(contains, matches, contains_function_call, llm_rubric, ...)"))
+FLAT = register_dialect(
+    Dialect(
+        "flat",
+        detect,
+        translate,
+        priority=90,
+        description="flat assertion types for agent turns "
+        "(contains, matches, contains_function_call, llm_rubric, ...)",
+    )
+)

@@ -51,11 +51,21 @@ def detect(doc: Any) -> bool:
 def translate(doc: Any, ctx: SpecContext) -> list[Case]:
     """Translate a native suite into cases."""
     assert isinstance(doc, Mapping)
-    check_keys(doc, ["chatassert", "name", "description", "cases", "assertions", "fail_fast"],
-               ctx, "", "a native suite")
+    check_keys(
+        doc,
+        ["chatassert", "name", "description", "cases", "assertions", "fail_fast"],
+        ctx,
+        "",
+        "a native suite",
+    )
     if doc.get("chatassert") != NATIVE_VERSION:
-        ctx.problem(doc, "chatassert", f"unsupported native spec version {doc.get('chatassert')!r}",
-                    key="chatassert", expected=str(NATIVE_VERSION))
+        ctx.problem(
+            doc,
+            "chatassert",
+            f"unsupported native spec version {doc.get('chatassert')!r}",
+            key="chatassert",
+            expected=str(NATIVE_VERSION),
+        )
     fail_fast = doc.get("fail_fast", False) is True
     cases: list[Case] = []
     for i, node in enumerate(require_list(doc, "cases", ctx, "", required=False) or []):
@@ -67,11 +77,21 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
         built = build_list(shared_nodes, ctx, "assertions")
         checks = whole_subject(built, shared_nodes, ctx, "assertions", wrap_turn_checks=True)
         name = require_str(doc, "name", ctx, "", required=False) or "assertions"
-        cases.append(Case(name=name, checks=tuple(checks), fail_fast=fail_fast,
-                          source=f"{ctx.file or ''}: assertions".strip(": ")))
+        cases.append(
+            Case(
+                name=name,
+                checks=tuple(checks),
+                fail_fast=fail_fast,
+                source=f"{ctx.file or ''}: assertions".strip(": "),
+            )
+        )
     if not cases:
-        ctx.problem(doc, "", "the suite has no cases and no assertions",
-                    hint="add 'cases:' or 'assertions:'")
+        ctx.problem(
+            doc,
+            "",
+            "the suite has no cases and no assertions",
+            hint="add 'cases:' or 'assertions:'",
+        )
     return cases
 
 
@@ -82,25 +102,40 @@ def _case(node: Any, ctx: SpecContext, path: str, fail_fast: bool) -> Case | Non
     before = len(ctx.problems)
     check_keys(node, _CASE_KEYS, ctx, path, "a case")
     name = require_str(node, "name", ctx, path, required=False) or path
-    turns = flat_turns(require_list(node, "turns", ctx, path, required=False) or [], ctx,
-                       join_path(path, "turns"), table=None, dialect="native",
-                       input_keys=("input", "user_input"))
+    turns = flat_turns(
+        require_list(node, "turns", ctx, path, required=False) or [],
+        ctx,
+        join_path(path, "turns"),
+        table=None,
+        dialect="native",
+        input_keys=("input", "user_input"),
+    )
     whole_nodes = require_list(node, "assertions", ctx, path, required=False) or []
     built = build_list(whole_nodes, ctx, join_path(path, "assertions"))
-    checks = whole_subject(built, whole_nodes, ctx, join_path(path, "assertions"),
-                           wrap_turn_checks=False)
-    case = Case(name=name, turns=tuple(turns), checks=tuple(checks),
-                id=None if node.get("id") is None else str(node["id"]),
-                tags=str_list(node, "tags", ctx, path),
-                description=node.get("description") if isinstance(node.get("description"), str)
-                else None,
-                fail_fast=node.get("fail_fast", fail_fast) is True,
-                source=f"{ctx.file or ''}: {path}".strip(": "))
+    checks = whole_subject(
+        built, whole_nodes, ctx, join_path(path, "assertions"), wrap_turn_checks=False
+    )
+    case = Case(
+        name=name,
+        turns=tuple(turns),
+        checks=tuple(checks),
+        id=None if node.get("id") is None else str(node["id"]),
+        tags=str_list(node, "tags", ctx, path),
+        description=node.get("description") if isinstance(node.get("description"), str) else None,
+        fail_fast=node.get("fail_fast", fail_fast) is True,
+        source=f"{ctx.file or ''}: {path}".strip(": "),
+    )
     if len(ctx.problems) == before:
         ensure_not_empty(case, node, ctx, path)
     return case
 
 
-NATIVE = register_dialect(Dialect("native", detect, translate, priority=0,
-                                  description="chatassert's own format: every type and "
-                                  "combinator"))
+NATIVE = register_dialect(
+    Dialect(
+        "native",
+        detect,
+        translate,
+        priority=0,
+        description="chatassert's own format: every type and combinator",
+    )
+)

@@ -38,8 +38,7 @@ class _Loader(yaml.SafeLoader):
     """SafeLoader with locations, no timestamp conversion and duplicate-key detection."""
 
     yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers
-                if tag != "tag:yaml.org,2002:timestamp"]
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
 
@@ -55,7 +54,8 @@ class _Loader(yaml.SafeLoader):
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, str | int | float | bool) and key is not None:
                 raise yaml.constructor.ConstructorError(
-                    None, None, "mapping keys must be scalars", key_node.start_mark)
+                    None, None, "mapping keys must be scalars", key_node.start_mark
+                )
             line = key_node.start_mark.line + 1
             if key in out:
                 self.duplicates.append((key, line))
@@ -87,17 +87,30 @@ def parse_yaml(text: str, filename: str | None = None) -> Any:
         line = mark.line + 1 if mark is not None else None
         column = f", column {mark.column + 1}" if mark is not None else ""
         problem = exc.problem or exc.context or "invalid YAML"
-        raise SpecError([SpecProblem(f"invalid YAML: {problem}{column}", file=filename,
-                                     line=line, hint="check the indentation and quoting "
-                                     "around this line")]) from None
+        raise SpecError(
+            [
+                SpecProblem(
+                    f"invalid YAML: {problem}{column}",
+                    file=filename,
+                    line=line,
+                    hint="check the indentation and quoting around this line",
+                )
+            ]
+        ) from None
     except yaml.YAMLError as exc:
         raise SpecError([SpecProblem(f"invalid YAML: {exc}", file=filename)]) from None
     finally:
         loader.dispose()
     if loader.duplicates:
-        raise SpecError([
-            SpecProblem(f"duplicate key {key!r}", file=filename, line=line,
-                        hint="each key may appear once in a mapping; remove or rename one")
-            for key, line in loader.duplicates
-        ])
+        raise SpecError(
+            [
+                SpecProblem(
+                    f"duplicate key {key!r}",
+                    file=filename,
+                    line=line,
+                    hint="each key may appear once in a mapping; remove or rename one",
+                )
+                for key, line in loader.duplicates
+            ]
+        )
     return data

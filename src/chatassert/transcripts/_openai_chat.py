@@ -1,52 +1,148 @@
-"""The OpenAI Chat Completions adapter: `{"messages": [...]}` lines as logged for fine-tuning."""
+"""The OpenAI Chat Completions adapter.
+
+Three line shapes are read:
+
+- a transcript: `{"messages": [...], "id"?, "metadata"?, "model"?, "usage"?, "latency_ms"?,
+  "cost"?}` (the fine-tuning and most logging formats);
+- one call: `{"request": {"messages": [...], "model"?}, "response": {"choices": [{"message":
+  {...}}], "usage"?, "model"?}, "latency_ms"?, "cost"?}`;
+- several calls of one conversation: `{"calls": [<call>, ...], "id"?, "metadata"?}` or a JSON
+  array of calls. Each request usually repeats the history; only its new messages are added.
+
+Tool calls come from `tool_calls[].function` (arguments as a JSON string, kept with its parse
+error when invalid); `tool` messages are linked to their calls by `tool_call_id`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
-
-from pydantic import ValidationError
 
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
+from chatassert.transcripts._build import (
+    Msg,
+    call_metadata,
+    conversation,
+    merge_exchange,
+    record_metadata,
+    text_of,
+    tool_call,
+)
 
 __all__ = ["detect", "parse"]
 
-_META_KEYS = ("model", "usage", "latency", "latency_ms", "cost", "tags")
+
+def _is_call(record: object) -> bool:
+    return isinstance(record, Mapping) and isinstance(record.get("request"), Mapping) \
+        and isinstance(record["request"].get("messages"), list)
 
 
 def detect(record: Any) -> bool:
-    """Whether `record` is a chat-completions transcript (a mapping with a `messages` list)."""
-    return isinstance(record, Mapping) and isinstance(record.get("messages"), list)
+    """Whether `record` is a chat-completions transcript, call, or list of calls."""
+    if isinstance(record, Mapping):
+        if isinstance(record.get("messages"), list) or _is_call(record):
+            return True
+        calls = record.get("calls")
+        return isinstance(calls, list) and bool(calls) and _is_call(calls[0])
+    return isinstance(record, list) and bool(record) and _is_call(record[0])
+
+
+def message(raw: object, where: str) -> Msg:
+    """Normalise one chat-completions message."""
+    if not isinstance(raw, Mapping):
+        raise TranscriptError(f"{where} is not a message object")
+    role = raw.get("role")
+    if not isinstance(role, str):
+        raise TranscriptError(f"{where} has no 'role'")
+    calls = []
+    raw_calls = raw.get("tool_calls")
+    if raw_calls:
+        if not isinstance(raw_calls, list):
+            raise TranscriptError(f"{where}.tool_calls is not a list")
+        for j, call in enumerate(raw_calls):
+            fn = call.get("function") if isinstance(call, Mapping) else None
+            if not isinstance(fn, Mapping):
+                raise TranscriptError(f"{where}.tool_calls[{j}] has no 'function'")
+            calls.append(tool_call(fn.get("name"), fn.get("arguments"), call.get("id")))
+    elif isinstance(raw.get("function_call"), Mapping):  # the legacy single-call field
+        fn = raw["function_call"]
+        calls.append(tool_call(fn.get("name"), fn.get("arguments")))
+    name = raw.get("name")
+    call_id = raw.get("tool_call_id")
+    return Msg(role=role, content=text_of(raw.get("content")), tool_calls=calls,
+               tool_call_id=None if call_id is None else str(call_id),
+               name=name if isinstance(name, str) else None,
+               is_error=raw.get("is_error") is True)
+
+
+def messages(raw: object, where: str = "messages") -> list[Msg]:
+    """Normalise a list of chat-completions messages."""
+    if not isinstance(raw, list):
+        raise TranscriptError(f"{where} is not a list")
+    return [message(m, f"{where}[{i}]") for i, m in enumerate(raw)]
+
+
+def _response_messages(response: object, extra: Mapping[str, Any], where: str) -> list[Msg]:
+    if response is None:
+        return []
+    if not isinstance(response, Mapping):
+        raise TranscriptError(f"{where} is not an object")
+    choices = response.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise TranscriptError(f"{where} has no 'choices'")
+    first = choices[0]
+    if not isinstance(first, Mapping) or not isinstance(first.get("message"), Mapping):
+        raise TranscriptError(f"{where}.choices[0] has no 'message'")
+    out = message(first["message"], f"{where}.choices[0].message")
+    out.role = "assistant" if out.role is None else out.role
+    meta = call_metadata(extra, response)
+    finish = first.get("finish_reason")
+    if isinstance(finish, str):
+        meta["finish_reason"] = finish
+    out.metadata = meta
+    return [out]
+
+
+def _calls(calls: Sequence[object], where: str) -> tuple[list[Msg], dict[str, Any]]:
+    history: list[Msg] = []
+    first_meta: dict[str, Any] = {}
+    for i, call in enumerate(calls):
+        at = f"{where}[{i}]" if where else ""
+        if not _is_call(call):
+            raise TranscriptError(f"{at or 'record'} is not a {{request, response}} call")
+        assert isinstance(call, Mapping)
+        request = call["request"]
+        merge_exchange(history, messages(request["messages"], f"{at}.request.messages".lstrip(".")),
+                       _response_messages(call.get("response"), {**request, **call},
+                                          f"{at}.response".lstrip(".")))
+        if not first_meta and isinstance(request.get("model"), str):
+            first_meta["model"] = request["model"]
+    return history, first_meta
 
 
 def parse(record: Any) -> Conversation:
-    """Build a conversation from `{"messages": [...], "id"?: ..., "metadata"?: {...}}`.
-
-    Tool calls come from `tool_calls[].function` (arguments as a JSON string, kept with its
-    parse error when invalid); `tool` messages are linked to their calls by `tool_call_id`.
+    """Build a conversation from any of the three chat-completions line shapes.
 
     Raises:
-        TranscriptError: when the record is not of that shape.
+        TranscriptError: when the record is not of those shapes or is malformed.
     """
-    if not detect(record):
+    if isinstance(record, list):
+        history, meta = _calls(record, "record")
+        return conversation(history, metadata=meta)
+    if not isinstance(record, Mapping):
         raise TranscriptError("expected an object with a 'messages' list (OpenAI chat format)")
-    metadata: dict[str, Any] = dict(record.get("metadata") or {})
-    for key in _META_KEYS:
-        if key in record:
-            metadata.setdefault(key, record[key])
-    for key in ("case", "test_case", "name"):
-        if key in record and isinstance(record[key], str | int):
-            metadata.setdefault(key, record[key])
-    raw_id = record.get("id")
-    for i, message in enumerate(record["messages"]):
-        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
-            raise TranscriptError(f"messages[{i}] is not a message object with a 'role'")
-    try:
-        return Conversation.from_messages(
-            record["messages"], id=None if raw_id is None else str(raw_id), metadata=metadata)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        raise TranscriptError(f"invalid message data at {where or 'record'}: "
-                              f"{first.get('msg')}") from None
+    if isinstance(record.get("messages"), list):
+        msgs = messages(record["messages"])
+        return conversation(msgs, id=record.get("id"), metadata=record_metadata(record))
+    if _is_call(record):
+        history, meta = _calls([record], "")
+        return conversation(history, id=record.get("id"),
+                            metadata=record_metadata(record, meta))
+    calls = record.get("calls")
+    if isinstance(calls, list):
+        history, meta = _calls(calls, "calls")
+        return conversation(history, id=record.get("id"),
+                            metadata=record_metadata(record, meta))
+    raise TranscriptError("expected an object with a 'messages' list, a {request, response} "
+                          "call, or 'calls' (OpenAI chat format)")
