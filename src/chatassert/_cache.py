@@ -1,0 +1,239 @@
+"""An on-disk cache of judge verdicts (stdlib sqlite3 in WAL mode, safe across processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from chatassert._errors import JudgeError
+from chatassert._judging import Judge, JudgeRequest, Verdict
+
+__all__ = ["CachedJudge", "VerdictCache", "default_cache_path"]
+
+
+def default_cache_path() -> Path:
+    """Return `$XDG_CACHE_HOME/chatassert/judges.sqlite3` (`~/.cache/...` by default)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "chatassert" / "judges.sqlite3"
+
+
+class VerdictCache:
+    """A verdict store keyed by strings, in one sqlite3 file shared by threads and processes.
+
+    Args:
+        path: The database file (its directory is created).
+
+    Example:
+        >>> import tempfile, os
+        >>> from chatassert import Verdict
+        >>> cache = VerdictCache(os.path.join(tempfile.mkdtemp(), "v.sqlite3"))
+        >>> cache.put("k", Verdict(True, 0.9, "fine"))
+        >>> cache.get("k").reason, cache.get("other")
+        ('fine', None)
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid = 0
+
+    def __repr__(self) -> str:
+        return f"VerdictCache({str(self.path)!r})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self.path}
+
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
+        self.__init__(state["path"])  # type: ignore[misc]
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is None or self._pid != os.getpid():  # a forked child opens its own
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path, timeout=30.0, check_same_thread=False, isolation_level=None
+            )
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, "
+                "verdict TEXT NOT NULL, created REAL NOT NULL)"
+            )
+            self._conn, self._pid = conn, os.getpid()
+        return self._conn
+
+    def get(self, key: str) -> Verdict | None:
+        """Return the stored verdict for `key`, or None."""
+        with self._lock:
+            row = (
+                self._connect()
+                .execute("SELECT verdict FROM verdicts WHERE key = ?", (key,))
+                .fetchone()
+            )
+        if row is None:
+            return None
+        try:
+            data = json.loads(row[0])
+            return Verdict(
+                data["passed"],
+                data.get("score"),
+                data.get("reason", ""),
+                data.get("raw"),
+                data.get("prompt"),
+            )
+        except (ValueError, KeyError, TypeError, JudgeError):
+            return None  # an unreadable entry is a miss
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        """Store `verdict` under `key` (the last writer wins)."""
+        data = asdict(verdict)
+        try:
+            text = json.dumps(data)
+        except (TypeError, ValueError):
+            text = json.dumps({**data, "raw": repr(verdict.raw)})
+        with self._lock:
+            self._connect().execute(
+                "INSERT OR REPLACE INTO verdicts (key, verdict, created) VALUES (?, ?, ?)",
+                (key, text, time.time()),
+            )
+
+    def clear(self) -> None:
+        """Delete every stored verdict."""
+        with self._lock:
+            self._connect().execute("DELETE FROM verdicts")
+
+    def __len__(self) -> int:
+        with self._lock:
+            row = self._connect().execute("SELECT count(*) FROM verdicts").fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        """Close the database connection (a later use reopens it)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
+class CachedJudge:
+    """Wraps a judge so that verdicts are stored on disk and reused.
+
+    The key is a hash of the judge's name, the model, the rendered prompt (when the judge can
+    render one, else the whole request), the judge's verdict-changing settings, the request's
+    parameters and its sample index, so each of `Repeat`'s samples is cached separately. Only
+    verdicts are stored: an error is never cached. `enabled=False` passes every request
+    through.
+
+    Args:
+        judge: The judge to wrap.
+        path: The cache file, or a `VerdictCache`; default `default_cache_path()`.
+        enabled: Whether to use the cache at all.
+
+    Example:
+        >>> import tempfile, os
+        >>> from chatassert import FakeJudge, LLMRubric
+        >>> fake = FakeJudge.passing()
+        >>> judge = CachedJudge(fake, os.path.join(tempfile.mkdtemp(), "c.sqlite3"))
+        >>> check = LLMRubric("Is polite", judge=judge)
+        >>> check.check("Please.").passed, check.check("Please.").passed, len(fake.requests)
+        (True, True, 1)
+        >>> judge.hits, judge.misses
+        (1, 1)
+    """
+
+    def __init__(
+        self,
+        judge: Judge,
+        path: str | os.PathLike[str] | VerdictCache | None = None,
+        *,
+        enabled: bool = True,
+    ) -> None:
+        if not callable(getattr(judge, "judge", None)):
+            raise TypeError(f"CachedJudge wraps a judge, got {judge!r}")
+        self.inner = judge
+        self.name: str = judge.name
+        self.model: str | None = getattr(judge, "model", None)
+        self.cache = (
+            path
+            if isinstance(path, VerdictCache)
+            else VerdictCache(default_cache_path() if path is None else path)
+        )
+        self.enabled = enabled
+        self.hits = 0
+        self.misses = 0
+
+    def __repr__(self) -> str:
+        return f"CachedJudge({self.inner!r}, {str(self.cache.path)!r}, enabled={self.enabled})"
+
+    def _key(self, request: JudgeRequest, prompt: str | None, extra: object = None) -> str:
+        render_params = getattr(self.inner, "cache_params", None)
+        material: dict[str, Any] = {
+            "judge": self.name,
+            "model": request.model or self.model,
+            "params": render_params() if callable(render_params) else None,
+            "request_params": dict(request.params),
+            "sample": request.sample,
+            "extra": extra,
+        }
+        if prompt is not None:
+            material["prompt"] = prompt
+        else:
+            material["request"] = {
+                k: v for k, v in asdict(request).items() if k not in ("sample", "params")
+            }
+        text = json.dumps(material, sort_keys=True, default=str, ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _render(self, request: JudgeRequest) -> str | None:
+        render = getattr(self.inner, "render", None)
+        return render(request) if callable(render) else None
+
+    async def judge(self, request: JudgeRequest) -> Verdict:
+        """Return the cached verdict for `request`, or ask the wrapped judge and store it."""
+        if not self.enabled:
+            return Verdict.from_reply(await self.inner.judge(request))
+        key = self._key(request, self._render(request))
+        cached = self.cache.get(key)
+        if cached is not None:
+            self.hits += 1
+            return cached
+        self.misses += 1
+        verdict = Verdict.from_reply(await self.inner.judge(request))
+        self.cache.put(key, verdict)
+        return verdict
+
+    async def judge_many(self, requests: Sequence[JudgeRequest]) -> list[Verdict | JudgeError]:
+        """Grade several criteria of one subject, from the cache when every verdict is there."""
+        inner_many = getattr(self.inner, "judge_many", None)
+        render_many = getattr(self.inner, "render_many", None)
+        if not callable(inner_many) or not callable(render_many) or not self.enabled:
+            if callable(inner_many):
+                return list(await inner_many(requests))
+            return list(await asyncio.gather(*(self._one(r) for r in requests)))
+        prompt = render_many(requests)
+        keys = [self._key(r, prompt, extra=i) for i, r in enumerate(requests)]
+        found = [self.cache.get(k) for k in keys]
+        if all(v is not None for v in found):
+            self.hits += len(found)
+            return [v for v in found if v is not None]
+        self.misses += len(requests)
+        out: list[Verdict | JudgeError] = list(await inner_many(requests))
+        for key, verdict in zip(keys, out, strict=True):
+            if isinstance(verdict, Verdict):
+                self.cache.put(key, verdict)
+        return out
+
+    async def _one(self, request: JudgeRequest) -> Verdict | JudgeError:
+        try:
+            return await self.judge(request)
+        except JudgeError as exc:
+            return exc

@@ -1,0 +1,536 @@
+"""Judges over HTTP: OpenAI-compatible chat completions and Anthropic Messages.
+
+Both share the transport: one pooled `httpx.AsyncClient` per event loop, a per-request timeout,
+retries with exponential backoff and jitter on connection errors, timeouts, 429 (honouring
+`Retry-After`) and 5xx, and no retry on other 4xx. API keys are read from an environment
+variable when a request is sent and never stored on the judge, so they cannot show up in a
+repr, a pickle, a log line or an error message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import os
+import random
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import httpx
+
+from chatassert._errors import JudgeError
+from chatassert._judging import JudgeRequest, Verdict, judge_slot, template_fields
+from chatassert.judges._prompts import (
+    DEFAULT_SYSTEM_PROMPT,
+    MANY_SYSTEM_PROMPT,
+    VERDICT_SCHEMA,
+    VERDICTS_SCHEMA,
+    JudgeReplyError,
+    _short,
+    extract_json,
+    render_many,
+    render_prompt,
+    verdict_from,
+    verdicts_from,
+)
+
+__all__ = ["AnthropicJudge", "HTTPJudge", "OpenAIJudge"]
+
+log = logging.getLogger("chatassert.judges")
+
+
+class HTTPJudge:
+    """Shared machinery of the HTTP judges (subclass it for another wire format).
+
+    Args:
+        model: The model to ask (a per-assertion `model` overrides it per request).
+        base_url: The API's base URL.
+        api_key_env: The environment variable holding the API key (read per request).
+        timeout: Seconds allowed for one request.
+        retries: Retries after the first attempt, for transient faults.
+        backoff: The first retry delay in seconds; it doubles per retry, with jitter.
+        max_backoff: The largest delay between retries.
+        max_retry_after: The largest `Retry-After` honoured; a longer one is capped.
+        temperature: The sampling temperature.
+        max_tokens: The largest reply, in tokens.
+        system_prompt: Replaces the default instructions for one criterion.
+        prompt: A user-prompt template (`{{criteria}}`, `{{response}}`, `{{input}}`,
+            `{{conversation}}`, `{{tool_calls}}`) replacing the default layout.
+        headers: Further (non-secret) HTTP headers.
+    """
+
+    provider: ClassVar[str] = ""
+    default_base_url: ClassVar[str] = ""
+    default_key_env: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str | None = None,
+        timeout: float = 60.0,
+        retries: int = 2,
+        backoff: float = 0.5,
+        max_backoff: float = 8.0,
+        max_retry_after: float = 60.0,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+        system_prompt: str | None = None,
+        prompt: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError("a judge needs a model name (a non-empty string)")
+        for label, number in (
+            ("timeout", timeout),
+            ("backoff", backoff),
+            ("max_backoff", max_backoff),
+            ("max_retry_after", max_retry_after),
+        ):
+            if isinstance(number, bool) or not isinstance(number, int | float) or number < 0:
+                raise ValueError(f"{label} must be a non-negative number, got {number!r}")
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
+        if prompt is not None:
+            template_fields(prompt)
+        self.model = model
+        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.api_key_env = api_key_env or self.default_key_env
+        self.timeout = float(timeout)
+        self.retries = retries
+        self.backoff = float(backoff)
+        self.max_backoff = float(max_backoff)
+        self.max_retry_after = float(max_retry_after)
+        self.temperature = float(temperature)
+        self.max_tokens = max_tokens
+        self.system_prompt = system_prompt
+        self.prompt = prompt
+        self.headers = dict(headers or {})
+        self.name = f"{self.provider}:{model}"
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
+        self._clients = weakref.WeakKeyDictionary()
+        self._closers: set[asyncio.Task[None]] = set()
+
+    # -- identity -------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r}, "
+            f"api_key_env={self.api_key_env!r})"
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_clients", None)
+        state.pop("_closers", None)
+        return state
+
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._clients = weakref.WeakKeyDictionary()
+        self._closers = set()
+
+    def cache_params(self) -> dict[str, Any]:
+        """The settings that change a verdict, for cache keys."""
+        return {
+            "base_url": self.base_url,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "system": self._system(1),
+        }
+
+    # -- prompts --------------------------------------------------------------------------
+
+    def render(self, request: JudgeRequest) -> str:
+        """Return the user prompt this judge sends for `request`."""
+        return render_prompt(request, self.prompt)
+
+    def render_many(self, requests: Sequence[JudgeRequest]) -> str:
+        """Return the user prompt this judge sends for several criteria of one subject."""
+        return render_many(requests)
+
+    def _system(self, count: int) -> str:
+        if count == 1:
+            return self.system_prompt or DEFAULT_SYSTEM_PROMPT
+        return MANY_SYSTEM_PROMPT
+
+    # -- judging --------------------------------------------------------------------------
+
+    async def judge(self, request: JudgeRequest) -> Verdict:
+        """Ask the model for a verdict on `request`.
+
+        Raises:
+            JudgeError: after the last retry of a transient fault (naming the cause), on a
+                non-retryable HTTP error, or (as `JudgeReplyError`, with the raw reply) when
+                the reply is not a usable verdict.
+        """
+        prompt = self.render(request)
+        reply, raw = await self._exchange(request.model or self.model, prompt, 1)
+        return verdict_from(reply, raw=raw, prompt=prompt)
+
+    async def judge_many(self, requests: Sequence[JudgeRequest]) -> list[Verdict | JudgeError]:
+        """Grade several criteria of one subject in a single request, one verdict each.
+
+        The requests must share the subject (response, input, conversation, tool calls) and
+        model; `BatchingJudge` groups them so.
+        """
+        if len(requests) == 1:
+            try:
+                return [await self.judge(requests[0])]
+            except JudgeError as exc:
+                return [exc]
+        prompt = self.render_many(requests)
+        reply, raw = await self._exchange(requests[0].model or self.model, prompt, len(requests))
+        return verdicts_from(reply, len(requests), raw=raw, prompt=prompt)
+
+    async def _exchange(self, model: str, prompt: str, count: int) -> tuple[Any, Any]:
+        """Send one prompt; return the parsed reply object and the raw reply."""
+        raise NotImplementedError
+
+    # -- transport ------------------------------------------------------------------------
+
+    def _api_key(self) -> str | None:
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        if not key and self.base_url == self.default_base_url:
+            raise JudgeError(
+                f"{self.name}: no API key; set the environment variable "
+                f"{self.api_key_env} (or choose another with api_key_env=...)"
+            )
+        return key or None
+
+    def _redact(self, text: str) -> str:
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        if key and len(key) >= 4:
+            text = text.replace(key, "[redacted]")
+        return text
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None or client.is_closed:
+            client = httpx.AsyncClient(
+                limits=httpx.Limits(max_connections=512, max_keepalive_connections=128),
+                follow_redirects=False,
+            )
+            self._clients[loop] = client
+            task = loop.create_task(self._close_at_loop_end(loop, client))
+            self._closers.add(task)
+            task.add_done_callback(self._closers.discard)
+        return client
+
+    async def _close_at_loop_end(
+        self, loop: asyncio.AbstractEventLoop, client: httpx.AsyncClient
+    ) -> None:
+        # Waits until the loop's runner cancels its leftover tasks, then closes the pool.
+        try:
+            await asyncio.Event().wait()
+        finally:
+            if self._clients.get(loop) is client:
+                del self._clients[loop]
+            await client.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool of the running event loop (a later request reopens one)."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.pop(loop, None)
+        if client is not None:
+            await client.aclose()
+
+    async def __aenter__(self) -> HTTPJudge:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def _retry_delay(self, attempt: int, retry_after: float | None) -> float:
+        delay: float = min(self.max_backoff, self.backoff * 2.0**attempt)
+        delay *= 0.5 + random.random() / 2  # jitter: between half and the full delay
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.max_retry_after))
+        return delay
+
+    def _error_status(
+        self, response: httpx.Response, body: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """Hook for a non-retryable 4xx: return a new body to resend at once, or None."""
+        return None
+
+    async def _post(
+        self, path: str, body: dict[str, Any], headers: Mapping[str, str], prompt: str
+    ) -> Any:
+        """POST `body` with retries; return the decoded JSON reply."""
+        url = f"{self.base_url}{path}"
+        attempts = self.retries + 1
+        cause = "no attempt made"
+        attempt = 0
+        while attempt < attempts:
+            retry_after: float | None = None
+            try:
+                async with judge_slot():
+                    response = await self._client().post(
+                        url, json=body, headers={**self.headers, **headers}, timeout=self.timeout
+                    )
+            except httpx.TimeoutException:
+                cause = f"timed out after {self.timeout:g} s"
+            except httpx.TransportError as exc:
+                cause = f"connection failed ({type(exc).__name__}: {exc or 'no detail'})"
+            else:
+                status = response.status_code
+                if 200 <= status < 300:
+                    try:
+                        return response.json()
+                    except ValueError:
+                        raise JudgeReplyError(
+                            f"{self.name}: HTTP {status} but the body is not JSON: "
+                            f"{_short(self._redact(response.text))!r}",
+                            raw=self._redact(response.text),
+                            prompt=prompt,
+                        ) from None
+                detail = _short(self._redact(response.text))
+                if status == 429 or status >= 500:
+                    cause = f"HTTP {status} {response.reason_phrase}: {detail}"
+                    retry_after = _retry_after(response.headers)
+                else:
+                    resend = self._error_status(response, body)
+                    if resend is not None:
+                        body = resend
+                        continue
+                    raise JudgeError(
+                        f"{self.name}: HTTP {status} {response.reason_phrase} "
+                        f"(not retried): {detail}"
+                    )
+            attempt += 1
+            if attempt >= attempts:
+                break
+            delay = self._retry_delay(attempt - 1, retry_after)
+            log.info(
+                "%s: %s; retry %d of %d in %.3f s%s",
+                self.name,
+                cause,
+                attempt,
+                self.retries,
+                delay,
+                " (server asked via Retry-After)" if retry_after is not None else "",
+            )
+            await asyncio.sleep(delay)
+        raise JudgeError(
+            f"{self.name}: gave up after {attempts} attempt{'s' if attempts != 1 else ''}: "
+            f"{self._redact(cause)}"
+        )
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Read `retry-after-ms` or `Retry-After` (seconds or an HTTP date) as seconds."""
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _text_content(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts
+        texts = [p.get("text", "") for p in content if isinstance(p, Mapping)]
+        return "".join(t for t in texts if isinstance(t, str))
+    return None
+
+
+class OpenAIJudge(HTTPJudge):
+    """A judge over an OpenAI-compatible chat-completions API (OpenAI, vLLM, Ollama, LiteLLM).
+
+    It asks for a JSON-schema structured verdict; a server that rejects `response_format` with
+    400/422 is asked again without it (and from then on), and the verdict is then extracted
+    from plain, fenced or embedded JSON. A refusal is an error, never a pass.
+
+    Args:
+        model: The model name.
+        response_format: `json_schema` (default), `json_object`, or `none`.
+        **options: See `HTTPJudge` (`base_url` defaults to `https://api.openai.com/v1`,
+            `api_key_env` to `OPENAI_API_KEY`; without a key only the default URL needs one).
+
+    Example:
+        >>> judge = OpenAIJudge("gpt-4o-mini", base_url="http://localhost:11434/v1")
+        >>> judge
+        OpenAIJudge(model='gpt-4o-mini', base_url='http://localhost:11434/v1', \
+api_key_env='OPENAI_API_KEY')
+        >>> judge.name
+        'openai:gpt-4o-mini'
+    """
+
+    provider = "openai"
+    default_base_url = "https://api.openai.com/v1"
+    default_key_env = "OPENAI_API_KEY"
+
+    def __init__(self, model: str, *, response_format: str = "json_schema", **options: Any) -> None:
+        super().__init__(model, **options)
+        if response_format not in ("json_schema", "json_object", "none"):
+            raise ValueError(
+                f"response_format must be json_schema, json_object or none, got {response_format!r}"
+            )
+        self.response_format = response_format
+
+    def cache_params(self) -> dict[str, Any]:
+        """The settings that change a verdict, for cache keys."""
+        return {**super().cache_params(), "response_format": self.response_format}
+
+    def _format(self, count: int) -> dict[str, Any] | None:
+        if self.response_format == "json_schema":
+            schema = VERDICT_SCHEMA if count == 1 else VERDICTS_SCHEMA
+            return {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": "verdict" if count == 1 else "verdicts",
+                    "strict": True,
+                    "schema": schema,
+                },
+            }
+        if self.response_format == "json_object":
+            return {"type": "json_object"}
+        return None
+
+    def _error_status(
+        self, response: httpx.Response, body: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        if response.status_code in (400, 422) and "response_format" in body:
+            log.info("%s: the server rejected response_format; asking again without it", self.name)
+            self.response_format = "none"
+            return {k: v for k, v in body.items() if k != "response_format"}
+        return None
+
+    async def _exchange(self, model: str, prompt: str, count: int) -> tuple[Any, Any]:
+        body: dict[str, Any] = {
+            "model": model,
+            "messages": [
+                {"role": "system", "content": self._system(count)},
+                {"role": "user", "content": prompt},
+            ],
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        response_format = self._format(count)
+        if response_format is not None:
+            body["response_format"] = response_format
+        headers = {}
+        key = self._api_key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        data = await self._post("/chat/completions", body, headers, prompt)
+        choices = data.get("choices") if isinstance(data, Mapping) else None
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+            raise JudgeReplyError(f"{self.name}: the reply has no choices", raw=data, prompt=prompt)
+        message = choices[0].get("message") or {}
+        refusal = message.get("refusal") if isinstance(message, Mapping) else None
+        if refusal:
+            raise JudgeReplyError(
+                f"{self.name}: the judge refused: {_short(str(refusal))}",
+                raw=refusal,
+                prompt=prompt,
+            )
+        content = _text_content(message.get("content") if isinstance(message, Mapping) else None)
+        if choices[0].get("finish_reason") == "content_filter":
+            raise JudgeReplyError(
+                f"{self.name}: the judge refused (content filter)", raw=content, prompt=prompt
+            )
+        if not content or not content.strip():
+            raise JudgeReplyError(
+                f"{self.name}: the judge's reply is empty", raw=data, prompt=prompt
+            )
+        try:
+            reply = extract_json(content, key="passed" if count == 1 else "verdicts")
+        except JudgeReplyError as exc:
+            raise JudgeReplyError(f"{self.name}: {exc}", raw=content, prompt=prompt) from None
+        return reply, content
+
+
+class AnthropicJudge(HTTPJudge):
+    """A judge over the Anthropic Messages API, forcing a tool call that carries the verdict.
+
+    Args:
+        model: The model name.
+        version: The `anthropic-version` header.
+        **options: See `HTTPJudge` (`base_url` defaults to `https://api.anthropic.com`,
+            `api_key_env` to `ANTHROPIC_API_KEY`, sent as `x-api-key`).
+
+    Example:
+        >>> AnthropicJudge("claude-3-5-haiku-latest").name
+        'anthropic:claude-3-5-haiku-latest'
+    """
+
+    provider = "anthropic"
+    default_base_url = "https://api.anthropic.com"
+    default_key_env = "ANTHROPIC_API_KEY"
+    tool_name = "record_verdict"
+
+    def __init__(self, model: str, *, version: str = "2023-06-01", **options: Any) -> None:
+        super().__init__(model, **options)
+        self.version = version
+
+    async def _exchange(self, model: str, prompt: str, count: int) -> tuple[Any, Any]:
+        schema = VERDICT_SCHEMA if count == 1 else VERDICTS_SCHEMA
+        body: dict[str, Any] = {
+            "model": model,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "system": self._system(count),
+            "messages": [{"role": "user", "content": prompt}],
+            "tools": [
+                {
+                    "name": self.tool_name,
+                    "description": "Record the grading verdict.",
+                    "input_schema": schema,
+                }
+            ],
+            "tool_choice": {"type": "tool", "name": self.tool_name},
+        }
+        headers = {"anthropic-version": self.version}
+        key = self._api_key()
+        if key:
+            headers["x-api-key"] = key
+        data = await self._post("/v1/messages", body, headers, prompt)
+        blocks = data.get("content") if isinstance(data, Mapping) else None
+        if not isinstance(blocks, list):
+            raise JudgeReplyError(f"{self.name}: the reply has no content", raw=data, prompt=prompt)
+        for block in blocks:
+            if (
+                isinstance(block, Mapping)
+                and block.get("type") == "tool_use"
+                and block.get("name") == self.tool_name
+            ):
+                arguments = block.get("input")
+                return arguments, json.dumps(arguments, ensure_ascii=False, default=str)
+        text = "".join(
+            b.get("text", "") for b in blocks if isinstance(b, Mapping) and b.get("type") == "text"
+        )
+        if data.get("stop_reason") == "refusal":
+            raise JudgeReplyError(
+                f"{self.name}: the judge refused: {_short(text)}", raw=text or data, prompt=prompt
+            )
+        try:
+            reply = extract_json(text, key="passed" if count == 1 else "verdicts")
+        except JudgeReplyError:
+            raise JudgeReplyError(
+                f"{self.name}: the judge did not call {self.tool_name}: {_short(text)!r}",
+                raw=text or data,
+                prompt=prompt,
+            ) from None
+        return reply, text
