@@ -26,9 +26,9 @@ from typing import IO, Any
 
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
-from chatassert.transcripts import _openai_chat
+from chatassert.transcripts import _anthropic, _openai_chat, _openai_responses, _otel
 
-__all__ = ["FORMATS", "Record", "open_text", "parse_record", "read_records"]
+__all__ = ["FORMATS", "Record", "open_text", "parse_line", "parse_record", "read_records"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +71,15 @@ def _detect_native(record: Any) -> bool:
     return isinstance(record, dict) and isinstance(record.get("turns"), list)
 
 
-# format name -> (detect, parse); detection tries them in this order.
 FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Conversation]]] = {
     "native": (_detect_native, _parse_native),
+    "otel": (_otel.detect, _otel.parse),
+    "openai-responses": (_openai_responses.detect, _openai_responses.parse),
+    "anthropic": (_anthropic.detect, _anthropic.parse),
     "openai": (_openai_chat.detect, _openai_chat.parse),
 }
+"""Format name → `(detect, parse)`. Detection tries them in this order (Anthropic before OpenAI
+chat: both have `messages`, and Anthropic is recognised by what OpenAI lacks)."""
 
 
 def parse_record(record: Any, format: str | None = None) -> Conversation:
@@ -111,6 +115,29 @@ def open_text(path: str | os.PathLike[str] | IO[str]) -> IO[str]:
     return open(name, encoding="utf-8")
 
 
+def parse_line(
+    line: str, source: str = "<stream>", number: int = 0, format: str | None = None
+) -> Record:
+    """Read one log line into a `Record` (never raises for bad content: the error is recorded).
+
+    Example:
+        >>> parse_line('{"turns": [{"text": "Hi"}]}', "log.jsonl", 3).conversation.turns[0].text
+        'Hi'
+        >>> parse_line("[1, 2]", "log.jsonl", 4).error[:31]
+        'unrecognised transcript record '
+    """
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return Record(source, number, error=f"line is not JSON: {exc}")
+    try:
+        return Record(source, number, conversation=parse_record(raw, format), raw=raw)
+    except TranscriptError as exc:
+        return Record(source, number, error=str(exc), raw=raw)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:  # malformed in depth
+        return Record(source, number, error=f"malformed record: {exc}", raw=raw)
+
+
 def read_records(
     path: str | os.PathLike[str] | IO[str], *, format: str | None = None
 ) -> Iterator[Record]:
@@ -121,22 +148,15 @@ def read_records(
             stream.
         format: Force a transcript format instead of detecting it per line.
     """
-    source = path if isinstance(path, str) else getattr(path, "name", "<stream>")
-    source = os.fspath(source) if isinstance(source, os.PathLike) else str(source)
+    if isinstance(path, str | os.PathLike):
+        source = os.fspath(path)
+    else:
+        source = str(getattr(path, "name", "<stream>"))
     stream = open_text(path)
     try:
         for number, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield Record(source, number, error=f"line is not JSON: {exc}")
-                continue
-            try:
-                yield Record(source, number, conversation=parse_record(raw, format), raw=raw)
-            except TranscriptError as exc:
-                yield Record(source, number, error=str(exc), raw=raw)
+            if line.strip():
+                yield parse_line(line, source, number, format)
     finally:
         if stream is not path and stream is not sys.stdin:
             stream.close()

@@ -34,8 +34,11 @@ __all__ = ["detect", "parse"]
 
 
 def _is_call(record: object) -> bool:
-    return isinstance(record, Mapping) and isinstance(record.get("request"), Mapping) \
+    return (
+        isinstance(record, Mapping)
+        and isinstance(record.get("request"), Mapping)
         and isinstance(record["request"].get("messages"), list)
+    )
 
 
 def detect(record: Any) -> bool:
@@ -70,10 +73,14 @@ def message(raw: object, where: str) -> Msg:
         calls.append(tool_call(fn.get("name"), fn.get("arguments")))
     name = raw.get("name")
     call_id = raw.get("tool_call_id")
-    return Msg(role=role, content=text_of(raw.get("content")), tool_calls=calls,
-               tool_call_id=None if call_id is None else str(call_id),
-               name=name if isinstance(name, str) else None,
-               is_error=raw.get("is_error") is True)
+    return Msg(
+        role=role,
+        content=text_of(raw.get("content")),
+        tool_calls=calls,
+        tool_call_id=None if call_id is None else str(call_id),
+        name=name if isinstance(name, str) else None,
+        is_error=raw.get("is_error") is True,
+    )
 
 
 def messages(raw: object, where: str = "messages") -> list[Msg]:
@@ -113,9 +120,13 @@ def _calls(calls: Sequence[object], where: str) -> tuple[list[Msg], dict[str, An
             raise TranscriptError(f"{at or 'record'} is not a {{request, response}} call")
         assert isinstance(call, Mapping)
         request = call["request"]
-        merge_exchange(history, messages(request["messages"], f"{at}.request.messages".lstrip(".")),
-                       _response_messages(call.get("response"), {**request, **call},
-                                          f"{at}.response".lstrip(".")))
+        merge_exchange(
+            history,
+            messages(request["messages"], f"{at}.request.messages".lstrip(".")),
+            _response_messages(
+                call.get("response"), {**request, **call}, f"{at}.response".lstrip(".")
+            ),
+        )
         if not first_meta and isinstance(request.get("model"), str):
             first_meta["model"] = request["model"]
     return history, first_meta
@@ -137,12 +148,12 @@ def parse(record: Any) -> Conversation:
         return conversation(msgs, id=record.get("id"), metadata=record_metadata(record))
     if _is_call(record):
         history, meta = _calls([record], "")
-        return conversation(history, id=record.get("id"),
-                            metadata=record_metadata(record, meta))
+        return conversation(history, id=record.get("id"), metadata=record_metadata(record, meta))
     calls = record.get("calls")
     if isinstance(calls, list):
         history, meta = _calls(calls, "calls")
-        return conversation(history, id=record.get("id"),
-                            metadata=record_metadata(record, meta))
-    raise TranscriptError("expected an object with a 'messages' list, a {request, response} "
-                          "call, or 'calls' (OpenAI chat format)")
+        return conversation(history, id=record.get("id"), metadata=record_metadata(record, meta))
+    raise TranscriptError(
+        "expected an object with a 'messages' list, a {request, response} "
+        "call, or 'calls' (OpenAI chat format)"
+    )

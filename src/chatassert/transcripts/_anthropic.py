@@ -1,0 +1,209 @@
+"""The Anthropic Messages adapter.
+
+Line shapes read:
+
+- a transcript: `{"system"?: ..., "messages": [...], "response"?: <Message>, "model"?,
+  "usage"?, "id"?, "metadata"?}`;
+- one call: `{"request": {"system"?, "messages": [...], "model"?}, "response": {"type":
+  "message", "role": "assistant", "content": [...], "usage"?, "stop_reason"?}}`;
+- several calls: `{"calls": [<call>, ...]}` or a JSON array of calls.
+
+Content blocks: `text` blocks give the text; `tool_use` blocks give tool calls (`input` is the
+arguments); `tool_result` blocks (inside user messages) give tool results linked by
+`tool_use_id`, with `is_error` carried. A user message holding only `tool_result` blocks
+continues the turn: it is the tools answering, not the user speaking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from chatassert._errors import TranscriptError
+from chatassert._models import Conversation
+from chatassert.transcripts._build import (
+    Msg,
+    call_metadata,
+    conversation,
+    merge_exchange,
+    record_metadata,
+    text_of,
+    tool_call,
+)
+
+__all__ = ["detect", "parse"]
+
+_ANTHROPIC_BLOCKS = frozenset(
+    {"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "document"}
+)
+
+
+def _has_blocks(messages: object) -> bool:
+    if not isinstance(messages, list):
+        return False
+    for m in messages:
+        content = m.get("content") if isinstance(m, Mapping) else None
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, Mapping) and block.get("type") in _ANTHROPIC_BLOCKS:
+                    return True
+    return False
+
+
+def _is_response(response: object) -> bool:
+    return isinstance(response, Mapping) and (
+        response.get("type") == "message"
+        or (isinstance(response.get("content"), list) and "stop_reason" in response)
+    )
+
+
+def _is_call(record: object) -> bool:
+    if not isinstance(record, Mapping):
+        return False
+    request = record.get("request")
+    if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
+        return False
+    return (
+        "system" in request
+        or _is_response(record.get("response"))
+        or _has_blocks(request["messages"])
+    )
+
+
+def detect(record: Any) -> bool:
+    """Whether `record` looks like an Anthropic Messages transcript, call or list of calls.
+
+    A `messages` list is Anthropic when the record has a top-level `system`, an Anthropic
+    `response`, or any Anthropic-only content block (`tool_use`, `tool_result`, `thinking`).
+    """
+    if isinstance(record, list):
+        return bool(record) and _is_call(record[0])
+    if not isinstance(record, Mapping):
+        return False
+    messages = record.get("messages")
+    if isinstance(messages, list):
+        return "system" in record or _is_response(record.get("response")) or _has_blocks(messages)
+    if _is_call(record):
+        return True
+    calls = record.get("calls")
+    return isinstance(calls, list) and bool(calls) and _is_call(calls[0])
+
+
+def _block_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return text_of(content, ("text",)) or ""
+    return "" if content is None else str(content)
+
+
+def message(raw: object, where: str) -> list[Msg]:
+    """Normalise one Anthropic message (a user message may become tool results plus text)."""
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("role"), str):
+        raise TranscriptError(f"{where} is not a message object with a 'role'")
+    role = raw["role"]
+    content = raw.get("content")
+    if content is None or isinstance(content, str):
+        return [Msg(role=role, content=content)]
+    if not isinstance(content, list):
+        raise TranscriptError(f"{where}.content must be a string or a list of blocks")
+    texts: list[str] = []
+    calls = []
+    results: list[Msg] = []
+    for j, block in enumerate(content):
+        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+            raise TranscriptError(f"{where}.content[{j}] is not a content block with a 'type'")
+        kind = block["type"]
+        if kind == "text":
+            texts.append(str(block.get("text", "")))
+        elif kind in ("tool_use", "server_tool_use"):
+            if block.get("id") is None:
+                raise TranscriptError(f"{where}.content[{j}] (tool_use) has no 'id'")
+            calls.append(tool_call(block.get("name"), block.get("input"), block.get("id")))
+        elif kind == "tool_result":
+            use_id = block.get("tool_use_id")
+            if use_id is None:
+                raise TranscriptError(f"{where}.content[{j}] (tool_result) has no 'tool_use_id'")
+            inner = block.get("content")
+            results.append(
+                Msg(
+                    role="tool",
+                    content=_block_text(inner),
+                    tool_call_id=str(use_id),
+                    is_error=block.get("is_error") is True,
+                    data=inner if isinstance(inner, dict) else None,
+                )
+            )
+    text = "".join(texts) if texts else None
+    if role == "assistant":
+        return [Msg(role="assistant", content=text, tool_calls=calls)]
+    if results:
+        return results + ([Msg(role=role, content=text)] if text else [])
+    return [Msg(role=role, content=text)]
+
+
+def messages(raw: object, where: str, system: object = None) -> list[Msg]:
+    """Normalise a request's messages, with its `system` prompt first."""
+    if not isinstance(raw, list):
+        raise TranscriptError(f"{where} is not a list")
+    out = [Msg(role="system", content=_block_text(system))] if system else []
+    for i, m in enumerate(raw):
+        out.extend(message(m, f"{where}[{i}]"))
+    return out
+
+
+def _response(response: object, extra: Mapping[str, Any], where: str) -> list[Msg]:
+    if response is None:
+        return []
+    if not isinstance(response, Mapping) or not isinstance(response.get("content"), list):
+        raise TranscriptError(f"{where} is not a message with 'content' blocks")
+    out = message({"role": "assistant", "content": response["content"]}, where)
+    meta = call_metadata(extra, response)
+    if isinstance(response.get("stop_reason"), str):
+        meta["stop_reason"] = response["stop_reason"]
+    out[-1].metadata = meta
+    return out
+
+
+def _calls(calls: Sequence[object], where: str) -> list[Msg]:
+    history: list[Msg] = []
+    for i, call in enumerate(calls):
+        at = f"{where}[{i}]"
+        if not _is_call(call):
+            raise TranscriptError(f"{at} is not a {{request, response}} call")
+        assert isinstance(call, Mapping)
+        request = call["request"]
+        merge_exchange(
+            history,
+            messages(request["messages"], f"{at}.request.messages", request.get("system")),
+            _response(call.get("response"), {**request, **call}, f"{at}.response"),
+        )
+    return history
+
+
+def parse(record: Any) -> Conversation:
+    """Build a conversation from any of the Anthropic line shapes.
+
+    Raises:
+        TranscriptError: when the record is not of those shapes or is malformed.
+    """
+    if isinstance(record, list):
+        return conversation(_calls(record, "record"))
+    if not isinstance(record, Mapping):
+        raise TranscriptError("expected an object with 'messages' (Anthropic Messages format)")
+    if isinstance(record.get("messages"), list):
+        history = messages(record["messages"], "messages", record.get("system"))
+        history.extend(_response(record.get("response"), record, "response"))
+        return conversation(history, id=record.get("id"), metadata=record_metadata(record))
+    if _is_call(record):
+        return conversation(
+            _calls([record], "record"), id=record.get("id"), metadata=record_metadata(record)
+        )
+    calls = record.get("calls")
+    if isinstance(calls, list):
+        return conversation(
+            _calls(calls, "calls"), id=record.get("id"), metadata=record_metadata(record)
+        )
+    raise TranscriptError(
+        "expected 'messages', a {request, response} call, or 'calls' (Anthropic Messages format)"
+    )

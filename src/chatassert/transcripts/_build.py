@@ -1,0 +1,321 @@
+"""Building `Conversation`s quickly from messages that adapters have already normalised.
+
+Every adapter translates its log shape into a list of `Msg` (role, text, tool calls, tool-result
+fields, per-message metadata) and hands it to `conversation()`, which splits turns (G1), derives
+each turn's text, tool calls and tool results (G2) exactly as `Turn(messages=...)` does, and
+constructs the frozen models without re-validating what the adapter has already checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from chatassert._errors import TranscriptError
+from chatassert._models import Conversation, Message, ToolCall, ToolResult, Turn, parse_arguments
+
+__all__ = [
+    "Msg",
+    "call_metadata",
+    "conversation",
+    "merge_exchange",
+    "number",
+    "record_metadata",
+    "split",
+    "text_of",
+    "tool_call",
+]
+
+
+@dataclass(slots=True)
+class Msg:
+    """One normalised message.
+
+    Attributes:
+        role: `system`, `developer`, `user`, `assistant` or `tool`.
+        content: The message text (None when it has none).
+        tool_calls: The calls an assistant message makes.
+        tool_call_id: For a `tool` message, the call it answers.
+        name: For a `tool` message, the tool's name when the log gives it.
+        is_error: For a `tool` message, whether the tool reported an error.
+        data: For a `tool` message, the structured result when the log gives one.
+        metadata: Facts about the model call that produced this message (latency, tokens, ...),
+            merged into its turn's metadata.
+    """
+
+    role: str
+    content: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+    is_error: bool = False
+    data: Any = None
+    metadata: dict[str, Any] | None = None
+
+
+def tool_call(name: object, arguments: object, call_id: object = None) -> ToolCall:
+    """Build a `ToolCall` from raw log values (arguments as a mapping or a JSON string)."""
+    if not isinstance(name, str):
+        raise TranscriptError(f"a tool call has no name (got {name!r})")
+    args, raw, error = parse_arguments(arguments)
+    fields: dict[str, Any] = {
+        "name": name,
+        "arguments": args,
+        "id": None if call_id is None else str(call_id),
+        "raw_arguments": raw,
+        "arguments_error": error,
+    }
+    return ToolCall.model_construct(**fields)
+
+
+def number(value: object) -> float | int | None:
+    """Return `value` if it is a number (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value
+
+
+_SUMMED = ("input_tokens", "output_tokens", "total_tokens", "latency_ms", "cost")
+
+
+def _merge_metadata(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
+    """Merge a model call's metadata into a turn's: numbers that add up are summed."""
+    for key, value in extra.items():
+        if key in _SUMMED and number(value) is not None and number(target.get(key)) is not None:
+            target[key] = target[key] + value
+        else:
+            target.setdefault(key, value)
+    if "model_calls" in target or extra:
+        target["model_calls"] = int(target.get("model_calls", 0)) + 1
+
+
+def _message(msg: Msg) -> Message:
+    return Message.model_construct(
+        role=msg.role,
+        content=msg.content,
+        tool_calls=tuple(msg.tool_calls),
+        tool_call_id=msg.tool_call_id,
+        name=msg.name,
+    )
+
+
+def _turn(group: Sequence[Msg]) -> Turn:
+    input_text: str | None = None
+    text = ""
+    calls: list[ToolCall] = []
+    results: list[ToolResult] = []
+    metadata: dict[str, Any] = {}
+    for msg in group:
+        role = msg.role
+        if role == "user":
+            if input_text is None:
+                input_text = msg.content
+        elif role == "assistant":
+            if msg.content:
+                text = msg.content
+            calls.extend(msg.tool_calls)
+        elif role == "tool":
+            results.append(
+                ToolResult.model_construct(
+                    content=msg.content or "",
+                    call_id=msg.tool_call_id,
+                    name=msg.name,
+                    data=msg.data,
+                    is_error=msg.is_error,
+                )
+            )
+        if msg.metadata:
+            _merge_metadata(metadata, msg.metadata)
+    if results:
+        results = _link(calls, results)
+    return Turn.model_construct(
+        input=input_text,
+        text=text,
+        messages=tuple(_message(m) for m in group),
+        tool_calls=tuple(calls),
+        tool_results=tuple(results),
+        guardrails=(),
+        workflow=None,
+        data=None,
+        metadata=metadata,
+    )
+
+
+def _link(calls: Sequence[ToolCall], results: list[ToolResult]) -> list[ToolResult]:
+    """Name each result after its call: by id where there are ids, else by position."""
+    names = {c.id: c.name for c in calls if c.id is not None}
+    out: list[ToolResult] = []
+    for position, result in enumerate(results):
+        if result.name is None:
+            name = names.get(result.call_id) if result.call_id is not None else None
+            if name is None and position < len(calls):
+                name = calls[position].name
+            if name is not None:
+                result = ToolResult.model_construct(
+                    content=result.content,
+                    call_id=result.call_id,
+                    name=name,
+                    data=result.data,
+                    is_error=result.is_error,
+                )
+        out.append(result)
+    return out
+
+
+def split(messages: Sequence[Msg]) -> list[list[Msg]]:
+    """Split messages into turns at each user message; a system preamble joins the first turn."""
+    groups: list[list[Msg]] = []
+    preamble: list[Msg] = []
+    for msg in messages:
+        if msg.role == "user":
+            groups.append([*preamble, msg])
+            preamble = []
+        elif groups:
+            groups[-1].append(msg)
+        else:
+            preamble.append(msg)
+    if preamble:
+        if any(m.role not in ("system", "developer") for m in preamble):
+            groups.insert(0, preamble)
+        elif groups:
+            groups[0][:0] = preamble
+    return groups
+
+
+def conversation(
+    messages: Sequence[Msg], *, id: object = None, metadata: Mapping[str, Any] | None = None
+) -> Conversation:
+    """Build a conversation from normalised messages.
+
+    Example:
+        >>> c = conversation([Msg("user", "Hi"), Msg("assistant", "Hello!",
+        ...                   metadata={"output_tokens": 3})])
+        >>> c.turns[0].text, c.turns[0].metadata["output_tokens"]
+        ('Hello!', 3)
+    """
+    return Conversation.model_construct(
+        turns=tuple(_turn(g) for g in split(messages)),
+        workflow=None,
+        metadata=dict(metadata or {}),
+        id=None if id is None else str(id),
+    )
+
+
+def _same(a: Msg, b: Msg) -> bool:
+    return (
+        a.role == b.role
+        and (a.content or "") == (b.content or "")
+        and [c.id for c in a.tool_calls] == [c.id for c in b.tool_calls]
+        and a.tool_call_id == b.tool_call_id
+    )
+
+
+def merge_exchange(history: list[Msg], request: Sequence[Msg], response: Sequence[Msg]) -> None:
+    """Extend `history` with one model call: the new part of its request, then its response.
+
+    Each request of a logged conversation usually repeats the history so far (sometimes without
+    the system prompt); the longest end of `history` that the request starts with is not added
+    again.
+
+    Example:
+        >>> h = [Msg("system", "s"), Msg("user", "a"), Msg("assistant", "b")]
+        >>> merge_exchange(h, [Msg("user", "a"), Msg("assistant", "b"), Msg("user", "c")],
+        ...                [Msg("assistant", "d")])
+        >>> [m.content for m in h]
+        ['s', 'a', 'b', 'c', 'd']
+    """
+    shared = 0
+    for size in range(min(len(history), len(request)), 0, -1):
+        start = len(history) - size
+        if all(_same(history[start + i], request[i]) for i in range(size)):
+            shared = size
+            break
+    history.extend(request[shared:])
+    history.extend(response)
+
+
+_USAGE_KEYS = {
+    "prompt_tokens": "input_tokens",
+    "input_tokens": "input_tokens",
+    "completion_tokens": "output_tokens",
+    "output_tokens": "output_tokens",
+    "total_tokens": "total_tokens",
+}
+
+
+def call_metadata(*sources: object) -> dict[str, Any]:
+    """Collect a model call's metadata from the mappings that may hold it.
+
+    Recognised: `model`; `usage` (OpenAI `prompt_tokens`/`completion_tokens`, Anthropic and
+    Responses `input_tokens`/`output_tokens`, `total_tokens`) as `input_tokens`,
+    `output_tokens`, `total_tokens`; `latency_ms` (or `latency_s`, `duration_ms`) as
+    `latency_ms`; `cost` (or `cost_usd`) as `cost`. The first source that gives a fact wins.
+    """
+    out: dict[str, Any] = {}
+    for source in sources:
+        if not isinstance(source, Mapping):
+            continue
+        model = source.get("model")
+        if isinstance(model, str):
+            out.setdefault("model", model)
+        usage = source.get("usage")
+        if isinstance(usage, Mapping):
+            for key, value in usage.items():
+                target = _USAGE_KEYS.get(key)
+                if target is not None and number(value) is not None:
+                    out.setdefault(target, value)
+        for key in ("latency_ms", "duration_ms"):
+            if number(source.get(key)) is not None:
+                out.setdefault("latency_ms", source[key])
+        for key in ("latency_s", "latency"):
+            value = number(source.get(key))
+            if value is not None:
+                out.setdefault("latency_ms", value * 1000)
+        for key in ("cost", "cost_usd"):
+            if number(source.get(key)) is not None:
+                out.setdefault("cost", source[key])
+    if "input_tokens" in out and "output_tokens" in out:
+        out.setdefault("total_tokens", out["input_tokens"] + out["output_tokens"])
+    return out
+
+
+def record_metadata(record: Mapping[str, Any], *extra: Mapping[str, Any]) -> dict[str, Any]:
+    """The conversation-level metadata of a record: its `metadata` mapping, its case key, and
+    the call metadata found at the top level (plus `extra`, which fills gaps)."""
+    metadata: dict[str, Any] = (
+        dict(record.get("metadata") or {}) if isinstance(record.get("metadata"), Mapping) else {}
+    )
+    for key in ("case", "test_case", "name"):
+        value = record.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            metadata.setdefault(key, value)
+    for key, value in call_metadata(record).items():
+        metadata.setdefault(key, value)
+    for source in extra:
+        for key, value in source.items():
+            metadata.setdefault(key, value)
+    tags = record.get("tags")
+    if tags is not None:
+        metadata.setdefault("tags", tags)
+    return metadata
+
+
+def text_of(
+    content: object, kinds: tuple[str | None, ...] = ("text", "output_text", "input_text", None)
+) -> str | None:
+    """The text of a message content: a string, or the joined `text` of its text parts."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [
+            part.get("text")
+            for part in content
+            if isinstance(part, Mapping)
+            and part.get("type") in kinds
+            and isinstance(part.get("text"), str)
+        ]
+        return "".join(t for t in texts if t is not None) if texts else None
+    raise TranscriptError(
+        f"message content must be a string or a list of parts, got {type(content).__name__}"
+    )

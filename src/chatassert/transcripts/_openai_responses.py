@@ -1,0 +1,176 @@
+"""The OpenAI Responses API adapter.
+
+Line shapes read:
+
+- one response with its input: `{"instructions"?: str, "input": str | [items], "output":
+  [items], "model"?, "usage"?, "id"?, "metadata"?}` (the response object as returned, with the
+  request's `input` and `instructions` added);
+- one call: `{"request": {"input", "instructions"?}, "response": {"output": [...], ...}}`;
+- several calls: `{"calls": [<call>, ...]}`, or a bare item list `{"items": [...]}`.
+
+Items: messages (`{"type": "message", "role", "content": str | [input_text/output_text parts]}`
+or `{"role", "content"}`), `function_call` (`call_id`, `name`, `arguments` as a JSON string) and
+`function_call_output` (`call_id`, `output`); `reasoning` and other items are skipped. A
+`previous_response_id` chain is not followed: log the whole input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from chatassert._errors import TranscriptError
+from chatassert._models import Conversation
+from chatassert.transcripts._build import (
+    Msg,
+    call_metadata,
+    conversation,
+    merge_exchange,
+    record_metadata,
+    text_of,
+    tool_call,
+)
+
+__all__ = ["detect", "parse"]
+
+_ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning"})
+
+
+def _typed_items(items: object) -> bool:
+    return isinstance(items, list) and any(
+        isinstance(i, Mapping) and i.get("type") in _ITEM_TYPES for i in items
+    )
+
+
+def _is_response(value: object) -> bool:
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("output"), list)
+        and (
+            value.get("object") == "response"
+            or _typed_items(value["output"])
+            or not value["output"]
+        )
+    )
+
+
+def _is_call(value: object) -> bool:
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("request"), Mapping)
+        and "input" in value["request"]
+    )
+
+
+def detect(record: Any) -> bool:
+    """Whether `record` is a Responses API response, call, list of calls, or item list."""
+    if not isinstance(record, Mapping):
+        return False
+    if _is_response(record) or _is_call(record):
+        return True
+    calls = record.get("calls")
+    if isinstance(calls, list) and calls and _is_call(calls[0]):
+        return True
+    return _typed_items(record.get("items"))
+
+
+def items(raw: object, where: str) -> list[Msg]:
+    """Normalise Responses API items; consecutive function calls join one assistant message."""
+    if isinstance(raw, str):
+        return [Msg(role="user", content=raw)]
+    if not isinstance(raw, list):
+        raise TranscriptError(f"{where} must be a string or a list of items")
+    out: list[Msg] = []
+    for i, item in enumerate(raw):
+        at = f"{where}[{i}]"
+        if not isinstance(item, Mapping):
+            raise TranscriptError(f"{at} is not an item object")
+        kind = item.get("type", "message")
+        if kind == "message":
+            role = item.get("role")
+            if not isinstance(role, str):
+                raise TranscriptError(f"{at} (message) has no 'role'")
+            out.append(Msg(role=role, content=text_of(item.get("content"))))
+        elif kind == "function_call":
+            if item.get("call_id") is None:
+                raise TranscriptError(f"{at} (function_call) has no 'call_id'")
+            call = tool_call(item.get("name"), item.get("arguments"), item["call_id"])
+            if out and out[-1].role == "assistant" and not out[-1].content and out[-1].tool_calls:
+                out[-1].tool_calls.append(call)
+            else:
+                out.append(Msg(role="assistant", tool_calls=[call]))
+        elif kind == "function_call_output":
+            if item.get("call_id") is None:
+                raise TranscriptError(f"{at} (function_call_output) has no 'call_id'")
+            output = item.get("output")
+            text = output if isinstance(output, str) else text_of(output) or ""
+            status = item.get("status")
+            out.append(
+                Msg(
+                    role="tool",
+                    content=text,
+                    tool_call_id=str(item["call_id"]),
+                    is_error=item.get("is_error") is True or status == "failed",
+                )
+            )
+    return out
+
+
+def _request(request: Mapping[str, Any], where: str) -> list[Msg]:
+    instructions = request.get("instructions")
+    head = [Msg(role="system", content=instructions)] if isinstance(instructions, str) else []
+    return head + items(request.get("input", []), f"{where}.input".lstrip("."))
+
+
+def _response(response: object, extra: Mapping[str, Any], where: str) -> list[Msg]:
+    if response is None:
+        return []
+    if not isinstance(response, Mapping) or not isinstance(response.get("output"), list):
+        raise TranscriptError(f"{where} has no 'output' list")
+    out = items(response["output"], f"{where}.output".lstrip("."))
+    if out:
+        meta = call_metadata(extra, response)
+        if isinstance(response.get("status"), str):
+            meta["status"] = response["status"]
+        out[-1].metadata = meta
+    return out
+
+
+def _calls(calls: Sequence[object], where: str) -> list[Msg]:
+    history: list[Msg] = []
+    for i, call in enumerate(calls):
+        at = f"{where}[{i}]"
+        if not _is_call(call):
+            raise TranscriptError(f"{at} is not a {{request, response}} call")
+        assert isinstance(call, Mapping)
+        merge_exchange(
+            history,
+            _request(call["request"], f"{at}.request"),
+            _response(call.get("response"), {**call["request"], **call}, f"{at}.response"),
+        )
+    return history
+
+
+def parse(record: Any) -> Conversation:
+    """Build a conversation from any of the Responses API line shapes.
+
+    Raises:
+        TranscriptError: when the record is not of those shapes or is malformed.
+    """
+    if not isinstance(record, Mapping):
+        raise TranscriptError("expected an object with 'output' or 'items' (OpenAI Responses)")
+    if _is_call(record):
+        history = _calls([record], "record")
+    elif isinstance(record.get("calls"), list):
+        history = _calls(record["calls"], "calls")
+    elif isinstance(record.get("output"), list):
+        history = _request(record, "")
+        history.extend(_response(record, {}, ""))
+    elif isinstance(record.get("items"), list):
+        history = items(record["items"], "items")
+    else:
+        raise TranscriptError(
+            "expected 'input' and 'output', a {request, response} call, "
+            "'calls' or 'items' (OpenAI Responses format)"
+        )
+    return conversation(history, id=record.get("id"), metadata=record_metadata(record))

@@ -1,0 +1,311 @@
+"""The OpenTelemetry GenAI adapter: one exported trace per line.
+
+Line shapes read: OTLP JSON (`{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}`, with
+attributes as `[{"key", "value": {"stringValue": ...}}]`) or a plain `{"spans": [...]}` with
+attributes as a mapping. Spans are ordered by start time.
+
+- Inference spans (`gen_ai.operation.name` `chat`, `text_completion` or `generate_content`) give
+  the messages: the `gen_ai.system_instructions`, `gen_ai.input.messages` and
+  `gen_ai.output.messages` attributes (JSON with `parts` of type `text`, `tool_call`,
+  `tool_call_response`), or the older message events (`gen_ai.system.message`,
+  `gen_ai.user.message`, `gen_ai.assistant.message`, `gen_ai.tool.message`, `gen_ai.choice`)
+  with their body in `body` or a JSON `gen_ai.event.content` attribute. Each span's model,
+  `gen_ai.usage.input_tokens`/`output_tokens` and duration become its turn's metadata.
+- Tool-execution spans (`execute_tool`: `gen_ai.tool.name`, `gen_ai.tool.call.id`,
+  `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`) supply results the inference spans
+  do not show, and mark a result `is_error` when the span's status is ERROR or it has
+  `error.type`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from chatassert._errors import TranscriptError
+from chatassert._models import Conversation
+from chatassert.transcripts._build import Msg, conversation, merge_exchange, tool_call
+
+__all__ = ["detect", "parse"]
+
+_INFERENCE = frozenset({"chat", "text_completion", "generate_content"})
+_EVENT_ROLES = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+
+
+def detect(record: Any) -> bool:
+    """Whether `record` is an exported trace (`resourceSpans`, or `spans` of span objects)."""
+    if not isinstance(record, Mapping):
+        return False
+    if isinstance(record.get("resourceSpans"), list):
+        return True
+    spans = record.get("spans")
+    return (
+        isinstance(spans, list)
+        and bool(spans)
+        and isinstance(spans[0], Mapping)
+        and ("attributes" in spans[0] or "spanId" in spans[0] or "span_id" in spans[0])
+    )
+
+
+def _value(value: object) -> Any:
+    """Decode an OTLP `AnyValue` (`{"stringValue": ...}`, ...); plain values pass through."""
+    if not isinstance(value, Mapping) or len(value) != 1:
+        return value
+    ((kind, inner),) = value.items()
+    if kind == "stringValue" or kind == "boolValue" or kind == "doubleValue":
+        return inner
+    if kind == "intValue":
+        return int(inner)
+    if kind == "arrayValue":
+        return [_value(v) for v in (inner or {}).get("values", [])]
+    if kind == "kvlistValue":
+        return _attributes((inner or {}).get("values", []))
+    return value
+
+
+def _attributes(raw: object) -> dict[str, Any]:
+    if isinstance(raw, Mapping):
+        return {str(k): _value(v) for k, v in raw.items()}
+    if isinstance(raw, list):
+        return {str(a.get("key")): _value(a.get("value")) for a in raw if isinstance(a, Mapping)}
+    return {}
+
+
+def _nanos(value: object) -> int | None:
+    if isinstance(value, int | str) and not isinstance(value, bool):
+        try:
+            return int(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _json(value: object, what: str) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise TranscriptError(f"{what} is not valid JSON: {exc}") from None
+    return value
+
+
+def _spans(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    if isinstance(record.get("resourceSpans"), list):
+        spans = [
+            span
+            for rs in record["resourceSpans"]
+            if isinstance(rs, Mapping)
+            for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
+            if isinstance(ss, Mapping)
+            for span in ss.get("spans") or []
+        ]
+    else:
+        spans = list(record.get("spans") or [])
+    if not all(isinstance(s, Mapping) for s in spans):
+        raise TranscriptError("every span must be an object")
+    return sorted(
+        spans, key=lambda s: _nanos(s.get("startTimeUnixNano", s.get("start_time_unix_nano"))) or 0
+    )
+
+
+def _is_error(span: Mapping[str, Any], attrs: Mapping[str, Any]) -> bool:
+    status = span.get("status")
+    code = status.get("code") if isinstance(status, Mapping) else None
+    return code in (2, "STATUS_CODE_ERROR", "ERROR", "error") or "error.type" in attrs
+
+
+def _parts_message(raw: object, where: str) -> list[Msg]:
+    """A message of the current conventions: `{"role", "parts": [...]}`."""
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("role"), str):
+        raise TranscriptError(f"{where} is not a message with a 'role'")
+    role = raw["role"]
+    texts: list[str] = []
+    calls = []
+    results: list[Msg] = []
+    for j, part in enumerate(raw.get("parts") or []):
+        if not isinstance(part, Mapping):
+            raise TranscriptError(f"{where}.parts[{j}] is not an object")
+        kind = part.get("type")
+        if kind == "text":
+            texts.append(str(part.get("content", "")))
+        elif kind == "tool_call":
+            calls.append(tool_call(part.get("name"), part.get("arguments"), part.get("id")))
+        elif kind == "tool_call_response":
+            response = part.get("response", part.get("result"))
+            result_text = response if isinstance(response, str) else json.dumps(response)
+            results.append(
+                Msg(
+                    role="tool",
+                    content=result_text,
+                    tool_call_id=None if part.get("id") is None else str(part["id"]),
+                    data=response if isinstance(response, dict | list) else None,
+                )
+            )
+    text = "".join(texts) if texts else None
+    if results:
+        return results + ([Msg(role="user", content=text)] if text and role == "user" else [])
+    return [Msg(role=role, content=text, tool_calls=calls)]
+
+
+def _event_message(event: Mapping[str, Any], where: str) -> Msg | None:
+    name = event.get("name")
+    attrs = _attributes(event.get("attributes"))
+    body = event.get("body")
+    if body is None and "gen_ai.event.content" in attrs:
+        body = _json(attrs["gen_ai.event.content"], f"{where}: gen_ai.event.content")
+    if body is None:
+        body = attrs
+    if not isinstance(body, Mapping):
+        return None
+    if name == "gen_ai.choice":
+        inner = body.get("message")
+        body = inner if isinstance(inner, Mapping) else body
+        role = "assistant"
+    elif name in _EVENT_ROLES:
+        role = _EVENT_ROLES[str(name)]
+    else:
+        return None
+    calls = []
+    for call in body.get("tool_calls") or []:
+        fn = call.get("function") if isinstance(call, Mapping) else None
+        if isinstance(fn, Mapping):
+            calls.append(tool_call(fn.get("name"), fn.get("arguments"), call.get("id")))
+    content = body.get("content")
+    text = content if isinstance(content, str) or content is None else json.dumps(content)
+    call_id = body.get("id") if role == "tool" else None
+    return Msg(
+        role=role,
+        content=text,
+        tool_calls=calls,
+        tool_call_id=None if call_id is None else str(call_id),
+    )
+
+
+def _inference(
+    span: Mapping[str, Any], attrs: Mapping[str, Any], where: str
+) -> tuple[list[Msg], list[Msg]]:
+    request: list[Msg] = []
+    response: list[Msg] = []
+    if "gen_ai.input.messages" in attrs or "gen_ai.output.messages" in attrs:
+        system = _json(attrs.get("gen_ai.system_instructions"), f"{where}: system instructions")
+        if isinstance(system, list):
+            texts = [
+                str(p.get("content", ""))
+                for p in system
+                if isinstance(p, Mapping) and p.get("type") == "text"
+            ]
+            request.append(Msg(role="system", content="".join(texts)))
+        elif isinstance(system, str):
+            request.append(Msg(role="system", content=system))
+        for key, target in (
+            ("gen_ai.input.messages", request),
+            ("gen_ai.output.messages", response),
+        ):
+            raw = _json(attrs.get(key, "[]"), f"{where}: {key}")
+            if not isinstance(raw, list):
+                raise TranscriptError(f"{where}: {key} is not a list of messages")
+            for i, m in enumerate(raw):
+                target.extend(_parts_message(m, f"{where}: {key}[{i}]"))
+    else:
+        for i, event in enumerate(span.get("events") or []):
+            if not isinstance(event, Mapping):
+                continue
+            msg = _event_message(event, f"{where}.events[{i}]")
+            if msg is not None:
+                (response if event.get("name") == "gen_ai.choice" else request).append(msg)
+    meta: dict[str, Any] = {}
+    model = attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model")
+    if isinstance(model, str):
+        meta["model"] = model
+    for key in ("input_tokens", "output_tokens"):
+        value = attrs.get(f"gen_ai.usage.{key}")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            meta[key] = value
+    start = _nanos(span.get("startTimeUnixNano", span.get("start_time_unix_nano")))
+    end = _nanos(span.get("endTimeUnixNano", span.get("end_time_unix_nano")))
+    if start is not None and end is not None:
+        meta["latency_ms"] = (end - start) / 1e6
+    if response:
+        response[-1].metadata = meta
+    return request, response
+
+
+def parse(record: Any) -> Conversation:
+    """Build a conversation from one exported trace.
+
+    Raises:
+        TranscriptError: when the record is not a trace or a span's messages are malformed.
+    """
+    if not detect(record):
+        raise TranscriptError("expected an exported trace with 'resourceSpans' or 'spans'")
+    history: list[Msg] = []
+    tools: dict[str, tuple[Mapping[str, Any], bool]] = {}
+    conversation_id: Any = None
+    trace_id: Any = None
+    agent: Any = None
+    inference = 0
+    for index, span in enumerate(_spans(record)):
+        attrs = _attributes(span.get("attributes"))
+        trace_id = trace_id or span.get("traceId") or span.get("trace_id")
+        conversation_id = conversation_id or attrs.get("gen_ai.conversation.id")
+        agent = agent or attrs.get("gen_ai.agent.name")
+        operation = attrs.get("gen_ai.operation.name")
+        where = f"span {span.get('name', index)!r}"
+        if operation == "execute_tool":
+            call_id = attrs.get("gen_ai.tool.call.id")
+            if call_id is not None:
+                tools[str(call_id)] = (attrs, _is_error(span, attrs))
+        elif operation in _INFERENCE or "gen_ai.input.messages" in attrs:
+            inference += 1
+            merge_exchange(history, *_inference(span, attrs, where))
+    if not inference:
+        raise TranscriptError(
+            "the trace has no GenAI inference span (gen_ai.operation.name "
+            "'chat') to read messages from"
+        )
+    _apply_tool_spans(history, tools)
+    metadata: dict[str, Any] = {}
+    if trace_id is not None:
+        metadata["trace_id"] = trace_id
+    if agent is not None:
+        metadata["agent"] = agent
+    if isinstance(record.get("metadata"), Mapping):
+        metadata.update(record["metadata"])
+    return conversation(history, id=record.get("id", conversation_id), metadata=metadata)
+
+
+def _apply_tool_spans(
+    history: list[Msg], tools: Mapping[str, tuple[Mapping[str, Any], bool]]
+) -> None:
+    """Mark results errored from their spans, and add results only the tool spans show."""
+    answered = set()
+    for msg in history:
+        if msg.role == "tool" and msg.tool_call_id is not None and msg.tool_call_id in tools:
+            answered.add(msg.tool_call_id)
+            attrs, errored = tools[msg.tool_call_id]
+            msg.is_error = msg.is_error or errored
+    position = 0
+    while position < len(history):
+        msg = history[position]
+        position += 1
+        missing = [c for c in msg.tool_calls if c.id in tools and c.id not in answered]
+        if msg.role != "assistant" or not missing:
+            continue
+        while position < len(history) and history[position].role == "tool":
+            position += 1
+        for call in missing:
+            assert call.id is not None
+            attrs, errored = tools[call.id]
+            result = attrs.get("gen_ai.tool.call.result", attrs.get("error.type", ""))
+            text = result if isinstance(result, str) else json.dumps(result)
+            history.insert(
+                position, Msg(role="tool", content=text, tool_call_id=call.id, is_error=errored)
+            )
+            answered.add(call.id)
+            position += 1
