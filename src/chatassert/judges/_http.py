@@ -15,11 +15,13 @@ import json
 import logging
 import os
 import random
+import ssl
 import time
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+import certifi
 import httpx
 
 from chatassert._errors import JudgeError
@@ -115,6 +117,7 @@ class HTTPJudge:
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
         self._clients = weakref.WeakKeyDictionary()
         self._closers: set[asyncio.Task[None]] = set()
+        self._ssl: ssl.SSLContext | None = None
 
     # -- identity -------------------------------------------------------------------------
 
@@ -128,12 +131,14 @@ class HTTPJudge:
         state = dict(self.__dict__)
         state.pop("_clients", None)
         state.pop("_closers", None)
+        state.pop("_ssl", None)
         return state
 
     def __setstate__(self, state: Mapping[str, Any]) -> None:
         self.__dict__.update(state)
         self._clients = weakref.WeakKeyDictionary()
         self._closers = set()
+        self._ssl = None
 
     def cache_params(self) -> dict[str, Any]:
         """The settings that change a verdict, for cache keys."""
@@ -213,7 +218,10 @@ class HTTPJudge:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None or client.is_closed:
+            if self._ssl is None:  # building one is slow; every loop's pool shares it
+                self._ssl = ssl.create_default_context(cafile=certifi.where())
             client = httpx.AsyncClient(
+                verify=self._ssl,
                 limits=httpx.Limits(max_connections=512, max_keepalive_connections=128),
                 follow_redirects=False,
             )

@@ -1,0 +1,74 @@
+"""Fixtures: a loopback HTTP server per test, judges pointed at it with tiny backoff."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from loopback import LoopbackServer
+
+from chatassert.judges import AnthropicJudge, OpenAIJudge
+
+SECRET = "sk-test-9f8e7d6c5b4a3210"
+
+
+@pytest.fixture(autouse=True)
+def _judge_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """A known API key, and no judge variables or user cache from the shell."""
+    for name in (
+        "CHATASSERT_JUDGE_BASE_URL",
+        "CHATASSERT_JUDGE_API_KEY_ENV",
+        "CHATASSERT_JUDGE_CACHE",
+        "CHATASSERT_JUDGE_BATCH",
+        "CHATASSERT_JUDGE_TIMEOUT",
+        "CHATASSERT_JUDGE_RETRIES",
+        "CHATASSERT_JUDGE_CONCURRENCY",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+
+
+@pytest.fixture
+def server() -> Iterator[LoopbackServer]:
+    """A started loopback server, stopped after the test."""
+    srv = LoopbackServer()
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+FAST = {
+    "timeout": 2.0,
+    "retries": 2,
+    "backoff": 0.001,
+    "max_backoff": 0.005,
+    "max_retry_after": 0.05,
+}
+
+
+@pytest.fixture
+def openai_judge(server: LoopbackServer) -> Callable[..., OpenAIJudge]:
+    """Build an OpenAI judge for the server, with tiny backoff (override any option)."""
+
+    def make(**options: Any) -> OpenAIJudge:
+        return OpenAIJudge(
+            options.pop("model", "judge-model"),
+            **{"base_url": server.url + "/v1", **FAST, **options},
+        )
+
+    return make
+
+
+@pytest.fixture
+def anthropic_judge(server: LoopbackServer) -> Callable[..., AnthropicJudge]:
+    """Build an Anthropic judge for the server, with tiny backoff (override any option)."""
+
+    def make(**options: Any) -> AnthropicJudge:
+        return AnthropicJudge(
+            options.pop("model", "claude-test"), **{"base_url": server.url, **FAST, **options}
+        )
+
+    return make

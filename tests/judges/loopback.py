@@ -1,0 +1,219 @@
+"""A scripted HTTP server on 127.0.0.1 speaking the OpenAI and Anthropic wire formats.
+
+Each POST takes the next scripted `Reply` (or the default); every request is recorded. Run as a
+script (`python loopback.py --delay 0.05`) it serves good verdicts forever, prints its base URL,
+and reports how many requests it received at `GET /count` (used by the benchmark).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """One scripted answer: a status, a JSON (or raw text) body, headers, a delay, or a drop."""
+
+    body: Any = None
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    drop: bool = False
+
+
+@dataclass
+class Recorded:
+    """A request the server received."""
+
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+def openai_content(
+    content: str | None, *, refusal: str | None = None, finish_reason: str = "stop"
+) -> Reply:
+    """A chat-completions reply whose message has `content` (and maybe a refusal)."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if refusal is not None:
+        message["refusal"] = refusal
+    return Reply(
+        {
+            "id": "cmpl-1",
+            "object": "chat.completion",
+            "model": "m",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        }
+    )
+
+
+def openai_verdict(
+    passed: Any = True, score: float | None = 0.9, reason: str = "meets the rubric", **extra: Any
+) -> Reply:
+    """A chat-completions reply carrying a JSON verdict."""
+    return openai_content(json.dumps({"passed": passed, "score": score, "reason": reason, **extra}))
+
+
+def anthropic_tool(arguments: Any, name: str = "record_verdict") -> Reply:
+    """A Messages reply with a tool call carrying `arguments`."""
+    return Reply(
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "m",
+            "stop_reason": "tool_use",
+            "content": [{"type": "tool_use", "id": "tu_1", "name": name, "input": arguments}],
+        }
+    )
+
+
+def anthropic_text(text: str, stop_reason: str = "end_turn") -> Reply:
+    """A Messages reply with only text."""
+    return Reply(
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "m",
+            "stop_reason": stop_reason,
+            "content": [{"type": "text", "text": text}],
+        }
+    )
+
+
+class LoopbackServer:
+    """The server: `start()` returns its base URL; `push()` scripts replies; `stop()` ends it."""
+
+    def __init__(self, default: Reply | Callable[[Recorded], Reply] | None = None) -> None:
+        self.default = default
+        self.script: deque[Reply] = deque()
+        self.requests: list[Recorded] = []
+        self.count = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def push(self, *replies: Reply) -> None:
+        """Script the next replies, in order."""
+        with self._lock:
+            self.script.extend(replies)
+
+    def _next(self, recorded: Recorded) -> Reply:
+        with self._lock:
+            self.requests.append(recorded)
+            self.count += 1
+            if self.script:
+                return self.script.popleft()
+        if callable(self.default):
+            return self.default(recorded)
+        if self.default is not None:
+            return self.default
+        return Reply({"error": "no scripted reply"}, status=599)
+
+    def start(self) -> str:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def do_GET(self) -> None:
+                self._send(Reply({"count": server.count}))
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = raw.decode("utf-8", "replace")
+                reply = server._next(Recorded(self.path, dict(self.headers.items()), body))
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    if reply.delay:
+                        time.sleep(reply.delay)
+                    if reply.drop:
+                        self.close_connection = True
+                        return
+                    self._send(reply)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+
+            def _send(self, reply: Reply) -> None:
+                if isinstance(reply.body, bytes):
+                    data = reply.body
+                elif isinstance(reply.body, str):
+                    data = reply.body.encode()
+                else:
+                    data = json.dumps(reply.body).encode()
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in reply.headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            request_queue_size = 256
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # clients that time out or hang up are part of the script
+
+        self._server = Server(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self.url
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--delay", type=float, default=0.05)
+    args = parser.parse_args()
+    reply = openai_verdict()
+    reply.delay = args.delay
+    server = LoopbackServer(default=reply)
+    print(server.start(), flush=True)
+    try:
+        sys.stdin.read()  # serve until the parent closes our stdin
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
