@@ -362,7 +362,8 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         cells = [[step.cell(c.call) for c in calls] for step in self._steps]
         sure = [[cell is True for cell in row] for row in cells]
         if self._passes(sure, n):
-            return Result(_P, self.kind, self._header(calls), self._details(sure, calls))
+            actual = _names([c.call.name for c in calls])
+            return Result(_P, self.kind, f"called {actual}", self._details(sure, calls))
         maybe = [[cell is not False for cell in row] for row in cells]
         details = self._details(sure, calls)
         if self._passes(maybe, n):
@@ -458,7 +459,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         text = "; ".join(p.describe() for p in problems[:3])
         if len(problems) > 3:
             text += f"; and {len(problems) - 3} more"
-        return f"'{step.tool}' ({first.location}) does not match step {number}: {text}"
+        return f"'{step.tool}' ({first.location}) differs: {text}"
 
     def _divergence(self, matrix: list[list[bool]], calls: Sequence[LocatedCall]) -> str:
         n, m = len(calls), len(self._steps)
@@ -491,7 +492,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             k = greedy.index(-1)
             prev = greedy[k - 1] if k else -1
             where = (
-                "never called"
+                "not found"
                 if k == 0
                 else f"missing after '{calls[prev].call.name}' ({calls[prev].location})"
             )
@@ -1077,7 +1078,11 @@ class ToolResultMatches(_ResultCheck):
         if not isinstance(pattern, str) or not pattern:
             raise ValueError(f"tool_result_matches needs a non-empty pattern, got {pattern!r}")
         self._set("pattern", pattern)
-        self._set("_pattern", compile_pattern(pattern))
+        try:
+            compiled = compile_pattern(pattern)
+        except ValueError as exc:
+            raise ValueError(f"tool_result_matches pattern: {exc}") from None
+        self._set("_pattern", compiled)
 
     def _wanted(self) -> str:
         return f"matching /{self.pattern}/"
