@@ -342,27 +342,32 @@ class Conversation(BaseModel):
 
 
 def split_turns(messages: Sequence[Any]) -> list[list[Any]]:
-    """Split chat messages into turns: a new turn starts at each user message (G1)."""
+    """Split chat messages into turns: a new turn starts at each user message (G1).
+
+    Messages before the first user message go with the first turn when they are only system or
+    developer prompts; when the agent spoke first (a greeting), they form a turn of their own,
+    with no user input.
+    """
     groups: list[list[Any]] = []
     preamble: list[Any] = []
     for message in messages:
-        role = message.role if isinstance(message, Message) else message.get("role")
+        role = _role(message)
         if role == "user":
-            groups.append([*preamble, message])
-            preamble = []
+            groups.append([message])
         elif groups:
             groups[-1].append(message)
         else:
             preamble.append(message)
     if preamble:
-        if any(
-            (m.role if isinstance(m, Message) else m.get("role")) not in ("system", "developer")
-            for m in preamble
-        ):
-            groups.insert(0, preamble)
-        elif groups:
+        if all(_role(m) in ("system", "developer") for m in preamble) and groups:
             groups[0][:0] = preamble
+        else:
+            groups.insert(0, preamble)
     return groups
+
+
+def _role(message: Any) -> Any:
+    return message.role if isinstance(message, Message) else message.get("role")
 
 
 Subject: TypeAlias = Turn | Conversation | str | JSONValue

@@ -1,0 +1,41 @@
+"""Run the code examples of the README and the core documentation pages.
+
+Each page's ```python blocks run in order in one namespace, from the repository root. A block
+followed by a line "prints" and a ```text block must print exactly that text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = ["README.md", "docs/guide.md", "docs/flat.md", "docs/specs.md"]
+BLOCK = re.compile(r"```python\n(.*?)```(?:\s*\nprints\s*\n+```text\n(.*?)```)?", re.S)
+
+
+def blocks(page: str) -> list[tuple[str, str | None]]:
+    return [(m.group(1), m.group(2)) for m in BLOCK.finditer((ROOT / page).read_text())]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_examples_run_and_print_what_the_page_says(page: str) -> None:
+    found = blocks(page)
+    assert found, f"{page} has no python examples"
+    namespace: dict[str, object] = {"__name__": f"docs:{page}"}
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for number, (code, expected) in enumerate(found, 1):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(code, f"{page} example {number}", "exec"), namespace)
+            if expected is not None:
+                assert out.getvalue() == expected, f"{page} example {number} printed otherwise"
+    finally:
+        os.chdir(cwd)

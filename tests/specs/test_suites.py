@@ -1,0 +1,101 @@
+"""Checking suites against conversations: turn pairing, fail-fast, missing turns, case pairing."""
+
+from __future__ import annotations
+
+import asyncio
+
+from chatassert import Contains, Conversation, Status, Turn
+from chatassert._suite import Case, Suite, TurnSpec
+from chatassert.specs import loads_suite
+
+TWO_TURNS = """
+test_cases:
+  - name: booking
+    turns:
+      - user_input: "Book a table"
+        assertions:
+          - {type: contains, value: available}
+          - {type: contains, value: saturday}
+          - {type: not_contains, value: goodbye}
+      - user_input: "7pm"
+        assertions:
+          - {type: contains, value: confirmed}
+  - name: refund
+    turns:
+      - user_input: "I want a refund"
+        assertions:
+          - {type: contains, value: refund}
+"""
+
+
+def chat(*pairs: tuple[str, str], **fields: object) -> Conversation:
+    messages = []
+    for user, assistant in pairs:
+        messages += [{"role": "user", "content": user}, {"role": "assistant", "content": assistant}]
+    return Conversation.from_messages(messages, **fields)  # type: ignore[arg-type]
+
+
+def test_turn_i_is_checked_against_the_ith_user_turn_and_every_assertion_is_reported() -> None:
+    suite = loads_suite(TWO_TURNS)
+    result = suite.cases[0].check(chat(("Book a table", "Sorry, goodbye"), ("7pm", "Confirmed!")))
+    first, second = result.children
+    assert (first.location, second.location) == ("turns[0]", "turns[1]")
+    assert [c.status for c in first.children] == [Status.FAILED, Status.FAILED, Status.FAILED]
+    assert second.passed
+    assert result.status is Status.FAILED
+    assert result.details == {"passed": 1, "failed": 3, "error": 0, "skipped": 0}
+    assert result.reason.startswith("3 assertions failed; first: contains:")
+
+
+def test_fail_fast_reports_the_rest_of_the_turn_as_skipped() -> None:
+    case = Case(
+        "c",
+        turns=(TurnSpec((Contains("x"), Contains("y"), Contains("z"))),),
+        fail_fast=True,
+    )
+    result = case.check(Turn(input="q", text="y z"))
+    statuses = [c.status for c in result.children[0].children]
+    assert statuses == [Status.FAILED, Status.SKIPPED, Status.SKIPPED]
+    assert "fail_fast" in result.children[0].children[1].reason
+
+
+def test_a_transcript_with_fewer_user_turns_gives_an_error_for_the_missing_turn() -> None:
+    suite = loads_suite(TWO_TURNS)
+    result = suite.cases[0].check(chat(("Book a table", "available saturday")))
+    missing = result.children[1]
+    assert missing.status is Status.ERROR
+    assert missing.reason == "the case has turn 2 but the transcript has only 1 user turn"
+    assert result.status is Status.ERROR
+
+
+def test_system_and_leading_assistant_messages_do_not_shift_user_turns() -> None:
+    conversation = Conversation.from_messages(
+        [
+            {"role": "system", "content": "be brief"},
+            {"role": "assistant", "content": "Welcome!"},
+            {"role": "user", "content": "I want a refund"},
+            {"role": "assistant", "content": "Your refund is on its way."},
+        ]
+    )
+    suite = loads_suite(TWO_TURNS)
+    result = suite.cases[1].check(conversation)
+    assert result.passed
+    assert result.children[0].location == "turns[1]"
+
+
+def test_cases_are_paired_by_id_then_first_input_then_single_case() -> None:
+    suite = loads_suite(TWO_TURNS)
+    assert suite.cases_for(chat(("x", "y"), metadata={"case": "refund"}))[0].name == "refund"
+    assert suite.cases_for(chat(("x", "y"), id="booking"))[0].name == "booking"
+    assert suite.cases_for(chat(("I  want a\nrefund", "y")))[0].name == "refund"
+    assert suite.cases_for(chat(("unknown", "y"))) == []
+    single = Suite("one", (Case("only", checks=(Contains("x"),)),))
+    assert single.cases_for(chat(("unknown", "y")))[0].name == "only"
+
+
+def test_acheck_gives_the_same_result_as_check() -> None:
+    suite = loads_suite(TWO_TURNS)
+    conversation = chat(("Book a table", "Sorry, goodbye"), ("7pm", "Confirmed!"))
+    sync = suite.cases[0].check(conversation)
+    asynchronous = asyncio.run(suite.cases[0].acheck(conversation))
+    assert asynchronous == sync
