@@ -1,0 +1,263 @@
+"""Paths into a JSON response: the expect vocabulary's dotted notation, and full JSONPath.
+
+The dotted notation (`pagination.total`, `results[*].metadata.tags`, `results[0].file`) is
+compiled once into a tuple of steps and evaluated by a plain loop. A path that starts with `$`
+is full JSONPath, compiled with jsonpath-ng (imported only when such a path is compiled).
+
+Every value found carries its concrete location, so a reason can say `results[2].file`:
+
+- a missing key, an index out of range, or a step into a value of the wrong type is *missing*;
+- `[*]` over a missing, `null` or empty array yields nothing;
+- a `null` value is present (it exists, with the value `None`).
+
+Example:
+    >>> path = compile_path("results[*].file")
+    >>> doc = {"results": [{"file": "a.md"}, {"title": "no file"}, {"file": "c.md"}]}
+    >>> [(path.location(where), value) for value, where in path.find(doc)]
+    [('results[0].file', 'a.md'), ('results[2].file', 'c.md')]
+    >>> compile_path("pagination.total").get({"pagination": {}}) is MISSING
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+from chatassert._registry import MISSING
+
+__all__ = ["MISSING", "JsonPath", "compile_path"]
+
+# A step: a key (str), an index (int), or `_ALL` for `[*]`.
+_ALL: Final = None
+_Step = str | int | None
+
+_TOKEN = re.compile(r"\[(\*|-?\d+)\]|\[(['\"])(.*?)\2\]|\.?([^.\[\]]+)")
+
+# A location: the indexes taken by the `[*]` steps (dotted paths), or the text (JSONPath).
+Where = tuple[int, ...] | str
+
+
+class JsonPath:
+    """A compiled path: `find` yields every value with where it was found.
+
+    Build one with `compile_path`. Instances are immutable and picklable (they keep their
+    source text and compile it again on unpickling).
+
+    Attributes:
+        source: The path as written.
+        fans_out: Whether the path may select several values (`[*]`, or a JSONPath wildcard,
+            recursive descent, filter or slice); a path that does not fan out names one field,
+            and a check over it reports that field as missing rather than passing vacuously.
+    """
+
+    __slots__ = ("_finder", "_parts", "_steps", "fans_out", "source")
+
+    source: str
+    fans_out: bool
+    _steps: tuple[_Step, ...]
+    _parts: tuple[str, ...]
+    _finder: Callable[[Any], list[tuple[Any, Where]]]
+
+    def __init__(self, source: str) -> None:
+        if not isinstance(source, str):
+            raise TypeError(f"a path must be a string, got {type(source).__name__}")
+        text = source.strip()
+        if not text:
+            raise ValueError("a path must not be empty")
+        set_ = object.__setattr__
+        set_(self, "source", text)
+        if text.startswith("$"):
+            set_(self, "_steps", ())
+            set_(self, "_parts", ())
+            set_(self, "fans_out", any(c in text for c in ("*", "..", "?", ":")))
+            set_(self, "_finder", _compile_jsonpath(text))
+            return
+        steps = _parse(text)
+        set_(self, "_steps", steps)
+        set_(self, "fans_out", _ALL in steps)
+        set_(self, "_parts", _template(steps))
+        if len(steps) == 1 and isinstance(steps[0], str):
+            set_(self, "_finder", self._find_key)
+        elif _ALL not in steps:
+            set_(self, "_finder", self._find_one)
+        else:
+            set_(self, "_finder", self._find_all)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("JsonPath is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (JsonPath, (self.source,))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, JsonPath) and other.source == self.source
+
+    def __hash__(self) -> int:
+        return hash(self.source)
+
+    def __repr__(self) -> str:
+        return f"JsonPath({self.source!r})"
+
+    # -- evaluation ----------------------------------------------------------------------
+
+    def find(self, doc: Any) -> list[tuple[Any, Where]]:
+        """Return every `(value, where)` the path selects in `doc`, in document order."""
+        return self._finder(doc)
+
+    def get(self, doc: Any) -> Any:
+        """Return the single value at the path, or `MISSING` (the first value of a fan-out)."""
+        found = self._finder(doc)
+        return found[0][0] if found else MISSING
+
+    def location(self, where: Where) -> str:
+        """Render a `where` from `find` as a concrete path: `results[2].file`."""
+        if isinstance(where, str):
+            return where
+        parts = self._parts
+        if not where:
+            return parts[0]
+        out = [parts[0]]
+        for i, index in enumerate(where):
+            out.append(f"[{index}]")
+            out.append(parts[i + 1])
+        return "".join(out)
+
+    def _find_key(self, doc: Any) -> list[tuple[Any, Where]]:
+        key = self._steps[0]
+        if type(doc) is dict and key in doc:
+            return [(doc[key], ())]
+        return []
+
+    def _find_one(self, doc: Any) -> list[tuple[Any, Where]]:
+        node = doc
+        for step in self._steps:
+            if type(step) is str:
+                if not isinstance(node, dict) or step not in node:
+                    return []
+                node = node[step]
+            else:
+                assert isinstance(step, int)
+                if not isinstance(node, list) or not -len(node) <= step < len(node):
+                    return []
+                node = node[step]
+        return [(node, ())]
+
+    def _find_all(self, doc: Any) -> list[tuple[Any, Where]]:
+        nodes: list[tuple[Any, tuple[int, ...]]] = [(doc, ())]
+        for step in self._steps:
+            out: list[tuple[Any, tuple[int, ...]]] = []
+            if step is _ALL:
+                for node, where in nodes:
+                    if isinstance(node, list):
+                        out.extend((item, (*where, i)) for i, item in enumerate(node))
+            elif type(step) is str:
+                for node, where in nodes:
+                    if isinstance(node, dict) and step in node:
+                        out.append((node[step], where))
+            else:
+                assert isinstance(step, int)
+                for node, where in nodes:
+                    if isinstance(node, list) and -len(node) <= step < len(node):
+                        out.append((node[step], where))
+            nodes = out
+            if not nodes:
+                break
+        return nodes  # type: ignore[return-value]
+
+
+def compile_path(path: str) -> JsonPath:
+    """Compile a path once: dotted notation, or full JSONPath when it starts with `$`.
+
+    Raises:
+        ValueError: for an empty or malformed path (with the position of the problem).
+
+    Example:
+        >>> compile_path("results[0].file").find({"results": [{"file": "a.md"}]})
+        [('a.md', ())]
+    """
+    return JsonPath(path)
+
+
+def _parse(text: str) -> tuple[_Step, ...]:
+    steps: list[_Step] = []
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None or match.end() == pos:
+            raise ValueError(
+                f"cannot read the path {text!r} at position {pos} "
+                f"({text[pos:]!r}); write a.b, a[*].b or a[0].b"
+            )
+        index, _, quoted, key = match.groups()
+        if key is not None:
+            if match.group(0).startswith(".") and pos == 0:
+                raise ValueError(f"the path {text!r} starts with '.'; write it without the dot")
+            if not match.group(0).startswith(".") and pos > 0:
+                raise ValueError(
+                    f"cannot read the path {text!r} at position {pos}: "
+                    "expected '.' or '[' between steps"
+                )
+            steps.append(key.strip())
+        elif quoted is not None:
+            steps.append(quoted)
+        elif index == "*":
+            steps.append(_ALL)
+        else:
+            steps.append(int(index))
+        pos = match.end()
+    if text.endswith("."):
+        raise ValueError(f"the path {text!r} ends with '.'")
+    return tuple(steps)
+
+
+def _template(steps: tuple[_Step, ...]) -> tuple[str, ...]:
+    """The text around each `[*]`: `results[*].file` → `('results', '.file')`."""
+    parts: list[str] = []
+    current = ""
+    started = False
+    for step in steps:
+        if step is _ALL:
+            parts.append(current)
+            current = ""
+        elif type(step) is int:
+            current += f"[{step}]"
+        else:
+            assert isinstance(step, str)
+            if step and not any(c in step for c in ".[]'\" "):
+                current += "." + step if started else step
+            else:
+                current += f"[{step!r}]"
+        started = True
+    parts.append(current)
+    return tuple(parts)
+
+
+def _compile_jsonpath(text: str) -> Callable[[Any], list[tuple[Any, Where]]]:
+    from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
+    from jsonpath_ng.ext import parse
+
+    try:
+        expr = parse(text)
+    except (JsonPathLexerError, JsonPathParserError, Exception) as exc:
+        raise ValueError(f"invalid JSONPath {text!r}: {exc}") from exc
+
+    def find(doc: Any) -> list[tuple[Any, Where]]:
+        return [(m.value, _jsonpath_location(m)) for m in expr.find(doc)]
+
+    return find
+
+
+def _jsonpath_location(match: Any) -> str:
+    parts: list[str] = []
+    node = match
+    while node is not None and node.context is not None:
+        text = str(node.path)
+        if text.startswith("[") and text.endswith("]"):
+            parts.append(text)
+        else:
+            parts.append("." + text)
+        node = node.context
+    out = "".join(reversed(parts))
+    return out[1:] if out.startswith(".") else out or "$"
