@@ -1,0 +1,309 @@
+"""The verdict cache, Repeat, batch checking with bounded concurrency, and grading together."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from loopback import LoopbackServer, Recorded, Reply, openai_content, openai_verdict
+
+from chatassert import (
+    Contains,
+    FakeJudge,
+    JudgeRequest,
+    LLMRubric,
+    Repeat,
+    Status,
+    Verdict,
+    from_spec,
+)
+from chatassert.judges import (
+    BatchingJudge,
+    CachedJudge,
+    OpenAIJudge,
+    VerdictCache,
+    check_all,
+    check_many,
+)
+
+# -- cache --------------------------------------------------------------------------------
+
+
+def test_cached_verdicts_are_served_without_requests(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], tmp_path: Path
+) -> None:
+    server.default = openai_verdict(True, 0.9, "polite")
+    judge = CachedJudge(openai_judge(), tmp_path / "cache.sqlite3")
+    first = LLMRubric("Is polite", judge=judge).check("Please.")
+    again = CachedJudge(openai_judge(), tmp_path / "cache.sqlite3")  # a new process, say
+    second = LLMRubric("Is polite", judge=again).check("Please.")
+    assert len(server.requests) == 1
+    assert first == second
+    assert second.details["prompt"]
+    assert second.details["raw"]
+    assert (again.hits, again.misses) == (1, 0)
+
+
+def test_the_key_covers_prompt_model_params_and_sample(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], tmp_path: Path
+) -> None:
+    server.default = openai_verdict()
+    path = tmp_path / "cache.sqlite3"
+    judge = CachedJudge(openai_judge(), path)
+    LLMRubric("Is polite", judge=judge).check("Please.")
+    LLMRubric("Is polite", judge=judge).check("Please!")  # other response
+    LLMRubric("Is kind", judge=judge).check("Please.")  # other rubric
+    LLMRubric("Is polite", judge=judge, model="other").check("Please.")  # other model
+    LLMRubric("Is polite", judge=CachedJudge(openai_judge(temperature=0.7), path)).check(
+        "Please."
+    )  # other parameters
+    LLMRubric("Is polite", judge=judge).check("Please.")  # a hit
+    assert len(server.requests) == 5
+
+
+def test_errors_are_never_cached(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], tmp_path: Path
+) -> None:
+    server.push(openai_content("not json"), openai_verdict())
+    judge = CachedJudge(openai_judge(), tmp_path / "c.sqlite3")
+    assert LLMRubric("Is polite", judge=judge).check("Hi").status is Status.ERROR
+    assert LLMRubric("Is polite", judge=judge).check("Hi").status is Status.PASSED
+    assert LLMRubric("Is polite", judge=judge).check("Hi").status is Status.PASSED
+    assert len(server.requests) == 2
+
+
+def test_a_disabled_cache_passes_everything_through(tmp_path: Path) -> None:
+    fake = FakeJudge.passing()
+    judge = CachedJudge(fake, tmp_path / "c.sqlite3", enabled=False)
+    for _ in range(2):
+        LLMRubric("Is polite", judge=judge).check("Hi")
+    assert len(fake.requests) == 2
+    assert not (tmp_path / "c.sqlite3").exists()
+
+
+def test_an_unreadable_entry_is_a_miss(tmp_path: Path) -> None:
+    cache = VerdictCache(tmp_path / "c.sqlite3")
+    cache.put("k", Verdict(True, None, "ok", {"any": "raw"}, "prompt"))
+    assert cache.get("k") == Verdict(True, None, "ok", {"any": "raw"}, "prompt")
+    cache._connect().execute('UPDATE verdicts SET verdict = \'{"passed": "yes"}\'')
+    assert cache.get("k") is None
+    assert len(cache) == 1
+    cache.clear()
+    assert len(cache) == 0
+    cache.close()
+
+
+_WRITER = """
+import sys
+from chatassert import Verdict
+from chatassert.judges import VerdictCache
+cache = VerdictCache(sys.argv[1])
+for i in range(200):
+    cache.put(f"{sys.argv[2]}-{i}", Verdict(i % 2 == 0, i / 200, "r"))
+    assert cache.get(f"{sys.argv[2]}-{i}") is not None
+"""
+
+
+def test_the_cache_is_safe_for_concurrent_processes(tmp_path: Path) -> None:
+    path = str(tmp_path / "shared.sqlite3")
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, path, name]) for name in ("a", "b", "c")
+    ]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0]
+    cache = VerdictCache(path)
+    assert len(cache) == 600
+    assert cache.get("b-10") == Verdict(True, 0.05, "r")
+
+
+# -- Repeat -------------------------------------------------------------------------------
+
+
+def test_repeat_takes_independent_samples_each_cached(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], tmp_path: Path
+) -> None:
+    server.push(openai_verdict(True), openai_verdict(False), openai_verdict(True))
+    judge = CachedJudge(openai_judge(temperature=0.8), tmp_path / "c.sqlite3")
+    check = Repeat(3, LLMRubric("Is polite", judge=judge))
+    first = check.check("Please.")
+    second = check.check("Please.")
+    assert first.status is Status.PASSED
+    assert first.reason == "2 of 3 samples passed (majority)"
+    assert [c.status for c in first.children] == [c.status for c in second.children]
+    assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("replies", "aggregate", "status"),
+    [
+        ([True, False, False], "majority", Status.FAILED),
+        ([True, RuntimeError("down"), False], "majority", Status.ERROR),
+        ([True, True, RuntimeError("down")], "majority", Status.PASSED),
+        ([True, True, False], "all", Status.FAILED),
+        ([True, RuntimeError("down"), True], "all", Status.ERROR),
+        ([False, False, True], "any", Status.PASSED),
+        ([False, RuntimeError("down"), False], "any", Status.ERROR),
+        ([False, False, False], "any", Status.FAILED),
+        (
+            [{"passed": True, "score": 0.9}, {"passed": False, "score": 0.4}, True],
+            "mean",
+            Status.PASSED,
+        ),
+        (
+            [{"passed": False, "score": 0.1}, {"passed": False, "score": 0.2}, True],
+            "mean",
+            Status.FAILED,
+        ),
+        ([True, RuntimeError("down"), True], "mean", Status.ERROR),
+    ],
+)
+def test_repeat_aggregates(replies: list[Any], aggregate: str, status: Status) -> None:
+    result = Repeat(3, LLMRubric("x", judge=FakeJudge(*replies)), aggregate).check("y")
+    assert result.status is status
+    assert len(result.children) == 3
+
+
+def test_repeat_round_trips_and_validates() -> None:
+    check = Repeat(5, LLMRubric("Is polite", model="m"), aggregate="all", message="polite")
+    assert from_spec(check.as_spec()) == check
+    assert check.as_spec()["type"] == "repeat"
+    with pytest.raises(ValueError, match="n >= 1"):
+        Repeat(0, LLMRubric("x"))
+    with pytest.raises(TypeError, match="judged assertion"):
+        Repeat(2, Contains("x"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="aggregate"):
+        Repeat(2, LLMRubric("x"), aggregate="median")
+
+
+# -- batch checking -----------------------------------------------------------------------
+
+
+def test_check_many_bounds_judge_requests(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
+) -> None:
+    server.default = lambda _: Reply(openai_verdict().body, delay=0.02)
+    check = LLMRubric("Is polite", judge=openai_judge())
+    results = asyncio.run(check_many(check, [f"Please {i}" for i in range(24)], concurrency=4))
+    assert [r.status for r in results] == [Status.PASSED] * 24
+    assert server.max_in_flight <= 4
+    assert len(server.requests) == 24
+    assert "Please 0" in results[0].details["prompt"]
+    assert "Please 23" in results[23].details["prompt"]
+
+
+def test_check_all_keeps_order_and_runs_deterministic_checks_without_judges() -> None:
+    seen: list[str] = []
+
+    async def slow(request: JudgeRequest) -> bool:
+        seen.append(request.response)
+        await asyncio.sleep(0.01)
+        return True
+
+    from chatassert import FunctionJudge
+
+    rubric = LLMRubric("Is polite", judge=FunctionJudge(slow))
+    pairs = [(rubric, "a"), (Contains("x"), "x"), (rubric, "b"), (Contains("x"), "y")]
+    results = asyncio.run(check_all(pairs, concurrency=1))
+    assert [r.status for r in results] == [
+        Status.PASSED,
+        Status.PASSED,
+        Status.PASSED,
+        Status.FAILED,
+    ]
+    assert sorted(seen) == ["a", "b"]
+
+
+def test_check_many_over_conversations_of_a_suite_case() -> None:
+    from chatassert import Conversation, OnEveryTurn, Turn
+
+    judge = FakeJudge(default=True)
+    check = OnEveryTurn(LLMRubric("Is polite", judge=judge))
+    chats = [Conversation(turns=[Turn(text=f"t{i}"), Turn(text=f"u{i}")]) for i in range(5)]
+    results = asyncio.run(check_many(check, chats, concurrency=2))
+    assert all(r.passed for r in results)
+    assert len(judge.requests) == 10
+
+
+# -- several rubrics, one call ------------------------------------------------------------
+
+
+def _many_reply(recorded: Recorded) -> Reply:
+    user = recorded.body["messages"][1]["content"]
+    count = user.split("</criteria>")[0].count("\n") - 1
+    verdicts = [
+        {
+            "criterion": i,
+            "passed": i != 2,
+            "score": 1.0 if i != 2 else 0.0,
+            "reason": f"criterion {i}",
+        }
+        for i in range(1, count + 1)
+    ]
+    return openai_content(json.dumps({"verdicts": verdicts}))
+
+
+def test_rubrics_about_one_subject_are_graded_in_one_request(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
+) -> None:
+    server.default = _many_reply
+    judge = BatchingJudge(openai_judge())
+    check = (
+        LLMRubric("Is polite", judge=judge)
+        & LLMRubric("Is short", judge=judge)
+        & LLMRubric("Mentions a refund", judge=judge)
+    )
+    result = asyncio.run(check.acheck("Sorry, refund sent."))
+    assert len(server.requests) == 1
+    body = server.requests[0].body
+    assert body["response_format"]["json_schema"]["name"] == "verdicts"
+    user = body["messages"][1]["content"]
+    assert "1. Is polite\n2. Is short\n3. Mentions a refund" in user
+    assert [c.status for c in result.children] == [Status.PASSED, Status.FAILED, Status.PASSED]
+    assert [c.reason for c in result.children] == ["criterion 1", "criterion 2", "criterion 3"]
+    assert judge.batches == 1
+
+
+def test_a_missing_criterion_is_an_error_for_that_rubric_only(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
+) -> None:
+    server.push(
+        openai_content(
+            json.dumps({"verdicts": [{"criterion": 1, "passed": True, "score": 1, "reason": "ok"}]})
+        )
+    )
+    judge = BatchingJudge(openai_judge())
+    check = LLMRubric("Is polite", judge=judge) & LLMRubric("Is short", judge=judge)
+    result = asyncio.run(check.acheck("Hi"))
+    assert [c.status for c in result.children] == [Status.PASSED, Status.ERROR]
+    assert "no verdict for criterion 2" in result.children[1].reason
+
+
+def test_batched_verdicts_are_cached_and_faults_error_every_rubric(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], tmp_path: Path
+) -> None:
+    server.default = _many_reply
+    judge = BatchingJudge(CachedJudge(openai_judge(), tmp_path / "c.sqlite3"))
+    check = LLMRubric("Is polite", judge=judge) & LLMRubric("Is short", judge=judge)
+    asyncio.run(check.acheck("Hi"))
+    again = asyncio.run(check.acheck("Hi"))
+    assert len(server.requests) == 1
+    assert [c.status for c in again.children] == [Status.PASSED, Status.FAILED]
+    server.default = Reply({"error": "boom"}, status=500)
+    failed = asyncio.run(check.acheck("Other subject"))
+    assert [c.status for c in failed.children] == [Status.ERROR, Status.ERROR]
+
+
+def test_different_subjects_are_not_graded_together(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
+) -> None:
+    server.default = openai_verdict()
+    judge = BatchingJudge(openai_judge())
+    results = asyncio.run(check_many(LLMRubric("Is polite", judge=judge), ["a", "b", "c"]))
+    assert all(r.passed for r in results)
+    assert len(server.requests) == 3
+    assert judge.batches == 0
