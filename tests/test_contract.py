@@ -24,6 +24,7 @@ from chatassert import (
     FakeJudge,
     Status,
     ToolCall,
+    ToolResult,
     Turn,
     from_spec,
     registered,
@@ -55,6 +56,22 @@ BAD = Turn(
 HELLO = Turn(input="Hi", text="Hello! How can I help?")
 GOOD_CHAT = Conversation(turns=[HELLO, GOOD])
 BAD_CHAT = Conversation(turns=[HELLO, BAD])
+
+# trajectories: a reservation tool's result, confirmed or failed; an agent stuck in a loop
+CONFIRMED = Turn(
+    text="Booked.",
+    tool_calls=[ToolCall(name="create_reservation", id="r1")],
+    tool_results=[ToolResult(call_id="r1", content="Reservation AB12CD confirmed")],
+)
+DECLINED = Turn(
+    text="Sorry.",
+    tool_calls=[ToolCall(name="create_reservation", id="r1")],
+    tool_results=[ToolResult(call_id="r1", content="Error: no table available")],
+)
+LOOPING = Turn(
+    text="Still checking.",
+    tool_calls=[ToolCall(name="check_availability", arguments={"date": "2024-02-17"})] * 3,
+)
 
 BOOKED = {"type": "contains", "value": "booked"}
 SORRY = {"type": "contains", "value": "sorry"}
@@ -89,6 +106,21 @@ CASES: dict[str, Case] = {
                                                                   "value": "sorry"}},
                           GOOD_CHAT, BAD_CHAT),
     "on_any_turn": Case({"type": "on_any_turn", "assertion": BOOKED}, GOOD_CHAT, BAD_CHAT),
+    # trajectories
+    "tool_sequence": Case({"type": "tool_sequence", "steps": [
+        "check_availability",
+        {"tool": "create_reservation", "arguments": {"party_size": {"$range": [1, 8]}}}]},
+        GOOD, BAD),
+    "tool_call_count": Case({"type": "tool_call_count", "tool": "create_reservation", "min": 1},
+                            GOOD, BAD),
+    "max_tool_calls": Case({"type": "max_tool_calls", "max": 2}, GOOD, LOOPING),
+    "no_repeated_calls": Case({"type": "no_repeated_calls"}, GOOD, LOOPING),
+    "steps_before_answer": Case({"type": "steps_before_answer", "max": 2}, GOOD, LOOPING),
+    "tool_result_contains": Case({"type": "tool_result_contains", "tool": "create_reservation",
+                                  "value": "confirmed"}, CONFIRMED, DECLINED),
+    "tool_result_matches": Case({"type": "tool_result_matches", "tool": "create_reservation",
+                                 "pattern": "[A-Z0-9]{6} confirmed"}, CONFIRMED, DECLINED),
+    "no_tool_errors": Case({"type": "no_tool_errors"}, CONFIRMED, DECLINED),
 }  # fmt: skip
 
 KINDS = sorted(set(registered()) | set(CASES))
