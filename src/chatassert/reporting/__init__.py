@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,8 +24,13 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "JUnitWriter",
     "Outcome",
     "Summary",
+    "assertion_statuses",
+    "excerpt",
+    "render_html",
+    "render_junit_case",
     "render_text",
 ]
 
@@ -48,6 +54,7 @@ class Outcome:
         result: The case's result tree.
         source: Where the subject came from (`log.jsonl:12`).
         subject_id: The conversation's or response's id, when it has one.
+        excerpt: A short rendering of the transcript, kept for failing outcomes' reports.
     """
 
     suite: str
@@ -55,6 +62,14 @@ class Outcome:
     result: Result
     source: str = ""
     subject_id: str | None = None
+    excerpt: str | None = None
+
+    @property
+    def seconds(self) -> float:
+        """Time spent checking: the sum of the measured durations of the assertions."""
+        if self.result.duration is not None:
+            return self.result.duration
+        return sum(r.duration for r in self.result.leaves() if r.duration is not None)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form: the identifying fields and the whole result tree."""
@@ -74,6 +89,7 @@ class Summary:
     Attributes:
         counts: Case outcomes by status.
         per_assertion: For each assertion label, its outcomes by status.
+        per_case: For each `suite / case`, its outcomes by status.
         failures: The first failing or erroring outcomes (up to `keep`).
         unreadable: Log lines that could not be read, as `(where, error)` (up to `keep`).
         unreadable_count: How many lines could not be read.
@@ -83,6 +99,7 @@ class Summary:
 
     counts: Counter[str] = field(default_factory=Counter)
     per_assertion: dict[str, Counter[str]] = field(default_factory=dict)
+    per_case: dict[str, Counter[str]] = field(default_factory=dict)
     failures: list[Outcome] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     unreadable_count: int = 0
@@ -92,11 +109,36 @@ class Summary:
     def add(self, outcome: Outcome) -> None:
         """Count one outcome and keep it as an example if it did not pass."""
         status = outcome.result.status
-        self.counts[status.value] += 1
-        for label, leaf_status in _assertion_statuses(outcome.result):
-            self.per_assertion.setdefault(label, Counter())[leaf_status.value] += 1
+        self.count(
+            outcome.suite,
+            outcome.case,
+            status.value,
+            [(label, s.value) for label, s in assertion_statuses(outcome.result)],
+        )
         if status in (Status.FAILED, Status.ERROR) and len(self.failures) < self.keep:
             self.failures.append(outcome)
+
+    def count(
+        self, suite: str, case: str, status: str, assertions: Iterable[tuple[str, str]]
+    ) -> None:
+        """Count one case outcome from its status and its assertions' `(label, status)`."""
+        self.counts[status] += 1
+        key = f"{suite} / {case}"
+        per_case = self.per_case.get(key)
+        if per_case is None:
+            per_case = self.per_case[key] = Counter()
+        per_case[status] += 1
+        per_assertion = self.per_assertion
+        for label, leaf_status in assertions:
+            counter = per_assertion.get(label)
+            if counter is None:
+                counter = per_assertion[label] = Counter()
+            counter[leaf_status] += 1
+
+    @property
+    def failing(self) -> int:
+        """How many case outcomes failed."""
+        return self.counts["failed"]
 
     def add_unreadable(self, where: str, error: str) -> None:
         """Count a log line that could not be read."""
@@ -118,7 +160,7 @@ class Summary:
         return EXIT_OK
 
 
-def _assertion_statuses(result: Result) -> Iterable[tuple[str, Status]]:
+def assertion_statuses(result: Result) -> Iterable[tuple[str, Status]]:
     """Yield `(label, status)` for each assertion of a case result (turn groups unwrapped)."""
     for child in result.children:
         if child.name == "turn" and child.children:
@@ -171,3 +213,48 @@ def render_text(
     lines.append("")
     lines.append(head)
     return "\n".join(lines)
+
+
+def excerpt(subject: object, *, turns: int = 6, width: int = 240) -> str:
+    """Render a short transcript excerpt of a conversation (or a turn, or a JSON value).
+
+    Example:
+        >>> from chatassert import Conversation
+        >>> print(excerpt(Conversation(messages=[{"role": "user", "content": "Hi"},
+        ...                                      {"role": "assistant", "content": "Hello!"}])))
+        user: Hi
+        assistant: Hello!
+    """
+    from chatassert._models import Conversation, Turn
+
+    if isinstance(subject, Turn):
+        subject = Conversation.model_construct(
+            turns=(subject,), metadata={}, workflow=None, id=None
+        )
+    if not isinstance(subject, Conversation):
+        return shorten(json.dumps(subject, ensure_ascii=False, default=str), width * 2)
+    lines: list[str] = []
+    for turn in subject.turns[:turns]:
+        if turn.input is not None:
+            lines.append("user: " + shorten(" ".join(turn.input.split()), width))
+        for call in turn.tool_calls:
+            args = (
+                json.dumps(call.arguments, ensure_ascii=False)
+                if not call.arguments_error
+                else call.raw_arguments or ""
+            )
+            lines.append(f"  -> {call.name}({shorten(args, width // 2)})")
+        for res in turn.tool_results:
+            flag = " [error]" if res.is_error else ""
+            lines.append(
+                f"  <- {res.name or '?'}{flag}: "
+                + shorten(" ".join(res.content.split()), width // 2)
+            )
+        lines.append("assistant: " + shorten(" ".join(turn.text.split()), width))
+    if len(subject.turns) > turns:
+        lines.append(f"… {len(subject.turns) - turns} more turns")
+    return "\n".join(lines)
+
+
+from chatassert.reporting._html import render_html  # noqa: E402
+from chatassert.reporting._junit import JUnitWriter, render_junit_case  # noqa: E402

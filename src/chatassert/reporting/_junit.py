@@ -1,0 +1,120 @@
+"""JUnit XML: a `testsuite` per suite, a `testcase` per case and checked conversation.
+
+Test cases are rendered as they are produced and spooled to a temporary file per suite, so the
+report's memory stays bounded; the counts the `testsuite` element needs are written at the end.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from typing import IO, TYPE_CHECKING, Any
+from xml.sax.saxutils import escape, quoteattr
+
+from chatassert._result import Status, shorten
+
+if TYPE_CHECKING:
+    from chatassert.reporting import Outcome
+
+__all__ = ["JUnitWriter", "render_junit_case"]
+
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _text(value: str) -> str:
+    return escape(_INVALID_XML.sub("\ufffd", value))
+
+
+def _attr(value: str) -> str:
+    return quoteattr(_INVALID_XML.sub("\ufffd", value))
+
+
+def render_junit_case(outcome: Outcome, *, verbose: bool = False) -> str:
+    """Render one outcome as a `<testcase>` element (with `failure`, `error` or `skipped`).
+
+    Example:
+        >>> from chatassert import Contains
+        >>> from chatassert.reporting import Outcome
+        >>> xml = render_junit_case(Outcome("booking", "greets",
+        ...                                 Contains("<b>").check("plain"), "log:1"))
+        >>> "<failure" in xml and "&lt;b&gt;" in xml and "<b>" not in xml
+        True
+    """
+    result = outcome.result
+    name = f"{outcome.case} [{outcome.source or outcome.subject_id or '?'}]"
+    head = (
+        f"    <testcase classname={_attr(outcome.suite)} name={_attr(name)} "
+        f'time="{outcome.seconds:.6f}"'
+    )
+    if result.status is Status.PASSED:
+        return head + " />\n"
+    if result.status is Status.SKIPPED:
+        return head + f">\n      <skipped message={_attr(result.reason)} />\n    </testcase>\n"
+    tag = "failure" if result.status is Status.FAILED else "error"
+    body = result.render(verbose=verbose)
+    out = (
+        head + f">\n      <{tag} message={_attr(shorten(result.reason, 500))} "
+        f"type={_attr(result.status.value)}>{_text(body)}</{tag}>\n"
+    )
+    if outcome.excerpt:
+        out += f"      <system-out>{_text(outcome.excerpt)}</system-out>\n"
+    return out + "    </testcase>\n"
+
+
+class JUnitWriter:
+    """Collects rendered test cases per suite and writes the JUnit XML document at the end."""
+
+    def __init__(self) -> None:
+        self._suites: dict[str, tuple[IO[str], dict[str, Any]]] = {}
+
+    def add(self, suite: str, status: str, seconds: float, xml: str) -> None:
+        """Spool one rendered `<testcase>` of `suite`."""
+        entry = self._suites.get(suite)
+        if entry is None:
+            spool: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+            entry = self._suites[suite] = (
+                spool,
+                {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0},
+            )
+        spool, counts = entry
+        counts["tests"] += 1
+        counts["time"] += seconds
+        key = {"failed": "failures", "error": "errors", "skipped": "skipped"}.get(status)
+        if key:
+            counts[key] += 1
+        spool.write(xml)
+
+    def add_unreadable(self, where: str, error: str) -> None:
+        """Record a log line that could not be read, as an erroring test case."""
+        xml = (
+            f'    <testcase classname="log" name={_attr(where)} time="0">\n'
+            f'      <error message={_attr(shorten(error, 500))} type="unreadable">'
+            f"{_text(error)}</error>\n    </testcase>\n"
+        )
+        self.add("unreadable log lines", "error", 0.0, xml)
+
+    def write(self, out: IO[str], name: str = "chatassert") -> None:
+        """Write the whole document to `out` and release the spools."""
+        totals = {
+            k: sum(c[k] for _, c in self._suites.values())
+            for k in ("tests", "failures", "errors", "skipped", "time")
+        }
+        out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+        out.write(
+            f'<testsuites name={_attr(name)} tests="{totals["tests"]}" '
+            f'failures="{totals["failures"]}" errors="{totals["errors"]}" '
+            f'skipped="{totals["skipped"]}" time="{totals["time"]:.6f}">\n'
+        )
+        for suite, (spool, c) in self._suites.items():
+            out.write(
+                f'  <testsuite name={_attr(suite)} tests="{c["tests"]}" '
+                f'failures="{c["failures"]}" errors="{c["errors"]}" '
+                f'skipped="{c["skipped"]}" time="{c["time"]:.6f}">\n'
+            )
+            spool.seek(0)
+            shutil.copyfileobj(spool, out)
+            spool.close()
+            out.write("  </testsuite>\n")
+        out.write("</testsuites>\n")
+        self._suites.clear()
