@@ -62,6 +62,13 @@ def _parser() -> argparse.ArgumentParser:
         "--fail-fast", action="store_true", help="skip the rest of a turn after its first failure"
     )
     check.add_argument(
+        "--workflow",
+        default=None,
+        metavar="FILE",
+        help="a workflow definition (a PromptKit pack, or its 'workflow' section, as JSON or "
+        "YAML): workflow state is derived from each conversation's workflow__transition calls",
+    )
+    check.add_argument(
         "--max-failures",
         type=int,
         default=10,
@@ -120,9 +127,23 @@ def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         from dataclasses import replace
 
         suite = replace(suite, cases=tuple(replace(c, fail_fast=True) for c in suite.cases))
+    if args.workflow:
+        from chatassert._workflow import Workflow
+        from chatassert.specs._promptkit import with_workflow
+
+        try:
+            suite = with_workflow(suite, Workflow.load(args.workflow))
+        except (OSError, ValueError) as exc:
+            err.write(f"cannot load workflow {args.workflow}: {exc}\n")
+            return EXIT_USAGE
     summary = Summary(keep=max(args.max_failures, 1))
     try:
-        for outcome in _outcomes(suite, args.logs, args.transcript_format, summary, err):
+        outcomes = (
+            _json_outcomes(suite, args.logs, summary, err)
+            if _is_json_suite(suite)
+            else _outcomes(suite, args.logs, args.transcript_format, summary, err)
+        )
+        for outcome in outcomes:
             summary.add(outcome)
             if args.format == "json":
                 out.write(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n")
@@ -174,3 +195,64 @@ def _outcomes(
                     record.where,
                     record.conversation.id,
                 )
+
+
+def _is_json_suite(suite: Suite) -> bool:
+    """Whether the suite checks JSON responses (the expect vocabulary) rather than transcripts."""
+    return bool(suite.cases) and all(c.subject == "json" for c in suite.cases)
+
+
+def _json_outcomes(
+    suite: Suite, logs: Sequence[str], summary: Summary, err: IO[str]
+) -> Iterator[Outcome]:
+    """Check JSONL lines `{"id": ..., "response": {...}}` against the tests with that id.
+
+    Lines that are not such objects are counted as unreadable; ids no test has are unmatched;
+    tests that no line answered are reported as errors ("no response").
+    """
+    from chatassert._result import Result, Status
+    from chatassert.transcripts import open_text
+
+    answered: set[str] = set()
+    for log in logs:
+        stream = open_text(log)
+        try:
+            for number, line in enumerate(stream, 1):
+                if not line.strip():
+                    continue
+                where = f"{log}:{number}"
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    summary.add_unreadable(where, f"line is not JSON: {exc}")
+                    err.write(f"{where}: skipped: line is not JSON: {exc}\n")
+                    continue
+                if not isinstance(record, dict) or "id" not in record or "response" not in record:
+                    problem = 'expected {"id": ..., "response": {...}}'
+                    summary.add_unreadable(where, problem)
+                    err.write(f"{where}: skipped: {problem}\n")
+                    continue
+                key = str(record["id"])
+                case = suite.find(key)
+                if case is None:
+                    summary.unmatched += 1
+                    err.write(f"{where}: no test of {suite.name!r} has the id {key!r}\n")
+                    continue
+                answered.add(case.name)
+                yield Outcome(suite.name, case.name, case.check(record["response"]), where, key)
+        finally:
+            if stream is not sys.stdin:
+                stream.close()
+    for case in suite.cases:
+        if case.name in answered:
+            continue
+        key = case.id or case.name
+        err.write(f"{suite.name}: test {key!r} has no response in the logs\n")
+        result = Result(
+            Status.ERROR,
+            "case",
+            f"no response was logged for test {key!r}",
+            {"missing_response": True, "id": key},
+            message=case.name,
+        )
+        yield Outcome(suite.name, case.name, result, "", key)

@@ -1,0 +1,437 @@
+"""The expect dialect (`004_*.txt`): `expect` objects checked against a structured JSON response.
+
+Accepted documents:
+
+- one bare expect object: `{"status": "success", "results_max": 5, ...}` (one case);
+- a list of test cases `[{id, name, input, expect}, ...]`;
+- one suite `{name, priority, tests: [...]}`, or the suite form
+  `{test_suites: {<name>: {name, priority, tests: [...]}}}`.
+
+One expect object is an AND of its keys: each key becomes one check of the case (reported as
+its own result). `one_of` takes a list of expect objects (each an AND of its keys);
+`if_results`, `if_has_history` and `if_sensitive_results` take one. Unknown keys are spec errors
+with "did you mean"; keys that need data a JSON response cannot give (tool calls, a judge,
+timings) are rejected with an explanation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from chatassert._base import Assertion
+from chatassert._combinators import AllOf
+from chatassert._json import IfSensitiveResults, OneOf
+from chatassert._registry import SpecContext, build_typed, did_you_mean, join_path, line_of
+from chatassert._suite import Case
+from chatassert.specs._common import Dialect, check_keys, register_dialect, str_list, table_for
+from chatassert.specs._yaml import LocatedDict
+
+__all__ = ["ALIASES", "EXPECT", "UNSUPPORTED", "expect_keys", "translate_expect"]
+
+ALIASES = {"has_field": "has_fields"}
+"""Other spellings of expect keys."""
+
+_TOOLS = (
+    "needs the agent's tool calls, which a JSON response does not carry; check the "
+    "conversation with the flat or promptkit vocabulary instead"
+)
+_JUDGE = (
+    "needs a judge reading the response text; use llm_rubric in the flat vocabulary "
+    "(or llm_judge in promptkit)"
+)
+_TIMING = (
+    "needs timing or usage data, which a JSON response does not carry; if the response "
+    "reports it as a field, use range_check on that field (for example "
+    "{path: performance.search_duration_ms, max: 5000})"
+)
+_CONVERSATION = (
+    "needs a conversation, but an expect case checks one JSON response; use the "
+    "flat, promptkit or native vocabulary"
+)
+
+UNSUPPORTED: dict[str, str] = {
+    "tools_called": _TOOLS,
+    "tools_not_called": _TOOLS,
+    "tool_calls": _TOOLS,
+    "tool_called": _TOOLS,
+    "contains_function_call": _TOOLS,
+    "function_call": _TOOLS,
+    "llm_rubric": _JUDGE,
+    "rubric": _JUDGE,
+    "llm_judge": _JUDGE,
+    "latency_ms": _TIMING,
+    "max_latency_ms": _TIMING,
+    "response_time": _TIMING,
+    "response_time_ms": _TIMING,
+    "max_duration_ms": _TIMING,
+    "max_tokens": _TIMING,
+    "max_cost": _TIMING,
+    "turns": _CONVERSATION,
+    "conversation": _CONVERSATION,
+}
+"""Keys that look like expect keys but need data a JSON response cannot give, and why."""
+
+_CASE_KEYS = (
+    "id",
+    "name",
+    "description",
+    "input",
+    "expect",
+    "tags",
+    "priority",
+    "category",
+    "notes",
+)
+_SUITE_KEYS = ("name", "description", "priority", "tags", "tests")
+_TOP_KEYS = ("test_suites", "name", "description", "version", "metadata")
+_OTHER_DIALECTS = (
+    "type",
+    "turns",
+    "test_cases",
+    "chatassert",
+    "apiVersion",
+    "spec",
+    "kind",
+    "assertions",
+)
+
+
+def expect_keys() -> dict[str, type[Assertion]]:
+    """Return every expect key (aliases included) and the class it builds."""
+    table = dict(table_for("expect"))
+    for alias, key in ALIASES.items():
+        if key in table:
+            table[alias] = table[key]
+    return table
+
+
+# -- detection -----------------------------------------------------------------------------
+
+
+def _is_case_list(doc: Any) -> bool:
+    return (
+        isinstance(doc, list)
+        and bool(doc)
+        and all(isinstance(item, Mapping) and "expect" in item for item in doc)
+    )
+
+
+def detect(doc: Any) -> bool:
+    """Whether `doc` is an expect document (cases with `expect`, suites, or one expect object)."""
+    if _is_case_list(doc):
+        return True
+    if not isinstance(doc, Mapping) or not doc:
+        return False
+    if "test_suites" in doc:
+        return True
+    if any(key in doc for key in _OTHER_DIALECTS):
+        return False
+    if "expect" in doc or ("tests" in doc and _is_case_list(doc.get("tests"))):
+        return True
+    names = expect_keys()
+    return any(key in names or key in UNSUPPORTED for key in doc)
+
+
+# -- translation ---------------------------------------------------------------------------
+
+
+def translate(doc: Any, ctx: SpecContext) -> list[Case]:
+    """Translate an expect document into cases whose subject is a JSON response."""
+    if isinstance(doc, list):
+        return _tests(doc, ctx, "", {})
+    if not isinstance(doc, Mapping):
+        ctx.problem(
+            doc,
+            "",
+            "an expect spec must be a mapping or a list of test cases",
+            expected="an expect object, a list of {id, input, expect}, or {test_suites: ...}",
+            found=doc,
+        )
+        return []
+    if "test_suites" in doc:
+        check_keys(doc, _TOP_KEYS, ctx, "", "an expect suite file")
+        suites = doc["test_suites"]
+        if not isinstance(suites, Mapping) or not suites:
+            ctx.problem(
+                doc,
+                "test_suites",
+                "'test_suites' must be a non-empty mapping of suite name to suite",
+                key="test_suites",
+                expected="a mapping",
+                found=suites,
+            )
+            return []
+        cases: list[Case] = []
+        for key, suite in suites.items():
+            cases += _suite(suite, ctx, join_path("test_suites", str(key)), str(key))
+        return cases
+    if "tests" in doc:
+        return _suite(doc, ctx, "", None)
+    if "expect" in doc:
+        case = _case(doc, ctx, "", {}, default_name=_stem(ctx))
+        return [case] if case is not None else []
+    checks = translate_expect(doc, ctx, "")
+    if not checks and not ctx.problems:
+        ctx.problem(doc, "", "the expect object is empty, so it would pass vacuously")
+    return [Case(name=_stem(ctx), checks=tuple(checks), subject="json", source=ctx.file or "")]
+
+
+def _suite(node: Any, ctx: SpecContext, path: str, key: str | None) -> list[Case]:
+    if not isinstance(node, Mapping):
+        ctx.problem(
+            node,
+            path,
+            "a test suite must be a mapping",
+            expected="a mapping with 'tests'",
+            found=node,
+        )
+        return []
+    check_keys(node, _SUITE_KEYS, ctx, path, "a test suite")
+    name = node.get("name") if isinstance(node.get("name"), str) else key
+    metadata: dict[str, Any] = {}
+    if name is not None:
+        metadata["suite"] = name
+    if "priority" in node:
+        metadata["priority"] = node["priority"]
+    tests = node.get("tests")
+    if not isinstance(tests, list) or not tests:
+        ctx.problem(
+            node,
+            join_path(path, "tests"),
+            "'tests' must be a non-empty list of test cases",
+            key="tests" if "tests" in node else None,
+            expected="a list of {id, input, expect}",
+            found=tests,
+        )
+        return []
+    return _tests(tests, ctx, join_path(path, "tests"), metadata)
+
+
+def _tests(
+    nodes: list[Any], ctx: SpecContext, path: str, metadata: Mapping[str, Any]
+) -> list[Case]:
+    cases = [_case(node, ctx, join_path(path, i), metadata) for i, node in enumerate(nodes)]
+    return [c for c in cases if c is not None]
+
+
+def _case(
+    node: Any,
+    ctx: SpecContext,
+    path: str,
+    metadata: Mapping[str, Any],
+    *,
+    default_name: str | None = None,
+) -> Case | None:
+    if not isinstance(node, Mapping):
+        ctx.problem(
+            node,
+            path,
+            "a test case must be a mapping",
+            expected="a mapping with 'id', 'input' and 'expect'",
+            found=node,
+        )
+        return None
+    check_keys(node, _CASE_KEYS, ctx, path, "a test case")
+    case_id = None if node.get("id") is None else str(node["id"])
+    title = node.get("name") if isinstance(node.get("name"), str) else None
+    if case_id and title:
+        name = f"{case_id}: {title}"
+    else:
+        name = title or case_id or default_name or path
+    if "expect" not in node:
+        ctx.problem(
+            node,
+            path,
+            f"test case {name!r} has no 'expect'",
+            hint="add 'expect: {...}' with the checks on the response",
+        )
+        return None
+    expect = node["expect"]
+    expect_path = join_path(path, "expect")
+    if not isinstance(expect, Mapping) or not expect:
+        ctx.problem(
+            node,
+            expect_path,
+            f"'expect' of test case {name!r} must be a non-empty "
+            "mapping of checks (an empty one would pass vacuously)",
+            key="expect",
+            expected="a mapping such as {status: success}",
+            found=expect,
+        )
+        return None
+    checks = translate_expect(expect, ctx, expect_path)
+    meta = dict(metadata)
+    if "priority" in node:
+        meta["priority"] = node["priority"]
+    if isinstance(node.get("category"), str):
+        meta["category"] = node["category"]
+    description = node.get("description") if isinstance(node.get("description"), str) else None
+    return Case(
+        name=name,
+        checks=tuple(checks),
+        subject="json",
+        id=case_id,
+        tags=str_list(node, "tags", ctx, path),
+        description=description,
+        input=_plain(node.get("input")),
+        metadata=meta,
+        source=f"{ctx.file or ''}: {path}".strip(": "),
+    )
+
+
+def translate_expect(node: Mapping[str, Any], ctx: SpecContext, path: str) -> list[Assertion]:
+    """Translate one expect object into its checks (one per key), reporting problems to `ctx`."""
+    table = expect_keys()
+    out: list[Assertion] = []
+    for key, value in node.items():
+        key_path = join_path(path, str(key))
+        if key in UNSUPPORTED:
+            ctx.problem(node, key_path, f"the expect key {key!r} {UNSUPPORTED[key]}", key=key)
+            continue
+        cls = table.get(key) if isinstance(key, str) else None
+        if cls is None:
+            ctx.problem(
+                node,
+                key_path,
+                f"unknown expect key {key!r}",
+                key=key,
+                hint=did_you_mean(str(key), sorted(table))
+                or f"valid keys: {', '.join(sorted(table))}",
+            )
+            continue
+        built = _key(cls, str(key), value, node, ctx, key_path)
+        if built is not None:
+            out.append(built)
+    return out
+
+
+def _and(node: Any, ctx: SpecContext, path: str, what: str) -> Assertion | None:
+    if not isinstance(node, Mapping) or not node:
+        ctx.problem(
+            node,
+            path,
+            f"{what} must be a non-empty expect object",
+            expected="a mapping such as {all_have_tags: [work]}",
+            found=node,
+        )
+        return None
+    before = len(ctx.problems)
+    checks = translate_expect(node, ctx, path)
+    if len(ctx.problems) > before or not checks:
+        return None
+    return checks[0] if len(checks) == 1 else AllOf(*checks)
+
+
+def _located(
+    parent: Mapping[str, Any], key: str, fields: Mapping[str, Any], source: object = None
+) -> LocatedDict:
+    """A mapping for the builder that keeps the spec's line numbers."""
+    out = LocatedDict(fields)
+    line = line_of(parent, key)
+    out.line = line
+    for name in out:
+        inner = line_of(source, name) if source is not None else None
+        if inner is not None or line is not None:
+            out.key_lines[name] = inner if inner is not None else line  # type: ignore[assignment]
+    return out
+
+
+def _key(
+    cls: type[Assertion],
+    key: str,
+    value: Any,
+    parent: Mapping[str, Any],
+    ctx: SpecContext,
+    path: str,
+) -> Assertion | None:
+    form = getattr(cls, "expect_form", "value")
+    if cls is OneOf:
+        if not isinstance(value, list) or not value:
+            ctx.problem(
+                parent,
+                path,
+                "'one_of' must be a non-empty list of expect objects",
+                key=key,
+                expected="a list such as [{status: error}, {contains: filter}]",
+                found=value,
+            )
+            return None
+        branches = [
+            _and(item, ctx, join_path(path, i), "each 'one_of' branch")
+            for i, item in enumerate(value)
+        ]
+        if any(b is None for b in branches):
+            return None
+        return OneOf(*[b for b in branches if b is not None])
+    if (
+        cls is IfSensitiveResults
+        and isinstance(value, Mapping)
+        and "has_field" in value
+        and set(value) <= {"has_field", "value", "message"}
+    ):
+        node = _located(parent, key, {"type": key, **value}, value)
+        return build_typed(cls, node, ctx, path, dialect="expect")
+    if form == "expect":
+        child = _and(value, ctx, path, f"'{key}'")
+        if child is None:
+            return None
+        options = {name: ctx.options[name] for name in cls.options if name in ctx.options}
+        try:
+            factory: Callable[..., Assertion] = cls
+            return factory(child, **options)
+        except (TypeError, ValueError) as exc:
+            ctx.problem(parent, path, str(exc), key=key)
+            return None
+    if form == "fields" or (form == "text" and isinstance(value, Mapping)):
+        if not isinstance(value, Mapping):
+            names = ", ".join(p.name for p in cls.params)
+            ctx.problem(
+                parent,
+                path,
+                f"'{key}' must be a mapping with {names}",
+                key=key,
+                expected=f"a mapping with {names}",
+                found=value,
+            )
+            return None
+        node = _located(parent, key, {"type": key, **value}, value)
+        return build_typed(cls, node, ctx, path, dialect="expect")
+    if form == "field_equals":
+        if (
+            isinstance(value, Mapping)
+            and set(value) == {"path", "value"}
+            and isinstance(value["path"], str)
+        ):
+            value = {value["path"]: value["value"]}
+        node = _located(parent, key, {"type": key, "value": value})
+        return build_typed(cls, node, ctx, path, dialect="expect")
+    node = _located(parent, key, {"type": key, "value": value})
+    return build_typed(cls, node, ctx, path, dialect="expect")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _stem(ctx: SpecContext) -> str:
+    if not ctx.file:
+        return "expect"
+    name = ctx.file.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.split(".", 1)[0] or name
+
+
+EXPECT = register_dialect(
+    Dialect(
+        "expect",
+        detect,
+        translate,
+        priority=40,
+        description="expect objects checked against a structured JSON "
+        "response (status, results_min, all_match, ...)",
+    )
+)
