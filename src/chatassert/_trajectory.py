@@ -447,7 +447,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             "errored_calls": [c.location for c in calls if error_flag(c.result)],
         }
 
-    def _why_not(self, step: _Step, number: int, candidates: Sequence[LocatedCall]) -> str:
+    def _why_not(self, step: _Step, candidates: Sequence[LocatedCall]) -> str:
         """Explain why no call among `candidates` fulfils the step."""
         named = [c for c in candidates if c.call.name == step.tool]
         if not named:
@@ -485,7 +485,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
                             f"step {i + 1} expected '{steps[i].tool}' but got "
                             f"'{call.call.name}' ({call.location})"
                         )
-                    return self._why_not(steps[i], i + 1, [call])
+                    return self._why_not(steps[i], [call])
             return "the sequences differ"  # pragma: no cover - _passes would have passed
         if self.order == "in_order":
             greedy = _greedy(matrix, n)
@@ -497,7 +497,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
                 else f"missing after '{calls[prev].call.name}' ({calls[prev].location})"
             )
             later = calls[prev + 1 :]
-            why = self._why_not(steps[k], k + 1, later)
+            why = self._why_not(steps[k], later)
             if (
                 why.endswith("was never called")
                 and k
@@ -516,8 +516,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             for i, j in enumerate(pairs):
                 if j < 0:
                     parts.append(
-                        f"step {i + 1} '{steps[i].tool}' missing "
-                        f"({self._why_not(steps[i], i + 1, free)})"
+                        f"step {i + 1} '{steps[i].tool}' missing ({self._why_not(steps[i], free)})"
                     )
         if self.order != "superset":
             for c in free:
@@ -526,7 +525,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
 
 
 def _per_tool(value: Mapping[str, Mapping[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
-    if value is None:
+    if value is None or (isinstance(value, Mapping) and not value):
         return None
     if not isinstance(value, Mapping):
         raise TypeError(
