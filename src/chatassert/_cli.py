@@ -69,6 +69,13 @@ def _parser() -> argparse.ArgumentParser:
         "YAML): workflow state is derived from each conversation's workflow__transition calls",
     )
     check.add_argument(
+        "--workflow",
+        default=None,
+        metavar="FILE",
+        help="a workflow definition (a PromptKit pack, or its 'workflow' section, as JSON or "
+        "YAML): workflow state is derived from each conversation's workflow__transition calls",
+    )
+    check.add_argument(
         "--max-failures",
         type=int,
         default=10,
@@ -127,6 +134,15 @@ def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         from dataclasses import replace
 
         suite = replace(suite, cases=tuple(replace(c, fail_fast=True) for c in suite.cases))
+    if args.workflow:
+        from chatassert._workflow import Workflow
+        from chatassert.specs._promptkit import with_workflow
+
+        try:
+            suite = with_workflow(suite, Workflow.load(args.workflow))
+        except (OSError, ValueError) as exc:
+            err.write(f"cannot load workflow {args.workflow}: {exc}\n")
+            return EXIT_USAGE
     if args.workflow:
         from chatassert._workflow import Workflow
         from chatassert.specs._promptkit import with_workflow

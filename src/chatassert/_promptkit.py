@@ -244,6 +244,9 @@ class ToolsCalled(_NamesCheck):
     params = (Param("tools", "str_list", required=True, doc="tools that must be called"),)
     tools: tuple[str, ...]
 
+    def __init__(self, tools: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(tools, message=message)
+
     def _check(self, subject: object) -> Result:
         called = self._called(subject)
         missing = [t for t in self.tools if t not in called]
@@ -276,6 +279,9 @@ class ToolsNotCalled(_NamesCheck):
     params = (Param("tools", "str_list", required=True, doc="tools that must not be called"),)
     tools: tuple[str, ...]
 
+    def __init__(self, tools: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(tools, message=message)
+
     def _check(self, subject: object) -> Result:
         called = self._called(subject)
         forbidden = [t for t in self.tools if t in called]
@@ -306,6 +312,9 @@ class AgentInvoked(_NamesCheck):
     dialect_names = {"promptkit.turn": "agent_invoked"}
     params = (Param("agents", "str_list", required=True, doc="agent tool names to be called"),)
     agents: tuple[str, ...]
+
+    def __init__(self, agents: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(agents, message=message)
 
     def _check(self, subject: object) -> Result:
         called = self._called(subject)
@@ -338,6 +347,9 @@ class AgentNotInvoked(_NamesCheck):
     dialect_names = {"promptkit.turn": "agent_not_invoked"}
     params = (Param("agents", "str_list", required=True, doc="agent tool names not to be called"),)
     agents: tuple[str, ...]
+
+    def __init__(self, agents: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(agents, message=message)
 
     def _check(self, subject: object) -> Result:
         called = self._called(subject)
@@ -998,6 +1010,9 @@ class ConversationToolsNotCalled(_ConversationNames):
     )
     tool_names: tuple[str, ...]
 
+    def __init__(self, tool_names: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(tool_names, message=message)
+
     def _check(self, subject: object) -> Result:
         return self._forbidden(subject, "forbidden tools were called")
 
@@ -1058,6 +1073,9 @@ class ConversationAgentNotInvoked(_ConversationNames):
         Param("agent_names", "str_list", required=True, doc="agents that must not be invoked"),
     )
     agent_names: tuple[str, ...]
+
+    def __init__(self, agent_names: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(agent_names, message=message)
 
     def _check(self, subject: object) -> Result:
         return self._forbidden(subject, "forbidden agents were invoked")
