@@ -1,26 +1,59 @@
 """The `chatassert` command line.
 
-    chatassert check SUITE LOG [LOG ...]   check logged conversations against a suite
-    chatassert lint SUITE [SUITE ...]      load and validate suites without running them
+    chatassert check SUITE LOG [LOG ...]             check logged conversations against a suite
+    chatassert check --assert SPEC [...] LOG [...]   check inline assertions, with no suite
+    chatassert check --suite SUITE --assert SPEC LOG [LOG ...]   both
+    chatassert lint SUITE [SUITE ...]                load and validate suites without running them
+    chatassert schema [spec|result]                  print a JSON Schema
 
-Exit codes: 0 everything passed, 1 something failed, 2 usage or spec error, 3 nothing failed
-but something could not be evaluated (or a log line could not be read).
+Without `--assert` or `--suite`, the first positional argument is the suite and the rest are
+logs; with either, every positional argument is a log. A log is a file (`.jsonl`, `.jsonl.gz`),
+a glob (expanded here, so it may be quoted), a directory (its `*.jsonl` and `*.jsonl.gz`
+files), or `-` for standard input.
+
+Exit codes: 0 everything passed, 1 something failed, 2 usage or spec error (or, with `--strict`,
+an unreadable log line), 3 nothing failed but something could not be evaluated (or a log line
+could not be read).
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
+import os
 import sys
+import time
+from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, replace
 from typing import IO, Any
 
 from chatassert import __version__
 from chatassert._errors import SpecError
-from chatassert._suite import Suite
-from chatassert.reporting import EXIT_OK, EXIT_USAGE, Outcome, Summary, render_text
+from chatassert._result import Result, Status, shorten
+from chatassert._suite import Case, Suite
+from chatassert.reporting import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    JUnitWriter,
+    Outcome,
+    Summary,
+    assertion_statuses,
+    excerpt,
+    render_html,
+    render_junit_case,
+    render_text,
+)
 
 __all__ = ["main"]
+
+_FORMATS = ("text", "json", "junit", "html")
+_CHUNK_BYTES = 1 << 20
+_CHUNK_LINES = 2000
+_LISTED = 10  # unreadable or unmatched lines listed on stderr before they are only counted
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,47 +73,82 @@ def _parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser(
         "check",
-        help="check logged conversations against a suite",
-        description="Check each conversation of the logs against the "
-        "suite's matching case and print a summary.",
+        help="check logged conversations against a suite or inline assertions",
+        description="Check each conversation of the logs against the suite's matching case "
+        "(and every --assert) and report. Without --assert or --suite the first argument is "
+        "the suite; with either, every argument is a log.",
     )
-    check.add_argument("suite", help="a spec file (flat, promptkit, expect or native)")
-    check.add_argument("logs", nargs="+", help="JSONL logs (.jsonl, .jsonl.gz, or - for stdin)")
     check.add_argument(
+        "paths",
+        nargs="*",
+        metavar="[SUITE] LOG",
+        help="the suite (unless --suite or --assert is given), then JSONL logs: "
+        "files (.jsonl, .jsonl.gz), globs, directories, or - for stdin",
+    )
+    check.add_argument(
+        "-s", "--suite", metavar="SUITE", help="a spec file (flat, promptkit, expect or native)"
+    )
+    check.add_argument(
+        "-a",
+        "--assert",
+        dest="asserts",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a native assertion in YAML or JSON, applied to "
+        "every conversation (turn assertions to every turn); repeatable",
+    )
+    check.add_argument(
+        "-f",
         "--format",
-        choices=["text", "json"],
+        choices=_FORMATS,
         default="text",
-        help="text (a summary) or json (one JSON object per case, then a summary)",
+        help="text (a summary), json (one JSON object per line: every case "
+        "result as produced, then a summary), junit (JUnit XML) or html",
+    )
+    check.add_argument(
+        "-o", "--output", metavar="PATH", help="write the report to PATH instead of standard output"
+    )
+    check.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="check in N worker processes (results stay in input order)",
     )
     check.add_argument(
         "--transcript-format",
+        "--log-format",
         default=None,
         metavar="NAME",
-        help="force the log format instead of detecting it per line",
+        help="force the log format (native, openai, openai-responses, anthropic, "
+        "otel) instead of detecting it per line",
     )
     check.add_argument(
-        "--fail-fast", action="store_true", help="skip the rest of a turn after its first failure"
-    )
-    check.add_argument(
-        "--workflow",
-        default=None,
-        metavar="FILE",
-        help="a workflow definition (a PromptKit pack, or its 'workflow' section, as JSON or "
-        "YAML): workflow state is derived from each conversation's workflow__transition calls",
-    )
-    check.add_argument(
-        "--workflow",
-        default=None,
-        metavar="FILE",
-        help="a workflow definition (a PromptKit pack, or its 'workflow' section, as JSON or "
-        "YAML): workflow state is derived from each conversation's workflow__transition calls",
+        "--fail-fast",
+        action="store_true",
+        help="stop at the first failing case (same as --max-failures 1)",
     )
     check.add_argument(
         "--max-failures",
         type=int,
+        default=None,
+        metavar="N",
+        help="stop after N failing cases (exit 1)",
+    )
+    check.add_argument(
+        "--strict", action="store_true", help="stop at the first unreadable log line (exit 2)"
+    )
+    check.add_argument(
+        "--show",
+        type=int,
         default=10,
         metavar="N",
-        help="how many failing cases the text summary shows (default 10)",
+        help="how many failing cases the reports show (default 10)",
+    )
+    check.add_argument(
+        "--no-progress", action="store_true", help="never draw the progress line on stderr"
     )
     check.add_argument(
         "-v",
@@ -91,6 +159,15 @@ def _parser() -> argparse.ArgumentParser:
 
     lint = sub.add_parser("lint", help="validate suites without running them")
     lint.add_argument("suites", nargs="+", help="spec files")
+
+    schema = sub.add_parser("schema", help="print the JSON Schema of the spec format or results")
+    schema.add_argument(
+        "which",
+        nargs="?",
+        choices=["spec", "result"],
+        default="spec",
+        help="spec (the native spec format, default) or result",
+    )
     return parser
 
 
@@ -99,6 +176,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "lint":
         return _lint(args.suites, sys.stdout, sys.stderr)
+    if args.command == "schema":
+        schema = _spec_schema() if args.which == "spec" else _result_schema()
+        sys.stdout.write(json.dumps(schema, indent=2) + "\n")
+        return EXIT_OK
     return _check(args, sys.stdout, sys.stderr)
 
 
@@ -126,52 +207,441 @@ def _lint(paths: Sequence[str], out: IO[str], err: IO[str]) -> int:
     return code
 
 
-def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    suite = _load(args.suite, err)
-    if suite is None:
-        return EXIT_USAGE
-    if args.fail_fast:
-        from dataclasses import replace
+# -- the plan of a run: what every worker needs to rebuild the suites -----------------------
 
-        suite = replace(suite, cases=tuple(replace(c, fail_fast=True) for c in suite.cases))
-    if args.workflow:
-        from chatassert._workflow import Workflow
-        from chatassert.specs._promptkit import with_workflow
 
+@dataclass(frozen=True)
+class _Plan:
+    """What a run checks and how it reports; picklable, so workers rebuild suites from it."""
+
+    suite: str | None
+    asserts: tuple[str, ...]
+    transcript_format: str | None
+    format: str
+    verbose: bool
+
+
+def _inline_suite(specs: Sequence[str]) -> Suite:
+    """Build the suite of `--assert` specs: one case per spec, applied to every subject.
+
+    Raises:
+        SpecError: when a spec is invalid or mixes turn and conversation checks.
+    """
+    from chatassert._combinators import OnEveryTurn
+    from chatassert._errors import SpecProblem
+    from chatassert.specs import load_assertion
+    from chatassert.specs._common import levels
+
+    cases = []
+    for i, spec in enumerate(specs):
+        assertion = load_assertion(spec, filename=f"--assert #{i + 1}")
+        label = assertion.message or shorten(assertion.describe(), 60)
+        needs = levels(assertion)
+        if needs == {"turn"}:
+            assertion = OnEveryTurn(assertion, message=label)
+        elif "turn" in needs:
+            raise SpecError(
+                [
+                    SpecProblem(
+                        f"{assertion.kind!r} mixes turn and conversation checks",
+                        file=f"--assert #{i + 1}",
+                        hint="wrap its turn checks in on_every_turn, on_last_turn or on_turn",
+                    )
+                ]
+            )
+        cases.append(Case(name=label, checks=(assertion,), source=f"--assert #{i + 1}"))
+    return Suite(name="--assert", cases=tuple(cases), dialect="native")
+
+
+def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
+    suites: list[Suite] = []
+    if plan.suite is not None:
+        suite = _load(plan.suite, err)
+        if suite is None:
+            return None
+        suites.append(suite)
+    if plan.asserts:
         try:
-            suite = with_workflow(suite, Workflow.load(args.workflow))
-        except (OSError, ValueError) as exc:
-            err.write(f"cannot load workflow {args.workflow}: {exc}\n")
-            return EXIT_USAGE
-    if args.workflow:
-        from chatassert._workflow import Workflow
-        from chatassert.specs._promptkit import with_workflow
+            suites.append(_inline_suite(plan.asserts))
+        except SpecError as exc:
+            err.write(f"{exc}\n")
+            return None
+    return suites
 
+
+# -- checking chunks of lines (in this process or in workers) --------------------------------
+
+# Items a chunk produces, in input order:
+#   ("u", where, error)                              an unreadable line
+#   ("m", where, suite)                              a subject no case of the suite matches
+#   ("o", suite, case, status, assertions, seconds, outcome | None, rendered | None)
+Item = tuple[Any, ...]
+
+
+@dataclass
+class _State:
+    plan: _Plan
+    suites: list[Suite]
+
+
+_WORKER: _State | None = None
+
+
+def _init_worker(plan: _Plan) -> None:
+    global _WORKER
+    suites = _suites(plan, sys.stderr)
+    if suites is None:  # the suite changed since the main process loaded it
+        raise SystemExit(EXIT_USAGE)
+    _WORKER = _State(plan, suites)
+
+
+def _work(source: str, first: int, lines: list[str]) -> list[Item]:
+    assert _WORKER is not None
+    return _check_lines(_WORKER, source, first, lines)
+
+
+def _check_lines(state: _State, source: str, first: int, lines: list[str]) -> list[Item]:
+    from chatassert.transcripts import parse_line
+
+    items: list[Item] = []
+    fmt = state.plan.format
+    for offset, line in enumerate(lines):
+        if not line.strip():
+            continue
+        record = parse_line(line, source, first + offset, state.plan.transcript_format)
+        if record.conversation is None:
+            if not _json_subjects(state, record.raw, record.where, items):
+                items.append(("u", record.where, record.error or "unreadable"))
+            continue
+        for suite in state.suites:
+            cases = (
+                suite.cases
+                if suite.name == "--assert" and suite.dialect == "native"
+                else suite.cases_for(record.conversation)
+            )
+            cases = [c for c in cases if c.subject != "json"]
+            if not cases:
+                items.append(("m", record.where, suite.name))
+                continue
+            for case in cases:
+                outcome = Outcome(
+                    suite.name,
+                    case.name,
+                    _timed(case, record.conversation),
+                    record.where,
+                    record.conversation.id,
+                )
+                items.append(_item(fmt, state.plan.verbose, outcome, record.conversation))
+    return items
+
+
+def _timed(case: Case, subject: object) -> Result:
+    start = time.perf_counter()
+    result = case.check(subject)
+    return result.replace(duration=time.perf_counter() - start)
+
+
+def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bool:
+    """Check a line as a structured JSON response against the suites' `json` cases.
+
+    A line `{"case" | "id": <name>, "output" | "response": <value>}` checks the value against
+    the named case (or the only `json` case); any other JSON value is checked as it is against
+    the only `json` case. Returns whether the line was checked.
+    """
+    checked = False
+    for suite in state.suites:
+        json_cases = [c for c in suite.cases if c.subject == "json"]
+        if not json_cases or raw is None:
+            continue
+        subject = raw
+        case: Case | None = None
+        if isinstance(raw, dict) and ("output" in raw or "response" in raw):
+            subject = raw.get("output", raw.get("response"))
+            case = suite.find(raw.get("case", raw.get("test_case", raw.get("id"))))
+        if case is None and len(json_cases) == 1:
+            case = json_cases[0]
+        if case is None or case.subject != "json":
+            items.append(("m", where, suite.name))
+            continue
+        outcome = Outcome(suite.name, case.name, _timed(case, subject), where)
+        items.append(_item(state.plan.format, state.plan.verbose, outcome, subject))
+        checked = True
+    return checked
+
+
+def _item(fmt: str, verbose: bool, outcome: Outcome, subject: object) -> Item:
+    result = outcome.result
+    status = result.status
+    assertions = tuple((label, s.value) for label, s in assertion_statuses(result))
+    failing = status in (Status.FAILED, Status.ERROR)
+    if failing:
+        outcome = replace(outcome, excerpt=excerpt(subject))
+    rendered: str | None = None
+    if fmt == "json":
+        rendered = json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n"
+    elif fmt == "junit":
+        rendered = render_junit_case(outcome, verbose=verbose)
+    return (
+        "o",
+        outcome.suite,
+        outcome.case,
+        status.value,
+        assertions,
+        outcome.seconds,
+        outcome if failing else None,
+        rendered,
+    )
+
+
+def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str]]]:
+    """Read the logs as chunks of raw lines: `(source, first line number, lines)`."""
+    from chatassert.transcripts import open_text
+
+    for path in paths:
+        stream = open_text(path)
         try:
-            suite = with_workflow(suite, Workflow.load(args.workflow))
-        except (OSError, ValueError) as exc:
-            err.write(f"cannot load workflow {args.workflow}: {exc}\n")
-            return EXIT_USAGE
-    summary = Summary(keep=max(args.max_failures, 1))
+            lines: list[str] = []
+            size = 0
+            first = 1
+            for number, line in enumerate(stream, 1):
+                if not lines:
+                    first = number
+                lines.append(line)
+                size += len(line)
+                if size >= _CHUNK_BYTES or len(lines) >= _CHUNK_LINES:
+                    yield path, first, lines
+                    lines, size = [], 0
+            if lines:
+                yield path, first, lines
+        finally:
+            if stream is not sys.stdin:
+                stream.close()
+
+
+def _items(
+    plan: _Plan, suites: list[Suite], paths: Sequence[str], jobs: int
+) -> Iterator[list[Item]]:
+    """Check the logs chunk by chunk, yielding each chunk's items in input order.
+
+    With several jobs, at most three chunks per job are in flight, so memory stays bounded
+    whatever the size of the logs.
+    """
+    if jobs <= 1:
+        state = _State(plan, suites)
+        for source, first, lines in _chunks(paths):
+            yield _check_lines(state, source, first, lines)
+        return
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(plan,))
+    pending: deque[Future[list[Item]]] = deque()
     try:
-        outcomes = (
-            _json_outcomes(suite, args.logs, summary, err)
-            if _is_json_suite(suite)
-            else _outcomes(suite, args.logs, args.transcript_format, summary, err)
+        for source, first, lines in _chunks(paths):
+            pending.append(pool.submit(_work, source, first, lines))
+            if len(pending) >= 3 * jobs:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# -- the check command -------------------------------------------------------------------------
+
+
+def _expand(patterns: Sequence[str], err: IO[str]) -> list[str] | None:
+    """Expand globs and directories into files, in order; report what matches nothing."""
+    out: list[str] = []
+    for pattern in patterns:
+        if pattern == "-":
+            out.append(pattern)
+        elif os.path.isdir(pattern):
+            found = sorted(
+                p
+                for p in glob.glob(os.path.join(pattern, "*"))
+                if p.endswith((".jsonl", ".jsonl.gz", ".ndjson"))
+            )
+            if not found:
+                err.write(f"no .jsonl or .jsonl.gz file in directory {pattern}\n")
+                return None
+            out.extend(found)
+        elif glob.has_magic(pattern):
+            found = sorted(p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p))
+            if not found:
+                err.write(f"no file matches {pattern!r}\n")
+                return None
+            out.extend(found)
+        elif os.path.isfile(pattern):
+            out.append(pattern)
+        else:
+            err.write(f"cannot read log {pattern}: no such file\n")
+            return None
+    return out
+
+
+class _Progress:
+    """A one-line progress report on stderr, drawn only on a terminal and after a second."""
+
+    def __init__(self, err: IO[str], enabled: bool) -> None:
+        self.err = err
+        self.enabled = enabled and err.isatty()
+        self.start = time.monotonic()
+        self.next = self.start + 1.0
+        self.drawn = False
+
+    def update(self, summary: Summary, lines: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now < self.next:
+            return
+        self.next = now + 0.25
+        rate = lines / max(now - self.start, 1e-9)
+        c = summary.counts
+        self.err.write(
+            f"\r\x1b[2K{lines} records ({rate:,.0f}/s): {summary.total} checked, "
+            f"{c['failed']} failed, {c['error']} errors"
         )
-        for outcome in outcomes:
-            summary.add(outcome)
-            if args.format == "json":
-                out.write(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n")
+        self.err.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.err.write("\r\x1b[2K")
+            self.err.flush()
+
+
+def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    paths = list(args.paths)
+    suite_path = args.suite
+    if suite_path is None and not args.asserts:
+        if not paths:
+            err.write("chatassert check: give a SUITE and LOGs, or --assert SPEC and LOGs\n")
+            return EXIT_USAGE
+        suite_path = paths.pop(0)
+    if not paths:
+        err.write("chatassert check: give at least one LOG (a file, a glob, or - for stdin)\n")
+        return EXIT_USAGE
+    if args.jobs < 1:
+        err.write("chatassert check: --jobs must be at least 1\n")
+        return EXIT_USAGE
+    plan = _Plan(suite_path, tuple(args.asserts), args.transcript_format, args.format, args.verbose)
+    if plan.transcript_format is not None:
+        from chatassert.transcripts import FORMATS
+
+        if plan.transcript_format not in FORMATS:
+            err.write(
+                f"unknown transcript format {plan.transcript_format!r}; known: "
+                f"{', '.join(FORMATS)}\n"
+            )
+            return EXIT_USAGE
+    suites = _suites(plan, err)
+    files = _expand(paths, err)
+    if suites is None or files is None:
+        return EXIT_USAGE
+    max_failures = 1 if args.fail_fast else args.max_failures
+    stream: IO[str] = out
+    if args.output:
+        try:
+            stream = open(args.output, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            err.write(f"cannot write {args.output}: {exc.strerror or exc}\n")
+            return EXIT_USAGE
+    try:
+        return _run(plan, suites, files, args, max_failures, stream, err)
+    finally:
+        if stream is not out:
+            stream.close()
+
+
+def _run(
+    plan: _Plan,
+    suites: list[Suite],
+    files: list[str],
+    args: argparse.Namespace,
+    max_failures: int | None,
+    out: IO[str],
+    err: IO[str],
+) -> int:
+    summary = Summary(keep=max(args.show, 1))
+    junit = JUnitWriter() if plan.format == "junit" else None
+    progress = _Progress(err, not args.no_progress)
+    lines = 0
+    stopped: str | None = None
+    try:
+        for items in _items(plan, suites, files, args.jobs):
+            for item in items:
+                kind = item[0]
+                if kind == "o":
+                    _, suite, case, status, assertions, seconds, outcome, rendered = item
+                    if outcome is not None:
+                        summary.add(outcome)
+                    else:
+                        summary.count(suite, case, status, assertions)
+                    if rendered is not None:
+                        if junit is not None:
+                            junit.add(suite, status, seconds, rendered)
+                        else:
+                            out.write(rendered)
+                    if max_failures is not None and summary.failing >= max_failures:
+                        stopped = (
+                            f"stopped after {summary.failing} failing case"
+                            + ("s" if summary.failing != 1 else "")
+                            + " (--max-failures)"
+                        )
+                        break
+                elif kind == "u":
+                    _, where, error = item
+                    summary.add_unreadable(where, error)
+                    if args.strict:
+                        err.write(f"{where}: {error}\nstopped: unreadable log line (--strict)\n")
+                        return EXIT_USAGE
+                    if junit is not None:
+                        junit.add_unreadable(where, error)
+                    elif plan.format == "json":
+                        out.write(json.dumps({"unreadable": where, "error": error}) + "\n")
+                    if summary.unreadable_count <= _LISTED:
+                        err.write(f"{where}: skipped: {error}\n")
+                else:
+                    _, where, suite = item
+                    summary.unmatched += 1
+                    if summary.unmatched <= _LISTED:
+                        err.write(
+                            f"{where}: no case of {suite!r} matches this subject (give it "
+                            "an 'id' or 'case' naming one)\n"
+                        )
+            lines += len(items)
+            progress.update(summary, lines)
+            if stopped:
+                break
     except OSError as exc:
+        progress.close()
         err.write(f"cannot read log: {exc}\n")
         return EXIT_USAGE
-    if args.format == "json":
+    progress.close()
+    for what, count in (
+        ("unreadable lines", summary.unreadable_count),
+        ("unmatched subjects", summary.unmatched),
+    ):
+        if count > _LISTED:
+            err.write(
+                f"… and {count - _LISTED} more {what} (only the first {_LISTED} are listed)\n"
+            )
+    if stopped:
+        err.write(stopped + "\n")
+    _finish(plan, summary, junit, args, out)
+    return EXIT_FAILED if stopped else summary.exit_code()
+
+
+def _finish(
+    plan: _Plan, summary: Summary, junit: JUnitWriter | None, args: argparse.Namespace, out: IO[str]
+) -> None:
+    if plan.format == "json":
+        totals = {s: summary.counts[s] for s in ("passed", "failed", "error", "skipped")}
         out.write(
             json.dumps(
                 {
                     "summary": {
-                        **{s: summary.counts[s] for s in ("passed", "failed", "error", "skipped")},
+                        **totals,
+                        "total": summary.total,
                         "unreadable": summary.unreadable_count,
                         "unmatched": summary.unmatched,
                     }
@@ -179,96 +649,114 @@ def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             )
             + "\n"
         )
+    elif junit is not None:
+        junit.write(out)
+    elif plan.format == "html":
+        out.write(render_html(summary, verbose=args.verbose))
     else:
-        out.write(render_text(summary, max_failures=args.max_failures, verbose=args.verbose) + "\n")
-    return summary.exit_code()
+        out.write(render_text(summary, max_failures=args.show, verbose=args.verbose) + "\n")
 
 
-def _outcomes(
-    suite: Suite, logs: Sequence[str], transcript_format: str | None, summary: Summary, err: IO[str]
-) -> Iterator[Outcome]:
-    from chatassert.transcripts import read_records
-
-    for log in logs:
-        for record in read_records(log, format=transcript_format):
-            if record.conversation is None:
-                summary.add_unreadable(record.where, record.error or "unreadable")
-                err.write(f"{record.where}: skipped: {record.error}\n")
-                continue
-            cases = suite.cases_for(record.conversation)
-            if not cases:
-                summary.unmatched += 1
-                err.write(
-                    f"{record.where}: no case of {suite.name!r} matches this "
-                    "conversation (give it an 'id' or 'case' naming one)\n"
-                )
-                continue
-            for case in cases:
-                yield Outcome(
-                    suite.name,
-                    case.name,
-                    case.check(record.conversation),
-                    record.where,
-                    record.conversation.id,
-                )
+# -- schema ------------------------------------------------------------------------------------
 
 
-def _is_json_suite(suite: Suite) -> bool:
-    """Whether the suite checks JSON responses (the expect vocabulary) rather than transcripts."""
-    return bool(suite.cases) and all(c.subject == "json" for c in suite.cases)
+def _param_schema(kind: str, allow_empty: bool) -> dict[str, Any]:
+    ref = {"$ref": "#/$defs/assertion"}
+    string: dict[str, Any] = (
+        {"type": "string"} if allow_empty else {"type": "string", "minLength": 1}
+    )
+    return {
+        "str": string,
+        "text": {"oneOf": [string, {"type": "number"}]},
+        "str_list": {"oneOf": [string, {"type": "array", "items": string}]},
+        "mapping": {"type": "object"},
+        "bool": {"type": "boolean"},
+        "int": {"type": "integer"},
+        "number": {"type": "number"},
+        "any": {},
+        "assertion": ref,
+        "assertions": {"type": "array", "items": ref},
+    }[kind]
 
 
-def _json_outcomes(
-    suite: Suite, logs: Sequence[str], summary: Summary, err: IO[str]
-) -> Iterator[Outcome]:
-    """Check JSONL lines `{"id": ..., "response": {...}}` against the tests with that id.
+def _spec_schema() -> dict[str, Any]:
+    """The JSON Schema of the native spec format, generated from the registry."""
+    from chatassert._registry import registered
 
-    Lines that are not such objects are counted as unreadable; ids no test has are unmatched;
-    tests that no line answered are reported as errors ("no response").
-    """
-    from chatassert._result import Result, Status
-    from chatassert.transcripts import open_text
-
-    answered: set[str] = set()
-    for log in logs:
-        stream = open_text(log)
-        try:
-            for number, line in enumerate(stream, 1):
-                if not line.strip():
-                    continue
-                where = f"{log}:{number}"
+    defs: dict[str, Any] = {}
+    for kind, cls in registered().items():
+        props: dict[str, Any] = {
+            "type": {"const": kind},
+            "message": {"type": "string", "description": "a label"},
+            "description": {"type": "string"},
+        }
+        required = ["type"]
+        for param in cls.params:
+            schema = dict(_param_schema(param.kind, param.allow_empty))
+            if param.choices:
+                schema = {"enum": list(param.choices)}
+            if param.doc:
+                schema["description"] = param.doc
+            if param.has_default:
                 try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    summary.add_unreadable(where, f"line is not JSON: {exc}")
-                    err.write(f"{where}: skipped: line is not JSON: {exc}\n")
-                    continue
-                if not isinstance(record, dict) or "id" not in record or "response" not in record:
-                    problem = 'expected {"id": ..., "response": {...}}'
-                    summary.add_unreadable(where, problem)
-                    err.write(f"{where}: skipped: {problem}\n")
-                    continue
-                key = str(record["id"])
-                case = suite.find(key)
-                if case is None:
-                    summary.unmatched += 1
-                    err.write(f"{where}: no test of {suite.name!r} has the id {key!r}\n")
-                    continue
-                answered.add(case.name)
-                yield Outcome(suite.name, case.name, case.check(record["response"]), where, key)
-        finally:
-            if stream is not sys.stdin:
-                stream.close()
-    for case in suite.cases:
-        if case.name in answered:
-            continue
-        key = case.id or case.name
-        err.write(f"{suite.name}: test {key!r} has no response in the logs\n")
-        result = Result(
-            Status.ERROR,
-            "case",
-            f"no response was logged for test {key!r}",
-            {"missing_response": True, "id": key},
-            message=case.name,
-        )
-        yield Outcome(suite.name, case.name, result, "", key)
+                    json.dumps(param.default)
+                    schema["default"] = param.default
+                except TypeError:
+                    pass
+            for name in (param.name, *param.aliases):
+                props[name] = schema
+            if param.required:
+                required.append(param.name)
+        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        defs[f"kind_{kind}"] = {
+            "title": kind,
+            "description": doc,
+            "type": "object",
+            "properties": props,
+            "required": required,
+            "additionalProperties": False,
+        }
+    defs["assertion"] = {"oneOf": [{"$ref": f"#/$defs/{k}"} for k in defs]}
+    assertions = {"type": "array", "items": {"$ref": "#/$defs/assertion"}}
+    defs["turn"] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"input": {"type": "string"}, "assertions": assertions},
+    }
+    defs["case"] = {
+        "type": "object",
+        "required": ["name"],
+        "additionalProperties": False,
+        "properties": {
+            "name": {"type": "string"},
+            "id": {"type": ["string", "integer"]},
+            "turns": {"type": "array", "items": {"$ref": "#/$defs/turn"}},
+            "assertions": assertions,
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "description": {"type": "string"},
+            "fail_fast": {"type": "boolean"},
+        },
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://chatassert.dev/schema/spec.json",
+        "title": "chatassert native spec",
+        "type": "object",
+        "required": ["chatassert"],
+        "additionalProperties": False,
+        "properties": {
+            "chatassert": {"const": 1},
+            "name": {"type": "string"},
+            "description": {"type": "string"},
+            "cases": {"type": "array", "items": {"$ref": "#/$defs/case"}},
+            "assertions": assertions,
+            "fail_fast": {"type": "boolean"},
+        },
+        "$defs": defs,
+    }
+
+
+def _result_schema() -> dict[str, Any]:
+    from chatassert._result import Result
+
+    return Result.json_schema()
