@@ -22,10 +22,13 @@ from chatassert import (
     Assertion,
     Conversation,
     FakeJudge,
+    GuardrailEvent,
     Status,
     ToolCall,
     ToolResult,
     Turn,
+    WorkflowState,
+    WorkflowTransition,
     from_spec,
     registered,
 )
@@ -76,6 +79,25 @@ LOOPING = Turn(
 BOOKED = {"type": "contains", "value": "booked"}
 SORRY = {"type": "contains", "value": "sorry"}
 
+# promptkit: a turn that delegated to an agent, tripped a guardrail and closed its workflow
+AGENT = "a2a__research_agent__search_papers"
+CLOSED = WorkflowState(
+    current="closed",
+    transitions=[WorkflowTransition.model_validate({"from": "intake", "to": "closed"})],
+    complete=True,
+)
+DELEGATED = Turn(
+    text="Found: Quantum Computing Fundamentals",
+    tool_calls=[ToolCall(name=AGENT, arguments={"query": "quantum"}, id="a1")],
+    tool_results=[ToolResult(call_id="a1", content="Quantum Computing Fundamentals (2021)")],
+    guardrails=[GuardrailEvent(name="BannedWordsValidator")],
+    workflow=CLOSED,
+)
+DIRECT = Turn(text="2 + 2 = 4", workflow=WorkflowState(current="intake"))
+DELEGATED_CHAT = Conversation(turns=[HELLO, DELEGATED], workflow=CLOSED)
+DIRECT_CHAT = Conversation(turns=[HELLO, DIRECT], workflow=DIRECT.workflow)
+PK = {"tool_name": "create_reservation"}
+
 CASES: dict[str, Case] = {
     # flat vocabulary
     "contains": Case(BOOKED, GOOD, BAD),
@@ -121,17 +143,63 @@ CASES: dict[str, Case] = {
     "tool_result_matches": Case({"type": "tool_result_matches", "tool": "create_reservation",
                                  "pattern": "[A-Z0-9]{6} confirmed"}, CONFIRMED, DECLINED),
     "no_tool_errors": Case({"type": "no_tool_errors"}, CONFIRMED, DECLINED),
+    # promptkit, turn level
+    "content_includes": Case({"type": "content_includes", "patterns": ["booked"]}, GOOD, BAD),
+    "content_matches": Case({"type": "content_matches", "pattern": "#[A-Z0-9]{6}"}, GOOD, BAD),
+    "tools_called": Case({"type": "tools_called", "tools": ["create_reservation"]}, GOOD, BAD),
+    "tools_not_called": Case({"type": "tools_not_called", "tools": ["create_reservation"]},
+                             BAD, GOOD),
+    "tool_calls_with_args": Case({"type": "tool_calls_with_args", **PK,
+                                  "expected_args": {"party_size": "4"}}, GOOD, BAD),
+    "agent_invoked": Case({"type": "agent_invoked", "agents": [AGENT]}, DELEGATED, DIRECT),
+    "agent_not_invoked": Case({"type": "agent_not_invoked", "agents": [AGENT]}, DIRECT, DELEGATED),
+    "agent_response_contains": Case({"type": "agent_response_contains", "agent": AGENT,
+                                     "contains": "Quantum"}, DELEGATED, DIRECT),
+    "guardrail_triggered": Case({"type": "guardrail_triggered", "guardrail": "banned_words"},
+                                DELEGATED, DIRECT),
+    "state_is": Case({"type": "state_is", "state": "closed"}, DELEGATED, DIRECT),
+    "transitioned_to": Case({"type": "transitioned_to", "state": "closed"}, DELEGATED, DIRECT),
+    "workflow_complete": Case({"type": "workflow_complete"}, DELEGATED, DIRECT),
+    "llm_judge": Case({"type": "llm_judge", "criteria": "Confirms the booking"}, GOOD, BAD),
+    # promptkit, conversation level
+    "conversation_content_includes": Case({"type": "conversation_content_includes",
+                                           "patterns": ["booked"]}, GOOD_CHAT, BAD_CHAT),
+    "conversation_content_includes_any": Case({"type": "conversation_content_includes_any",
+                                               "patterns": ["booked", "reserved"]},
+                                              GOOD_CHAT, BAD_CHAT),
+    "conversation_content_not_includes": Case({"type": "conversation_content_not_includes",
+                                               "patterns": ["sorry"]}, GOOD_CHAT, BAD_CHAT),
+    "conversation_content_matches": Case({"type": "conversation_content_matches",
+                                          "pattern": "#[A-Z0-9]{6}"}, GOOD_CHAT, BAD_CHAT),
+    "conversation_tools_called": Case({"type": "conversation_tools_called",
+                                       "tool_names": ["create_reservation"]}, GOOD_CHAT, BAD_CHAT),
+    "conversation_tools_not_called": Case({"type": "conversation_tools_not_called",
+                                           "tool_names": ["create_reservation"]},
+                                          BAD_CHAT, GOOD_CHAT),
+    "conversation_tools_not_called_with_args": Case(
+        {"type": "conversation_tools_not_called_with_args", **PK,
+         "forbidden_args": {"party_size": 4}}, BAD_CHAT, GOOD_CHAT),
+    "conversation_tool_calls_with_args": Case({"type": "conversation_tool_calls_with_args", **PK,
+                                               "required_args": {"party_size": 4}},
+                                              GOOD_CHAT, BAD_CHAT),
+    "conversation_agent_invoked": Case({"type": "conversation_agent_invoked",
+                                        "agent_names": [AGENT]}, DELEGATED_CHAT, DIRECT_CHAT),
+    "conversation_agent_not_invoked": Case({"type": "conversation_agent_not_invoked",
+                                            "agent_names": [AGENT]}, DIRECT_CHAT, DELEGATED_CHAT),
+    "conversation_state_is": Case({"type": "conversation_state_is", "state": "closed"},
+                                  DELEGATED_CHAT, DIRECT_CHAT),
+    "conversation_transitioned_to": Case({"type": "conversation_transitioned_to",
+                                          "state": "closed"}, DELEGATED_CHAT, DIRECT_CHAT),
+    "conversation_workflow_complete": Case({"type": "conversation_workflow_complete"},
+                                           DELEGATED_CHAT, DIRECT_CHAT),
+    "llm_judge_conversation": Case({"type": "llm_judge_conversation",
+                                    "criteria": "Confirms the booking"}, GOOD_CHAT, BAD_CHAT),
 }  # fmt: skip
 
-KINDS = sorted(set(registered()) | set(CASES))
+KINDS = sorted(CASES)
 
 
 def case_of(kind: str) -> Case:
-    if kind not in CASES:
-        pytest.fail(
-            f"registered kind {kind!r} has no contract case: add one line to CASES in "
-            f"tests/test_contract.py: {kind!r}: Case(<spec>, <good subject>, <bad subject>)"
-        )
     if kind not in registered():
         pytest.fail(f"CASES has an entry for {kind!r}, which is not a registered kind")
     case = CASES[kind]
@@ -150,6 +218,15 @@ def test_every_registered_kind_has_a_case() -> None:
         f"registered kinds without a contract case: {missing}; add one line each to CASES "
         "in tests/test_contract.py"
     )
+
+
+@pytest.mark.parametrize("kind", sorted(registered()))
+def test_registered_kind_has_a_case(kind: str) -> None:
+    if kind not in CASES:
+        pytest.fail(
+            f"registered kind {kind!r} has no contract case: add one line to CASES in "
+            f"tests/test_contract.py: {kind!r}: Case(<spec>, <good subject>, <bad subject>)"
+        )
 
 
 @pytest.mark.parametrize("kind", KINDS)
