@@ -620,9 +620,9 @@ def test_yaml_specs_build() -> None:
                                                "arguments": {}}]},
          "(did you mean 'exact'?)"),
         ({"type": "tool_sequence", "steps": [{"tool": "a", "arguments": {"x": {"$regx": "a"}}}]},
-         "a.arguments.x: unknown matcher '$regx' (did you mean '$regex'?)"),
+         "steps[0].arguments.x: unknown matcher '$regx' (did you mean '$regex'?)"),
         ({"type": "tool_sequence", "steps": [{"tool": "a", "arguments": {"x": {"$regex": "("}}}]},
-         "a.arguments.x: invalid regular expression"),
+         "steps[0].arguments.x: invalid regular expression"),
         ({"type": "tool_sequence", "steps": [{"tool": "a", "arguments": {"x": {"$range": [5]}}}]},
          "$range takes a list [min, max]"),
         ({"type": "tool_sequence",
@@ -660,6 +660,30 @@ def test_bad_specs_raise_clear_spec_errors(spec: dict[str, Any], fragment: str) 
     with pytest.raises(SpecError) as info:
         from_spec(spec)
     assert fragment in str(info.value)
+
+
+def test_spec_errors_in_a_suite_file_name_the_line_and_the_path() -> None:
+    from chatassert.specs import loads_suite
+
+    text = (
+        "chatassert: 1\n"
+        "cases:\n"
+        "  - name: refund\n"
+        "    assertions:\n"
+        "      - {type: max_tool_calls, max: 5}\n"
+        "      - type: tool_sequence\n"
+        "        steps: [lookup, {tool: ticket, arguments: {priority: {$oneof: [high]}}}]\n"
+    )
+    with pytest.raises(SpecError) as info:
+        loads_suite(text, filename="support.yaml")
+    assert str(info.value).endswith(
+        "support.yaml:6: cases[0].assertions[1]: steps[1].arguments.priority: "
+        "unknown matcher '$oneof' (did you mean '$one_of'?)"
+    )
+    suite = loads_suite(text.replace("$oneof", "$one_of"), filename="support.yaml")
+    assert suite.cases[0].checks[1] == ToolSequence(
+        ["lookup", ExpectedCall("ticket", {"priority": ArgOneOf(["high"])})]
+    )
 
 
 def test_every_problem_of_a_spec_is_reported() -> None:

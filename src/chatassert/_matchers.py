@@ -560,10 +560,13 @@ class ExpectedCall:
         ignore = value.get("ignore_keys", ())
         if isinstance(ignore, str):
             ignore = (ignore,)
+        arguments = value.get("arguments")
+        if isinstance(arguments, Mapping):
+            arguments = compile_arguments(arguments, f"{where}.arguments")
         try:
             return cls(
                 tool,
-                value.get("arguments"),
+                arguments,
                 argument_mode=value.get("argument_mode"),
                 ignore_keys=ignore,
             )
