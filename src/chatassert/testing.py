@@ -227,6 +227,7 @@ def assert_passes(assertion: Checkable, subject: object, *, msg: str | None = No
     Raises:
         ChatAssertionError: when the result is not `passed`.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this one
     result = assertion.check(subject)
     _notify("assert_passes", result, subject)
     if not result.passed:
@@ -249,6 +250,7 @@ async def assert_passes_async(
         >>> asyncio.run(assert_passes_async(rubric, "Thank you!")).passed
         True
     """
+    __tracebackhide__ = True
     result = await assertion.acheck(subject)
     _notify("assert_passes", result, subject)
     if not result.passed:
@@ -266,6 +268,7 @@ def assert_fails(assertion: Checkable, subject: object, *, msg: str | None = Non
         >>> assert_fails(Contains("refund"), "No.").reason
         "Response does not contain 'refund'"
     """
+    __tracebackhide__ = True
     result = assertion.check(subject)
     _notify("assert_fails", result, subject)
     if result.status is not Status.FAILED:
@@ -549,10 +552,12 @@ class ChatAssertMixin:
         self, assertion: Checkable, subject: object, msg: str | None = None
     ) -> Result:
         """Fail the test, showing the failing branches, unless `subject` passes `assertion`."""
+        __tracebackhide__ = True
         return assert_passes(assertion, subject, msg=msg)
 
     def assertFails(  # noqa: N802 - unittest's spelling
         self, assertion: Checkable, subject: object, msg: str | None = None
     ) -> Result:
         """Fail the test unless checking `subject` gives a `failed` result (not an error)."""
+        __tracebackhide__ = True
         return assert_fails(assertion, subject, msg=msg)

@@ -1,0 +1,558 @@
+"""The pytest plugin: result trees in assertion failures, fixtures, suite files as tests, a report.
+
+Installed with chatassert and registered through the `pytest11` entry point, so it is active in
+every pytest run; importing it loads only the standard library and pytest, and chatassert itself
+is imported the first time a hook or fixture needs it.
+
+- A failing `assert subject == passes(assertion)`, `assert result.passed` or comparison of a
+  `Result` prints the failing branches of the result tree with their locations and reasons.
+- Fixtures: `chatassert_judge` (a passing `FakeJudge`, or the real judge chosen with
+  `--chatassert-judge`) and `chatassert_load` (read transcript files into `Conversation`s).
+- Suite files matching the `chatassert_suites` ini globs (default `*.chatassert.yaml`,
+  `*.chatassert.yml`, `*.chatassert.json`) are collected: `X.chatassert.yaml` is checked against
+  the logged conversations in `X.jsonl` (or `X.jsonl.gz`) next to it, and each case × conversation
+  becomes one test item.
+- `--chatassert-report PATH` writes a JSON report of every check made in the session.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import sys
+import threading
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from chatassert._judging import Judge
+    from chatassert._models import Conversation
+    from chatassert._result import Result
+    from chatassert._suite import Case, Suite
+    from chatassert.testing import ChatAssertionError
+
+__all__ = [
+    "DEFAULT_SUITE_GLOBS",
+    "CaseItem",
+    "SuiteFile",
+    "TranscriptLoader",
+    "chatassert_judge",
+    "chatassert_load",
+]
+
+DEFAULT_SUITE_GLOBS = ("*.chatassert.yaml", "*.chatassert.yml", "*.chatassert.json")
+"""The suite files collected when the `chatassert_suites` ini option is not set."""
+
+TRANSCRIPT_SUFFIXES = (".jsonl", ".jsonl.gz")
+"""The transcript paired with `X.chatassert.yaml` is `X` plus one of these, in this order."""
+
+JUDGES = ("openai", "anthropic")
+
+_report_key = pytest.StashKey["_Report"]()
+_judge_key = pytest.StashKey["Judge"]()
+
+
+# -- options -------------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add the `chatassert` option group and the `chatassert_suites` ini option."""
+    group = parser.getgroup("chatassert", "chatassert: assertions over LLM agent output")
+    group.addoption(
+        "--chatassert-judge",
+        choices=JUDGES,
+        default=None,
+        help="judge judged assertions with a real LLM (configured by the CHATASSERT_JUDGE_* "
+        "environment variables) instead of the passing fake judge of the chatassert_judge "
+        "fixture; suite files use it too",
+    )
+    group.addoption(
+        "--chatassert-judge-model",
+        default=None,
+        metavar="MODEL",
+        help="the judge model (default: CHATASSERT_JUDGE_MODEL)",
+    )
+    group.addoption(
+        "--chatassert-report",
+        default=None,
+        metavar="PATH",
+        help="write a JSON report of every chatassert check made in the session to PATH",
+    )
+    parser.addini(
+        "chatassert_suites",
+        "glob patterns of chatassert suite files to collect as tests; each X.<...> suite is "
+        "checked against the transcript X.jsonl next to it",
+        type="linelist",
+        default=list(DEFAULT_SUITE_GLOBS),
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the `chatassert` marker and start the report when one is asked for."""
+    config.addinivalue_line(
+        "markers",
+        "chatassert: a check collected from a chatassert suite file (select with -m chatassert)",
+    )
+    path = config.getoption("chatassert_report", None)
+    if path and not hasattr(config, "workerinput"):
+        report = _Report(Path(path))
+        config.stash[_report_key] = report
+        from chatassert.testing import add_observer
+
+        report.remove_observer = add_observer(report.observe)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Write the report and stop observing checks."""
+    report = config.stash.get(_report_key, None)
+    if report is not None:
+        report.remove_observer()
+        report.write()
+        del config.stash[_report_key]
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    """Say which judge and report the run uses, when they are not the defaults."""
+    parts = []
+    judge = config.getoption("chatassert_judge", None)
+    if judge:
+        parts.append(f"judge: {judge}")
+    path = config.getoption("chatassert_report", None)
+    if path:
+        parts.append(f"report: {path}")
+    return [f"chatassert: {', '.join(parts)}"] if parts else None
+
+
+# -- the session report --------------------------------------------------------------------
+
+
+class _Report:
+    """Every check made in the session, written as JSON at the end."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.checks: list[dict[str, Any]] = []
+        self.current: str | None = None
+        self.lock = threading.Lock()
+        self.remove_observer: Any = lambda: None
+
+    def observe(self, kind: str, result: Result, subject: object) -> None:
+        from chatassert.testing import describe_subject
+
+        self.add(kind, result, describe_subject(subject) if subject is not None else None)
+
+    def add(self, kind: str, result: Result, subject: str | None, **extra: Any) -> None:
+        entry = {"test": self.current, "kind": kind, **extra, "subject": subject,
+                 "result": result.to_dict()}
+        with self.lock:
+            self.checks.append(entry)
+
+    def write(self) -> None:
+        counts = {s: 0 for s in ("passed", "failed", "error", "skipped")}
+        for entry in self.checks:
+            counts[entry["result"]["status"]] += 1
+        data = {"summary": {"checks": len(self.checks), **counts}, "checks": self.checks}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "utf-8")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    """Attribute the checks made while `item` runs to its node id in the report."""
+    report = item.config.stash.get(_report_key, None)
+    if report is not None:
+        report.current = item.nodeid
+    try:
+        return (yield)
+    finally:
+        if report is not None:
+            report.current = None
+
+
+# -- assertion messages --------------------------------------------------------------------
+
+
+def _loaded() -> bool:
+    """Whether chatassert has been imported (if not, no object can be one of ours)."""
+    return "chatassert._result" in sys.modules
+
+
+def pytest_assertrepr_compare(
+    config: pytest.Config, op: str, left: object, right: object
+) -> list[str] | None:
+    """Explain a failed comparison involving a chatassert matcher, result or assertion.
+
+    - `subject == passes(assertion)`: the failing branches of the check and the subject;
+    - a `Result` compared with anything: its tree;
+    - a subject compared with a bare assertion (always unequal): the tree of checking it, and
+      a hint to use `passes(...)` or `assert_passes(...)`.
+    """
+    if op not in ("==", "!=") or not _loaded():
+        return None
+    from chatassert._base import Assertion
+    from chatassert._result import Result
+    from chatassert.testing import Passes, explain
+
+    verbose = config.get_verbosity() > 0
+    for matcher, other in ((left, right), (right, left)):
+        if isinstance(matcher, Passes) and matcher.result is not None:
+            head = f"subject {'==' if op == '==' else '!='} passes({matcher.assertion!r})"
+            return [head, *explain(matcher.result, other, verbose=verbose).splitlines()]
+    results = [side for side in (left, right) if isinstance(side, Result)]
+    if results:
+        lines = [f"{_kind(left)} {op} {_kind(right)}: the chatassert results are"]
+        for result in results:
+            lines.extend(result.render(verbose=verbose).splitlines())
+        return lines
+    for assertion, subject in ((left, right), (right, left)):
+        if isinstance(assertion, Assertion) and not isinstance(subject, Assertion):
+            head = f"subject {op} {assertion!r}"
+            hint = (
+                "a subject never equals an assertion; write `assert subject == "
+                "passes(assertion)` or call `assert_passes(assertion, subject)` "
+                "(from chatassert.testing)"
+            )
+            try:
+                result = assertion.check(subject)
+            except Exception as exc:
+                return [head, hint, f"checking it raised {type(exc).__name__}: {exc}"]
+            return [head, hint, *explain(result, subject, verbose=verbose).splitlines()]
+    return None
+
+
+def _kind(value: object) -> str:
+    return "Result" if type(value).__name__ == "Result" else type(value).__name__
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Add the trees of the failing results in scope to a plain assertion failure.
+
+    So `assert result.passed` shows why the result did not pass, not just `False`.
+    """
+    report = yield
+    if (
+        call.when != "call"
+        or call.excinfo is None
+        or not call.excinfo.errisinstance(AssertionError)
+        or not _loaded()
+    ):
+        return report
+    from chatassert.testing import ChatAssertionError
+
+    if isinstance(call.excinfo.value, ChatAssertionError):
+        return report  # its message already has the tree
+    message = str(call.excinfo.value)
+    trees = [
+        (name, tree)
+        for name, tree in _failing_results_in_scope(call.excinfo.tb)
+        if tree.splitlines()[0] not in message  # already explained by assertrepr_compare
+    ]
+    longrepr = report.longrepr
+    if trees and hasattr(longrepr, "addsection"):
+        body = "\n".join(f"{name} = {tree}" if "\n" not in tree else f"{name} =\n{tree}"
+                         for name, tree in trees)
+        longrepr.addsection("chatassert results that did not pass", body)
+    return report
+
+
+def _failing_results_in_scope(tb: Any, limit: int = 3) -> Iterator[tuple[str, str]]:
+    """Yield `(variable, rendered tree)` for non-passing results in the failing frames."""
+    from chatassert._result import Result
+    from chatassert.testing import Passes
+
+    seen: set[int] = set()
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    count = 0
+    for frame in reversed(frames):
+        for name, value in frame.f_locals.items():
+            if name.startswith("@"):  # the assertion rewriter's temporaries
+                continue
+            result = value.result if isinstance(value, Passes) else value
+            if isinstance(result, Result) and not result.passed and id(result) not in seen:
+                seen.add(id(result))
+                yield name, result.render()
+                count += 1
+                if count >= limit:
+                    return
+
+
+# -- fixtures ------------------------------------------------------------------------------
+
+
+def _real_judge(config: pytest.Config) -> Judge | None:
+    """The judge chosen with `--chatassert-judge`, built once per session; None without it.
+
+    Raises:
+        pytest.UsageError: when the judge cannot be built, saying what to set.
+    """
+    kind = config.getoption("chatassert_judge", None)
+    if not kind:
+        return None
+    cached = config.stash.get(_judge_key, None)
+    if cached is not None:
+        return cached
+    try:
+        from chatassert.judges import judge_from_env
+    except ImportError as exc:  # pragma: no cover - chatassert.judges ships with chatassert
+        raise pytest.UsageError(
+            f"--chatassert-judge {kind}: chatassert.judges cannot be imported ({exc}); "
+            "reinstall chatassert"
+        ) from None
+    environ = {**os.environ, "CHATASSERT_JUDGE": kind}
+    try:
+        judge = judge_from_env(model=config.getoption("chatassert_judge_model", None),
+                               environ=environ)
+    except Exception as exc:
+        raise pytest.UsageError(f"--chatassert-judge {kind}: {exc}") from None
+    config.stash[_judge_key] = judge
+    return judge
+
+
+@pytest.fixture
+def chatassert_judge(request: pytest.FixtureRequest) -> Judge:
+    """A judge for judged assertions: a `FakeJudge` that passes everything, by default.
+
+    With `--chatassert-judge openai|anthropic` it is the real judge that the
+    `CHATASSERT_JUDGE_*` environment variables configure (model from
+    `--chatassert-judge-model` or `CHATASSERT_JUDGE_MODEL`); a missing setting fails the test
+    at setup, saying what to set.
+    """
+    try:
+        judge = _real_judge(request.config)
+    except pytest.UsageError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    if judge is not None:
+        return judge
+    from chatassert._judging import FakeJudge
+
+    return FakeJudge.passing()
+
+
+class TranscriptLoader:
+    """Read transcript files into conversations; relative paths are taken from the test's folder.
+
+    Call it for a file holding one conversation (`chatassert_load("chat.json")`), or use
+    `.all(path)` for every conversation of a JSONL log.
+    """
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+
+    def path(self, path: str | os.PathLike[str]) -> Path:
+        """Resolve `path` against the test's folder."""
+        return self.base / path
+
+    def __call__(self, path: str | os.PathLike[str], *, format: str | None = None) -> Conversation:
+        """Read the one conversation of a `.json` or single-line `.jsonl` file."""
+        from chatassert.testing import load_conversation
+
+        return load_conversation(self.path(path), format=format)
+
+    def all(self, path: str | os.PathLike[str], *, format: str | None = None) -> list[Conversation]:
+        """Read every conversation of a `.jsonl` log (or a JSON list of records)."""
+        from chatassert.testing import load_conversations
+
+        return load_conversations(self.path(path), format=format)
+
+
+@pytest.fixture
+def chatassert_load(request: pytest.FixtureRequest) -> TranscriptLoader:
+    """Load transcripts (native, OpenAI chat, ... JSON or JSONL) into `Conversation`s."""
+    return TranscriptLoader(Path(request.path).parent)
+
+
+# -- suite files ---------------------------------------------------------------------------
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Collect the suite files that match the `chatassert_suites` globs."""
+    patterns = parent.config.getini("chatassert_suites")
+    if any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
+        collector: SuiteFile = SuiteFile.from_parent(parent, path=file_path)
+        return collector
+    return None
+
+
+class _SuiteFileError(Exception):
+    """A suite file or its transcript cannot be used; the message says why and what to do."""
+
+
+def transcript_for(suite_path: Path) -> Path | None:
+    """Return the transcript paired with a suite file: `X.jsonl` (or `.jsonl.gz`) for `X.<...>`."""
+    stem = suite_path.name.split(".", 1)[0]
+    for suffix in TRANSCRIPT_SUFFIXES:
+        candidate = suite_path.with_name(stem + suffix)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+class SuiteFile(pytest.File):
+    """A chatassert suite file, checked against the transcript log next to it."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        """Yield one item per case × conversation, and failing items for what was not paired."""
+        from chatassert._errors import SpecError
+        from chatassert.specs import load_suite
+        from chatassert.transcripts import read_records
+
+        log = transcript_for(self.path)
+        if log is None:
+            stem = self.path.name.split(".", 1)[0]
+            raise _SuiteFileError(
+                f"{self.path.name}: no transcript to check; put the logged conversations "
+                f"in {stem}.jsonl (one JSON record per line) next to it"
+            )
+        options: dict[str, Any] = {}
+        judge = _real_judge(self.config)
+        if judge is not None:
+            options["judge"] = judge
+        try:
+            suite = load_suite(self.path, **options)
+        except SpecError as exc:
+            raise _SuiteFileError(str(exc)) from None
+        checked: set[str] = set()
+        for record in read_records(log):
+            where = f"{log.name}:{record.line}"
+            if record.conversation is None:
+                yield ProblemItem.from_parent(
+                    self, name=f"[{where}]", problem=f"{where}: cannot be read: {record.error}"
+                )
+                continue
+            cases = suite.cases_for(record.conversation)
+            if not cases:
+                yield ProblemItem.from_parent(
+                    self,
+                    name=f"[{where}]",
+                    problem=f"{where}: no case of suite {suite.name!r} matches this "
+                    "conversation; give the record an 'id' (or metadata 'case') naming one of "
+                    f"{[c.name for c in suite.cases]}, or start it with a case's first input",
+                )
+                continue
+            for case in cases:
+                checked.add(case.name)
+                yield CaseItem.from_parent(
+                    self,
+                    name=f"{case.name}[{where}]",
+                    suite=suite,
+                    case=case,
+                    conversation=record.conversation,
+                    where=where,
+                )
+        for case in suite.cases:
+            if case.name not in checked:
+                yield ProblemItem.from_parent(
+                    self,
+                    name=f"{case.name}[no conversation]",
+                    problem=f"case {case.name!r} was checked against no conversation of "
+                    f"{log.name}; log one whose 'id' (or metadata 'case') is {case.name!r}",
+                )
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,
+    ) -> str | Any:
+        """Show a spec or pairing problem as its message, without a traceback."""
+        if isinstance(excinfo.value, _SuiteFileError | pytest.UsageError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+
+class CaseItem(pytest.Item):
+    """One case of a suite checked against one logged conversation."""
+
+    def __init__(
+        self,
+        *,
+        suite: Suite,
+        case: Case,
+        conversation: Conversation,
+        where: str,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.suite = suite
+        self.case = case
+        self.conversation = conversation
+        self.where = where
+        self.add_marker(pytest.mark.chatassert)
+        self.extra_keyword_matches.update(case.tags)
+
+    def runtest(self) -> None:
+        """Check the conversation against the case; a result that did not pass fails the item."""
+        from chatassert.testing import ChatAssertionError, describe_subject
+
+        result = self.case.check(self.conversation)
+        report = self.config.stash.get(_report_key, None)
+        if report is not None:
+            report.add(
+                "suite",
+                result,
+                describe_subject(self.conversation),
+                suite=self.suite.name,
+                case=self.case.name,
+                source=self.where,
+            )
+        if not result.passed:
+            raise ChatAssertionError(
+                result, self.conversation, f"case {self.case.name!r} against {self.where}"
+            )
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,
+    ) -> str | Any:
+        """Show the result tree of a failed check, without a traceback."""
+        if _is_chatassert_error(excinfo.value):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Name the suite, case and log line in reports."""
+        return self.path, None, f"{self.suite.name}::{self.case.name} @ {self.where}"
+
+
+class ProblemItem(pytest.Item):
+    """A failing item for a log line or case that could not be paired or read."""
+
+    def __init__(self, *, problem: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problem = problem
+        self.add_marker(pytest.mark.chatassert)
+
+    def runtest(self) -> None:
+        """Fail with the problem."""
+        raise _SuiteFileError(self.problem)
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,
+    ) -> str | Any:
+        """Show the problem without a traceback."""
+        if isinstance(excinfo.value, _SuiteFileError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Name the item in reports."""
+        return self.path, None, self.name
+
+
+def _is_chatassert_error(exc: BaseException) -> bool:
+    if "chatassert.testing" not in sys.modules:
+        return False
+    error_type: type[ChatAssertionError] = sys.modules["chatassert.testing"].ChatAssertionError
+    return isinstance(exc, error_type)

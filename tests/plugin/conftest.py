@@ -1,0 +1,3 @@
+"""The plugin is tested by running pytest inside pytest (`pytester`)."""
+
+pytest_plugins = ["pytester"]
