@@ -312,7 +312,9 @@ class _FieldIs(JsonCheck):
                 _P, self.kind, "", {"path": self.field, "expected": self.value, "actual": actual}
             )
         got = (
-            f"got {show(actual)}" if actual is not MISSING else f"the response has no {self.field}"
+            f"got {show(actual)}"
+            if actual is not MISSING
+            else f"but the response has no {self.field}"
         )
         return Result(
             _F,
