@@ -42,26 +42,26 @@ def _has_blocks(messages: object) -> bool:
     if not isinstance(messages, list):
         return False
     for m in messages:
-        content = m.get("content") if isinstance(m, Mapping) else None
+        content = m.get("content") if isinstance(m, dict) else None
         if isinstance(content, list):
             for block in content:
-                if isinstance(block, Mapping) and block.get("type") in _ANTHROPIC_BLOCKS:
+                if isinstance(block, dict) and block.get("type") in _ANTHROPIC_BLOCKS:
                     return True
     return False
 
 
 def _is_response(response: object) -> bool:
-    return isinstance(response, Mapping) and (
+    return isinstance(response, dict) and (
         response.get("type") == "message"
         or (isinstance(response.get("content"), list) and "stop_reason" in response)
     )
 
 
 def _is_call(record: object) -> bool:
-    if not isinstance(record, Mapping):
+    if not isinstance(record, dict):
         return False
     request = record.get("request")
-    if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
+    if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
         return False
     return (
         "system" in request
@@ -78,7 +78,7 @@ def detect(record: Any) -> bool:
     """
     if isinstance(record, list):
         return bool(record) and _is_call(record[0])
-    if not isinstance(record, Mapping):
+    if not isinstance(record, dict):
         return False
     messages = record.get("messages")
     if isinstance(messages, list):
@@ -99,7 +99,7 @@ def _block_text(content: object) -> str:
 
 def message(raw: object, where: str) -> list[Msg]:
     """Normalise one Anthropic message (a user message may become tool results plus text)."""
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("role"), str):
+    if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):
         raise TranscriptError(f"{where} is not a message object with a 'role'")
     role = raw["role"]
     content = raw.get("content")
@@ -111,7 +111,7 @@ def message(raw: object, where: str) -> list[Msg]:
     calls = []
     results: list[Msg] = []
     for j, block in enumerate(content):
-        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
             raise TranscriptError(f"{where}.content[{j}] is not a content block with a 'type'")
         kind = block["type"]
         if kind == "text":
@@ -155,7 +155,7 @@ def messages(raw: object, where: str, system: object = None) -> list[Msg]:
 def _response(response: object, extra: Mapping[str, Any], where: str) -> list[Msg]:
     if response is None:
         return []
-    if not isinstance(response, Mapping) or not isinstance(response.get("content"), list):
+    if not isinstance(response, dict) or not isinstance(response.get("content"), list):
         raise TranscriptError(f"{where} is not a message with 'content' blocks")
     out = message({"role": "assistant", "content": response["content"]}, where)
     meta = call_metadata(extra, response)
@@ -171,7 +171,7 @@ def _calls(calls: Sequence[object], where: str) -> list[Msg]:
         at = f"{where}[{i}]"
         if not _is_call(call):
             raise TranscriptError(f"{at} is not a {{request, response}} call")
-        assert isinstance(call, Mapping)
+        assert isinstance(call, dict)
         request = call["request"]
         merge_exchange(
             history,
@@ -189,7 +189,7 @@ def parse(record: Any) -> Conversation:
     """
     if isinstance(record, list):
         return conversation(_calls(record, "record"))
-    if not isinstance(record, Mapping):
+    if not isinstance(record, dict):
         raise TranscriptError("expected an object with 'messages' (Anthropic Messages format)")
     if isinstance(record.get("messages"), list):
         history = messages(record["messages"], "messages", record.get("system"))

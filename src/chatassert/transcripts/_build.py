@@ -28,6 +28,23 @@ __all__ = [
 ]
 
 
+_SET = object.__setattr__
+
+
+def _new(cls: type[Any], values: dict[str, Any]) -> Any:
+    """Construct a pydantic model from complete, already-checked field values.
+
+    Like `model_construct`, without its per-call overhead: the adapters build millions of
+    messages from logs whose shape they have checked themselves.
+    """
+    obj = object.__new__(cls)
+    _SET(obj, "__dict__", values)
+    _SET(obj, "__pydantic_fields_set__", set(values))
+    _SET(obj, "__pydantic_extra__", None)
+    _SET(obj, "__pydantic_private__", None)
+    return obj
+
+
 @dataclass(slots=True)
 class Msg:
     """One normalised message.
@@ -66,7 +83,7 @@ def tool_call(name: object, arguments: object, call_id: object = None) -> ToolCa
         "raw_arguments": raw,
         "arguments_error": error,
     }
-    return ToolCall.model_construct(**fields)
+    return _new(ToolCall, fields)  # type: ignore[no-any-return]
 
 
 def number(value: object) -> float | int | None:
@@ -91,12 +108,15 @@ def _merge_metadata(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
 
 
 def _message(msg: Msg) -> Message:
-    return Message.model_construct(
-        role=msg.role,
-        content=msg.content,
-        tool_calls=tuple(msg.tool_calls),
-        tool_call_id=msg.tool_call_id,
-        name=msg.name,
+    return _new(  # type: ignore[no-any-return]
+        Message,
+        {
+            "role": msg.role,
+            "content": msg.content,
+            "tool_calls": tuple(msg.tool_calls),
+            "tool_call_id": msg.tool_call_id,
+            "name": msg.name,
+        },
     )
 
 
@@ -117,28 +137,34 @@ def _turn(group: Sequence[Msg]) -> Turn:
             calls.extend(msg.tool_calls)
         elif role == "tool":
             results.append(
-                ToolResult.model_construct(
-                    content=msg.content or "",
-                    call_id=msg.tool_call_id,
-                    name=msg.name,
-                    data=msg.data,
-                    is_error=msg.is_error,
-                )
+                _result(msg.content or "", msg.tool_call_id, msg.name, msg.data, msg.is_error)
             )
         if msg.metadata:
             _merge_metadata(metadata, msg.metadata)
     if results:
         results = _link(calls, results)
-    return Turn.model_construct(
-        input=input_text,
-        text=text,
-        messages=tuple(_message(m) for m in group),
-        tool_calls=tuple(calls),
-        tool_results=tuple(results),
-        guardrails=(),
-        workflow=None,
-        data=None,
-        metadata=metadata,
+    return _new(  # type: ignore[no-any-return]
+        Turn,
+        {
+            "input": input_text,
+            "text": text,
+            "messages": tuple(_message(m) for m in group),
+            "tool_calls": tuple(calls),
+            "tool_results": tuple(results),
+            "guardrails": (),
+            "workflow": None,
+            "data": None,
+            "metadata": metadata,
+        },
+    )
+
+
+def _result(
+    content: str, call_id: str | None, name: str | None, data: Any, is_error: bool
+) -> ToolResult:
+    return _new(  # type: ignore[no-any-return]
+        ToolResult,
+        {"content": content, "call_id": call_id, "name": name, "data": data, "is_error": is_error},
     )
 
 
@@ -152,13 +178,7 @@ def _link(calls: Sequence[ToolCall], results: list[ToolResult]) -> list[ToolResu
             if name is None and position < len(calls):
                 name = calls[position].name
             if name is not None:
-                result = ToolResult.model_construct(
-                    content=result.content,
-                    call_id=result.call_id,
-                    name=name,
-                    data=result.data,
-                    is_error=result.is_error,
-                )
+                result = _result(result.content, result.call_id, name, result.data, result.is_error)
         out.append(result)
     return out
 
@@ -194,11 +214,14 @@ def conversation(
         >>> c.turns[0].text, c.turns[0].metadata["output_tokens"]
         ('Hello!', 3)
     """
-    return Conversation.model_construct(
-        turns=tuple(_turn(g) for g in split(messages)),
-        workflow=None,
-        metadata=dict(metadata or {}),
-        id=None if id is None else str(id),
+    return _new(  # type: ignore[no-any-return]
+        Conversation,
+        {
+            "turns": tuple(_turn(g) for g in split(messages)),
+            "workflow": None,
+            "metadata": dict(metadata or {}),
+            "id": None if id is None else str(id),
+        },
     )
 
 
@@ -254,13 +277,13 @@ def call_metadata(*sources: object) -> dict[str, Any]:
     """
     out: dict[str, Any] = {}
     for source in sources:
-        if not isinstance(source, Mapping):
+        if not isinstance(source, dict):
             continue
         model = source.get("model")
         if isinstance(model, str):
             out.setdefault("model", model)
         usage = source.get("usage")
-        if isinstance(usage, Mapping):
+        if isinstance(usage, dict):
             for key, value in usage.items():
                 target = _USAGE_KEYS.get(key)
                 if target is not None and number(value) is not None:
@@ -311,7 +334,7 @@ def text_of(
         texts = [
             part.get("text")
             for part in content
-            if isinstance(part, Mapping)
+            if isinstance(part, dict)
             and part.get("type") in kinds
             and isinstance(part.get("text"), str)
         ]

@@ -35,7 +35,7 @@ __all__ = ["detect", "parse"]
 
 def _is_call(record: object) -> bool:
     return (
-        isinstance(record, Mapping)
+        isinstance(record, dict)
         and isinstance(record.get("request"), Mapping)
         and isinstance(record["request"].get("messages"), list)
     )
@@ -43,7 +43,7 @@ def _is_call(record: object) -> bool:
 
 def detect(record: Any) -> bool:
     """Whether `record` is a chat-completions transcript, call, or list of calls."""
-    if isinstance(record, Mapping):
+    if isinstance(record, dict):
         if isinstance(record.get("messages"), list) or _is_call(record):
             return True
         calls = record.get("calls")
@@ -53,7 +53,7 @@ def detect(record: Any) -> bool:
 
 def message(raw: object, where: str) -> Msg:
     """Normalise one chat-completions message."""
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, dict):
         raise TranscriptError(f"{where} is not a message object")
     role = raw.get("role")
     if not isinstance(role, str):
@@ -64,8 +64,8 @@ def message(raw: object, where: str) -> Msg:
         if not isinstance(raw_calls, list):
             raise TranscriptError(f"{where}.tool_calls is not a list")
         for j, call in enumerate(raw_calls):
-            fn = call.get("function") if isinstance(call, Mapping) else None
-            if not isinstance(fn, Mapping):
+            fn = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(fn, dict):
                 raise TranscriptError(f"{where}.tool_calls[{j}] has no 'function'")
             calls.append(tool_call(fn.get("name"), fn.get("arguments"), call.get("id")))
     elif isinstance(raw.get("function_call"), Mapping):  # the legacy single-call field
@@ -93,13 +93,13 @@ def messages(raw: object, where: str = "messages") -> list[Msg]:
 def _response_messages(response: object, extra: Mapping[str, Any], where: str) -> list[Msg]:
     if response is None:
         return []
-    if not isinstance(response, Mapping):
+    if not isinstance(response, dict):
         raise TranscriptError(f"{where} is not an object")
     choices = response.get("choices")
     if not isinstance(choices, list) or not choices:
         raise TranscriptError(f"{where} has no 'choices'")
     first = choices[0]
-    if not isinstance(first, Mapping) or not isinstance(first.get("message"), Mapping):
+    if not isinstance(first, dict) or not isinstance(first.get("message"), Mapping):
         raise TranscriptError(f"{where}.choices[0] has no 'message'")
     out = message(first["message"], f"{where}.choices[0].message")
     out.role = "assistant" if out.role is None else out.role
@@ -118,7 +118,7 @@ def _calls(calls: Sequence[object], where: str) -> tuple[list[Msg], dict[str, An
         at = f"{where}[{i}]" if where else ""
         if not _is_call(call):
             raise TranscriptError(f"{at or 'record'} is not a {{request, response}} call")
-        assert isinstance(call, Mapping)
+        assert isinstance(call, dict)
         request = call["request"]
         merge_exchange(
             history,
@@ -141,7 +141,7 @@ def parse(record: Any) -> Conversation:
     if isinstance(record, list):
         history, meta = _calls(record, "record")
         return conversation(history, metadata=meta)
-    if not isinstance(record, Mapping):
+    if not isinstance(record, dict):
         raise TranscriptError("expected an object with a 'messages' list (OpenAI chat format)")
     if isinstance(record.get("messages"), list):
         msgs = messages(record["messages"])

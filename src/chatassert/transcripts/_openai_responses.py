@@ -38,13 +38,13 @@ _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "re
 
 def _typed_items(items: object) -> bool:
     return isinstance(items, list) and any(
-        isinstance(i, Mapping) and i.get("type") in _ITEM_TYPES for i in items
+        isinstance(i, dict) and i.get("type") in _ITEM_TYPES for i in items
     )
 
 
 def _is_response(value: object) -> bool:
     return (
-        isinstance(value, Mapping)
+        isinstance(value, dict)
         and isinstance(value.get("output"), list)
         and (
             value.get("object") == "response"
@@ -56,7 +56,7 @@ def _is_response(value: object) -> bool:
 
 def _is_call(value: object) -> bool:
     return (
-        isinstance(value, Mapping)
+        isinstance(value, dict)
         and isinstance(value.get("request"), Mapping)
         and "input" in value["request"]
     )
@@ -64,7 +64,7 @@ def _is_call(value: object) -> bool:
 
 def detect(record: Any) -> bool:
     """Whether `record` is a Responses API response, call, list of calls, or item list."""
-    if not isinstance(record, Mapping):
+    if not isinstance(record, dict):
         return False
     if _is_response(record) or _is_call(record):
         return True
@@ -83,7 +83,7 @@ def items(raw: object, where: str) -> list[Msg]:
     out: list[Msg] = []
     for i, item in enumerate(raw):
         at = f"{where}[{i}]"
-        if not isinstance(item, Mapping):
+        if not isinstance(item, dict):
             raise TranscriptError(f"{at} is not an item object")
         kind = item.get("type", "message")
         if kind == "message":
@@ -125,7 +125,7 @@ def _request(request: Mapping[str, Any], where: str) -> list[Msg]:
 def _response(response: object, extra: Mapping[str, Any], where: str) -> list[Msg]:
     if response is None:
         return []
-    if not isinstance(response, Mapping) or not isinstance(response.get("output"), list):
+    if not isinstance(response, dict) or not isinstance(response.get("output"), list):
         raise TranscriptError(f"{where} has no 'output' list")
     out = items(response["output"], f"{where}.output".lstrip("."))
     if out:
@@ -142,7 +142,7 @@ def _calls(calls: Sequence[object], where: str) -> list[Msg]:
         at = f"{where}[{i}]"
         if not _is_call(call):
             raise TranscriptError(f"{at} is not a {{request, response}} call")
-        assert isinstance(call, Mapping)
+        assert isinstance(call, dict)
         merge_exchange(
             history,
             _request(call["request"], f"{at}.request"),
@@ -157,7 +157,7 @@ def parse(record: Any) -> Conversation:
     Raises:
         TranscriptError: when the record is not of those shapes or is malformed.
     """
-    if not isinstance(record, Mapping):
+    if not isinstance(record, dict):
         raise TranscriptError("expected an object with 'output' or 'items' (OpenAI Responses)")
     if _is_call(record):
         history = _calls([record], "record")
