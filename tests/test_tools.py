@@ -29,10 +29,8 @@ def turn_with(*calls: ToolCall) -> Turn:
 def test_passes_when_the_tool_was_called(booking_turn: Turn) -> None:
     result = ContainsFunctionCall("create_reservation").check(booking_turn)
     assert result.status is Status.PASSED
-    assert result.details == {
-        "tool": "create_reservation",
-        "called_tools": ["check_availability", "create_reservation"],
-    }
+    # A pass shares the details built with the assertion (the failure details are richer).
+    assert result.details == {"tool": "create_reservation"}
 
 
 def test_fails_naming_the_tools_that_were_called(booking_turn: Turn) -> None:
@@ -70,10 +68,7 @@ def test_documented_argument_examples_pass(tool: str, arguments: dict[str, Any])
     turn = turn_with(ToolCall(name=tool, arguments={**arguments, "extra": "fine"}))
     result = ContainsFunctionCall(tool, arguments).check(turn)
     assert result.status is Status.PASSED
-    assert result.details["arguments"] == arguments
-    assert result.details["calls"] == [
-        {"arguments": {**arguments, "extra": "fine"}, "mismatches": []}
-    ]
+    assert result.details == {"tool": tool, "arguments": arguments}
 
 
 def test_other_arguments_fail_naming_the_first_mismatching_argument() -> None:

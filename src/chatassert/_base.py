@@ -83,19 +83,26 @@ class Assertion:
         """Check `subject` and return the result tree.
 
         A check that cannot be evaluated returns an `error` result; it never raises for a bad
-        subject, only for a subject of the wrong type (`SubjectTypeError`).
+        subject, only for a subject of the wrong type (`TypeError`). Judged checks record their
+        `duration`; deterministic leaves take microseconds and are not timed (suites time whole
+        cases), which keeps the hot path lean.
         """
-        start = perf_counter()
+        start = perf_counter() if self.judged else None
         try:
             result = self._check(subject)
         except (TypeError, UsageError):
             raise
         except Exception as exc:  # a crashing check is an error record, not a failure
             result = self._crashed(exc)
-        return self._finish(result, start)
+        d = result.__dict__
+        if start is not None:
+            d["duration"] = perf_counter() - start
+        if self.message is not None:
+            d["message"] = self.message
+        return result
 
     async def acheck(self, subject: object, /) -> Result:
-        """Check `subject` asynchronously; judged parts run concurrently."""
+        """Check `subject` asynchronously; judged parts run concurrently. Always timed."""
         start = perf_counter()
         try:
             result = await self._acheck(subject)

@@ -466,7 +466,11 @@ def _convert(
     else:
         value = _plain(value)
     if param.choices and value not in param.choices:
-        return bad(f"parameter {param.name!r} must be one of {list(param.choices)}")
+        hint = did_you_mean(str(value), [str(c) for c in param.choices])
+        return bad(
+            f"parameter {param.name!r} must be one of {list(param.choices)}"
+            + (f" ({hint})" if hint else "")
+        )
     return value
 
 

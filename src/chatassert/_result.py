@@ -48,7 +48,7 @@ class Result:
         score: A number in the outcome, when the assertion produces one (judges, `AtLeast`).
         children: The results of the parts, for combinators and selectors.
         location: Where in the subject this applies: `turns[3]`, `results[2].file`.
-        duration: Seconds spent in the check, when measured.
+        duration: Seconds spent, when measured: for judged checks, `acheck`, and whole cases.
 
     Example:
         >>> r = Result(Status.FAILED, "contains", "Response does not contain 'refund'")

@@ -65,9 +65,13 @@ def _one_or_list(values: tuple[str, ...]) -> str | list[str]:
 
 
 class _Substrings(Assertion):
-    """Shared construction of the substring types: one string or a list, lowered once."""
+    """Shared construction of the substring types: one string or a list, lowered once.
 
-    __slots__ = ("_lowered", "values")
+    Passing results share one details mapping built here, so a pass allocates nothing but its
+    `Result` (details are read-only, like the result that holds them).
+    """
+
+    __slots__ = ("_fail_details", "_fail_reason", "_lowered", "_pairs", "_pass_details", "values")
     params = (
         Param(
             "value", "str_list", required=True, attr="values", doc="a string, or a list of strings"
@@ -75,19 +79,30 @@ class _Substrings(Assertion):
     )
     values: tuple[str, ...]
     _lowered: tuple[str, ...]
+    _pairs: tuple[tuple[str, str], ...]
+    _pass_details: dict[str, Any]
+    _fail_reason: str
+    _fail_details: dict[str, Any]
 
     def __init__(self, values: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(message=message)
         self._set("values", _values(values, self.kind))
         self._set("_lowered", tuple(v.lower() for v in self.values))
+        self._set("_pairs", tuple(zip(self.values, self._lowered, strict=True)))
+        self._set("_pass_details", self._details_on_pass())
+        reason, details = self._single_value_failure()
+        self._set("_fail_reason", reason)
+        self._set("_fail_details", details)
 
-    def _missing(self, subject: object) -> list[str]:
-        text = lower_text_of(subject)
-        return [v for v, low in zip(self.values, self._lowered, strict=True) if low not in text]
+    def _details_on_pass(self) -> dict[str, Any]:
+        raise NotImplementedError
 
-    def _found(self, subject: object) -> list[str]:
-        text = lower_text_of(subject)
-        return [v for v, low in zip(self.values, self._lowered, strict=True) if low in text]
+    def _single_value_failure(self) -> tuple[str, dict[str, Any]]:
+        """The failure that does not depend on the subject (shared, like the pass details)."""
+        return "", {}
+
+    def _missing(self, text: str) -> list[str]:
+        return [v for v, low in self._pairs if low not in text]
 
 
 @register
@@ -106,16 +121,28 @@ class Contains(_Substrings):
     kind = "contains"
     dialect_names = {"flat": "contains"}
 
+    def _details_on_pass(self) -> dict[str, Any]:
+        return {"expected": _one_or_list(self.values), "missing": []}
+
+    def _single_value_failure(self) -> tuple[str, dict[str, Any]]:
+        value = self.values[0]
+        return f"Response does not contain '{value}'", {"expected": value, "missing": [value]}
+
     def _check(self, subject: object) -> Result:
-        missing = self._missing(subject)
-        expected = _one_or_list(self.values)
-        if not missing:
-            return Result(_P, "contains", "", {"expected": expected, "missing": missing})
+        text = lower_text_of(subject)
+        if len(self._pairs) == 1:
+            if self._lowered[0] in text:
+                return Result(_P, "contains", "", self._pass_details)
+            return Result(_F, "contains", self._fail_reason, self._fail_details)
+        else:
+            missing = self._missing(text)
+            if not missing:
+                return Result(_P, "contains", "", self._pass_details)
         return Result(
             _F,
             "contains",
             f"Response does not contain '{missing[0]}'",
-            {"expected": expected, "missing": missing},
+            {"expected": self._pass_details["expected"], "missing": missing},
         )
 
     def describe(self) -> str:
@@ -137,17 +164,29 @@ class NotContains(_Substrings):
     kind = "not_contains"
     dialect_names = {"flat": "not_contains"}
 
+    def _details_on_pass(self) -> dict[str, Any]:
+        return {"forbidden": _one_or_list(self.values), "found": []}
+
+    def _single_value_failure(self) -> tuple[str, dict[str, Any]]:
+        value = self.values[0]
+        return f"Response should not contain '{value}'", {"forbidden": value, "found": [value]}
+
     def _check(self, subject: object) -> Result:
-        found = self._found(subject)
-        forbidden = _one_or_list(self.values)
-        if not found:
-            return Result(_P, "not_contains", "", {"forbidden": forbidden, "found": found})
-        return Result(
-            _F,
-            "not_contains",
-            f"Response should not contain '{found[0]}'",
-            {"forbidden": forbidden, "found": found},
-        )
+        text = lower_text_of(subject)
+        if len(self._pairs) == 1:
+            if self._lowered[0] in text:
+                return Result(_F, "not_contains", self._fail_reason, self._fail_details)
+            return Result(_P, "not_contains", "", self._pass_details)
+        for value, low in self._pairs:
+            if low in text:
+                found = [v for v, lw in self._pairs if lw in text]
+                return Result(
+                    _F,
+                    "not_contains",
+                    f"Response should not contain '{value}'",
+                    {"forbidden": self._pass_details["forbidden"], "found": found},
+                )
+        return Result(_P, "not_contains", "", self._pass_details)
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -164,23 +203,32 @@ class ContainsAny(_Substrings):
         True
     """
 
-    __slots__ = ()
+    __slots__ = ("_matched_details",)
     kind = "contains_any"
     dialect_names = {"flat": "contains_any"}
+    _matched_details: tuple[dict[str, Any], ...]
+
+    def __init__(self, values: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(values, message=message)
+        self._set(
+            "_matched_details",
+            tuple({"values": list(self.values), "matched": v} for v in self.values),
+        )
+
+    def _details_on_pass(self) -> dict[str, Any]:
+        return {"values": list(self.values)}
+
+    def _single_value_failure(self) -> tuple[str, dict[str, Any]]:
+        # The failure of contains_any never depends on the subject.
+        values = list(self.values)
+        return f"Response should contain at least one of: {values}", {"values": values}
 
     def _check(self, subject: object) -> Result:
         text = lower_text_of(subject)
-        for value, low in zip(self.values, self._lowered, strict=True):
+        for i, low in enumerate(self._lowered):
             if low in text:
-                return Result(
-                    _P, "contains_any", "", {"values": list(self.values), "matched": value}
-                )
-        return Result(
-            _F,
-            "contains_any",
-            f"Response should contain at least one of: {list(self.values)}",
-            {"values": list(self.values)},
-        )
+                return Result(_P, "contains_any", "", self._matched_details[i])
+        return Result(_F, "contains_any", self._fail_reason, self._fail_details)
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -202,15 +250,21 @@ class ContainsAll(_Substrings):
     kind = "contains_all"
     dialect_names = {"flat": "contains_all"}
 
+    def _details_on_pass(self) -> dict[str, Any]:
+        return {"values": list(self.values), "missing": []}
+
+    def _single_value_failure(self) -> tuple[str, dict[str, Any]]:
+        return f"Response should contain all of: {list(self.values)}", {}
+
     def _check(self, subject: object) -> Result:
-        missing = self._missing(subject)
+        missing = self._missing(lower_text_of(subject))
         if not missing:
-            return Result(_P, "contains_all", "", {"values": list(self.values), "missing": missing})
+            return Result(_P, "contains_all", "", self._pass_details)
         return Result(
             _F,
             "contains_all",
-            f"Response should contain all of: {list(self.values)}",
-            {"values": list(self.values), "missing": missing},
+            self._fail_reason,
+            {"values": self._pass_details["values"], "missing": missing},
         )
 
     def describe(self) -> str:
@@ -228,12 +282,13 @@ class Equals(Assertion):
         True
     """
 
-    __slots__ = ("_stripped", "value")
+    __slots__ = ("_pass_details", "_stripped", "value")
     kind = "equals"
     dialect_names = {"flat": "equals"}
     params = (Param("value", "text", required=True, doc="the exact expected text"),)
     value: str
     _stripped: str
+    _pass_details: dict[str, Any]
 
     def __init__(self, value: str | int | float, *, message: str | None = None) -> None:
         super().__init__(message=message)
@@ -244,11 +299,12 @@ class Equals(Assertion):
             raise ValueError("equals value must not be empty")
         self._set("value", value)
         self._set("_stripped", value.strip())
+        self._set("_pass_details", {"expected": value, "actual": self._stripped})
 
     def _check(self, subject: object) -> Result:
         actual = text_of(subject).strip()
         if actual == self._stripped:
-            return Result(_P, "equals", "", {"expected": self.value, "actual": actual})
+            return Result(_P, "equals", "", self._pass_details)
         return Result(
             _F,
             "equals",
@@ -276,7 +332,7 @@ class Matches(Assertion):
         True
     """
 
-    __slots__ = ("_compiled", "pattern")
+    __slots__ = ("_compiled", "_fail_details", "_fail_reason", "_pass_details", "pattern")
     kind = "matches"
     dialect_names = {"flat": "matches"}
     params = (
@@ -291,6 +347,9 @@ class Matches(Assertion):
     options = ("regex_timeout",)
     pattern: str
     _compiled: Pattern
+    _pass_details: dict[str, Any]
+    _fail_reason: str
+    _fail_details: dict[str, Any]
 
     def __init__(
         self,
@@ -302,13 +361,18 @@ class Matches(Assertion):
         super().__init__(message=message)
         self._set("pattern", pattern)
         self._set("_compiled", compile_regex(pattern, "matches", regex_timeout))
+        self._set("_pass_details", {"pattern": pattern, "matched": True})
+        self._set("_fail_reason", f"Response does not match pattern '{pattern}'")
+        self._set("_fail_details", {"pattern": pattern, "matched": False})
 
     def _check(self, subject: object) -> Result:
         return regex_result(
             self._compiled,
             text_of(subject),
             "matches",
-            f"Response does not match pattern '{self.pattern}'",
+            self._fail_reason,
+            pass_details=self._pass_details,
+            fail_details=self._fail_details,
         )
 
     def describe(self) -> str:
@@ -326,9 +390,19 @@ def compile_regex(pattern: object, what: str, timeout: float) -> Pattern:
 
 
 def regex_result(
-    compiled: Pattern, text: str, name: str, failure: str, extra: dict[str, Any] | None = None
+    compiled: Pattern,
+    text: str,
+    name: str,
+    failure: str,
+    extra: dict[str, Any] | None = None,
+    pass_details: dict[str, Any] | None = None,
+    fail_details: dict[str, Any] | None = None,
 ) -> Result:
-    """Search `text` and build the result: pass, fail with `failure`, or error on timeout."""
+    """Search `text` and build the result: pass, fail with `failure`, or error on timeout.
+
+    `pass_details` and `fail_details`, when given, are the shared details mappings built once by
+    the assertion; otherwise a pass records the pattern and the matched text.
+    """
     try:
         match = compiled.search(text)
     except RegexTimeoutError as exc:
@@ -339,12 +413,16 @@ def regex_result(
             {"pattern": compiled.source, "error": "timeout", "text_length": len(text)},
         )
     if match is not None:
+        if pass_details is not None:
+            return Result(_P, name, "", pass_details)
         return Result(
             _P,
             name,
             "",
             {"pattern": compiled.source, "matched": True, "match": match.group(0), **(extra or {})},
         )
+    if fail_details is not None:
+        return Result(_F, name, failure, fail_details)
     return Result(
         _F, name, failure, {"pattern": compiled.source, "matched": False, **(extra or {})}
     )

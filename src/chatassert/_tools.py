@@ -170,7 +170,7 @@ class ContainsFunctionCall(Assertion):
         "Expected tool 'cancel', found: ['create_reservation']"
     """
 
-    __slots__ = ("arguments", "tool")
+    __slots__ = ("_expected_items", "_pass_details", "arguments", "tool")
     kind = "contains_function_call"
     dialect_names = {"flat": "contains_function_call"}
     params = (
@@ -184,6 +184,8 @@ class ContainsFunctionCall(Assertion):
     )
     tool: str
     arguments: dict[str, Any] | None
+    _expected_items: tuple[tuple[str, Any], ...]
+    _pass_details: dict[str, Any]
 
     def __init__(
         self, tool: str, arguments: Mapping[str, Any] | None = None, *, message: str | None = None
@@ -195,9 +197,41 @@ class ContainsFunctionCall(Assertion):
             raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
         self._set("tool", tool)
         self._set("arguments", None if arguments is None else _json_ready(dict(arguments)))
+        self._set("_expected_items", tuple((self.arguments or {}).items()))
+        pass_details: dict[str, Any] = {"tool": tool}
+        if self.arguments is not None:
+            pass_details["arguments"] = self.arguments
+        self._set("_pass_details", pass_details)
+
+    def _matches(self, actual: Mapping[str, Any]) -> bool:
+        """The fast test behind a pass: every expected argument present and loosely equal."""
+        for key, want in self._expected_items:
+            if key not in actual:
+                return False
+            got = actual[key]
+            if not ((type(got) is type(want) and got == want) or loose_equal(want, got)):
+                return False
+        return True
 
     def _check(self, subject: object) -> Result:
         calls = turn_of(subject).tool_calls
+        tool = self.tool
+        if self.arguments is None:
+            for call in calls:
+                if call.name == tool:
+                    return Result(_P, "contains_function_call", "", self._pass_details)
+        else:
+            for call in calls:
+                if (
+                    call.name == tool
+                    and call.arguments_error is None
+                    and self._matches(call.arguments)
+                ):
+                    return Result(_P, "contains_function_call", "", self._pass_details)
+        return self._explain(calls)
+
+    def _explain(self, calls: Sequence[ToolCall]) -> Result:
+        """Build the failure (or error) with every detail; only reached when no call matched."""
         called = [c.name for c in calls]
         details: dict[str, Any] = {"tool": self.tool, "called_tools": called}
         named = [c for c in calls if c.name == self.tool]
