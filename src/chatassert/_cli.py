@@ -131,6 +131,13 @@ def _parser() -> argparse.ArgumentParser:
         help="stop at the first failing case (same as --max-failures 1)",
     )
     check.add_argument(
+        "--workflow",
+        default=None,
+        metavar="FILE",
+        help="a workflow definition (a PromptKit pack, or its 'workflow' section, as JSON or "
+        "YAML): workflow state is derived from each conversation's workflow__transition calls",
+    )
+    check.add_argument(
         "--max-failures",
         type=int,
         default=None,
@@ -219,6 +226,7 @@ class _Plan:
     transcript_format: str | None
     format: str
     verbose: bool
+    workflow: str | None = None
 
 
 def _inline_suite(specs: Sequence[str]) -> Suite:
@@ -266,6 +274,16 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
         except SpecError as exc:
             err.write(f"{exc}\n")
             return None
+    if plan.workflow is not None:
+        from chatassert._workflow import Workflow
+        from chatassert.specs._promptkit import with_workflow
+
+        try:
+            flow = Workflow.load(plan.workflow)
+        except (OSError, ValueError) as exc:
+            err.write(f"cannot load workflow {plan.workflow}: {exc}\n")
+            return None
+        suites = [with_workflow(suite, flow) for suite in suites]
     return suites
 
 
@@ -523,7 +541,14 @@ def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.jobs < 1:
         err.write("chatassert check: --jobs must be at least 1\n")
         return EXIT_USAGE
-    plan = _Plan(suite_path, tuple(args.asserts), args.transcript_format, args.format, args.verbose)
+    plan = _Plan(
+        suite_path,
+        tuple(args.asserts),
+        args.transcript_format,
+        args.format,
+        args.verbose,
+        workflow=args.workflow,
+    )
     if plan.transcript_format is not None:
         from chatassert.transcripts import FORMATS
 
