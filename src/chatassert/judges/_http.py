@@ -17,6 +17,7 @@ import os
 import random
 import ssl
 import time
+import urllib.request
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -39,6 +40,7 @@ from chatassert.judges._prompts import (
     verdict_from,
     verdicts_from,
 )
+from chatassert.judges._transport import StreamTransport
 
 __all__ = ["AnthropicJudge", "HTTPJudge", "OpenAIJudge"]
 
@@ -114,7 +116,7 @@ class HTTPJudge:
         self.prompt = prompt
         self.headers = dict(headers or {})
         self.name = f"{self.provider}:{model}"
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Pools]
         self._clients = weakref.WeakKeyDictionary()
         self._closers: set[asyncio.Task[None]] = set()
         self._ssl: ssl.SSLContext | None = None
@@ -216,38 +218,32 @@ class HTTPJudge:
 
     def _client(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None or client.is_closed:
-            if self._ssl is None:  # building one is slow; every loop's pool shares it
+        pools = self._clients.get(loop)
+        if pools is None or pools.closed:
+            if self._ssl is None:  # building one is slow; every loop's pools share it
                 self._ssl = ssl.create_default_context(cafile=certifi.where())
-            client = httpx.AsyncClient(
-                verify=self._ssl,
-                limits=httpx.Limits(max_connections=512, max_keepalive_connections=128),
-                follow_redirects=False,
-            )
-            self._clients[loop] = client
-            task = loop.create_task(self._close_at_loop_end(loop, client))
+            pools = _Pools(self._ssl)
+            self._clients[loop] = pools
+            task = loop.create_task(self._close_at_loop_end(loop, pools))
             self._closers.add(task)
             task.add_done_callback(self._closers.discard)
-        return client
+        return pools.next()
 
-    async def _close_at_loop_end(
-        self, loop: asyncio.AbstractEventLoop, client: httpx.AsyncClient
-    ) -> None:
-        # Waits until the loop's runner cancels its leftover tasks, then closes the pool.
+    async def _close_at_loop_end(self, loop: asyncio.AbstractEventLoop, pools: _Pools) -> None:
+        # Waits until the loop's runner cancels its leftover tasks, then closes the pools.
         try:
             await asyncio.Event().wait()
         finally:
-            if self._clients.get(loop) is client:
+            if self._clients.get(loop) is pools:
                 del self._clients[loop]
-            await client.aclose()
+            await pools.aclose()
 
     async def aclose(self) -> None:
-        """Close the connection pool of the running event loop (a later request reopens one)."""
+        """Close the connection pools of the running event loop (a later request reopens them)."""
         loop = asyncio.get_running_loop()
-        client = self._clients.pop(loop, None)
-        if client is not None:
-            await client.aclose()
+        pools = self._clients.pop(loop, None)
+        if pools is not None:
+            await pools.aclose()
 
     async def __aenter__(self) -> HTTPJudge:
         return self
@@ -330,6 +326,33 @@ class HTTPJudge:
             f"{self.name}: gave up after {attempts} attempt{'s' if attempts != 1 else ''}: "
             f"{self._redact(cause)}"
         )
+
+
+class _Pools:
+    """The HTTP client of one event loop.
+
+    Without proxy variables it uses `StreamTransport` (httpcore's pool costs more CPU than the
+    requests themselves at a few dozen concurrent requests); with them, httpx's own transport.
+    """
+
+    def __init__(self, context: ssl.SSLContext) -> None:
+        proxies = urllib.request.getproxies()
+        if any(k in proxies for k in ("http", "https", "all")):
+            self.client = httpx.AsyncClient(verify=context, follow_redirects=False)
+        else:
+            self.client = httpx.AsyncClient(
+                transport=StreamTransport(context), follow_redirects=False, trust_env=False
+            )
+
+    @property
+    def closed(self) -> bool:
+        return self.client.is_closed
+
+    def next(self) -> httpx.AsyncClient:
+        return self.client
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:
