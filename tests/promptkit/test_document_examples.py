@@ -624,7 +624,8 @@ def test_document_example_passes_and_fails(
     failed = case.check(bad)
     assert failed.status is Status.FAILED, failed.reason
     leaves = [r for _, r in failed.walk() if not r.children and r.status is Status.FAILED]
-    assert leaves and all(r.reason for r in leaves)
+    assert leaves
+    assert all(r.reason for r in leaves)
 
 
 def test_messages_from_params_and_top_level_label_the_results() -> None:
