@@ -51,8 +51,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--delay", type=float, default=0.05)
     args = parser.parse_args()
-    server = subprocess.Popen([sys.executable, str(SERVER), "--delay", str(args.delay)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, str(SERVER), "--delay", str(args.delay)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert server.stdout is not None
         url = server.stdout.readline().strip()
@@ -60,13 +64,19 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             cache = Path(tmp) / "verdicts.sqlite3"
             wall, requests, passed, _ = run(url, cache, args.checks, args.concurrency)
-            print(f"cold:   {args.checks} checks, concurrency {args.concurrency}, "
-                  f"server delay {args.delay * 1000:.0f} ms")
-            print(f"        wall {wall:.3f} s, ideal {ideal:.3f} s, ratio {wall / ideal:.2f}x "
-                  f"(target <= 1.30x); {requests} requests; {passed} passed")
+            print(
+                f"cold:   {args.checks} checks, concurrency {args.concurrency}, "
+                f"server delay {args.delay * 1000:.0f} ms"
+            )
+            print(
+                f"        wall {wall:.3f} s, ideal {ideal:.3f} s, ratio {wall / ideal:.2f}x "
+                f"(target <= 1.30x); {requests} requests; {passed} passed"
+            )
             wall2, requests2, passed2, hits = run(url, cache, args.checks, args.concurrency)
-            print(f"cached: wall {wall2:.3f} s; {requests2} requests (target 0); "
-                  f"{hits} cache hits; {passed2} passed")
+            print(
+                f"cached: wall {wall2:.3f} s; {requests2} requests (target 0); "
+                f"{hits} cache hits; {passed2} passed"
+            )
         ok = wall / ideal <= 1.3 and requests2 == 0 and passed == passed2 == args.checks
         print("OK" if ok else "MISSED TARGET")
     finally:

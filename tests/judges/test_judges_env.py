@@ -21,8 +21,7 @@ from chatassert.judges import (
 
 def test_import_chatassert_does_not_import_httpx() -> None:
     code = "import chatassert, sys; print('httpx' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
@@ -56,9 +55,14 @@ def test_anthropic_from_env(server: LoopbackServer, monkeypatch: pytest.MonkeyPa
 
 
 def test_env_options_build_the_judge(tmp_path: object) -> None:
-    env = {"CHATASSERT_JUDGE": "openai", "CHATASSERT_JUDGE_MODEL": "m",
-           "CHATASSERT_JUDGE_TIMEOUT": "5", "CHATASSERT_JUDGE_RETRIES": "4",
-           "CHATASSERT_JUDGE_CACHE": f"{tmp_path}/c.sqlite3", "CHATASSERT_JUDGE_BATCH": "1"}
+    env = {
+        "CHATASSERT_JUDGE": "openai",
+        "CHATASSERT_JUDGE_MODEL": "m",
+        "CHATASSERT_JUDGE_TIMEOUT": "5",
+        "CHATASSERT_JUDGE_RETRIES": "4",
+        "CHATASSERT_JUDGE_CACHE": f"{tmp_path}/c.sqlite3",
+        "CHATASSERT_JUDGE_BATCH": "1",
+    }
     judge = judge_from_env(environ=env)
     assert isinstance(judge, BatchingJudge)
     assert isinstance(judge.inner, CachedJudge)
@@ -66,8 +70,9 @@ def test_env_options_build_the_judge(tmp_path: object) -> None:
     assert isinstance(inner, OpenAIJudge)
     assert (inner.timeout, inner.retries) == (5.0, 4)
     assert judge_from_env(environ=env) is judge  # one judge per configuration
-    off = judge_from_env(environ={**env, "CHATASSERT_JUDGE_CACHE": "off",
-                                  "CHATASSERT_JUDGE_BATCH": "0"})
+    off = judge_from_env(
+        environ={**env, "CHATASSERT_JUDGE_CACHE": "off", "CHATASSERT_JUDGE_BATCH": "0"}
+    )
     assert isinstance(off, OpenAIJudge)
     anthropic = judge_from_env("c", environ={"CHATASSERT_JUDGE": "anthropic"}, cache=False)
     assert isinstance(anthropic, AnthropicJudge)
@@ -82,8 +87,14 @@ def test_env_options_build_the_judge(tmp_path: object) -> None:
         ({}, "set CHATASSERT_JUDGE to openai or anthropic"),
         ({"CHATASSERT_JUDGE": "gemini"}, "must be openai or anthropic"),
         ({"CHATASSERT_JUDGE": "openai"}, "set CHATASSERT_JUDGE_MODEL"),
-        ({"CHATASSERT_JUDGE": "openai", "CHATASSERT_JUDGE_MODEL": "m",
-          "CHATASSERT_JUDGE_TIMEOUT": "soon"}, "CHATASSERT_JUDGE_TIMEOUT must be a number"),
+        (
+            {
+                "CHATASSERT_JUDGE": "openai",
+                "CHATASSERT_JUDGE_MODEL": "m",
+                "CHATASSERT_JUDGE_TIMEOUT": "soon",
+            },
+            "CHATASSERT_JUDGE_TIMEOUT must be a number",
+        ),
     ],
 )
 def test_bad_configuration_says_what_to_set(env: dict[str, str], message: str) -> None:
