@@ -129,7 +129,7 @@ class Contains(_Substrings):
         return f"Response does not contain '{value}'", {"expected": value, "missing": [value]}
 
     def _check(self, subject: object) -> Result:
-        text = lower_text_of(subject)
+        text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
         if len(self._pairs) == 1:
             if self._lowered[0] in text:
                 return Result(_P, "contains", "", self._pass_details)
@@ -172,7 +172,7 @@ class NotContains(_Substrings):
         return f"Response should not contain '{value}'", {"forbidden": value, "found": [value]}
 
     def _check(self, subject: object) -> Result:
-        text = lower_text_of(subject)
+        text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
         if len(self._pairs) == 1:
             if self._lowered[0] in text:
                 return Result(_F, "not_contains", self._fail_reason, self._fail_details)
@@ -224,7 +224,7 @@ class ContainsAny(_Substrings):
         return f"Response should contain at least one of: {values}", {"values": values}
 
     def _check(self, subject: object) -> Result:
-        text = lower_text_of(subject)
+        text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
         for i, low in enumerate(self._lowered):
             if low in text:
                 return Result(_P, "contains_any", "", self._matched_details[i])
@@ -257,7 +257,8 @@ class ContainsAll(_Substrings):
         return f"Response should contain all of: {list(self.values)}", {}
 
     def _check(self, subject: object) -> Result:
-        missing = self._missing(lower_text_of(subject))
+        text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
+        missing = self._missing(text)
         if not missing:
             return Result(_P, "contains_all", "", self._pass_details)
         return Result(
