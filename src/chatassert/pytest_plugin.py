@@ -10,7 +10,7 @@ is imported the first time a hook or fixture needs it.
   `--chatassert-judge`) and `chatassert_load` (read transcript files into `Conversation`s).
 - Suite files matching the `chatassert_suites` ini globs (default `*.chatassert.yaml`,
   `*.chatassert.yml`, `*.chatassert.json`) are collected: `X.chatassert.yaml` is checked against
-  the logged conversations in `X.jsonl` (or `X.jsonl.gz`) next to it, and each case × conversation
+  the logged conversations in `X.jsonl` (or `X.jsonl.gz`) next to it, and each case and conversation
   becomes one test item.
 - `--chatassert-report PATH` writes a JSON report of every check made in the session.
 """
@@ -146,13 +146,18 @@ class _Report:
         self.add(kind, result, describe_subject(subject) if subject is not None else None)
 
     def add(self, kind: str, result: Result, subject: str | None, **extra: Any) -> None:
-        entry = {"test": self.current, "kind": kind, **extra, "subject": subject,
-                 "result": result.to_dict()}
+        entry = {
+            "test": self.current,
+            "kind": kind,
+            **extra,
+            "subject": subject,
+            "result": result.to_dict(),
+        }
         with self.lock:
             self.checks.append(entry)
 
     def write(self) -> None:
-        counts = {s: 0 for s in ("passed", "failed", "error", "skipped")}
+        counts = dict.fromkeys(("passed", "failed", "error", "skipped"), 0)
         for entry in self.checks:
             counts[entry["result"]["status"]] += 1
         data = {"summary": {"checks": len(self.checks), **counts}, "checks": self.checks}
@@ -254,11 +259,12 @@ def pytest_runtest_makereport(
         for name, tree in _failing_results_in_scope(call.excinfo.tb)
         if tree.splitlines()[0] not in message  # already explained by assertrepr_compare
     ]
-    longrepr = report.longrepr
-    if trees and hasattr(longrepr, "addsection"):
-        body = "\n".join(f"{name} = {tree}" if "\n" not in tree else f"{name} =\n{tree}"
-                         for name, tree in trees)
-        longrepr.addsection("chatassert results that did not pass", body)
+    addsection = getattr(report.longrepr, "addsection", None)  # a traceback's representation
+    if trees and callable(addsection):
+        body = "\n".join(
+            f"{name} = {tree}" if "\n" not in tree else f"{name} =\n{tree}" for name, tree in trees
+        )
+        addsection("chatassert results that did not pass", body)
     return report
 
 
@@ -310,8 +316,9 @@ def _real_judge(config: pytest.Config) -> Judge | None:
         ) from None
     environ = {**os.environ, "CHATASSERT_JUDGE": kind}
     try:
-        judge = judge_from_env(model=config.getoption("chatassert_judge_model", None),
-                               environ=environ)
+        judge = judge_from_env(
+            model=config.getoption("chatassert_judge_model", None), environ=environ
+        )
     except Exception as exc:
         raise pytest.UsageError(f"--chatassert-judge {kind}: {exc}") from None
     config.stash[_judge_key] = judge
@@ -401,7 +408,7 @@ class SuiteFile(pytest.File):
     """A chatassert suite file, checked against the transcript log next to it."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        """Yield one item per case × conversation, and failing items for what was not paired."""
+        """Yield one item per case and conversation, and failing items for what was not paired."""
         from chatassert._errors import SpecError
         from chatassert.specs import load_suite
         from chatassert.transcripts import read_records
@@ -458,15 +465,13 @@ class SuiteFile(pytest.File):
                     f"{log.name}; log one whose 'id' (or metadata 'case') is {case.name!r}",
                 )
 
-    def repr_failure(
-        self,
-        excinfo: pytest.ExceptionInfo[BaseException],
-        style: Any = None,
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
     ) -> str | Any:
         """Show a spec or pairing problem as its message, without a traceback."""
         if isinstance(excinfo.value, _SuiteFileError | pytest.UsageError):
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)
+        return super().repr_failure(excinfo)
 
 
 class CaseItem(pytest.Item):

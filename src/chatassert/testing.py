@@ -109,7 +109,7 @@ def _notify(kind: str, result: Result, subject: object) -> None:
 # -- failure messages ----------------------------------------------------------------------
 
 
-def describe_subject(subject: object, width: int = 160) -> str:
+def describe_subject(subject: object, width: int = 300) -> str:
     """Return a one-line excerpt of a subject for failure messages.
 
     Example:

@@ -172,9 +172,7 @@ def test_async():
     )
     result = strict.runpytest()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
-        ["E       FAIL llm_rubric: it refuses without offering help"]
-    )
+    result.stdout.fnmatch_lines(["E       FAIL llm_rubric: it refuses without offering help"])
 
 
 def test_importing_the_plugin_loads_no_edge_dependencies() -> None:

@@ -1,0 +1,197 @@
+"""Suite files collected as tests: one item per case and logged conversation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+SUITE = """\
+test_cases:
+  - name: books a table
+    tags: [booking]
+    turns:
+      - user_input: "Book a table for 4 on Saturday"
+        assertions:
+          - type: contains_function_call
+            value: create_reservation
+            arguments: {party_size: 4}
+          - type: contains
+            value: confirmed
+  - name: declines past dates
+    turns:
+      - user_input: "Can I book for last Tuesday?"
+        assertions:
+          - type: contains_any
+            value: ["past", "already passed"]
+"""
+
+
+def chat(record_id: str, user: str, reply: str, calls: list[tuple[str, dict]] = ()) -> str:
+    assistant: list[dict] = []
+    if calls:
+        assistant.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "function": {"name": name, "arguments": json.dumps(args)},
+                    }
+                    for i, (name, args) in enumerate(calls)
+                ],
+            }
+        )
+    assistant.append({"role": "assistant", "content": reply})
+    messages = [{"role": "user", "content": user}, *assistant]
+    return json.dumps({"id": record_id, "messages": messages})
+
+
+GOOD = chat(
+    "books a table",
+    "Book a table for 4 on Saturday",
+    "Your table is confirmed for Saturday.",
+    [("create_reservation", {"party_size": 4})],
+)
+BAD = chat(
+    "books a table",
+    "Book a table for 4 on Saturday",
+    "Sorry, something went wrong.",
+    [("create_reservation", {"party_size": 2})],
+)
+PAST = chat("run-9", "Can I book for last Tuesday?", "That date has already passed.")
+
+
+@pytest.fixture
+def strict(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini("[pytest]\nfilterwarnings = error\n")
+    return pytester
+
+
+def test_each_case_and_conversation_is_an_item_with_its_own_outcome(
+    strict: pytest.Pytester,
+) -> None:
+    strict.makefile(".chatassert.yaml", booking=SUITE)
+    strict.makefile(".jsonl", booking="\n".join([GOOD, BAD, PAST]))
+    listed = strict.runpytest("--collect-only", "-q")
+    listed.stdout.fnmatch_lines(
+        [
+            "booking.chatassert.yaml::books a table[[]booking.jsonl:1]",
+            "booking.chatassert.yaml::books a table[[]booking.jsonl:2]",
+            "booking.chatassert.yaml::declines past dates[[]booking.jsonl:3]",
+        ]
+    )
+    result = strict.runpytest("-rf")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ booking::books a table @ booking.jsonl:2 _*",
+            "case 'books a table' against booking.jsonl:2",
+            "books a table did not pass",
+            "FAIL books a table [[]case]: 2 assertions failed; first: *",
+            "  FAIL turns[[]0] turn: 2 of 2 failed",
+            "    FAIL contains_function_call: tool 'create_reservation' was called with"
+            " party_size=2, expected 4",
+            "    FAIL contains: Response does not contain 'confirmed'",
+            "subject: conversation of 1 turn (id 'books a table'); last turn: input 'Book a table"
+            " for 4 on Saturday'; text 'Sorry, something went wrong.'; calls"
+            " create_reservation(party_size=2)",
+            "FAILED booking.chatassert.yaml::books a table[[]booking.jsonl:2]*",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_items_carry_the_marker_and_the_case_tags(strict: pytest.Pytester) -> None:
+    strict.makefile(".chatassert.yaml", tables=SUITE)
+    strict.makefile(".jsonl", tables="\n".join([GOOD, PAST]))
+    strict.makepyfile("def test_other():\n    pass\n")
+    strict.runpytest("-m", "chatassert").assert_outcomes(passed=2, deselected=1)
+    strict.runpytest("-k", "booking and not other").assert_outcomes(passed=1, deselected=2)
+
+
+def test_unreadable_and_unmatched_lines_and_unexercised_cases_fail(
+    strict: pytest.Pytester,
+) -> None:
+    stranger = chat("nobody", "What's the weather?", "Sunny.")
+    strict.makefile(".chatassert.yaml", booking=SUITE)
+    strict.makefile(".jsonl", booking="\n".join([GOOD, "{oops", stranger]))
+    result = strict.runpytest()
+    result.assert_outcomes(passed=1, failed=3)
+    result.stdout.fnmatch_lines_random(
+        [
+            "booking.jsonl:2: cannot be read: line is not JSON*",
+            "booking.jsonl:3: no case of suite 'booking' matches this conversation; give the"
+            " record an 'id'*",
+            "case 'declines past dates' was checked against no conversation of booking.jsonl;*",
+        ]
+    )
+
+
+def test_a_suite_without_a_transcript_is_a_collection_error_saying_where_to_put_it(
+    strict: pytest.Pytester,
+) -> None:
+    strict.makefile(".chatassert.yaml", booking=SUITE)
+    result = strict.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "booking.chatassert.yaml: no transcript to check; put the logged conversations in"
+            " booking.jsonl (one JSON record per line) next to it"
+        ]
+    )
+
+
+def test_a_bad_spec_is_a_collection_error_listing_its_problems(strict: pytest.Pytester) -> None:
+    strict.makefile(
+        ".chatassert.yaml",
+        booking="turns:\n  - user_input: hi\n    assertions:\n      - type: contain\n"
+        "        value: x\n",
+    )
+    strict.makefile(".jsonl", booking=PAST)
+    result = strict.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["1 problem in spec:", "*booking.chatassert.yaml:4*contains*"])
+
+
+def test_the_suite_glob_is_configurable(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nfilterwarnings = error\nchatassert_suites = *.agent.yaml\n")
+    pytester.makefile(".agent.yaml", booking=SUITE)
+    pytester.makefile(".chatassert.yaml", ignored=SUITE)
+    pytester.makefile(".jsonl", booking="\n".join([GOOD, PAST]))
+    result = pytester.runpytest("--collect-only", "-q")
+    result.stdout.fnmatch_lines(["booking.agent.yaml::books a table[[]booking.jsonl:1]"])
+    assert "ignored" not in result.stdout.str()
+
+
+def test_the_report_records_every_check_of_the_session(strict: pytest.Pytester) -> None:
+    strict.makefile(".chatassert.yaml", booking=SUITE)
+    strict.makefile(".jsonl", booking="\n".join([BAD, PAST]))
+    strict.makepyfile(
+        """
+        from chatassert import Contains
+        from chatassert.testing import assert_passes, passes
+
+        def test_reply():
+            assert_passes(Contains("hello"), "Hello there")
+            assert "Bye" == passes(Contains("bye"))
+        """
+    )
+    result = strict.runpytest("--chatassert-report", "out/report.json")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["chatassert: report: out/report.json"])
+    report = json.loads((strict.path / "out" / "report.json").read_text())
+    assert report["summary"] == {"checks": 4, "passed": 3, "failed": 1, "error": 0, "skipped": 0}
+    by_kind = {(c["kind"], c["test"]): c for c in report["checks"]}
+    suite_check = by_kind[("suite", "booking.chatassert.yaml::books a table[booking.jsonl:1]")]
+    assert suite_check["case"] == "books a table"
+    assert suite_check["source"] == "booking.jsonl:1"
+    assert suite_check["result"]["status"] == "failed"
+    assert suite_check["result"]["children"][0]["location"] == "turns[0]"
+    reply_check = by_kind[
+        ("assert_passes", "test_the_report_records_every_check_of_the_session.py::test_reply")
+    ]
+    assert reply_check["subject"] == "text 'Hello there'"
+    assert ("passes", reply_check["test"]) in by_kind
