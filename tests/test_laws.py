@@ -116,6 +116,8 @@ def test_identities() -> None:
 
 @given(outcomes)
 def test_a_group_of_one_is_its_member(a: Assertion) -> None:
+    # A lone skipped member leaves nothing evaluated: the group is then an empty group.
+    assume(status(a) is not S)
     assert status(AllOf(a)) is status(a)
     assert status(AnyOf(a)) is status(a)
 
