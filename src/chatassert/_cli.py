@@ -380,8 +380,11 @@ def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bo
             case = json_cases[0]
         if case is None or case.subject != "json":
             items.append(("m", where, suite.name))
+            checked = True  # read as a response, but no test has its id: unmatched only
             continue
-        outcome = Outcome(suite.name, case.name, _timed(case, subject), where)
+        key = raw.get("id", raw.get("case")) if isinstance(raw, dict) else None
+        subject_id = None if key is None or subject is raw else str(key)
+        outcome = Outcome(suite.name, case.name, _timed(case, subject), where, subject_id)
         items.append(_item(state.plan.format, state.plan.verbose, outcome, subject))
         checked = True
     return checked
@@ -591,12 +594,14 @@ def _run(
     progress = _Progress(err, not args.no_progress)
     lines = 0
     stopped: str | None = None
+    answered: set[tuple[str, str]] = set()
     try:
         for items in _items(plan, suites, files, args.jobs):
             for item in items:
                 kind = item[0]
                 if kind == "o":
                     _, suite, case, status, assertions, seconds, outcome, rendered = item
+                    answered.add((suite, case))
                     if outcome is not None:
                         summary.add(outcome)
                     else:
@@ -652,8 +657,33 @@ def _run(
             )
     if stopped:
         err.write(stopped + "\n")
+    else:
+        for outcome in _missing_responses(suites, answered):
+            summary.add(outcome)
+            err.write(f"{outcome.suite}: test {outcome.subject_id!r} has no response in the logs\n")
+            if plan.format == "json":
+                out.write(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n")
     _finish(plan, summary, junit, args, out)
     return EXIT_FAILED if stopped else summary.exit_code()
+
+
+def _missing_responses(suites: list[Suite], answered: set[tuple[str, str]]) -> list[Outcome]:
+    """Error outcomes for the JSON-response tests (expect suites) that no log line answered."""
+    out: list[Outcome] = []
+    for suite in suites:
+        for case in suite.cases:
+            if case.subject != "json" or (suite.name, case.name) in answered:
+                continue
+            key = case.id or case.name
+            result = Result(
+                Status.ERROR,
+                "case",
+                f"no response was logged for test {key!r}",
+                {"missing_response": True, "id": key},
+                message=case.name,
+            )
+            out.append(Outcome(suite.name, case.name, result, "", key))
+    return out
 
 
 def _finish(

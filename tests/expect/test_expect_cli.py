@@ -1,0 +1,92 @@
+"""`chatassert check` on an expect suite and a JSONL file of responses, run as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+SUITE = EXAMPLES / "search.expect.json"
+RESPONSES = EXAMPLES / "search.responses.jsonl"
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "chatassert", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_example_has_one_failing_test() -> None:
+    out = run("check", SUITE, RESPONSES)
+    assert out.returncode == 1, out.stderr
+    assert "6 checked: 5 passed, 1 failed" in out.stdout
+    assert "search-001" in out.stdout
+    assert (
+        "File 'work/security-doc.md' at results[2] doesn't match pattern '^journal/'" in out.stdout
+    )
+
+
+def test_json_output_pairs_responses_by_id(tmp_path: Path) -> None:
+    out = run("check", SUITE, RESPONSES, "--format", "json")
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    outcomes, summary = lines[:-1], lines[-1]["summary"]
+    assert [o["subject_id"] for o in outcomes] == [
+        "search-001",
+        "search-002",
+        "search-003",
+        "filter-001",
+        "filter-002",
+        "filter-003",
+    ]
+    assert summary["passed"] == 5
+    assert summary["failed"] == 1
+
+
+def test_tests_with_no_response_are_reported(tmp_path: Path) -> None:
+    passing = [
+        line
+        for line in RESPONSES.read_text().splitlines()
+        if '"search-001"' not in line and '"filter-003"' not in line
+    ]
+    log = tmp_path / "partial.jsonl"
+    log.write_text("\n".join(passing) + "\n")
+    out = run("check", SUITE, log)
+    assert out.returncode == 3, out.stdout + out.stderr
+    assert "test 'search-001' has no response in the logs" in out.stderr
+    assert "test 'filter-003' has no response in the logs" in out.stderr
+    assert "6 checked: 4 passed, 0 failed, 2 errors" in out.stdout
+
+
+def test_all_passing_responses_exit_zero(tmp_path: Path) -> None:
+    lines = RESPONSES.read_text().splitlines()
+    fixed = json.loads(lines[0])
+    fixed["response"]["results"] = fixed["response"]["results"][:2]
+    log = tmp_path / "fixed.jsonl"
+    log.write_text("\n".join([json.dumps(fixed), *lines[1:]]) + "\n")
+    out = run("check", SUITE, log)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "6 checked: 6 passed" in out.stdout
+
+
+def test_unreadable_lines_and_unknown_ids(tmp_path: Path) -> None:
+    log = tmp_path / "messy.jsonl"
+    extra = ["not json", json.dumps({"id": "nope", "response": {}})]
+    log.write_text(RESPONSES.read_text() + "\n".join(extra) + "\n")
+    out = run("check", SUITE, log)
+    assert out.returncode == 1
+    assert f"{log}:7: skipped: " in out.stderr
+    assert f"{log}:8: no case of 'note-search' matches this subject" in out.stderr
+    assert "; 1 unreadable log lines;" in out.stdout
+    assert "1 without a matching case" in out.stdout
+    assert "has no response" not in out.stderr
+
+
+def test_lint_accepts_the_example() -> None:
+    out = run("lint", SUITE)
+    assert out.returncode == 0
+    assert "ok (expect, 6 cases" in out.stdout
