@@ -696,7 +696,6 @@ def _finish(
                 {
                     "summary": {
                         **totals,
-                        "total": summary.total,
                         "unreadable": summary.unreadable_count,
                         "unmatched": summary.unmatched,
                     }

@@ -1,0 +1,252 @@
+"""The command line as a subprocess: exit codes, formats, stdin, gzip, globs, jobs."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SUITE = """\
+name: support
+test_cases:
+  - name: weather
+    turns:
+      - user_input: "Weather in Paris?"
+        assertions:
+          - type: contains_function_call
+            value: get_weather
+          - type: not_contains
+            value: "internal error"
+"""
+
+
+def _conv(i: int, text: str, *, call: bool = True) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather in Paris?"}]
+    if call:
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                    }
+                ],
+            }
+        )
+        messages.append({"role": "tool", "tool_call_id": "c1", "content": "18C"})
+    messages.append({"role": "assistant", "content": text})
+    return {"id": f"conv-{i}", "messages": messages}
+
+
+GOOD = [json.dumps(_conv(i, "It is 18C in Paris.")) for i in range(6)]
+BAD = json.dumps(_conv(99, "Sorry, internal error <oops>", call=False))
+
+
+def run(
+    *args: str, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "chatassert", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "suite.yaml").write_text(SUITE, encoding="utf-8")
+    (tmp_path / "good.jsonl").write_text("\n".join(GOOD) + "\n", encoding="utf-8")
+    (tmp_path / "mixed.jsonl").write_text(
+        "\n".join([GOOD[0], BAD, GOOD[1]]) + "\n", encoding="utf-8"
+    )
+    (tmp_path / "broken.jsonl").write_text(GOOD[0] + "\n{not json\n", encoding="utf-8")
+    with gzip.open(tmp_path / "good.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write("\n".join(GOOD) + "\n")
+    return tmp_path
+
+
+def test_exit_codes(files: Path) -> None:
+    assert run("check", "suite.yaml", "good.jsonl", cwd=files).returncode == 0
+    failed = run("check", "suite.yaml", "mixed.jsonl", cwd=files)
+    assert failed.returncode == 1
+    assert "mixed.jsonl:2" in failed.stdout
+    broken = run("check", "suite.yaml", "broken.jsonl", cwd=files)
+    assert broken.returncode == 3
+    assert "broken.jsonl:2: skipped: line is not JSON" in broken.stderr
+    strict = run("check", "suite.yaml", "broken.jsonl", "--strict", cwd=files)
+    assert strict.returncode == 2
+    assert "--strict" in strict.stderr
+    assert run("check", "suite.yaml", "missing.jsonl", cwd=files).returncode == 2
+    assert run("check", "nope.yaml", "good.jsonl", cwd=files).returncode == 2
+    assert run("check", "suite.yaml", cwd=files).returncode == 2
+    assert run("check", "--bogus", cwd=files).returncode == 2
+
+
+def test_stdin_gzip_and_globs(files: Path) -> None:
+    piped = run("check", "suite.yaml", "-", "-f", "json", stdin="\n".join(GOOD), cwd=files)
+    assert piped.returncode == 0
+    assert json.loads(piped.stdout.splitlines()[-1])["summary"]["passed"] == 6
+    gz = run("check", "suite.yaml", "good.jsonl.gz", "-f", "json", cwd=files)
+    assert json.loads(gz.stdout.splitlines()[-1])["summary"]["passed"] == 6
+    globbed = run("check", "suite.yaml", "*.jsonl", "-f", "json", cwd=files)
+    sources = {
+        json.loads(line).get("source", "").split(":")[0] for line in globbed.stdout.splitlines()
+    }
+    assert {"broken.jsonl", "good.jsonl", "mixed.jsonl"} <= sources
+    assert run("check", "suite.yaml", "*.nothing", cwd=files).returncode == 2
+
+
+def test_json_lines_carry_full_result_trees(files: Path) -> None:
+    out = run("check", "suite.yaml", "mixed.jsonl", "-f", "json", cwd=files)
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    bad = rows[1]
+    assert bad["subject_id"] == "conv-99"
+    assert bad["result"]["status"] == "failed"
+    leaves = bad["result"]["children"][0]["children"]
+    assert [leaf["name"] for leaf in leaves] == ["contains_function_call", "not_contains"]
+    assert rows[-1]["summary"] == {
+        "passed": 2,
+        "failed": 1,
+        "error": 0,
+        "skipped": 0,
+        "unreadable": 0,
+        "unmatched": 0,
+    }
+
+
+def test_inline_assertions_without_a_suite(files: Path) -> None:
+    out = run(
+        "check",
+        "--assert",
+        "{type: not_contains, value: internal error}",
+        "--assert",
+        '{"type": "contains", "value": "Paris"}',
+        "mixed.jsonl",
+        cwd=files,
+    )
+    assert out.returncode == 1
+    assert "does not contain 'internal error'" in out.stdout
+    assert "3 checked" not in out.stdout  # two cases per conversation
+    assert "6 checked: 4 passed, 2 failed" in out.stdout
+    both = run(
+        "check",
+        "--suite",
+        "suite.yaml",
+        "--assert",
+        "{type: contains, value: C}",
+        "good.jsonl",
+        "-f",
+        "json",
+        cwd=files,
+    )
+    summary = json.loads(both.stdout.splitlines()[-1])["summary"]
+    assert summary["passed"] == 12
+    bad = run("check", "--assert", "{type: contanis, value: x}", "good.jsonl", cwd=files)
+    assert bad.returncode == 2
+    assert "did you mean 'contains'" in bad.stderr
+
+
+def test_max_failures_and_fail_fast_stop_early(files: Path) -> None:
+    log = files / "many.jsonl"
+    log.write_text("\n".join([BAD] * 5 + GOOD) + "\n", encoding="utf-8")
+    out = run("check", "suite.yaml", "many.jsonl", "--max-failures", "2", "-f", "json", cwd=files)
+    assert out.returncode == 1
+    assert json.loads(out.stdout.splitlines()[-1])["summary"]["failed"] == 2
+    assert "stopped after 2 failing cases" in out.stderr
+    ff = run("check", "suite.yaml", "many.jsonl", "--fail-fast", "-f", "json", cwd=files)
+    assert json.loads(ff.stdout.splitlines()[-1])["summary"]["failed"] == 1
+
+
+def test_jobs_two_gives_the_same_results_in_the_same_order(files: Path) -> None:
+    log = files / "big.jsonl"
+    lines = [GOOD[i % 6] if i % 7 else BAD for i in range(600)] + ["{broken"]
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def rows(jobs: str) -> list[Any]:
+        out = run("check", "suite.yaml", "big.jsonl", "-f", "json", "--jobs", jobs, cwd=files)
+        assert out.returncode == 1
+        parsed = [json.loads(line) for line in out.stdout.splitlines()]
+        for row in parsed:  # durations differ between runs
+            if "result" in row:
+                row["result"].pop("duration", None)
+        return parsed
+
+    assert rows("1") == rows("2")
+
+
+def test_output_file_and_junit(files: Path) -> None:
+    out = run(
+        "check",
+        "suite.yaml",
+        "mixed.jsonl",
+        "broken.jsonl",
+        "-f",
+        "junit",
+        "-o",
+        "report.xml",
+        cwd=files,
+    )
+    assert out.returncode == 1
+    assert out.stdout == ""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(files / "report.xml").getroot()
+    assert root.tag == "testsuites"
+    suites = {s.get("name"): s for s in root}
+    assert suites["support"].get("tests") == "4"
+    assert suites["support"].get("failures") == "1"
+    failure = suites["support"].find("testcase/failure")
+    assert failure is not None
+    assert "internal error" in (failure.text or "")
+    assert suites["unreadable log lines"].get("errors") == "1"
+
+
+def test_html_report_file(files: Path) -> None:
+    out = run("check", "suite.yaml", "mixed.jsonl", "-f", "html", "-o", "r.html", cwd=files)
+    assert out.returncode == 1
+    page = (files / "r.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "&lt;oops&gt;" in page
+    assert "<oops>" not in page
+
+
+def test_lint_and_schema(files: Path) -> None:
+    (files / "bad.yaml").write_text(
+        "test_cases:\n  - name: x\n    turns:\n      - user_input: "
+        "hi\n        assertions:\n          - type: contanis\n"
+        "          - type: equals\n",
+        encoding="utf-8",
+    )
+    ok = run("lint", "suite.yaml", cwd=files)
+    assert ok.returncode == 0
+    assert "suite.yaml: ok" in ok.stdout
+    bad = run("lint", "suite.yaml", "bad.yaml", cwd=files)
+    assert bad.returncode == 2
+    assert "contanis" in bad.stderr
+    assert "'value'" in bad.stderr  # every problem, not just the first
+    spec = json.loads(run("schema").stdout)
+    kinds = [ref["$ref"] for ref in spec["$defs"]["assertion"]["oneOf"]]
+    assert "#/$defs/kind_contains" in kinds
+    assert "#/$defs/kind_all_of" in kinds
+    all_of = spec["$defs"]["kind_all_of"]["properties"]
+    assert all_of["assertions"]["items"] == {"$ref": "#/$defs/assertion"}
+    contains = spec["$defs"]["kind_contains"]
+    assert "value" in contains["required"]
+    result = json.loads(run("schema", "result").stdout)
+    assert result["$defs"]["result"]["properties"]["status"]["enum"] == [
+        "passed",
+        "failed",
+        "error",
+        "skipped",
+    ]
