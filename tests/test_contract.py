@@ -98,6 +98,23 @@ DELEGATED_CHAT = Conversation(turns=[HELLO, DELEGATED], workflow=CLOSED)
 DIRECT_CHAT = Conversation(turns=[HELLO, DIRECT], workflow=DIRECT.workflow)
 PK = {"tool_name": "create_reservation"}
 
+# expect: a note-search response that meets the expectations, and one that breaks them all
+HIT = {"file": "journal/a.md", "relevance": 0.9, "type": "note", "metadata": {
+    "tags": ["work", "security"], "created": "2026-01-12T09:30:00Z"}}
+SEARCH = {"status": "success", "message": "Search done", "summary": "2 security notes",
+          "results": [HIT, {**HIT, "relevance": 0.8}], "pagination": {"total": 2, "offset": 0},
+          "performance": {"search_duration_ms": 84}, "history_results": [{"operation": "delete"}],
+          "sensitive_dirs_skipped": ["people/", "documents/"]}
+MISS = {"file": "people/bob.md", "relevance": 1.2, "type": "person", "metadata": {
+    "tags": ["draft"], "created": "1999-02-05T10:00:00Z"}}
+OTHER = {"file": "work/x.md", "relevance": 0.2, "type": "note", "metadata": {"tags": ["work"]}}
+BROKEN = {"status": "error", "message": "Failed", "summary": "nothing", "results": [OTHER, MISS],
+          "pagination": {"offset": 5}, "performance": {"search_duration_ms": 9000},
+          "history_results": [{"operation": "create"}], "sensitive_dirs_skipped": []}
+FLAGGED = {"results": [{"file": "people/bob.md", "sensitive": True}]}
+UNFLAGGED = {"results": [{"file": "people/bob.md", "sensitive": False}]}
+RESULTS = "results[*].relevance"
+
 CASES: dict[str, Case] = {
     # flat vocabulary
     "contains": Case(BOOKED, GOOD, BAD),
@@ -194,6 +211,71 @@ CASES: dict[str, Case] = {
                                            DELEGATED_CHAT, DIRECT_CHAT),
     "llm_judge_conversation": Case({"type": "llm_judge_conversation",
                                     "criteria": "Confirms the booking"}, GOOD_CHAT, BAD_CHAT),
+    # expect vocabulary
+    "expect_status": Case({"type": "expect_status", "value": "success"}, SEARCH, BROKEN),
+    "expect_error_code": Case({"type": "expect_error_code", "value": "NO_FILTERS"},
+                              {"error_code": "NO_FILTERS"}, {"error": "BAD_DATE"}),
+    "expect_contains": Case({"type": "expect_contains", "value": "security"}, SEARCH, BROKEN),
+    "expect_message_contains": Case({"type": "expect_message_contains", "value": "done"},
+                                    SEARCH, BROKEN),
+    "expect_summary_contains": Case({"type": "expect_summary_contains", "value": "security"},
+                                    SEARCH, BROKEN),
+    "expect_results_min": Case({"type": "expect_results_min", "value": 1}, SEARCH, {"results": []}),
+    "expect_results_max": Case({"type": "expect_results_max", "value": 2}, SEARCH,
+                               {"results": [HIT] * 3}),
+    "expect_results_count": Case({"type": "expect_results_count", "value": 2}, SEARCH, FLAGGED),
+    "expect_has_fields": Case({"type": "expect_has_fields",
+                               "value": ["results", "pagination.total"]}, SEARCH, BROKEN),
+    "expect_field_equals": Case({"type": "expect_field_equals", "value": {"pagination.offset": 0}},
+                                SEARCH, BROKEN),
+    "expect_field_contains": Case({"type": "expect_field_contains", "path": "summary",
+                                   "text": "security"}, SEARCH, BROKEN),
+    "expect_all_match": Case({"type": "expect_all_match", "path": "results[*].type",
+                              "value": "note"}, SEARCH, BROKEN),
+    "expect_all_match_one_of": Case({"type": "expect_all_match_one_of", "path": "results[*].type",
+                                     "values": ["note", "task"]}, SEARCH, BROKEN),
+    "expect_all_match_pattern": Case({"type": "expect_all_match_pattern", "path": "results[*].file",
+                                      "regex": "^journal/"}, SEARCH, BROKEN),
+    "expect_none_match_pattern": Case({"type": "expect_none_match_pattern",
+                                       "path": "results[*].file",
+                                       "regex": "^(people/|documents/)"}, SEARCH, BROKEN),
+    "expect_all_have_tags": Case({"type": "expect_all_have_tags", "value": ["work"]}, SEARCH,
+                                 BROKEN),
+    "expect_none_have_tags": Case({"type": "expect_none_have_tags", "value": "draft"}, SEARCH,
+                                  BROKEN),
+    "expect_each_has_any_tag": Case({"type": "expect_each_has_any_tag", "value": ["work", "x"]},
+                                    SEARCH, BROKEN),
+    "expect_all_dates_between": Case({"type": "expect_all_dates_between",
+                                      "path": "results[*].metadata.created",
+                                      "start": "2026-01-01", "end": "2026-01-31"}, SEARCH, BROKEN),
+    "expect_dates_within_days": Case({"type": "expect_dates_within_days",
+                                      "path": "results[*].metadata.created", "days": 3650},
+                                     SEARCH, BROKEN),
+    "expect_all_dates_in_year": Case({"type": "expect_all_dates_in_year",
+                                      "path": "results[*].metadata.created", "year": 2026},
+                                     SEARCH, BROKEN),
+    "expect_all_in_range": Case({"type": "expect_all_in_range", "path": RESULTS, "min": 0,
+                                 "max": 1}, SEARCH, BROKEN),
+    "expect_range_check": Case({"type": "expect_range_check",
+                                "path": "performance.search_duration_ms", "max": 5000},
+                               SEARCH, BROKEN),
+    "expect_sorted_desc": Case({"type": "expect_sorted_desc", "path": RESULTS}, SEARCH, BROKEN),
+    "expect_array_contains": Case({"type": "expect_array_contains",
+                                   "path": "sensitive_dirs_skipped", "values": ["people/"]},
+                                  SEARCH, BROKEN),
+    "expect_results_schema": Case({"type": "expect_results_schema", "value": {
+        "file": "string", "relevance": {"type": "number", "min": 0, "max": 1}}}, SEARCH, BROKEN),
+    "expect_one_of": Case({"type": "expect_one_of", "assertions": [
+        {"type": "expect_status", "value": "partial"},
+        {"type": "expect_contains", "value": "journal"}]}, SEARCH, BROKEN),
+    "expect_if_results": Case({"type": "expect_if_results", "assertion": {
+        "type": "expect_all_have_tags", "value": "work"}}, SEARCH, BROKEN),
+    "expect_if_has_history": Case({"type": "expect_if_has_history", "assertion": {
+        "type": "expect_all_match", "path": "history_results[*].operation", "value": "delete"}},
+        SEARCH, BROKEN),
+    "expect_if_sensitive_results": Case({"type": "expect_if_sensitive_results",
+                                         "has_field": "sensitive", "value": True},
+                                        FLAGGED, UNFLAGGED),
 }  # fmt: skip
 
 KINDS = sorted(CASES)
