@@ -99,18 +99,39 @@ DIRECT_CHAT = Conversation(turns=[HELLO, DIRECT], workflow=DIRECT.workflow)
 PK = {"tool_name": "create_reservation"}
 
 # expect: a note-search response that meets the expectations, and one that breaks them all
-HIT = {"file": "journal/a.md", "relevance": 0.9, "type": "note", "metadata": {
-    "tags": ["work", "security"], "created": "2026-01-12T09:30:00Z"}}
-SEARCH = {"status": "success", "message": "Search done", "summary": "2 security notes",
-          "results": [HIT, {**HIT, "relevance": 0.8}], "pagination": {"total": 2, "offset": 0},
-          "performance": {"search_duration_ms": 84}, "history_results": [{"operation": "delete"}],
-          "sensitive_dirs_skipped": ["people/", "documents/"]}
-MISS = {"file": "people/bob.md", "relevance": 1.2, "type": "person", "metadata": {
-    "tags": ["draft"], "created": "1999-02-05T10:00:00Z"}}
+HIT = {
+    "file": "journal/a.md",
+    "relevance": 0.9,
+    "type": "note",
+    "metadata": {"tags": ["work", "security"], "created": "2026-01-12T09:30:00Z"},
+}
+SEARCH = {
+    "status": "success",
+    "message": "Search done",
+    "summary": "2 security notes",
+    "results": [HIT, {**HIT, "relevance": 0.8}],
+    "pagination": {"total": 2, "offset": 0},
+    "performance": {"search_duration_ms": 84},
+    "history_results": [{"operation": "delete"}],
+    "sensitive_dirs_skipped": ["people/", "documents/"],
+}
+MISS = {
+    "file": "people/bob.md",
+    "relevance": 1.2,
+    "type": "person",
+    "metadata": {"tags": ["draft"], "created": "1999-02-05T10:00:00Z"},
+}
 OTHER = {"file": "work/x.md", "relevance": 0.2, "type": "note", "metadata": {"tags": ["work"]}}
-BROKEN = {"status": "error", "message": "Failed", "summary": "nothing", "results": [OTHER, MISS],
-          "pagination": {"offset": 5}, "performance": {"search_duration_ms": 9000},
-          "history_results": [{"operation": "create"}], "sensitive_dirs_skipped": []}
+BROKEN = {
+    "status": "error",
+    "message": "Failed",
+    "summary": "nothing",
+    "results": [OTHER, MISS],
+    "pagination": {"offset": 5},
+    "performance": {"search_duration_ms": 9000},
+    "history_results": [{"operation": "create"}],
+    "sensitive_dirs_skipped": [],
+}
 FLAGGED = {"results": [{"file": "people/bob.md", "sensitive": True}]}
 UNFLAGGED = {"results": [{"file": "people/bob.md", "sensitive": False}]}
 RESULTS = "results[*].relevance"
