@@ -180,6 +180,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader went away (`chatassert check ... | head`)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAILED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "lint":
         return _lint(args.suites, sys.stdout, sys.stderr)

@@ -1,0 +1,185 @@
+"""Reports against golden files (durations normalised), and the HTML report parsed."""
+
+from __future__ import annotations
+
+import io
+import os
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from chatassert import Contains, ContainsFunctionCall, Conversation, NotContains
+from chatassert._suite import Case, Suite, TurnSpec
+from chatassert.reporting import (
+    JUnitWriter,
+    Outcome,
+    Summary,
+    excerpt,
+    render_html,
+    render_junit_case,
+    render_text,
+)
+
+GOLDEN = Path(__file__).parent / "golden"
+
+SUITE = Suite(
+    "support",
+    (
+        Case(
+            "weather",
+            turns=(
+                TurnSpec(
+                    (
+                        ContainsFunctionCall("get_weather"),
+                        NotContains("internal error"),
+                        Contains("Paris", message="names the city"),
+                    )
+                ),
+            ),
+        ),
+    ),
+)
+
+
+def _conversation(text: str, *, call: bool) -> Conversation:
+    messages: list[dict[str, object]] = [{"role": "user", "content": "Weather in Paris?"}]
+    if call:
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                    }
+                ],
+            }
+        )
+        messages.append({"role": "tool", "tool_call_id": "c1", "content": "18C"})
+    messages.append({"role": "assistant", "content": text})
+    return Conversation.from_messages(messages)
+
+
+def _outcomes() -> list[Outcome]:
+    subjects = [
+        _conversation("It is 18C in Paris.", call=True),
+        _conversation("Sorry, internal error <b>&</b>", call=False),
+    ]
+    out = []
+    for i, conversation in enumerate(subjects):
+        result = SUITE.cases[0].check(conversation).replace(duration=0.25)
+        failing = not result.passed
+        out.append(
+            Outcome(
+                "support",
+                "weather",
+                result,
+                f"log.jsonl:{i + 1}",
+                f"conv-{i}",
+                excerpt(conversation) if failing else None,
+            )
+        )
+    return out
+
+
+def _summary() -> Summary:
+    summary = Summary()
+    for outcome in _outcomes():
+        summary.add(outcome)
+    summary.add_unreadable("log.jsonl:3", "line is not JSON: Expecting value")
+    return summary
+
+
+def _normalise(text: str) -> str:
+    text = re.sub(r'"duration": [0-9.e-]+', '"duration": 0', text)
+    return re.sub(r'time="[0-9.]+"', 'time="0"', text)
+
+
+def _golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    text = _normalise(text)
+    if os.environ.get("CHATASSERT_UPDATE_GOLDEN"):  # regenerate, then review the diff
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_text_report_golden() -> None:
+    _golden("report.txt", render_text(_summary()) + "\n")
+
+
+def test_json_lines_golden() -> None:
+    lines = "".join(json.dumps(o.to_dict(), indent=None) + "\n" for o in _outcomes())
+    _golden("report.jsonl", lines)
+
+
+def test_junit_golden() -> None:
+    writer = JUnitWriter()
+    for outcome in _outcomes():
+        writer.add(
+            outcome.suite, outcome.result.status.value, outcome.seconds, render_junit_case(outcome)
+        )
+    writer.add_unreadable("log.jsonl:3", "line is not JSON: Expecting value")
+    out = io.StringIO()
+    writer.write(out)
+    _golden("report.xml", out.getvalue())
+
+
+def test_html_golden() -> None:
+    _golden("report.html", render_html(_summary()))
+
+
+class _Page(HTMLParser):
+    """Collects the text of the page by tag, and every tag and attribute seen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.text: dict[str, list[str]] = {}
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag not in ("meta", "br", "link"):
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.stack and self.stack[-1] == tag:
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self.stack:
+            self.text.setdefault(self.stack[-1], []).append(data)
+
+
+def test_html_report_content() -> None:
+    page = _Page()
+    page.feed(render_html(_summary(), title="Nightly <run>"))
+    assert "Nightly <run>" in page.text["title"]
+    # no external assets: no scripts, stylesheets or images loaded from anywhere
+    assert not [t for t, a in page.tags if t in ("script", "link", "img", "iframe")]
+    assert not [a for _, a in page.tags if "src" in a or "href" in a]
+    cells = " | ".join(page.text["td"])
+    assert "names the city" in cells
+    assert "50.0%" in cells  # two conversations, one passed
+    assert "support / weather" in cells
+    pre = "\n".join(page.text["pre"])
+    assert "Sorry, internal error <b>&</b>" in pre  # the transcript excerpt, escaped and intact
+    assert "FAIL" in pre
+    assert "line is not JSON" in " ".join(page.text["li"])
+    assert "log.jsonl:2" in " ".join(page.text["small"])
+
+
+@pytest.mark.parametrize("count", [0, 1, 25])
+def test_summary_keeps_a_bounded_number_of_examples(count: int) -> None:
+    summary = Summary(keep=3)
+    bad = _outcomes()[1]
+    for _ in range(count):
+        summary.add(bad)
+    assert summary.counts["failed"] == count
+    assert len(summary.failures) == min(count, 3)
+    assert summary.exit_code() == (1 if count else 0)
