@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import io
-import os
 import json
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
