@@ -148,6 +148,8 @@ CASES: dict[str, Case] = {
         {"type": "contains_function_call", "value": "create_reservation",
          "arguments": {"party_size": "4"}}, GOOD, BAD),
     "llm_rubric": Case({"type": "llm_rubric", "value": "Confirms the booking"}, GOOD, BAD),
+    "repeat": Case({"type": "repeat", "n": 3, "assertion": {"type": "llm_rubric",
+                    "value": "Confirms the booking"}}, GOOD, BAD),
     # combinators
     "all_of": Case({"type": "all_of", "assertions": [BOOKED, {"type": "not", "assertion": SORRY}]},
                    GOOD, BAD),
