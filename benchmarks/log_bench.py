@@ -46,28 +46,61 @@ test_cases:
 
 CITIES = ["Paris", "Rome", "Oslo", "Lima", "Kyoto", "Austin", "Cairo", "Perth"]
 TOPICS = ["order", "refund", "booking", "table", "weather"]
-FILLER = ("The agent considered the request carefully, checked the records available to it, "
-          "and wrote a helpful answer that explains the next steps in plain language. ")
+FILLER = (
+    "The agent considered the request carefully, checked the records available to it, "
+    "and wrote a helpful answer that explains the next steps in plain language. "
+)
 
 
 def _conversation(rng: random.Random) -> dict[str, object]:
     messages: list[dict[str, object]] = [
-        {"role": "system", "content": "You are a helpful support agent. " + FILLER * 2}]
+        {"role": "system", "content": "You are a helpful support agent. " + FILLER * 2}
+    ]
     for turn in range(rng.randint(1, 4)):
         city, topic = rng.choice(CITIES), rng.choice(TOPICS)
-        messages.append({"role": "user", "content": f"About my {topic} in {city}, turn {turn}. "
-                         + FILLER * rng.randint(0, 2)})
+        messages.append(
+            {
+                "role": "user",
+                "content": f"About my {topic} in {city}, turn {turn}. "
+                + FILLER * rng.randint(0, 2),
+            }
+        )
         call_id = f"call_{turn}"
-        messages.append({"role": "assistant", "content": None, "tool_calls": [{
-            "id": call_id, "type": "function", "function": {
-                "name": "lookup", "arguments": json.dumps({"city": city, "topic": topic})}}]})
-        messages.append({"role": "tool", "tool_call_id": call_id,
-                         "content": json.dumps({"status": "ok", "items": list(range(8))})})
-        messages.append({"role": "assistant", "content": f"Your {topic} in {city} is confirmed. "
-                         + FILLER * rng.randint(1, 4)})
-    return {"id": "ID", "model": "gpt-4o-mini",
-            "usage": {"prompt_tokens": rng.randint(100, 900), "completion_tokens": 80},
-            "messages": messages}
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {
+                            "name": "lookup",
+                            "arguments": json.dumps({"city": city, "topic": topic}),
+                        },
+                    }
+                ],
+            }
+        )
+        messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": call_id,
+                "content": json.dumps({"status": "ok", "items": list(range(8))}),
+            }
+        )
+        messages.append(
+            {
+                "role": "assistant",
+                "content": f"Your {topic} in {city} is confirmed. " + FILLER * rng.randint(1, 4),
+            }
+        )
+    return {
+        "id": "ID",
+        "model": "gpt-4o-mini",
+        "usage": {"prompt_tokens": rng.randint(100, 900), "completion_tokens": 80},
+        "messages": messages,
+    }
 
 
 def generate(path: Path, size: int, seed: int) -> tuple[int, int]:
@@ -96,8 +129,17 @@ def generate(path: Path, size: int, seed: int) -> tuple[int, int]:
 
 def run(suite: Path, log: Path, jobs: int) -> dict[str, float]:
     """Run the check command once; return wall seconds, peak RSS (MB) and the exit code."""
-    cmd = [sys.executable, "-m", "chatassert", "check", str(suite), str(log), "--jobs",
-           str(jobs), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "chatassert",
+        "check",
+        str(suite),
+        str(log),
+        "--jobs",
+        str(jobs),
+        "--no-progress",
+    ]
     timer = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
     if timer:
         cmd = [timer, "-v", *cmd]
@@ -111,8 +153,12 @@ def run(suite: Path, log: Path, jobs: int) -> dict[str, float]:
         peak = int(match.group(1)) / 1024 if match else float("nan")
     else:
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return {"wall": wall, "peak_mb": peak, "code": proc.returncode,
-            "summary": proc.stdout.strip().splitlines()[-1]}  # type: ignore[dict-item]
+    return {
+        "wall": wall,
+        "peak_mb": peak,
+        "code": proc.returncode,
+        "summary": proc.stdout.strip().splitlines()[-1],
+    }  # type: ignore[dict-item]
 
 
 def main() -> None:
@@ -127,19 +173,25 @@ def main() -> None:
     start = time.perf_counter()
     conversations, turns = generate(log, int(args.size_gb * 1e9), args.seed)
     size_mb = log.stat().st_size / 1e6
-    print(f"generated {size_mb:,.0f} MB, {conversations:,} conversations, {turns:,} user turns "
-          f"in {time.perf_counter() - start:.1f}s")
-    print("note: /usr/bin/time -v measures peak RSS of the largest process: the main process, "
-          "or one worker with --jobs 2")
+    print(
+        f"generated {size_mb:,.0f} MB, {conversations:,} conversations, {turns:,} user turns "
+        f"in {time.perf_counter() - start:.1f}s"
+    )
+    print(
+        "note: /usr/bin/time -v measures peak RSS of the largest process: the main process, "
+        "or one worker with --jobs 2"
+    )
     try:
         results = {}
         for jobs in (1, 2):
             r = run(suite, log, jobs)
             results[jobs] = r
-            print(f"--jobs {jobs}: {r['wall']:.1f}s, {conversations / r['wall']:,.0f} "
-                  f"conversations/s, {turns / r['wall']:,.0f} turns/s, "
-                  f"{size_mb / r['wall']:.1f} MB/s, peak RSS {r['peak_mb']:.0f} MB "
-                  f"(exit {r['code']}: {r['summary']})")
+            print(
+                f"--jobs {jobs}: {r['wall']:.1f}s, {conversations / r['wall']:,.0f} "
+                f"conversations/s, {turns / r['wall']:,.0f} turns/s, "
+                f"{size_mb / r['wall']:.1f} MB/s, peak RSS {r['peak_mb']:.0f} MB "
+                f"(exit {r['code']}: {r['summary']})"
+            )
         print(f"speed-up of --jobs 2 over --jobs 1: {results[1]['wall'] / results[2]['wall']:.2f}x")
     finally:
         if not args.keep:
