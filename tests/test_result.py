@@ -228,3 +228,12 @@ def test_selector_locations_join_with_inner_locations() -> None:
         if node.status is F and not node.children
     ]
     assert paths == ["turns[1]"]
+
+
+def test_failures_name_the_node_that_explains_them_even_without_a_failing_leaf() -> None:
+    from chatassert import Contains
+
+    result = (Contains("a") & ~Contains("b")).check("a b")
+    (explained,) = result.failures()
+    assert explained.name == "not"
+    assert explained.reason.startswith("expected not contains 'b', but it held")

@@ -166,8 +166,17 @@ class Result:
                 yield node
 
     def failures(self) -> list[Result]:
-        """Return the leaf results that failed or errored, in order."""
-        return [r for r in self.leaves() if r.status in (Status.FAILED, Status.ERROR)]
+        """Return the results that explain a failure or error, in order.
+
+        These are the failed or errored nodes none of whose children has the same status: a
+        failed leaf, or a node that failed on its own account (a `Not` whose child passed).
+        """
+        bad = (Status.FAILED, Status.ERROR)
+        return [
+            node
+            for _, node in self.walk()
+            if node.status in bad and not any(c.status is node.status for c in node.children)
+        ]
 
     def full_location(self, ancestors: tuple[Result, ...]) -> str:
         """Join the locations of `ancestors` and this result into one path."""
