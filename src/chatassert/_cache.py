@@ -95,16 +95,31 @@ class VerdictCache:
 
     def put(self, key: str, verdict: Verdict) -> None:
         """Store `verdict` under `key` (the last writer wins)."""
-        data = asdict(verdict)
-        try:
-            text = json.dumps(data)
-        except (TypeError, ValueError):
-            text = json.dumps({**data, "raw": repr(verdict.raw)})
+        self.put_many([(key, verdict)])
+
+    def put_many(self, items: Sequence[tuple[str, Verdict]]) -> None:
+        """Store several verdicts in one transaction."""
+        now = time.time()
+        rows = []
+        for key, verdict in items:
+            data = asdict(verdict)
+            try:
+                text = json.dumps(data)
+            except (TypeError, ValueError):
+                text = json.dumps({**data, "raw": repr(verdict.raw)})
+            rows.append((key, text, now))
         with self._lock:
-            self._connect().execute(
-                "INSERT OR REPLACE INTO verdicts (key, verdict, created) VALUES (?, ?, ?)",
-                (key, text, time.time()),
-            )
+            conn = self._connect()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO verdicts (key, verdict, created) VALUES (?, ?, ?)",
+                    rows,
+                )
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     def clear(self) -> None:
         """Delete every stored verdict."""
@@ -170,6 +185,7 @@ class CachedJudge:
         self.enabled = enabled
         self.hits = 0
         self.misses = 0
+        self._pending: dict[str, Verdict] = {}
 
     def __repr__(self) -> str:
         return f"CachedJudge({self.inner!r}, {str(self.cache.path)!r}, enabled={self.enabled})"
@@ -202,14 +218,27 @@ class CachedJudge:
         if not self.enabled:
             return Verdict.from_reply(await self.inner.judge(request))
         key = self._key(request, self._render(request))
-        cached = self.cache.get(key)
+        cached = self._pending.get(key) or self.cache.get(key)
         if cached is not None:
             self.hits += 1
             return cached
         self.misses += 1
         verdict = Verdict.from_reply(await self.inner.judge(request))
-        self.cache.put(key, verdict)
+        self._store(key, verdict)
         return verdict
+
+    def _store(self, key: str, verdict: Verdict) -> None:
+        # Verdicts finishing together are written in one transaction, once the event loop
+        # has run the callbacks already queued (before any awaiting code sees the verdict).
+        if not self._pending:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._pending[key] = verdict
+
+    def flush(self) -> None:
+        """Write the verdicts not yet on disk."""
+        pending, self._pending = self._pending, {}
+        if pending:
+            self.cache.put_many(list(pending.items()))
 
     async def judge_many(self, requests: Sequence[JudgeRequest]) -> list[Verdict | JudgeError]:
         """Grade several criteria of one subject, from the cache when every verdict is there."""
@@ -221,7 +250,7 @@ class CachedJudge:
             return list(await asyncio.gather(*(self._one(r) for r in requests)))
         prompt = render_many(requests)
         keys = [self._key(r, prompt, extra=i) for i, r in enumerate(requests)]
-        found = [self.cache.get(k) for k in keys]
+        found = [self._pending.get(k) or self.cache.get(k) for k in keys]
         if all(v is not None for v in found):
             self.hits += len(found)
             return [v for v in found if v is not None]
@@ -229,7 +258,7 @@ class CachedJudge:
         out: list[Verdict | JudgeError] = list(await inner_many(requests))
         for key, verdict in zip(keys, out, strict=True):
             if isinstance(verdict, Verdict):
-                self.cache.put(key, verdict)
+                self._store(key, verdict)
         return out
 
     async def _one(self, request: JudgeRequest) -> Verdict | JudgeError:
