@@ -121,6 +121,39 @@ def json_equal(a: Any, b: Any) -> bool:
     return False
 
 
+def equal_to(expected: Any) -> Callable[[Any], bool]:
+    """Return a fast predicate for `json_equal(value, expected)`, built once per check."""
+    kind = type(expected)
+    if kind is str:
+        return lambda v: v == expected and type(v) is str
+    if kind is bool or expected is None:
+        return lambda v: v is expected
+    if kind is int or kind is float:
+        return lambda v: v == expected and (type(v) is int or type(v) is float)
+    return lambda v: json_equal(v, expected)
+
+
+_LITERAL_ALTERNATIVES = re.compile(r"\^(?:\(([^()\[\]{}.*+?^$\\]+)\)|([^()|\[\]{}.*+?^$\\]+))")
+
+
+def literal_prefixes(pattern: str) -> tuple[str, ...] | None:
+    """Return the prefixes of a pattern that only says "starts with one of these literals".
+
+    `^journal/` and `^(people/|documents/)` qualify (without `(?m)`, `^` is the start of the
+    text); such checks use `str.startswith` instead of the regex engine.
+
+    Example:
+        >>> literal_prefixes("^(people/|documents/)"), literal_prefixes("^jour.al")
+        (('people/', 'documents/'), None)
+    """
+    match = _LITERAL_ALTERNATIVES.fullmatch(pattern)
+    if match is None:
+        return None
+    group, plain = match.groups()
+    parts = tuple((group or plain).split("|"))
+    return parts if all(parts) else None
+
+
 def show(value: Any, width: int = 80) -> str:
     """Render a JSON value for a reason: strings in single quotes, the rest as JSON."""
     if isinstance(value, str):
@@ -144,7 +177,7 @@ def _index(where: Where) -> int | None:
 
 
 def _subject(subject: object) -> Any:
-    if type(subject) is dict:
+    if isinstance(subject, dict):
         return subject
     return as_json(subject)
 
@@ -303,7 +336,7 @@ class _FieldIs(JsonCheck):
         self._set("value", _check_scalar(self.kind, value))
 
     def _actual(self, data: Any) -> Any:
-        return data.get(self.field, MISSING) if type(data) is dict else MISSING
+        return data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
 
     def _eval(self, data: Any) -> Result:
         actual = self._actual(data)
@@ -367,7 +400,7 @@ class ErrorCodeIs(_FieldIs):
     dialect_names = {"expect": "error_code"}
 
     def _actual(self, data: Any) -> Any:
-        if type(data) is not dict:
+        if not isinstance(data, dict):
             return MISSING
         if "error_code" in data:
             return data["error_code"]
@@ -450,7 +483,7 @@ class _StringFieldContains(_TextContains):
     field: ClassVar[str] = ""
 
     def _eval(self, data: Any) -> Result:
-        actual = data.get(self.field, MISSING) if type(data) is dict else MISSING
+        actual = data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
         if actual is MISSING:
             return self._missing(self.field, self.value)
         if not isinstance(actual, str):
@@ -524,7 +557,7 @@ class _ResultsCount(JsonCheck):
         raise NotImplementedError
 
     def _eval(self, data: Any) -> Result:
-        results = data.get("results", MISSING) if type(data) is dict else MISSING
+        results = data.get("results", MISSING) if isinstance(data, dict) else MISSING
         noun = "result" if self.value == 1 else "results"
         if not isinstance(results, list):
             got = (
@@ -814,23 +847,22 @@ class _EachValue(_PathCheck):
         raise NotImplementedError
 
     def _eval(self, data: Any) -> Result:
-        found = self._path.find(data)
-        if not found and not self._path.fans_out:
+        values = self._path.values(data)
+        if not values and not self._path.fans_out:
             return self._missing(self.path, self._expected())
-        ok = self._ok
-        bad: _Offenders | None = None
-        for value, where in found:
-            if not ok(value):
-                if bad is None:
-                    bad = _Offenders()
-                bad.add(self._path.location(where), value, _index(where))
-        if bad is None:
+        if all(map(self._ok, values)):  # the common case: no locations needed
             return Result(
                 _P,
                 self.kind,
                 "",
-                {"path": self.path, "expected": self._expected(), "checked": len(found)},
+                {"path": self.path, "expected": self._expected(), "checked": len(values)},
             )
+        found = self._path.find(data)
+        ok = self._ok
+        bad = _Offenders()
+        for value, where in found:
+            if not ok(value):
+                bad.add(self._path.location(where), value, _index(where))
         first = bad.first
         assert first is not None
         return Result(
@@ -852,7 +884,7 @@ class AllMatch(_EachValue):
         "Found non-matching item: 'incident-log' at results[1].type"
     """
 
-    __slots__ = ("value",)
+    __slots__ = ("_ok", "value")
     kind = "expect_all_match"
     dialect_names = {"expect": "all_match"}
     params = (_PATH, Param("value", "any", required=True, doc="the value every item must equal"))
@@ -861,9 +893,16 @@ class AllMatch(_EachValue):
     def __init__(self, path: str, value: Any, *, message: str | None = None) -> None:
         super().__init__(path, message=message)
         self._set("value", value)
+        self._set("_ok", equal_to(value))
 
-    def _ok(self, value: Any) -> bool:
-        return json_equal(value, self.value)
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("_ok", None)
+        return state
+
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
+        super().__setstate__(state)
+        object.__setattr__(self, "_ok", equal_to(self.value))
 
     def _reason(self, location: str, value: Any, index: int | None) -> str:
         return f"Found non-matching item: {show(value)} at {location}"
@@ -926,7 +965,7 @@ def _subject_words(location: str) -> tuple[str, str]:
 
 
 class _PatternEach(_PathCheck):
-    __slots__ = ("_compiled", "regex")
+    __slots__ = ("_compiled", "_prefixes", "regex")
     expect_form = "fields"
     options = ("regex_timeout",)
     params = (
@@ -941,6 +980,7 @@ class _PatternEach(_PathCheck):
     )
     regex: str
     _compiled: Pattern
+    _prefixes: tuple[str, ...] | None
     should_match: ClassVar[bool] = True
 
     def __init__(
@@ -954,14 +994,41 @@ class _PatternEach(_PathCheck):
         super().__init__(path, message=message)
         self._set("regex", regex)
         self._set("_compiled", compile_regex(regex, self.kind, regex_timeout))
+        self._set("_prefixes", literal_prefixes(regex))
 
-    def _eval(self, data: Any) -> Result:
-        found = self._path.find(data)
-        if not found and not self._path.fans_out:
-            return self._missing(self.path, self.regex)
-        bad: _Offenders | None = None
+    def _all_search(self, values: list[Any]) -> bool:
+        """Whether every value matches (or, for `none_*`, none does); False on a timeout."""
         search = self._compiled.search
         want = self.should_match
+        try:
+            for value in values:
+                text = value if type(value) is str else _pattern_text(value)
+                if (search(text) is not None) is not want:
+                    return False
+        except RegexTimeoutError:
+            return False  # the slow path reports where
+        return True
+
+    def _eval(self, data: Any) -> Result:
+        values = self._path.values(data)
+        if not values and not self._path.fans_out:
+            return self._missing(self.path, self.regex)
+        search = self._compiled.search
+        want = self.should_match
+        prefixes = self._prefixes
+        if prefixes is not None and all(type(v) is str for v in values):
+            passed = all(v.startswith(prefixes) is want for v in values)
+        else:
+            passed = self._all_search(values)
+        if passed:
+            return Result(
+                _P,
+                self.kind,
+                "",
+                {"path": self.path, "expected": self.regex, "checked": len(values)},
+            )
+        found = self._path.find(data)
+        bad: _Offenders | None = None
         for value, where in found:
             try:
                 matched = search(_pattern_text(value)) is not None
@@ -1178,13 +1245,13 @@ class _Tags(JsonCheck):
         raise NotImplementedError
 
     def _eval(self, data: Any) -> Result:
-        results = data.get("results") if type(data) is dict else None
+        results = data.get("results") if isinstance(data, dict) else None
         if not isinstance(results, list):
             results = []
         bad: _Offenders | None = None
         for i, item in enumerate(results):
-            meta = item.get("metadata") if type(item) is dict else None
-            tags = meta.get("tags") if type(meta) is dict else None
+            meta = item.get("metadata") if isinstance(item, dict) else None
+            tags = meta.get("tags") if isinstance(meta, dict) else None
             if tags is None:
                 tags = []
             elif isinstance(tags, str):
@@ -1308,12 +1375,17 @@ def parse_date(value: Any, *, end_of_day: bool = False) -> _dt.datetime | None:
         >>> parse_date("2026-01-15T10:00:00+02:00").isoformat()
         '2026-01-15T08:00:00+00:00'
     """
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
+    if type(value) is not str:
+        if not isinstance(value, str):
+            return None
+        value = str(value)
     try:
-        parsed = _dt.datetime.fromisoformat(text)
+        parsed = _dt.datetime.fromisoformat(value)
+        text = value
     except ValueError:
+        text = value.strip()
+        if not text:
+            return None
         try:
             from dateutil import parser as _parser
 
@@ -1322,9 +1394,10 @@ def parse_date(value: Any, *, end_of_day: bool = False) -> _dt.datetime | None:
             return None
     if end_of_day and _DATE_ONLY.match(text):
         parsed = parsed.replace(hour=23, minute=59, second=59, microsecond=999999)
-    if parsed.tzinfo is None:
+    zone = parsed.tzinfo
+    if zone is None:
         return parsed.replace(tzinfo=_UTC)
-    return parsed.astimezone(_UTC)
+    return parsed if zone is _UTC else parsed.astimezone(_UTC)
 
 
 def _day(value: Any) -> str:
@@ -1354,10 +1427,23 @@ class _Dates(_PathCheck):
         raise NotImplementedError
 
     def _eval(self, data: Any) -> Result:
-        found = self._path.find(data)
-        if not found and not self._path.fans_out:
+        values = self._path.values(data)
+        if not values and not self._path.fans_out:
             return self._missing(self.path, self._expected())
         ctx = self._context()
+        ok = self._ok_date
+        for value in values:
+            when = parse_date(value)
+            if when is None or not ok(when, value, ctx):
+                break
+        else:
+            return Result(
+                _P,
+                self.kind,
+                "",
+                {"path": self.path, "expected": self._expected(), "checked": len(values)},
+            )
+        found = self._path.find(data)
         bad: _Offenders | None = None
         first_reason = ""
         for value, where in found:
@@ -1674,10 +1760,9 @@ class SortedDesc(_PathCheck):
     params = (_PATH,)
 
     def _eval(self, data: Any) -> Result:
-        found = self._path.find(data)
-        if not found and not self._path.fans_out:
+        values = self._path.values(data)
+        if not values and not self._path.fans_out:
             return self._missing(self.path, "descending")
-        values = [v for v, _ in found]
         kinds = {"number" if _is_number(v) else type(v).__name__ for v in values}
         if len(kinds) > 1 or kinds - {"number", "str"}:
             return Result(
@@ -1687,10 +1772,12 @@ class SortedDesc(_PathCheck):
                 {"path": self.path, "actual": values},
             )
         bad = _Offenders()
-        for i in range(1, len(values)):
-            if values[i] > values[i - 1]:
-                _, where = found[i]
-                bad.add(self._path.location(where), values[i], i, previous=values[i - 1])
+        if any(values[i] > values[i - 1] for i in range(1, len(values))):
+            found = self._path.find(data)
+            for i in range(1, len(values)):
+                if values[i] > values[i - 1]:
+                    _, where = found[i]
+                    bad.add(self._path.location(where), values[i], i, previous=values[i - 1])
         if not bad:
             return Result(
                 _P,
@@ -1787,7 +1874,7 @@ class ResultsMatchSchema(JsonCheck):
         self._set("_schema", _compile_schema(schema))
 
     def _eval(self, data: Any) -> Result:
-        results = data.get("results") if type(data) is dict else None
+        results = data.get("results") if isinstance(data, dict) else None
         if not isinstance(results, list):
             results = []
         bad = _Offenders()
@@ -1949,7 +2036,7 @@ class IfResults(_Conditional):
     dialect_names = {"expect": "if_results"}
 
     def _holds(self, data: Any) -> str | None:
-        results = data.get("results") if type(data) is dict else None
+        results = data.get("results") if isinstance(data, dict) else None
         if isinstance(results, list) and results:
             return None
         return "no results"
@@ -1976,7 +2063,7 @@ class IfHasHistory(_Conditional):
     dialect_names = {"expect": "if_has_history"}
 
     def _holds(self, data: Any) -> str | None:
-        if type(data) is dict and "history_results" in data:
+        if isinstance(data, dict) and "history_results" in data:
             return None
         return "no history_results"
 
@@ -2061,14 +2148,14 @@ class IfSensitiveResults(_Conditional):
         return self.child is not None and self.child.needs_judge()
 
     def _sensitive(self, data: Any) -> list[tuple[int, Any]]:
-        results = data.get("results") if type(data) is dict else None
+        results = data.get("results") if isinstance(data, dict) else None
         if not isinstance(results, list):
             return []
         prefixes = self.prefixes
         return [
             (i, item)
             for i, item in enumerate(results)
-            if type(item) is dict
+            if isinstance(item, dict)
             and isinstance(item.get("file"), str)
             and item["file"].startswith(prefixes)
         ]

@@ -52,13 +52,14 @@ class JsonPath:
             and a check over it reports that field as missing rather than passing vacuously.
     """
 
-    __slots__ = ("_finder", "_parts", "_steps", "fans_out", "source")
+    __slots__ = ("_finder", "_parts", "_steps", "_values", "fans_out", "source")
 
     source: str
     fans_out: bool
     _steps: tuple[_Step, ...]
     _parts: tuple[str, ...]
     _finder: Callable[[Any], list[tuple[Any, Where]]]
+    _values: Callable[[Any], list[Any]]
 
     def __init__(self, source: str) -> None:
         if not isinstance(source, str):
@@ -72,7 +73,9 @@ class JsonPath:
             set_(self, "_steps", ())
             set_(self, "_parts", ())
             set_(self, "fans_out", any(c in text for c in ("*", "..", "?", ":")))
-            set_(self, "_finder", _compile_jsonpath(text))
+            finder = _compile_jsonpath(text)
+            set_(self, "_finder", finder)
+            set_(self, "_values", lambda doc: [v for v, _ in finder(doc)])
             return
         steps = _parse(text)
         set_(self, "_steps", steps)
@@ -84,6 +87,7 @@ class JsonPath:
             set_(self, "_finder", self._find_one)
         else:
             set_(self, "_finder", self._find_all)
+        set_(self, "_values", _values_function(steps, self._finder))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("JsonPath is immutable")
@@ -106,6 +110,10 @@ class JsonPath:
         """Return every `(value, where)` the path selects in `doc`, in document order."""
         return self._finder(doc)
 
+    def values(self, doc: Any) -> list[Any]:
+        """Return the values `find` would, without their locations (the fast path of checks)."""
+        return self._values(doc)
+
     def get(self, doc: Any) -> Any:
         """Return the single value at the path, or `MISSING` (the first value of a fan-out)."""
         found = self._finder(doc)
@@ -126,7 +134,7 @@ class JsonPath:
 
     def _find_key(self, doc: Any) -> list[tuple[Any, Where]]:
         key = self._steps[0]
-        if type(doc) is dict and key in doc:
+        if isinstance(doc, dict) and key in doc:
             return [(doc[key], ())]
         return []
 
@@ -165,6 +173,52 @@ class JsonPath:
             if not nodes:
                 break
         return nodes  # type: ignore[return-value]
+
+
+def _walk_keys(node: Any, keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return MISSING
+        node = node[key]
+    return node
+
+
+def _values_function(
+    steps: tuple[_Step, ...], finder: Callable[[Any], list[tuple[Any, Where]]]
+) -> Callable[[Any], list[Any]]:
+    """A specialised evaluator for the common shapes: `a.b` and `a[*].b.c` (keys only around
+    one wildcard); anything else takes the general loop and drops the locations."""
+    if _ALL not in steps and all(type(s) is str for s in steps):
+        keys = tuple(str(s) for s in steps)
+
+        def keys_only(doc: Any) -> list[Any]:
+            value = _walk_keys(doc, keys)
+            return [] if value is MISSING else [value]
+
+        return keys_only
+    if steps.count(_ALL) == 1 and all(type(s) is str for s in steps if s is not _ALL):
+        at = steps.index(_ALL)
+        prefix = tuple(str(s) for s in steps[:at])
+        suffix = tuple(str(s) for s in steps[at + 1 :])
+
+        def one_wildcard(doc: Any) -> list[Any]:
+            array = _walk_keys(doc, prefix)
+            if not isinstance(array, list):
+                return []
+            if not suffix:
+                return list(array)
+            if len(suffix) == 1:
+                key = suffix[0]
+                return [item[key] for item in array if isinstance(item, dict) and key in item]
+            out = []
+            for item in array:
+                value = _walk_keys(item, suffix)
+                if value is not MISSING:
+                    out.append(value)
+            return out
+
+        return one_wildcard
+    return lambda doc: [v for v, _ in finder(doc)]
 
 
 def compile_path(path: str) -> JsonPath:
