@@ -445,3 +445,18 @@ def test_read_records_reports_bad_lines_and_carries_on(tmp_path: Path) -> None:
     assert "not JSON" in (records[1].error or "")
     stream = io.StringIO(lines[0] + "\n")
     assert [r.ok for r in read_records(stream, format="openai")] == [True]
+
+
+def test_the_sample_lines_of_the_guide_are_read() -> None:
+    import re
+
+    guide = Path(__file__).parents[2] / "docs" / "offline.md"
+    blocks = re.findall(r"```json\n(.*?)```", guide.read_text(encoding="utf-8"), re.S)
+    read = 0
+    for line in "".join(blocks).splitlines():
+        if "{...}" in line:  # an elided shape, not a sample
+            continue
+        record = parse_line(line, "offline.md")
+        assert record.ok, (line[:80], record.error)
+        read += 1
+    assert read == 6
