@@ -55,7 +55,7 @@ EXPECT: dict[str, Any] = {
     "summary_contains": "notes",
 }
 
-DIRS = ["journal/2026/01/", "journal/2026/01/", "journal/2026/01/", "work/", "people/"]  # noqa: RUF012
+DIRS = ["journal/2026/01/", "journal/2026/01/", "journal/2026/01/", "work/", "people/"]
 TAGS = ["work", "security", "incident", "draft", "personal"]
 
 
@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     for name, times in (("library", lib_times), ("baseline", base_times)):
         med_r, med_c = rate(times, statistics.median)
-        best_r, best_c = rate(times, min)
+        best_r, _ = rate(times, min)
         print(
             f"{name:9} median {med_r:10,.0f} responses/s {med_c:11,.0f} checks/s "
             f"({1e6 / med_c:.2f} µs/check); best {best_r:10,.0f} responses/s"
