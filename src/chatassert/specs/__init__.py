@@ -28,9 +28,12 @@ from chatassert._base import Assertion
 from chatassert._errors import SpecError, SpecProblem
 from chatassert._registry import SpecContext, build, did_you_mean
 from chatassert._suite import Case, Suite, TurnSpec
-from chatassert.specs import _expect  # noqa: F401  (registers the expect dialect)
-from chatassert.specs import _flat, _native  # noqa: F401  (register their dialects)
-from chatassert.specs import _promptkit  # noqa: F401  (registers the promptkit dialect)
+from chatassert.specs import (  # noqa: F401  (register their dialects)
+    _expect,
+    _flat,
+    _native,
+    _promptkit,
+)
 from chatassert.specs._common import Dialect, dialects, register_dialect
 from chatassert.specs._yaml import LocatedDict, LocatedList, parse_yaml
 
