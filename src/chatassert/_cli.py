@@ -128,7 +128,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--fail-fast",
         action="store_true",
-        help="stop at the first failing case (same as --max-failures 1)",
+        help="after the first failure in a turn, report the rest of that turn as skipped "
+        "(PromptKit's behaviour); to stop the run early use --max-failures",
     )
     check.add_argument(
         "--workflow",
@@ -236,6 +237,7 @@ class _Plan:
     format: str
     verbose: bool
     workflow: str | None = None
+    fail_fast: bool = False
 
 
 def _inline_suite(specs: Sequence[str]) -> Suite:
@@ -293,6 +295,11 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
             err.write(f"cannot load workflow {plan.workflow}: {exc}\n")
             return None
         suites = [with_workflow(suite, flow) for suite in suites]
+    if plan.fail_fast:
+        suites = [
+            replace(suite, cases=tuple(replace(c, fail_fast=True) for c in suite.cases))
+            for suite in suites
+        ]
     return suites
 
 
@@ -560,6 +567,7 @@ def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         args.format,
         args.verbose,
         workflow=args.workflow,
+        fail_fast=args.fail_fast,
     )
     if plan.transcript_format is not None:
         from chatassert.transcripts import FORMATS
@@ -574,7 +582,7 @@ def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     files = _expand(paths, err)
     if suites is None or files is None:
         return EXIT_USAGE
-    max_failures = 1 if args.fail_fast else args.max_failures
+    max_failures = args.max_failures
     stream: IO[str] = out
     if args.output:
         try:

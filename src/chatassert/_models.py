@@ -171,7 +171,7 @@ def content_text(content: object) -> str | None:
             part.get("text", "")
             for part in content
             if isinstance(part, Mapping)
-            and part.get("type") in ("text", "output_text", None)
+            and part.get("type") in ("text", "input_text", "output_text", None)
             and isinstance(part.get("text"), str)
         ]
         return "".join(texts) if texts else None

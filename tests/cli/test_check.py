@@ -157,7 +157,7 @@ def test_inline_assertions_without_a_suite(files: Path) -> None:
     assert "did you mean 'contains'" in bad.stderr
 
 
-def test_max_failures_and_fail_fast_stop_early(files: Path) -> None:
+def test_max_failures_stops_early_and_fail_fast_skips_the_rest_of_a_turn(files: Path) -> None:
     log = files / "many.jsonl"
     log.write_text("\n".join([BAD] * 5 + GOOD) + "\n", encoding="utf-8")
     out = run("check", "suite.yaml", "many.jsonl", "--max-failures", "2", "-f", "json", cwd=files)
@@ -165,7 +165,10 @@ def test_max_failures_and_fail_fast_stop_early(files: Path) -> None:
     assert json.loads(out.stdout.splitlines()[-1])["summary"]["failed"] == 2
     assert "stopped after 2 failing cases" in out.stderr
     ff = run("check", "suite.yaml", "many.jsonl", "--fail-fast", "-f", "json", cwd=files)
-    assert json.loads(ff.stdout.splitlines()[-1])["summary"]["failed"] == 1
+    rows = [json.loads(line) for line in ff.stdout.splitlines()]
+    assert rows[-1]["summary"]["failed"] == 5  # every case is still checked
+    turn = rows[0]["result"]["children"][0]
+    assert [c["status"] for c in turn["children"]] == ["failed", "skipped"]
 
 
 def test_jobs_two_gives_the_same_results_in_the_same_order(files: Path) -> None:
