@@ -42,7 +42,7 @@ def test_one_assertion_passes_with_score_one_and_a_component() -> None:
         "pass": True,
         "score": 1.0,
         "reason": "matches passed",
-        "componentResults": [{"pass": True, "score": 1.0, "reason": "matches: "}],
+        "componentResults": [{"pass": True, "score": 1.0, "reason": "matches: passed"}],
     }
     json.dumps(graded)  # what promptfoo's Python wrapper does with the answer
 
@@ -142,7 +142,7 @@ def test_a_suite_file_case_is_chosen_by_name_or_by_prompt(tmp_path: Path) -> Non
     by_prompt = get_assert("Sorry, your refund is late.", context({"spec": str(suite)}))
     assert by_prompt["pass"] is False
     assert [c["reason"] for c in by_prompt["componentResults"]] == [
-        "turns[0] contains: ",
+        "turns[0] contains: passed",
         "turns[0] not_contains: Response should not contain 'sorry'",
     ]
     by_name = get_assert("Hi there", context({"spec": str(suite), "case": "greeting"}, "Hey"))

@@ -253,7 +253,7 @@ def _component(result: Result) -> dict[str, Any]:
     return {
         "pass": result.passed,
         "score": _score(result),
-        "reason": f"{mark}{prefix}{result.label}: {result.reason}",
+        "reason": f"{mark}{prefix}{result.label}: {result.reason or result.status.value}",
     }
 
 
