@@ -116,6 +116,13 @@ class LoopbackServer:
         with self._lock:
             self.script.extend(replies)
 
+    def wait_for(self, count: int, timeout: float = 5.0) -> int:
+        """Wait until `count` requests have arrived (or `timeout` passes); return the count."""
+        deadline = time.monotonic() + timeout
+        while self.count < count and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return self.count
+
     def _next(self, recorded: Recorded) -> Reply:
         with self._lock:
             self.requests.append(recorded)

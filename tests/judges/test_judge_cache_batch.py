@@ -307,3 +307,57 @@ def test_different_subjects_are_not_graded_together(
     assert all(r.passed for r in results)
     assert len(server.requests) == 3
     assert judge.batches == 0
+
+
+def test_anthropic_grades_several_rubrics_in_one_tool_call(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    from loopback import anthropic_tool
+
+    from chatassert.judges import AnthropicJudge
+
+    server.push(
+        anthropic_tool(
+            {
+                "verdicts": [
+                    {"criterion": 2, "passed": False, "score": 0.0, "reason": "too long"},
+                    {"criterion": 1, "passed": True, "score": 1.0, "reason": "polite"},
+                ]
+            }
+        )
+    )
+    judge = BatchingJudge(AnthropicJudge("claude-test", base_url=server.url, backoff=0.001))
+    check = LLMRubric("Is polite", judge=judge) & LLMRubric("Is short", judge=judge)
+    result = asyncio.run(check.acheck("Please, kindly, if you would..."))
+    assert [c.reason for c in result.children] == ["polite", "too long"]
+    schema = server.requests[0].body["tools"][0]["input_schema"]
+    assert "verdicts" in schema["properties"]
+
+
+def test_wrapped_judges_and_their_assertions_pickle(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], tmp_path: Path
+) -> None:
+    import pickle
+
+    server.default = openai_verdict(True, 1.0, "fine")
+    judge = BatchingJudge(CachedJudge(openai_judge(), tmp_path / "c.sqlite3"))
+    check = LLMRubric("Is polite", judge=judge)
+    assert check.check("Hi").passed
+    clone = pickle.loads(pickle.dumps(check))
+    assert clone.check("Hi").passed
+    assert len(server.requests) == 1  # the clone reads the same cache file
+
+
+def test_a_judge_closes_its_pool_when_asked(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
+) -> None:
+    server.default = openai_verdict()
+
+    async def main() -> bool:
+        async with openai_judge() as judge:
+            result = await LLMRubric("Is polite", judge=judge).acheck("Hi")
+            assert judge._clients
+        assert not judge._clients
+        return result.passed
+
+    assert asyncio.run(main())

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from chatassert._cache import CachedJudge
+from chatassert._cache import CachedJudge, default_cache_path
 from chatassert._errors import JudgeError
 from chatassert._judging import Judge
 from chatassert.judges._batch import DEFAULT_CONCURRENCY, BatchingJudge
@@ -107,6 +107,8 @@ api_key_env='OPENAI_API_KEY')
     if cache is None:
         setting = env.get("CHATASSERT_JUDGE_CACHE")
         cache = True if setting is None else (False if setting.strip().lower() in _OFF else setting)
+    if cache is True:
+        cache = str(default_cache_path())
     config = (
         kind,
         chosen,
