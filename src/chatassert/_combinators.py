@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chatassert._base import Assertion
+from chatassert._judging import run_sync
 from chatassert._models import Conversation, as_conversation
 from chatassert._registry import Param, register
 from chatassert._result import Result, Status
@@ -70,7 +71,7 @@ def any_status(statuses: Sequence[Status]) -> Status:
 def _count(results: Sequence[Result]) -> dict[str, int]:
     counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
     for r in results:
-        counts[r.status.value] += 1
+        counts[r.status] += 1  # a StrEnum member finds its plain-string key
     return counts
 
 
@@ -95,10 +96,11 @@ async def _acheck_all(children: Sequence[Assertion], subject: object) -> list[Re
 class _Group(Assertion):
     """Shared machinery of combinators over a list of children."""
 
-    __slots__ = ("children",)
+    __slots__ = ("_judged_inside", "children")
 
     level = "any"
     children: tuple[Assertion, ...]
+    _judged_inside: bool
 
     def __init__(
         self,
@@ -119,12 +121,16 @@ class _Group(Assertion):
                     f"{type(self).__name__} takes assertions, got {type(child).__name__}"
                 )
         self._set("children", tuple(children))
+        self._set("_judged_inside", any(c.needs_judge() for c in self.children))
 
     def needs_judge(self) -> bool:
-        """Whether any child may call a judge."""
-        return any(c.needs_judge() for c in self.children)
+        """Whether any child may call a judge (decided once, at construction)."""
+        return bool(self._judged_inside)
 
     def _check(self, subject: object) -> Result:
+        if self._judged_inside:  # one event loop, judged children concurrently (and batched)
+            result: Result = run_sync(self._acheck(subject))
+            return result
         return self._combine(_check_all(self.children, subject))
 
     async def _acheck(self, subject: object) -> Result:
@@ -432,7 +438,9 @@ class When(Assertion):
 
     def needs_judge(self) -> bool:
         """Whether any branch may call a judge."""
-        parts = [self.condition, self.then] + ([self.otherwise] if self.otherwise else [])
+        parts = [self.condition, self.then]
+        if self.otherwise is not None:
+            parts.append(self.otherwise)
         return any(p.needs_judge() for p in parts)
 
     def _branch(self, cond: Result) -> Assertion | Result:
@@ -485,25 +493,30 @@ class When(Assertion):
 class _Selector(Assertion):
     """Shared machinery of the turn selectors: apply a turn assertion to chosen turns."""
 
-    __slots__ = ("child",)
+    __slots__ = ("_judged_inside", "child")
     level = "conversation"
     child: Assertion
+    _judged_inside: bool
 
     def __init__(self, child: Assertion, *, message: str | None = None) -> None:
         super().__init__(message=message)
         if not isinstance(child, Assertion):
             raise TypeError(f"{type(self).__name__} takes an assertion, got {type(child).__name__}")
         self._set("child", child)
+        self._set("_judged_inside", child.needs_judge())
 
     def needs_judge(self) -> bool:
-        """Whether the child may call a judge."""
-        return self.child.needs_judge()
+        """Whether the child may call a judge (decided once, at construction)."""
+        return bool(self._judged_inside)
 
     def _at(self, conversation: Conversation, index: int, result: Result) -> Result:
         result.__dict__["location"] = f"turns[{index}]"
         return result
 
     def _check(self, subject: object) -> Result:
+        if self._judged_inside:  # one event loop: every turn's judge calls run concurrently
+            result: Result = run_sync(self._acheck(subject))
+            return result
         conversation = as_conversation(subject)
         return self._combine(
             conversation,

@@ -11,10 +11,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from time import perf_counter
 from typing import Any
 
 from chatassert._base import Assertion
 from chatassert._combinators import all_status
+from chatassert._judging import run_sync
 from chatassert._models import Conversation, Turn, as_conversation
 from chatassert._result import Result, Status
 
@@ -74,12 +77,35 @@ class Case:
 
     def needs_judge(self) -> bool:
         """Whether any assertion of the case may call a judge."""
+        return self._judged
+
+    @cached_property
+    def _judged(self) -> bool:
         return any(a.needs_judge() for a in self.assertions())
 
     # -- checking ------------------------------------------------------------------------
 
     def check(self, subject: object) -> Result:
-        """Check a conversation (or a JSON response, for `json` cases) against the case."""
+        """Check a conversation (or a JSON response, for `json` cases) against the case.
+
+        The case's result records its `duration`.
+        """
+        start = perf_counter()
+        if self._judged:  # one event loop for the whole case: judge calls run concurrently
+            result: Result = run_sync(self._acheck(subject))
+        else:
+            result = self._check(subject)
+        result.__dict__["duration"] = perf_counter() - start
+        return result
+
+    async def acheck(self, subject: object) -> Result:
+        """Check asynchronously: judged assertions of all turns run concurrently."""
+        start = perf_counter()
+        result = await self._acheck(subject)
+        result.__dict__["duration"] = perf_counter() - start
+        return result
+
+    def _check(self, subject: object) -> Result:
         if self.subject == "json":
             return self._finish([self._whole(a, a.check(subject)) for a in self.checks])
         conversation = as_conversation(subject)
@@ -88,8 +114,7 @@ class Case:
         results += [self._whole(a, a.check(conversation)) for a in self.checks]
         return self._finish(results)
 
-    async def acheck(self, subject: object) -> Result:
-        """Check asynchronously: judged assertions of all turns run concurrently."""
+    async def _acheck(self, subject: object) -> Result:
         if self.subject == "json":
             outs = await asyncio.gather(*(a.acheck(subject) for a in self.checks))
             return self._finish([self._whole(a, r) for a, r in zip(self.checks, outs, strict=True)])
@@ -155,16 +180,16 @@ class Case:
 
     def _finish(self, results: Sequence[Result]) -> Result:
         status = all_status([r.status for r in results])
-        counts = {s.value: 0 for s in Status}
+        counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
         for leaf_status in _leaf_statuses(results):
-            counts[leaf_status.value] += 1
+            counts[leaf_status] += 1  # a StrEnum member finds its plain-string key
         if status is _P:
             reason = f"all {counts['passed']} assertions passed"
         else:
             first = next(r for _, r in _walk(results) if r.status is status and not r.children)
             what = "failed" if status is _F else "could not be evaluated"
             reason = (
-                f"{counts[status.value]} assertion{'s' if counts[status.value] != 1 else ''}"
+                f"{counts[status]} assertion{'s' if counts[status] != 1 else ''}"
                 f" {what}; first: {first.label}: {first.reason}"
             )
         return Result(status, "case", reason, counts, message=self.name, children=tuple(results))

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from chatassert import _registry
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["README.md", "docs/guide.md", "docs/flat.md", "docs/specs.md"]
 BLOCK = re.compile(r"```python\n(.*?)```(?:\s*\nprints\s*\n+```text\n(.*?)```)?", re.S)
@@ -30,6 +32,8 @@ def test_examples_run_and_print_what_the_page_says(page: str) -> None:
     namespace: dict[str, object] = {"__name__": f"docs:{page}"}
     cwd = os.getcwd()
     os.chdir(ROOT)
+    registry = dict(_registry._REGISTRY)  # pages may register example types
+    dialects = {k: dict(v) for k, v in _registry._DIALECTS.items()}
     try:
         for number, (code, expected) in enumerate(found, 1):
             out = io.StringIO()
@@ -39,3 +43,7 @@ def test_examples_run_and_print_what_the_page_says(page: str) -> None:
                 assert out.getvalue() == expected, f"{page} example {number} printed otherwise"
     finally:
         os.chdir(cwd)
+        _registry._REGISTRY.clear()
+        _registry._REGISTRY.update(registry)
+        _registry._DIALECTS.clear()
+        _registry._DIALECTS.update(dialects)
