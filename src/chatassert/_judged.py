@@ -57,9 +57,15 @@ class JudgedAssertion(Assertion):
     min_score: float | None
     prompt: str | None
 
-    def __init__(self, *, model: str | None = None, judge: Judge | None = None,
-                 min_score: float | None = None, message: str | None = None,
-                 prompt: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        judge: Judge | None = None,
+        min_score: float | None = None,
+        message: str | None = None,
+        prompt: str | None = None,
+    ) -> None:
         super().__init__(message=message)
         if prompt is not None:
             template_fields(prompt)
@@ -67,8 +73,9 @@ class JudgedAssertion(Assertion):
             raise ValueError("model must be a non-empty string")
         if judge is not None and not callable(getattr(judge, "judge", None)):
             raise TypeError(f"judge must have an async judge(request) method, got {judge!r}")
-        if min_score is not None and (isinstance(min_score, bool)
-                                      or not isinstance(min_score, int | float)):
+        if min_score is not None and (
+            isinstance(min_score, bool) or not isinstance(min_score, int | float)
+        ):
             raise TypeError(f"min_score must be a number, got {min_score!r}")
         self._set("judge", judge)
         self._set("model", model)
@@ -98,16 +105,22 @@ class JudgedAssertion(Assertion):
         request = self._request(subject)
         if sample or self.prompt is not None:
             request = dataclasses.replace(
-                request, sample=sample,
-                prompt=self.prompt if self.prompt is not None else request.prompt)
+                request,
+                sample=sample,
+                prompt=self.prompt if self.prompt is not None else request.prompt,
+            )
         judge = self.judge if self.judge is not None else resolve_judge(self.model)
         if judge is None:
             return Result(_E, self.kind, NO_JUDGE, {**self._details(None), "error": "no_judge"})
         try:
             verdict = Verdict.from_reply(await judge.judge(request))
         except Exception as exc:
-            details = {**self._details(None), "judge": getattr(judge, "name", None),
-                       "error": type(exc).__name__, "error_message": str(exc)}
+            details = {
+                **self._details(None),
+                "judge": getattr(judge, "name", None),
+                "error": type(exc).__name__,
+                "error_message": str(exc),
+            }
             for key in ("prompt", "raw"):  # judges attach what they sent and got, when known
                 if getattr(exc, key, None) is not None:
                     details[key] = _plain(getattr(exc, key))
@@ -122,8 +135,11 @@ class JudgedAssertion(Assertion):
     def _result(self, verdict: Verdict, judge_name: str | None) -> Result:
         result = self._verdict_result(verdict, judge_name)
         if verdict.prompt is not None:  # a judge that renders prompts: keep prompt and reply
-            result.__dict__["details"] = {**result.details, "prompt": verdict.prompt,
-                                          "raw": _plain(verdict.raw)}
+            result.__dict__["details"] = {
+                **result.details,
+                "prompt": verdict.prompt,
+                "raw": _plain(verdict.raw),
+            }
         return result
 
     def _verdict_result(self, verdict: Verdict, judge_name: str | None) -> Result:
@@ -131,17 +147,27 @@ class JudgedAssertion(Assertion):
         reason = verdict.reason
         if passed and self.min_score is not None:
             if verdict.score is None:
-                return Result(_E, self.kind, f"min_score {self.min_score} was set but the judge "
-                              "gave no score", {**self._details(verdict), "judge": judge_name},
-                              score=None)
+                return Result(
+                    _E,
+                    self.kind,
+                    f"min_score {self.min_score} was set but the judge gave no score",
+                    {**self._details(verdict), "judge": judge_name},
+                    score=None,
+                )
             if verdict.score < self.min_score:
                 passed = False
-                reason = (f"score {verdict.score} is below min_score {self.min_score}"
-                          + (f": {verdict.reason}" if verdict.reason else ""))
+                reason = f"score {verdict.score} is below min_score {self.min_score}" + (
+                    f": {verdict.reason}" if verdict.reason else ""
+                )
         if not reason:
             reason = "the judge passed it" if passed else "the judge failed it"
-        return Result(_P if passed else _F, self.kind, reason,
-                      {**self._details(verdict), "judge": judge_name}, score=verdict.score)
+        return Result(
+            _P if passed else _F,
+            self.kind,
+            reason,
+            {**self._details(verdict), "judge": judge_name},
+            score=verdict.score,
+        )
 
 
 def _plain(value: Any) -> Any:
@@ -182,15 +208,26 @@ class LLMRubric(JudgedAssertion):
         Param("value", "str", default=None, doc="the rubric"),
         Param("rubric", "str", default=None, doc="the rubric (when value is not set)"),
         Param("model", "str", default=None, doc="the judge model to use"),
-        Param("prompt", "str", default=None,
-              doc="a prompt template overriding the judge's ({{criteria}}, {{response}}, ...)"),
+        Param(
+            "prompt",
+            "str",
+            default=None,
+            doc="a prompt template overriding the judge's ({{criteria}}, {{response}}, ...)",
+        ),
     )
     value: str | None
     rubric: str | None
 
-    def __init__(self, value: str | None = None, *, rubric: str | None = None,
-                 model: str | None = None, judge: Judge | None = None,
-                 message: str | None = None, prompt: str | None = None) -> None:
+    def __init__(
+        self,
+        value: str | None = None,
+        *,
+        rubric: str | None = None,
+        model: str | None = None,
+        judge: Judge | None = None,
+        message: str | None = None,
+        prompt: str | None = None,
+    ) -> None:
         super().__init__(model=model, judge=judge, message=message, prompt=prompt)
         for name, text in (("value", value), ("rubric", rubric)):
             if text is not None and (not isinstance(text, str) or not text.strip()):
@@ -207,8 +244,13 @@ class LLMRubric(JudgedAssertion):
 
     def _request(self, subject: object) -> JudgeRequest:
         turn = turn_of(subject)
-        return JudgeRequest(self.criteria, turn.text, input=turn.input,
-                            tool_calls=tool_call_summary(turn), model=self.model)
+        return JudgeRequest(
+            self.criteria,
+            turn.text,
+            input=turn.input,
+            tool_calls=tool_call_summary(turn),
+            model=self.model,
+        )
 
     def _details(self, verdict: Verdict | None) -> dict[str, Any]:
         out: dict[str, Any] = {"rubric": self.criteria, "model": self.model}
@@ -252,23 +294,40 @@ class Repeat(Assertion):
     level = "any"
     params = (
         Param("n", "int", required=True, doc="how many independent verdicts to take"),
-        Param("assertion", "assertion", required=True, attr="child",
-              doc="the judged assertion to repeat"),
-        Param("aggregate", "str", default="majority", choices=_AGGREGATES,
-              doc="how the verdicts combine: majority, all, any or mean"),
+        Param(
+            "assertion",
+            "assertion",
+            required=True,
+            attr="child",
+            doc="the judged assertion to repeat",
+        ),
+        Param(
+            "aggregate",
+            "str",
+            default="majority",
+            choices=_AGGREGATES,
+            doc="how the verdicts combine: majority, all, any or mean",
+        ),
     )
     n: int
     child: JudgedAssertion
     aggregate: str
 
-    def __init__(self, n: int, child: JudgedAssertion, aggregate: str = "majority", *,
-                 message: str | None = None) -> None:
+    def __init__(
+        self,
+        n: int,
+        child: JudgedAssertion,
+        aggregate: str = "majority",
+        *,
+        message: str | None = None,
+    ) -> None:
         super().__init__(message=message)
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"repeat needs n >= 1, got {n!r}")
         if not isinstance(child, JudgedAssertion):
-            raise TypeError(f"repeat takes a judged assertion (such as llm_rubric), got "
-                            f"{type(child).__name__}")
+            raise TypeError(
+                f"repeat takes a judged assertion (such as llm_rubric), got {type(child).__name__}"
+            )
         if aggregate not in _AGGREGATES:
             raise ValueError(f"aggregate must be one of {list(_AGGREGATES)}, got {aggregate!r}")
         self._set("n", n)
@@ -296,8 +355,12 @@ class Repeat(Assertion):
         failed = sum(r.status is _F for r in samples)
         errors = len(samples) - passed - failed
         n = len(samples)
-        details: dict[str, Any] = {"aggregate": self.aggregate, "passed": passed,
-                                   "failed": failed, "error": errors}
+        details: dict[str, Any] = {
+            "aggregate": self.aggregate,
+            "passed": passed,
+            "failed": failed,
+            "error": errors,
+        }
         score: float | None = passed / n
         if self.aggregate == "majority":
             if passed * 2 > n:
@@ -314,8 +377,9 @@ class Repeat(Assertion):
             if errors:
                 status, score = _E, None
             else:
-                scores = [r.score if r.score is not None else float(r.status is _P)
-                          for r in samples]
+                scores = [
+                    r.score if r.score is not None else float(r.status is _P) for r in samples
+                ]
                 score = sum(scores) / n
                 threshold = self.child.min_score if self.child.min_score is not None else 0.5
                 status = _P if score >= threshold else _F
