@@ -49,7 +49,7 @@ class JudgedAssertion(Assertion):
     Subclasses build the `JudgeRequest` (`_request`) and may add details (`_details`).
     """
 
-    __slots__ = ("judge", "model", "min_score", "prompt")
+    __slots__ = ("judge", "min_score", "model", "prompt")
     judged = True
     options = ("judge",)
     judge: Judge | None
@@ -201,7 +201,7 @@ class LLMRubric(JudgedAssertion):
         (True, 'acknowledges it', 0.9)
     """
 
-    __slots__ = ("value", "rubric")
+    __slots__ = ("rubric", "value")
     kind = "llm_rubric"
     dialect_names = {"flat": "llm_rubric"}
     params = (
@@ -289,7 +289,7 @@ class Repeat(Assertion):
         [0, 1, 2]
     """
 
-    __slots__ = ("n", "child", "aggregate")
+    __slots__ = ("aggregate", "child", "n")
     kind = "repeat"
     level = "any"
     params = (
