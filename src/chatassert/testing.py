@@ -272,7 +272,7 @@ def assert_fails(assertion: Checkable, subject: object, *, msg: str | None = Non
     result = assertion.check(subject)
     _notify("assert_fails", result, subject)
     if result.status is not Status.FAILED:
-        head = f"expected the check to fail, but it {result.status.value}"
+        head = f"expected the check to fail, but its result is {result.status.value}"
         raise ChatAssertionError(result, subject, f"{msg}\n{head}" if msg else head)
     return result
 
