@@ -87,19 +87,27 @@ class Assertion:
         `duration`; deterministic leaves take microseconds and are not timed (suites time whole
         cases), which keeps the hot path lean.
         """
-        start = perf_counter() if self.judged else None
+        if self.judged:
+            return self._timed_check(subject)
         try:
             result = self._check(subject)
         except (TypeError, UsageError):
             raise
         except Exception as exc:  # a crashing check is an error record, not a failure
             result = self._crashed(exc)
-        d = result.__dict__
-        if start is not None:
-            d["duration"] = perf_counter() - start
         if self.message is not None:
-            d["message"] = self.message
+            result.__dict__["message"] = self.message
         return result
+
+    def _timed_check(self, subject: object) -> Result:
+        start = perf_counter()
+        try:
+            result = self._check(subject)
+        except (TypeError, UsageError):
+            raise
+        except Exception as exc:
+            result = self._crashed(exc)
+        return self._finish(result, start)
 
     async def acheck(self, subject: object, /) -> Result:
         """Check `subject` asynchronously; judged parts run concurrently. Always timed."""

@@ -214,7 +214,8 @@ class ContainsFunctionCall(Assertion):
         return True
 
     def _check(self, subject: object) -> Result:
-        calls = turn_of(subject).tool_calls
+        turn = subject if type(subject) is Turn else as_turn(subject)
+        calls = turn.tool_calls
         tool = self.tool
         if self.arguments is None:
             for call in calls:
@@ -228,11 +229,12 @@ class ContainsFunctionCall(Assertion):
                     and self._matches(call.arguments)
                 ):
                     return Result(_P, "contains_function_call", "", self._pass_details)
-        return self._explain(calls)
+        return self._explain(turn)
 
-    def _explain(self, calls: Sequence[ToolCall]) -> Result:
+    def _explain(self, turn: Turn) -> Result:
         """Build the failure (or error) with every detail; only reached when no call matched."""
-        called = [c.name for c in calls]
+        calls = turn.tool_calls
+        called = turn.called_tools  # cached on the turn, shared read-only like all details
         details: dict[str, Any] = {"tool": self.tool, "called_tools": called}
         named = [c for c in calls if c.name == self.tool]
         if not named:
