@@ -98,9 +98,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "chatassert: a check collected from a chatassert suite file (select with -m chatassert)",
     )
     path = config.getoption("chatassert_report", None)
-    if path and not hasattr(config, "workerinput"):
+    if path:  # also in pytest-xdist workers: their checks travel with their test reports
         report = _Report(Path(path))
         config.stash[_report_key] = report
+        config.pluginmanager.register(report, "chatassert-report")
         from chatassert.testing import add_observer
 
         report.remove_observer = add_observer(report.observe)
@@ -111,7 +112,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     report = config.stash.get(_report_key, None)
     if report is not None:
         report.remove_observer()
-        report.write()
+        config.pluginmanager.unregister(report)
+        if not hasattr(config, "workerinput"):
+            report.write()
         del config.stash[_report_key]
 
 
@@ -131,11 +134,16 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
 
 class _Report:
-    """Every check made in the session, written as JSON at the end."""
+    """Every check made in the session, written as JSON at the end.
+
+    Checks made while a test runs are attached to that test's reports (so they reach the
+    controlling process under pytest-xdist) and gathered from the reports as they are logged.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.checks: list[dict[str, Any]] = []
+        self.pending: list[dict[str, Any]] = []
         self.current: str | None = None
         self.lock = threading.Lock()
         self.remove_observer: Any = lambda: None
@@ -154,7 +162,16 @@ class _Report:
             "result": result.to_dict(),
         }
         with self.lock:
-            self.checks.append(entry)
+            self.pending.append(entry)
+
+    def take_pending(self) -> list[dict[str, Any]]:
+        with self.lock:
+            taken, self.pending = self.pending, []
+        return taken
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Gather the checks a test made (here or in an xdist worker) from its reports."""
+        self.checks.extend(report.__dict__.get(_CHECKS_ATTR) or ())
 
     def write(self) -> None:
         counts = dict.fromkeys(("passed", "failed", "error", "skipped"), 0)
@@ -176,6 +193,9 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
     finally:
         if report is not None:
             report.current = None
+
+
+_CHECKS_ATTR = "chatassert_checks"
 
 
 # -- assertion messages --------------------------------------------------------------------
@@ -242,6 +262,9 @@ def pytest_runtest_makereport(
     So `assert result.passed` shows why the result did not pass, not just `False`.
     """
     report = yield
+    session_report = item.config.stash.get(_report_key, None)
+    if session_report is not None:
+        report.__dict__[_CHECKS_ATTR] = session_report.take_pending()
     if (
         call.when != "call"
         or call.excinfo is None
