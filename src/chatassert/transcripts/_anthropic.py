@@ -25,7 +25,7 @@ from chatassert.transcripts._build import (
     Msg,
     call_metadata,
     conversation,
-    merge_exchange,
+    fold_calls,
     record_metadata,
     text_of,
     tool_call,
@@ -166,19 +166,13 @@ def _response(response: object, extra: Mapping[str, Any], where: str) -> list[Ms
 
 
 def _calls(calls: Sequence[object], where: str) -> list[Msg]:
-    history: list[Msg] = []
-    for i, call in enumerate(calls):
-        at = f"{where}[{i}]"
-        if not _is_call(call):
-            raise TranscriptError(f"{at} is not a {{request, response}} call")
-        assert isinstance(call, dict)
-        request = call["request"]
-        merge_exchange(
-            history,
-            messages(request["messages"], f"{at}.request.messages", request.get("system")),
-            _response(call.get("response"), {**request, **call}, f"{at}.response"),
-        )
-    return history
+    return fold_calls(
+        calls,
+        where,
+        _is_call,
+        lambda request, at: messages(request["messages"], f"{at}.messages", request.get("system")),
+        _response,
+    )
 
 
 def parse(record: Any) -> Conversation:

@@ -8,7 +8,7 @@ constructs the frozen models without re-validating what the adapter has already 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +16,7 @@ from chatassert._errors import TranscriptError
 from chatassert._models import Conversation, Message, ToolCall, ToolResult, Turn, parse_arguments
 
 __all__ = [
+    "fold_calls",
     "Msg",
     "call_metadata",
     "conversation",
@@ -342,3 +343,34 @@ def text_of(
     raise TranscriptError(
         f"message content must be a string or a list of parts, got {type(content).__name__}"
     )
+
+
+def fold_calls(
+    calls: Sequence[object],
+    where: str,
+    is_call: Callable[[object], bool],
+    read_request: Callable[[dict[str, Any], str], Sequence[Msg]],
+    read_response: Callable[[object, Mapping[str, Any], str], Sequence[Msg]],
+) -> list[Msg]:
+    """Fold a list of logged `{request, response}` model calls into one message history.
+
+    Each adapter supplies how its format reads a request (`read_request(request, where)`) and a
+    response (`read_response(response, extra, where)`, where `extra` is the request merged with
+    the call record, for metadata); the calls are merged in order with `merge_exchange`.
+
+    Raises:
+        TranscriptError: naming the first record that is not a call of this format.
+    """
+    history: list[Msg] = []
+    for i, call in enumerate(calls):
+        at = f"{where}[{i}]" if where else ""
+        if not is_call(call):
+            raise TranscriptError(f"{at or 'record'} is not a {{request, response}} call")
+        assert isinstance(call, dict)
+        request = call["request"]
+        merge_exchange(
+            history,
+            read_request(request, f"{at}.request".lstrip(".")),
+            read_response(call.get("response"), {**request, **call}, f"{at}.response".lstrip(".")),
+        )
+    return history

@@ -24,7 +24,7 @@ from chatassert.transcripts._build import (
     Msg,
     call_metadata,
     conversation,
-    merge_exchange,
+    fold_calls,
     record_metadata,
     text_of,
     tool_call,
@@ -112,24 +112,16 @@ def _response_messages(response: object, extra: Mapping[str, Any], where: str) -
 
 
 def _calls(calls: Sequence[object], where: str) -> tuple[list[Msg], dict[str, Any]]:
-    history: list[Msg] = []
-    first_meta: dict[str, Any] = {}
-    for i, call in enumerate(calls):
-        at = f"{where}[{i}]" if where else ""
-        if not _is_call(call):
-            raise TranscriptError(f"{at or 'record'} is not a {{request, response}} call")
-        assert isinstance(call, dict)
-        request = call["request"]
-        merge_exchange(
-            history,
-            messages(request["messages"], f"{at}.request.messages".lstrip(".")),
-            _response_messages(
-                call.get("response"), {**request, **call}, f"{at}.response".lstrip(".")
-            ),
-        )
-        if not first_meta and isinstance(request.get("model"), str):
-            first_meta["model"] = request["model"]
-    return history, first_meta
+    history = fold_calls(
+        calls,
+        where,
+        _is_call,
+        lambda request, at: messages(request["messages"], f"{at}.messages"),
+        _response_messages,
+    )
+    models = (c["request"].get("model") for c in calls if isinstance(c, dict))
+    model = next((m for m in models if isinstance(m, str)), None)
+    return history, ({"model": model} if model is not None else {})
 
 
 def parse(record: Any) -> Conversation:
