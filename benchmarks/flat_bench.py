@@ -188,8 +188,14 @@ def _loose(expected: Any, actual: Any) -> bool:
     return bool(expected == actual)
 
 
-def baseline_runner() -> Callable[[Sequence[Turn]], list[dict[str, Any]]]:
-    """A plain loop over the same checks, producing `{"passed", "reason"}` records."""
+def baseline_runner(
+    *, share_passes: bool = False
+) -> Callable[[Sequence[Turn]], list[dict[str, Any]]]:
+    """A plain loop over the same checks, producing `{"passed", "reason"}` records.
+
+    Each pass gets a fresh record, as most hand-written loops do; with `share_passes`, every
+    pass appends the same record (as the library shares its constant outcomes).
+    """
     contains_value = "reservation confirmed"
     forbidden = ["internal error", "password"]
     any_values = ["available", "open", "free"]
@@ -199,7 +205,7 @@ def baseline_runner() -> Callable[[Sequence[Turn]], list[dict[str, Any]]]:
     pattern = re.compile(pattern_text)
     any_reason = f"Response should contain at least one of: {any_values}"
     all_reason = f"Response should contain all of: {all_values}"
-    ok = {"passed": True, "reason": ""}
+    shared_ok = {"passed": True, "reason": ""}
 
     def tool_check(turn: Turn, tool: str, expected: dict[str, Any] | None) -> dict[str, Any]:
         names = [c.name for c in turn.tool_calls]
@@ -207,7 +213,7 @@ def baseline_runner() -> Callable[[Sequence[Turn]], list[dict[str, Any]]]:
         if not named:
             return {"passed": False, "reason": f"Expected tool '{tool}', found: {names}"}
         if expected is None:
-            return dict(ok)
+            return shared_ok if share_passes else {"passed": True, "reason": ""}
         first = None
         for call in named:
             args = call.arguments
@@ -221,7 +227,7 @@ def baseline_runner() -> Callable[[Sequence[Turn]], list[dict[str, Any]]]:
                            f"expected {_render(want)}")  # fmt: skip
                     break
             if bad is None:
-                return dict(ok)
+                return shared_ok if share_passes else {"passed": True, "reason": ""}
             first = first or bad
         return {"passed": False, "reason": first}
 
@@ -232,7 +238,7 @@ def baseline_runner() -> Callable[[Sequence[Turn]], list[dict[str, Any]]]:
             text = turn.text
             low = text.lower()
             if contains_value in low:
-                append(dict(ok))
+                append(shared_ok if share_passes else {"passed": True, "reason": ""})
             else:
                 append({"passed": False,
                         "reason": f"Response does not contain '{contains_value}'"})  # fmt: skip
@@ -240,21 +246,21 @@ def baseline_runner() -> Callable[[Sequence[Turn]], list[dict[str, Any]]]:
             if found:
                 append({"passed": False, "reason": f"Response should not contain '{found[0]}'"})
             else:
-                append(dict(ok))
+                append(shared_ok if share_passes else {"passed": True, "reason": ""})
             if any(v in low for v in any_values):
-                append(dict(ok))
+                append(shared_ok if share_passes else {"passed": True, "reason": ""})
             else:
                 append({"passed": False, "reason": any_reason})
             if all(v in low for v in all_values):
-                append(dict(ok))
+                append(shared_ok if share_passes else {"passed": True, "reason": ""})
             else:
                 append({"passed": False, "reason": all_reason})
             if text.strip() == closing:
-                append(dict(ok))
+                append(shared_ok if share_passes else {"passed": True, "reason": ""})
             else:
                 append({"passed": False, "reason": f"Expected exact match with '{CLOSING}'"})
             if pattern.search(text):
-                append(dict(ok))
+                append(shared_ok if share_passes else {"passed": True, "reason": ""})
             else:
                 append({"passed": False,
                         "reason": f"Response does not match pattern '{pattern_text}'"})  # fmt: skip
@@ -313,13 +319,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--seed", type=int, default=20240215)
+    parser.add_argument(
+        "--baseline-shares-passes",
+        action="store_true",
+        help="the baseline appends one shared record for every pass instead of a fresh dict",
+    )
     args = parser.parse_args(argv)
 
     start = time.perf_counter()
     turns = make_turns(args.turns, args.seed)
     lengths = [len(t.text) for t in turns]
     checks = library_checks()
-    baseline = baseline_runner()
+    baseline = baseline_runner(share_passes=args.baseline_shares_passes)
     print(f"chatassert {chatassert.__version__}, Python {platform.python_version()}, "
           f"{platform.machine()}")  # fmt: skip
     print(f"{len(turns)} turns (text {min(lengths)}-{max(lengths)} chars, "

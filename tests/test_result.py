@@ -237,3 +237,50 @@ def test_failures_name_the_node_that_explains_them_even_without_a_failing_leaf()
     (explained,) = result.failures()
     assert explained.name == "not"
     assert explained.reason.startswith("expected not contains 'b', but it held")
+
+
+# -- shared outcomes ----------------------------------------------------------------------------
+
+
+def test_constant_outcomes_are_shared_and_placing_them_copies() -> None:
+    from chatassert import Contains
+    from chatassert.specs import Case
+
+    check = Contains("booked", message="says booked")
+    first, second = check.check("booked"), check.check("Booked!")
+    assert first is second  # built once, at construction, with the message
+    assert first.message == "says booked"
+
+    chat = Conversation(turns=[Turn(text="booked"), Turn(text="booked")])
+    placed = OnEveryTurn(check).check(chat)
+    assert [c.location for c in placed.children] == ["turns[0]", "turns[1]"]
+    assert first.location is None  # the shared record was copied, not changed
+
+    case = Case("whole", checks=(check,))
+    one_turn = Conversation(turns=[Turn(text="booked")])
+    assert case.check(one_turn).children[0].location == "conversation"
+    assert first.location is None
+    assert first.duration is None
+
+
+def test_failures_naming_a_subset_are_remembered_per_subset() -> None:
+    from chatassert import ContainsAll
+
+    check = ContainsAll(["date", "time", "size"])
+    a, b = check.check("the date"), check.check("a DATE")
+    assert a is b
+    assert a.details["missing"] == ["time", "size"]
+    c = check.check("date and time")
+    assert c is not a
+    assert c.details["missing"] == ["size"]
+
+
+def test_a_shared_result_survives_a_message_from_a_wrapping_assertion() -> None:
+    from chatassert import Contains, OnTurn
+
+    inner = Contains("x")
+    shared = inner.check("x")
+    wrapped = OnTurn(0, inner, message="first turn").check(Conversation(turns=[Turn(text="x")]))
+    assert wrapped.message == "first turn"
+    assert shared.message is None
+    assert shared.location is None

@@ -16,6 +16,21 @@ if TYPE_CHECKING:
 
 __all__ = ["Assertion", "SubjectTypeError"]
 
+MEMO_SIZE = 256
+"""How many subject-dependent outcomes an assertion remembers (see `remember`)."""
+
+
+def remember(memo: dict[Any, Result], key: Any, result: Result) -> Result:
+    """Keep `result` as the outcome for `key` while `memo` is under `MEMO_SIZE`; return it.
+
+    For failures that depend on a small part of the subject (which values were missing,
+    which tools were called): the outcome is built once per distinct part and shared. The
+    memo is a cache on an otherwise immutable assertion; a race only builds a result twice.
+    """
+    if len(memo) < MEMO_SIZE:
+        memo[key] = result
+    return result
+
 
 class SubjectTypeError(ChatAssertError, TypeError):
     """An assertion was given a subject it cannot check (misuse: raised, not reported)."""
@@ -95,8 +110,8 @@ class Assertion:
             raise
         except Exception as exc:  # a crashing check is an error record, not a failure
             result = self._crashed(exc)
-        if self.message is not None:
-            result.__dict__["message"] = self.message
+        if self.message is not None and result.message is not self.message:
+            result = result._with_field("message", self.message)
         return result
 
     def _timed_check(self, subject: object) -> Result:
@@ -121,10 +136,9 @@ class Assertion:
         return self._finish(result, start)
 
     def _finish(self, result: Result, start: float) -> Result:
-        d = result.__dict__
-        d["duration"] = perf_counter() - start
+        result = result._with_field("duration", perf_counter() - start)
         if self.message is not None:
-            d["message"] = self.message
+            result.__dict__["message"] = self.message  # a fresh or copied result by now
         return result
 
     def _crashed(self, exc: Exception) -> Result:
@@ -134,6 +148,12 @@ class Assertion:
             f"could not be evaluated: {type(exc).__name__}: {exc}",
             {"error": type(exc).__name__, "error_message": str(exc)},
         )
+
+    def _constant(
+        self, status: Status, reason: str = "", details: Mapping[str, Any] | None = None
+    ) -> Result:
+        """Build an outcome of this assertion that many checks return (see `Result.shared`)."""
+        return Result.shared(status, self.kind, reason, details, message=self.message)
 
     def needs_judge(self) -> bool:
         """Whether checking this assertion may call a judge (combinators ask their children)."""

@@ -510,8 +510,7 @@ class _Selector(Assertion):
         return bool(self._judged_inside)
 
     def _at(self, conversation: Conversation, index: int, result: Result) -> Result:
-        result.__dict__["location"] = f"turns[{index}]"
-        return result
+        return result._with_field("location", f"turns[{index}]")
 
     def _check(self, subject: object) -> Result:
         if self._judged_inside:  # one event loop: every turn's judge calls run concurrently

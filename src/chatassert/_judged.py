@@ -346,9 +346,9 @@ class Repeat(Assertion):
         import asyncio
 
         samples = await asyncio.gather(*(self.child._ajudge(subject, i) for i in range(self.n)))
-        for i, sample in enumerate(samples):
-            sample.__dict__["location"] = f"samples[{i}]"
-        return self._combine(list(samples))
+        return self._combine(
+            [sample._with_field("location", f"samples[{i}]") for i, sample in enumerate(samples)]
+        )
 
     def _combine(self, samples: Sequence[Result]) -> Result:
         passed = sum(r.status is _P for r in samples)

@@ -63,6 +63,7 @@ class Result:
     children: tuple[Result, ...] = ()
     location: str | None = None
     duration: float | None = None
+    _shared: bool = False
 
     status: Status
     name: str
@@ -109,6 +110,44 @@ class Result:
             d["location"] = location
         if duration is not None:
             d["duration"] = duration
+
+    @classmethod
+    def shared(
+        cls,
+        status: Status,
+        name: str,
+        reason: str = "",
+        details: Mapping[str, Any] | None = None,
+        *,
+        message: str | None = None,
+    ) -> Result:
+        """Build a result to be returned by many checks: an outcome that never varies.
+
+        An assertion builds its constant outcomes once (a pass, a failure whose reason does
+        not depend on the subject) and returns the same object every time, so such a check
+        allocates nothing. Code that places a result (a turn selector setting `location`, a
+        case setting `duration`) copies a shared result instead of changing it.
+
+        Example:
+            >>> ok = Result.shared(Status.PASSED, "contains")
+            >>> ok._with_field("location", "turns[0]") is ok, ok.location is None
+            (False, True)
+        """
+        result = cls(status, name, reason, details, message=message)
+        result.__dict__["_shared"] = True
+        return result
+
+    def _with_field(self, name: str, value: Any) -> Result:
+        """Set one field on a result nobody else has seen yet, or on a copy if it is shared.
+
+        Internal: this is how `check`, selectors and suites annotate the results of their
+        parts (`message`, `location`, `duration`) without copying every result. A fresh result
+        is changed in place; a `shared` one is copied first. Everyone else uses `replace`.
+        """
+        if self._shared:
+            return self.replace(**{name: value})
+        self.__dict__[name] = value
+        return self
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(f"Result is immutable; use result.replace({name}=...) for a copy")

@@ -95,15 +95,13 @@ class Case:
             result: Result = run_sync(self._acheck(subject))
         else:
             result = self._check(subject)
-        result.__dict__["duration"] = perf_counter() - start
-        return result
+        return result._with_field("duration", perf_counter() - start)
 
     async def acheck(self, subject: object) -> Result:
         """Check asynchronously: judged assertions of all turns run concurrently."""
         start = perf_counter()
         result = await self._acheck(subject)
-        result.__dict__["duration"] = perf_counter() - start
-        return result
+        return result._with_field("duration", perf_counter() - start)
 
     def _check(self, subject: object) -> Result:
         if self.subject == "json":
@@ -175,7 +173,7 @@ class Case:
 
     def _whole(self, assertion: Assertion, result: Result) -> Result:
         if result.location is None and self.subject == "conversation":
-            result.__dict__["location"] = "conversation"
+            return result._with_field("location", "conversation")
         return result
 
     def _finish(self, results: Sequence[Result]) -> Result:

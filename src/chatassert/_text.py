@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chatassert._base import Assertion
+from chatassert._base import Assertion, remember
 from chatassert._errors import RegexTimeoutError
 from chatassert._models import Turn, as_turn
 from chatassert._regex import Pattern, compile_pattern
@@ -67,11 +67,13 @@ def _one_or_list(values: tuple[str, ...]) -> str | list[str]:
 class _Substrings(Assertion):
     """Shared construction of the substring types: one string or a list, lowered once.
 
-    Passing results share one details mapping built here, so a pass allocates nothing but its
-    `Result` (details are read-only, like the result that holds them).
+    Outcomes that do not depend on the subject (every pass, most failures) are built here as
+    `Result.shared` records and returned as they are, so those checks allocate nothing.
+    Failures that name a subset of the values (`missing`, `found`) are built on first sight
+    and remembered per subset (see `remember`).
     """
 
-    __slots__ = ("_fail_details", "_fail_reason", "_lowered", "_pairs", "_pass_details", "values")
+    __slots__ = ("_fail", "_lowered", "_memo", "_pairs", "_pass", "values")
     params = (
         Param(
             "value", "str_list", required=True, attr="values", doc="a string, or a list of strings"
@@ -80,26 +82,36 @@ class _Substrings(Assertion):
     values: tuple[str, ...]
     _lowered: tuple[str, ...]
     _pairs: tuple[tuple[str, str], ...]
-    _pass_details: dict[str, Any]
-    _fail_reason: str
-    _fail_details: dict[str, Any]
+    _pass: Result
+    _fail: Result
+    _memo: dict[tuple[str, ...], Result]
 
     def __init__(self, values: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(message=message)
         self._set("values", _values(values, self.kind))
         self._set("_lowered", tuple(v.lower() for v in self.values))
         self._set("_pairs", tuple(zip(self.values, self._lowered, strict=True)))
-        self._set("_pass_details", self._details_on_pass())
-        reason, details = self._single_value_failure()
-        self._set("_fail_reason", reason)
-        self._set("_fail_details", details)
+        self._set("_pass", self._constant(_P, "", self._details_on_pass()))
+        self._set("_fail", self._constant(_F, *self._constant_failure()))
+        self._set("_memo", {})
 
     def _details_on_pass(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _single_value_failure(self) -> tuple[str, dict[str, Any]]:
-        """The failure that does not depend on the subject (shared, like the pass details)."""
-        return "", {}
+    def _constant_failure(self) -> tuple[str, dict[str, Any]]:
+        """The failure when it does not depend on the subject (for one value, say)."""
+        raise NotImplementedError
+
+    def _subset_failure(self, subset: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
+        """The failure naming `subset` of the values (the missing ones, or the found ones)."""
+        raise NotImplementedError
+
+    def _failure_for(self, subset: list[str]) -> Result:
+        key = tuple(subset)
+        result = self._memo.get(key)
+        if result is None:
+            result = remember(self._memo, key, self._constant(_F, *self._subset_failure(key)))
+        return result
 
     def _missing(self, text: str) -> list[str]:
         return [v for v, low in self._pairs if low not in text]
@@ -124,26 +136,21 @@ class Contains(_Substrings):
     def _details_on_pass(self) -> dict[str, Any]:
         return {"expected": _one_or_list(self.values), "missing": []}
 
-    def _single_value_failure(self) -> tuple[str, dict[str, Any]]:
-        value = self.values[0]
-        return f"Response does not contain '{value}'", {"expected": value, "missing": [value]}
+    def _constant_failure(self) -> tuple[str, dict[str, Any]]:
+        return self._subset_failure(self.values[:1])
+
+    def _subset_failure(self, subset: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
+        return f"Response does not contain '{subset[0]}'", {
+            "expected": _one_or_list(self.values),
+            "missing": list(subset),
+        }
 
     def _check(self, subject: object) -> Result:
         text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
-        if len(self._pairs) == 1:
-            if self._lowered[0] in text:
-                return Result(_P, "contains", "", self._pass_details)
-            return Result(_F, "contains", self._fail_reason, self._fail_details)
-        else:
-            missing = self._missing(text)
-            if not missing:
-                return Result(_P, "contains", "", self._pass_details)
-        return Result(
-            _F,
-            "contains",
-            f"Response does not contain '{missing[0]}'",
-            {"expected": self._pass_details["expected"], "missing": missing},
-        )
+        if len(self._lowered) == 1:
+            return self._pass if self._lowered[0] in text else self._fail
+        missing = self._missing(text)
+        return self._failure_for(missing) if missing else self._pass
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -167,26 +174,23 @@ class NotContains(_Substrings):
     def _details_on_pass(self) -> dict[str, Any]:
         return {"forbidden": _one_or_list(self.values), "found": []}
 
-    def _single_value_failure(self) -> tuple[str, dict[str, Any]]:
-        value = self.values[0]
-        return f"Response should not contain '{value}'", {"forbidden": value, "found": [value]}
+    def _constant_failure(self) -> tuple[str, dict[str, Any]]:
+        return self._subset_failure(self.values[:1])
+
+    def _subset_failure(self, subset: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
+        return f"Response should not contain '{subset[0]}'", {
+            "forbidden": _one_or_list(self.values),
+            "found": list(subset),
+        }
 
     def _check(self, subject: object) -> Result:
         text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
-        if len(self._pairs) == 1:
-            if self._lowered[0] in text:
-                return Result(_F, "not_contains", self._fail_reason, self._fail_details)
-            return Result(_P, "not_contains", "", self._pass_details)
-        for value, low in self._pairs:
+        if len(self._lowered) == 1:
+            return self._fail if self._lowered[0] in text else self._pass
+        for low in self._lowered:
             if low in text:
-                found = [v for v, lw in self._pairs if lw in text]
-                return Result(
-                    _F,
-                    "not_contains",
-                    f"Response should not contain '{value}'",
-                    {"forbidden": self._pass_details["forbidden"], "found": found},
-                )
-        return Result(_P, "not_contains", "", self._pass_details)
+                return self._failure_for([v for v, lw in self._pairs if lw in text])
+        return self._pass
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -203,22 +207,22 @@ class ContainsAny(_Substrings):
         True
     """
 
-    __slots__ = ("_matched_details",)
+    __slots__ = ("_passes",)
     kind = "contains_any"
     dialect_names = {"flat": "contains_any"}
-    _matched_details: tuple[dict[str, Any], ...]
+    _passes: tuple[Result, ...]
 
     def __init__(self, values: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(values, message=message)
-        self._set(
-            "_matched_details",
-            tuple({"values": list(self.values), "matched": v} for v in self.values),
-        )
+        matched = [
+            self._constant(_P, "", {"values": list(self.values), "matched": v}) for v in self.values
+        ]
+        self._set("_passes", tuple(matched))
 
     def _details_on_pass(self) -> dict[str, Any]:
         return {"values": list(self.values)}
 
-    def _single_value_failure(self) -> tuple[str, dict[str, Any]]:
+    def _constant_failure(self) -> tuple[str, dict[str, Any]]:
         # The failure of contains_any never depends on the subject.
         values = list(self.values)
         return f"Response should contain at least one of: {values}", {"values": values}
@@ -227,8 +231,8 @@ class ContainsAny(_Substrings):
         text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
         for i, low in enumerate(self._lowered):
             if low in text:
-                return Result(_P, "contains_any", "", self._matched_details[i])
-        return Result(_F, "contains_any", self._fail_reason, self._fail_details)
+                return self._passes[i]
+        return self._fail
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -253,20 +257,19 @@ class ContainsAll(_Substrings):
     def _details_on_pass(self) -> dict[str, Any]:
         return {"values": list(self.values), "missing": []}
 
-    def _single_value_failure(self) -> tuple[str, dict[str, Any]]:
-        return f"Response should contain all of: {list(self.values)}", {}
+    def _constant_failure(self) -> tuple[str, dict[str, Any]]:
+        return self._subset_failure(self.values)
+
+    def _subset_failure(self, subset: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
+        return f"Response should contain all of: {list(self.values)}", {
+            "values": list(self.values),
+            "missing": list(subset),
+        }
 
     def _check(self, subject: object) -> Result:
         text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
         missing = self._missing(text)
-        if not missing:
-            return Result(_P, "contains_all", "", self._pass_details)
-        return Result(
-            _F,
-            "contains_all",
-            self._fail_reason,
-            {"values": self._pass_details["values"], "missing": missing},
-        )
+        return self._failure_for(missing) if missing else self._pass
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -283,13 +286,13 @@ class Equals(Assertion):
         True
     """
 
-    __slots__ = ("_pass_details", "_stripped", "value")
+    __slots__ = ("_pass", "_stripped", "value")
     kind = "equals"
     dialect_names = {"flat": "equals"}
     params = (Param("value", "text", required=True, doc="the exact expected text"),)
     value: str
     _stripped: str
-    _pass_details: dict[str, Any]
+    _pass: Result
 
     def __init__(self, value: str | int | float, *, message: str | None = None) -> None:
         super().__init__(message=message)
@@ -300,12 +303,12 @@ class Equals(Assertion):
             raise ValueError("equals value must not be empty")
         self._set("value", value)
         self._set("_stripped", value.strip())
-        self._set("_pass_details", {"expected": value, "actual": self._stripped})
+        self._set("_pass", self._constant(_P, "", {"expected": value, "actual": self._stripped}))
 
     def _check(self, subject: object) -> Result:
         actual = text_of(subject).strip()
         if actual == self._stripped:
-            return Result(_P, "equals", "", self._pass_details)
+            return self._pass
         return Result(
             _F,
             "equals",
@@ -333,7 +336,7 @@ class Matches(Assertion):
         True
     """
 
-    __slots__ = ("_compiled", "_fail_details", "_fail_reason", "_pass_details", "pattern")
+    __slots__ = ("_compiled", "_fail", "_pass", "pattern")
     kind = "matches"
     dialect_names = {"flat": "matches"}
     params = (
@@ -348,9 +351,8 @@ class Matches(Assertion):
     options = ("regex_timeout",)
     pattern: str
     _compiled: Pattern
-    _pass_details: dict[str, Any]
-    _fail_reason: str
-    _fail_details: dict[str, Any]
+    _pass: Result
+    _fail: Result
 
     def __init__(
         self,
@@ -362,19 +364,24 @@ class Matches(Assertion):
         super().__init__(message=message)
         self._set("pattern", pattern)
         self._set("_compiled", compile_regex(pattern, "matches", regex_timeout))
-        self._set("_pass_details", {"pattern": pattern, "matched": True})
-        self._set("_fail_reason", f"Response does not match pattern '{pattern}'")
-        self._set("_fail_details", {"pattern": pattern, "matched": False})
+        self._set("_pass", self._constant(_P, "", {"pattern": pattern, "matched": True}))
+        self._set(
+            "_fail",
+            self._constant(
+                _F,
+                f"Response does not match pattern '{pattern}'",
+                {"pattern": pattern, "matched": False},
+            ),
+        )
 
     def _check(self, subject: object) -> Result:
-        return regex_result(
-            self._compiled,
-            text_of(subject),
-            "matches",
-            self._fail_reason,
-            pass_details=self._pass_details,
-            fail_details=self._fail_details,
-        )
+        text = text_of(subject)
+        try:
+            found = self._compiled.search(text)
+        except RegexTimeoutError as exc:
+            details = {"pattern": self.pattern, "error": "timeout", "text_length": len(text)}
+            return Result(_E, "matches", str(exc), details)
+        return self._fail if found is None else self._pass
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -388,45 +395,6 @@ def compile_regex(pattern: object, what: str, timeout: float) -> Pattern:
     if not pattern:
         raise ValueError(f"{what} pattern must not be empty")
     return compile_pattern(pattern, timeout=timeout)
-
-
-def regex_result(
-    compiled: Pattern,
-    text: str,
-    name: str,
-    failure: str,
-    extra: dict[str, Any] | None = None,
-    pass_details: dict[str, Any] | None = None,
-    fail_details: dict[str, Any] | None = None,
-) -> Result:
-    """Search `text` and build the result: pass, fail with `failure`, or error on timeout.
-
-    `pass_details` and `fail_details`, when given, are the shared details mappings built once by
-    the assertion; otherwise a pass records the pattern and the matched text.
-    """
-    try:
-        match = compiled.search(text)
-    except RegexTimeoutError as exc:
-        return Result(
-            _E,
-            name,
-            str(exc),
-            {"pattern": compiled.source, "error": "timeout", "text_length": len(text)},
-        )
-    if match is not None:
-        if pass_details is not None:
-            return Result(_P, name, "", pass_details)
-        return Result(
-            _P,
-            name,
-            "",
-            {"pattern": compiled.source, "matched": True, "match": match.group(0), **(extra or {})},
-        )
-    if fail_details is not None:
-        return Result(_F, name, failure, fail_details)
-    return Result(
-        _F, name, failure, {"pattern": compiled.source, "matched": False, **(extra or {})}
-    )
 
 
 def excerpt(text: str, width: int = 80) -> str:

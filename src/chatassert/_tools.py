@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chatassert._base import Assertion
+from chatassert._base import Assertion, remember
 from chatassert._models import ToolCall, Turn, as_turn
 from chatassert._registry import Param, register
 from chatassert._result import Result, Status
@@ -170,7 +170,7 @@ class ContainsFunctionCall(Assertion):
         "Expected tool 'cancel', found: ['create_reservation']"
     """
 
-    __slots__ = ("_expected_items", "_pass_details", "arguments", "tool")
+    __slots__ = ("_expected_items", "_memo", "_pass", "arguments", "tool")
     kind = "contains_function_call"
     dialect_names = {"flat": "contains_function_call"}
     params = (
@@ -185,7 +185,8 @@ class ContainsFunctionCall(Assertion):
     tool: str
     arguments: dict[str, Any] | None
     _expected_items: tuple[tuple[str, Any], ...]
-    _pass_details: dict[str, Any]
+    _pass: Result
+    _memo: dict[tuple[str, ...], Result]
 
     def __init__(
         self, tool: str, arguments: Mapping[str, Any] | None = None, *, message: str | None = None
@@ -198,10 +199,14 @@ class ContainsFunctionCall(Assertion):
         self._set("tool", tool)
         self._set("arguments", None if arguments is None else _json_ready(dict(arguments)))
         self._set("_expected_items", tuple((self.arguments or {}).items()))
-        pass_details: dict[str, Any] = {"tool": tool}
+        self._set("_pass", self._constant(_P, "", self._base_details()))
+        self._set("_memo", {})
+
+    def _base_details(self) -> dict[str, Any]:
+        details: dict[str, Any] = {"tool": self.tool}
         if self.arguments is not None:
-            pass_details["arguments"] = self.arguments
-        self._set("_pass_details", pass_details)
+            details["arguments"] = self.arguments
+        return details
 
     def _matches(self, actual: Mapping[str, Any]) -> bool:
         """The fast test behind a pass: every expected argument present and loosely equal."""
@@ -215,36 +220,34 @@ class ContainsFunctionCall(Assertion):
 
     def _check(self, subject: object) -> Result:
         turn = subject if type(subject) is Turn else as_turn(subject)
-        calls = turn.tool_calls
         tool = self.tool
         if self.arguments is None:
-            for call in calls:
+            for call in turn.tool_calls:
                 if call.name == tool:
-                    return Result(_P, "contains_function_call", "", self._pass_details)
+                    return self._pass
         else:
-            for call in calls:
+            for call in turn.tool_calls:
                 if (
                     call.name == tool
                     and call.arguments_error is None
                     and self._matches(call.arguments)
                 ):
-                    return Result(_P, "contains_function_call", "", self._pass_details)
+                    return self._pass
         return self._explain(turn)
 
     def _explain(self, turn: Turn) -> Result:
         """Build the failure (or error) with every detail; only reached when no call matched."""
-        calls = turn.tool_calls
-        called = turn.called_tools  # cached on the turn, shared read-only like all details
-        details: dict[str, Any] = {"tool": self.tool, "called_tools": called}
-        named = [c for c in calls if c.name == self.tool]
-        if not named:
-            if self.arguments is not None:
-                details["arguments"] = self.arguments
-            return Result(_F, self.kind, f"Expected tool '{self.tool}', found: {called}", details)
-        if self.arguments is None:
-            return Result(_P, self.kind, "", details)
-        details["arguments"] = self.arguments
-        return self._match_arguments(named, details)
+        called = turn.called_tools  # cached on the turn
+        if self.tool not in called:  # the same failure for every turn that called these tools
+            key = tuple(called)
+            result = self._memo.get(key)
+            if result is None:
+                reason = f"Expected tool '{self.tool}', found: {called}"
+                details = {**self._base_details(), "called_tools": list(called)}
+                result = remember(self._memo, key, self._constant(_F, reason, details))
+            return result
+        details = {**self._base_details(), "called_tools": called}
+        return self._match_arguments([c for c in turn.tool_calls if c.name == self.tool], details)
 
     def _match_arguments(self, named: Sequence[ToolCall], details: dict[str, Any]) -> Result:
         assert self.arguments is not None
