@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from chatassert._base import Assertion
+from chatassert._base import Assertion, remember
 from chatassert._combinators import AllOf, AnyOf
 from chatassert._errors import RegexTimeoutError
 from chatassert._jsonpath import MISSING, JsonPath, Where, compile_path
@@ -121,6 +121,15 @@ def json_equal(a: Any, b: Any) -> bool:
     return False
 
 
+def _same_scalar(value: Any, expected: Any) -> bool:
+    """A quick, strict test: the same type of string, number or bool, and equal.
+
+    False does not mean unequal (`1` and `1.0`, lists): callers then ask `json_equal`.
+    """
+    kind = type(expected)
+    return kind is type(value) and kind is not list and kind is not dict and value == expected
+
+
 def equal_to(expected: Any) -> Callable[[Any], bool]:
     """Return a fast predicate for `json_equal(value, expected)`, built once per check."""
     kind = type(expected)
@@ -174,12 +183,6 @@ def _index(where: Where) -> int | None:
         return where[0] if where else None
     match = re.search(r"\[(\d+)\]", where)
     return int(match.group(1)) if match else None
-
-
-def _subject(subject: object) -> Any:
-    if isinstance(subject, dict):
-        return subject
-    return as_json(subject)
 
 
 def _str_value(name: str, value: object) -> str:
@@ -276,25 +279,68 @@ class JsonCheck(Assertion):
     """Base of the checks on a JSON response: coerce the subject, then evaluate `_eval`.
 
     A subject that is not JSON gives an `error` result.
+
+    Checks run in two steps. `_quick` answers the common case, a pass, in one tight loop and
+    returns the shared passing result (see `Result.shared`); it returns None whenever it is
+    not certain, and `_eval` then does the full evaluation that explains a failure with
+    locations and offending items. `_eval` asks `_quick` first, so the two never disagree
+    about what passes.
     """
 
-    __slots__ = ()
+    __slots__ = ("_memo",)
     level = "json"
     dialect_names: ClassVar[dict[str, str]] = {}
     expect_form: ClassVar[str] = "value"
     """How an expect key's value maps to the params: `value` (the value is the `value`
     param), `fields` (a mapping of params), `text` (a string, or a mapping of params),
     `field_equals`, or `expect` (nested expect objects)."""
+    _memo: dict[int, Result]
+
+    def __init__(self, *, message: str | None = None) -> None:
+        super().__init__(message=message)
+        self._set("_memo", {})
+
+    def check(self, subject: object, /) -> Result:
+        """Check `subject` and return the result tree (see `Assertion.check`)."""
+        if type(subject) is dict:  # the hot path of a suite: answer a pass without layers
+            try:
+                result = self._quick(subject)
+            except Exception:  # let the full evaluation report it
+                result = None
+            if result is not None:
+                return result
+        return super().check(subject)
+
+    def _quick(self, data: Any) -> Result | None:
+        """The shared passing result if `data` certainly passes (cheaply told), else None."""
+        return None
 
     def _check(self, subject: object) -> Result:
+        if type(subject) is dict:
+            return self._eval(subject)
         try:
-            data = _subject(subject)
+            data = as_json(subject)
         except NotJSONError as exc:
             return Result(_E, self.kind, str(exc), {"error": "not_json"})
         return self._eval(data)
 
     def _eval(self, data: Any) -> Result:
         raise NotImplementedError
+
+    def _passed(self, n: int = -1) -> Result:
+        """The passing outcome after checking `n` values: built once per `n`, then shared.
+
+        A passing check's details depend on nothing but the assertion and a count (`checked`,
+        or the number of results), so a pass allocates nothing (see `Result.shared`).
+        """
+        result = self._memo.get(n)
+        if result is None:
+            result = remember(self._memo, n, self._constant(_P, "", self._pass_details(n)))
+        return result
+
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        """The details of a pass after checking `n` values."""
+        raise NotImplementedError(f"{type(self).__name__} does not share its passes")
 
     def _missing(self, location: str, expected: Any) -> Result:
         return Result(
@@ -318,6 +364,12 @@ class _PathCheck(JsonCheck):
         self._set("_path", compile_path(_str_value(f"{self.kind} path", path)))
         self._set("path", path)
 
+    def _expected(self) -> Any:
+        raise NotImplementedError
+
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        return {"path": self.path, "expected": self._expected(), "checked": n}
+
 
 _PATH = Param("path", "str", required=True, doc="a path: a.b, a[*].b, a[0].b, or $ JSONPath")
 
@@ -338,9 +390,20 @@ class _FieldIs(JsonCheck):
     def _actual(self, data: Any) -> Any:
         return data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
 
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        return {"path": self.field, "expected": self.value, "actual": self.value}
+
+    def _quick(self, data: Any) -> Result | None:
+        actual = self._actual(data)
+        if type(actual) is type(self.value) and actual == self.value:
+            return self._memo.get(-1) or self._passed()
+        return None
+
     def _eval(self, data: Any) -> Result:
         actual = self._actual(data)
-        if actual is not MISSING and json_equal(actual, self.value):
+        if type(actual) is type(self.value) and actual == self.value:
+            return self._passed()
+        if actual is not MISSING and json_equal(actual, self.value):  # 1 for 1.0
             return Result(
                 _P, self.kind, "", {"path": self.field, "expected": self.value, "actual": actual}
             )
@@ -460,12 +523,15 @@ class JsonContains(_TextContains):
             return self._eval_text(subject)
         return super()._check(subject)
 
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        return {"expected": self.value}
+
     def _eval(self, data: Any) -> Result:
         return self._eval_text(json.dumps(data, ensure_ascii=False))
 
     def _eval_text(self, text: str) -> Result:
         if self._has(text):
-            return Result(_P, self.kind, "", {"expected": self.value})
+            return self._passed()
         return Result(
             _F,
             self.kind,
@@ -482,6 +548,15 @@ class _StringFieldContains(_TextContains):
     __slots__ = ()
     field: ClassVar[str] = ""
 
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        return {"path": self.field, "expected": self.value}
+
+    def _quick(self, data: Any) -> Result | None:
+        text = data.get(self.field) if type(data) is dict else None
+        if type(text) is str and self._needle in (text if self.case_sensitive else text.lower()):
+            return self._memo.get(-1) or self._passed()
+        return None
+
     def _eval(self, data: Any) -> Result:
         actual = data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
         if actual is MISSING:
@@ -495,7 +570,7 @@ class _StringFieldContains(_TextContains):
                 {"path": self.field, "expected": self.value, "actual": actual},
             )
         if self._has(actual):
-            return Result(_P, self.kind, "", {"path": self.field, "expected": self.value})
+            return self._passed()
         return Result(
             _F,
             self.kind,
@@ -556,6 +631,12 @@ class _ResultsCount(JsonCheck):
     def _ok(self, n: int) -> bool:
         raise NotImplementedError
 
+    def _quick(self, data: Any) -> Result | None:
+        results = data.get("results") if type(data) is dict else None
+        if type(results) is list and self._ok(len(results)):
+            return self._memo.get(len(results)) or self._passed(len(results))
+        return None
+
     def _eval(self, data: Any) -> Result:
         results = data.get("results", MISSING) if isinstance(data, dict) else MISSING
         noun = "result" if self.value == 1 else "results"
@@ -576,10 +657,17 @@ class _ResultsCount(JsonCheck):
                 },
             )
         n = len(results)
-        details = {"path": "results", "expected": self.value, "actual": n}
         if self._ok(n):
-            return Result(_P, self.kind, "", details)
-        return Result(_F, self.kind, f"Expected {self.words} {self.value} {noun}, got {n}", details)
+            return self._passed(n)
+        return Result(
+            _F,
+            self.kind,
+            f"Expected {self.words} {self.value} {noun}, got {n}",
+            self._pass_details(n),
+        )
+
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        return {"path": "results", "expected": self.value, "actual": n}
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -673,10 +761,16 @@ class HasFields(JsonCheck):
         self._set("paths", _strings(self.kind, paths))
         self._set("_paths", tuple(compile_path(p) for p in self.paths))
 
+    def _quick(self, data: Any) -> Result | None:
+        for path in self._paths:
+            if not path.values(data):
+                return None
+        return self._memo.get(-1) or self._passed()
+
     def _eval(self, data: Any) -> Result:
         missing = [p.source for p in self._paths if not p.find(data)]
         if not missing:
-            return Result(_P, self.kind, "", {"expected": list(self.paths), "missing": []})
+            return self._passed()
         reason = (
             f"Missing field: {missing[0]}"
             if len(missing) == 1
@@ -688,6 +782,9 @@ class HasFields(JsonCheck):
             reason,
             {"path": missing[0], "expected": list(self.paths), "actual": None, "missing": missing},
         )
+
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        return {"expected": list(self.paths), "missing": []}
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -729,6 +826,13 @@ class FieldEquals(JsonCheck):
         self._set("fields", dict(fields))
         self._set("_fields", tuple((compile_path(str(k)), v) for k, v in fields.items()))
 
+    def _quick(self, data: Any) -> Result | None:
+        for path, expected in self._fields:  # one strictly equal value per path
+            values = path.values(data)
+            if len(values) != 1 or not _same_scalar(values[0], expected):
+                return None
+        return self._memo.get(len(self._fields)) or self._passed(len(self._fields))
+
     def _eval(self, data: Any) -> Result:
         bad = _Offenders()
         missing: list[str] = []
@@ -742,9 +846,7 @@ class FieldEquals(JsonCheck):
                 if not json_equal(value, expected):
                     bad.add(path.location(where), value, expected=expected)
         if not bad:
-            return Result(
-                _P, self.kind, "", {"expected": self.fields, "checked": len(self._fields)}
-            )
+            return self._passed(len(self._fields))
         first = bad.first
         assert first is not None
         if first.get("missing"):
@@ -756,6 +858,9 @@ class FieldEquals(JsonCheck):
         return Result(
             _F, self.kind, reason + bad.more(), bad.details(first["expected"], len(self._fields))
         )
+
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        return {"expected": self.fields, "checked": n}
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -795,6 +900,9 @@ class FieldContains(_PathCheck):
         self._set("case_sensitive", bool(case_sensitive))
         self._set("_needle", text if case_sensitive else text.lower())
 
+    def _expected(self) -> Any:
+        return self.text
+
     def _has(self, value: Any) -> bool:
         if isinstance(value, str):
             return self._needle in (value if self.case_sensitive else value.lower())
@@ -811,9 +919,7 @@ class FieldContains(_PathCheck):
             if not self._has(value):
                 bad.add(self._path.location(where), value, _index(where))
         if not bad:
-            return Result(
-                _P, self.kind, "", {"path": self.path, "expected": self.text, "checked": len(found)}
-            )
+            return self._passed(len(found))
         first = bad.first
         assert first is not None
         return Result(
@@ -840,23 +946,25 @@ class _EachValue(_PathCheck):
     def _ok(self, value: Any) -> bool:
         raise NotImplementedError
 
+    def _all_ok(self, values: list[Any]) -> bool:
+        """Whether `_ok` holds for every value (subclasses inline it in a loop)."""
+        return all(map(self._ok, values))
+
     def _reason(self, location: str, value: Any, index: int | None) -> str:
         raise NotImplementedError
 
-    def _expected(self) -> Any:
-        raise NotImplementedError
+    def _quick(self, data: Any) -> Result | None:
+        values = self._path.values(data)
+        if (values or self._path.fans_out) and self._all_ok(values):
+            return self._memo.get(len(values)) or self._passed(len(values))
+        return None
 
     def _eval(self, data: Any) -> Result:
         values = self._path.values(data)
         if not values and not self._path.fans_out:
             return self._missing(self.path, self._expected())
-        if all(map(self._ok, values)):  # the common case: no locations needed
-            return Result(
-                _P,
-                self.kind,
-                "",
-                {"path": self.path, "expected": self._expected(), "checked": len(values)},
-            )
+        if all(map(self._ok, values)):
+            return self._passed(len(values))
         found = self._path.find(data)
         ok = self._ok
         bad = _Offenders()
@@ -903,6 +1011,16 @@ class AllMatch(_EachValue):
     def __setstate__(self, state: Mapping[str, Any]) -> None:
         super().__setstate__(state)
         object.__setattr__(self, "_ok", equal_to(self.value))
+
+    def _all_ok(self, values: list[Any]) -> bool:
+        expected = self.value
+        kind = type(expected)
+        if kind is str:  # strict equality: a string equals only a string
+            for value in values:  # noqa: SIM110 - a plain loop: no generator on the hot path
+                if type(value) is not str or value != expected:
+                    return False
+            return True
+        return all(map(self._ok, values))
 
     def _reason(self, location: str, value: Any, index: int | None) -> str:
         return f"Found non-matching item: {show(value)} at {location}"
@@ -996,6 +1114,9 @@ class _PatternEach(_PathCheck):
         self._set("_compiled", compile_regex(regex, self.kind, regex_timeout))
         self._set("_prefixes", literal_prefixes(regex))
 
+    def _expected(self) -> Any:
+        return self.regex
+
     def _all_search(self, values: list[Any]) -> bool:
         """Whether every value matches (or, for `none_*`, none does); False on a timeout."""
         search = self._compiled.search
@@ -1009,24 +1130,30 @@ class _PatternEach(_PathCheck):
             return False  # the slow path reports where
         return True
 
-    def _eval(self, data: Any) -> Result:
+    def _quick(self, data: Any) -> Result | None:
         values = self._path.values(data)
         if not values and not self._path.fans_out:
+            return None
+        prefixes = self._prefixes
+        if prefixes is None:
+            if not self._all_search(values):
+                return None
+        else:
+            want = self.should_match
+            for value in values:
+                if type(value) is not str:
+                    if not self._all_search(values):
+                        return None
+                    break
+                if value.startswith(prefixes) is not want:
+                    return None
+        return self._memo.get(len(values)) or self._passed(len(values))
+
+    def _eval(self, data: Any) -> Result:
+        if not self._path.fans_out and not self._path.values(data):
             return self._missing(self.path, self.regex)
         search = self._compiled.search
         want = self.should_match
-        prefixes = self._prefixes
-        if prefixes is not None and all(type(v) is str for v in values):
-            passed = all(v.startswith(prefixes) is want for v in values)
-        else:
-            passed = self._all_search(values)
-        if passed:
-            return Result(
-                _P,
-                self.kind,
-                "",
-                {"path": self.path, "expected": self.regex, "checked": len(values)},
-            )
         found = self._path.find(data)
         bad: _Offenders | None = None
         for value, where in found:
@@ -1044,12 +1171,7 @@ class _PatternEach(_PathCheck):
                     bad = _Offenders()
                 bad.add(self._path.location(where), value, _index(where))
         if bad is None:
-            return Result(
-                _P,
-                self.kind,
-                "",
-                {"path": self.path, "expected": self.regex, "checked": len(found)},
-            )
+            return self._passed(len(found))
         first = bad.first
         assert first is not None
         word, where_text = _subject_words(first["path"])
@@ -1208,7 +1330,7 @@ class ArrayContains(_PathCheck):
         assert self.values is not None
         missing = [v for v in self.values if not any(json_equal(v, item) for item in array)]
         if not missing:
-            return Result(_P, self.kind, "", {"path": self.path, "expected": self.values})
+            return self._passed()
         reason = f"{self.path} does not contain {', '.join(show(v) for v in missing)}"
         return Result(
             _F,
@@ -1216,6 +1338,9 @@ class ArrayContains(_PathCheck):
             reason,
             {"path": self.path, "expected": self.values, "actual": array, "missing": missing},
         )
+
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        return {"path": self.path, "expected": self.values}
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -1244,6 +1369,22 @@ class _Tags(JsonCheck):
         """Return why result `index` with `tags` breaks the check, or None."""
         raise NotImplementedError
 
+    def _fine(self, tags: list[Any]) -> bool:
+        """Whether a result with the list `tags` satisfies the check (`_problem` is None)."""
+        raise NotImplementedError
+
+    def _quick(self, data: Any) -> Result | None:
+        results = data.get("results") if type(data) is dict else None
+        if type(results) is not list:
+            return None
+        fine = self._fine
+        for item in results:  # every result has a list of tags, and it satisfies the check
+            meta = item.get("metadata") if type(item) is dict else None
+            tags = meta.get("tags") if type(meta) is dict else None
+            if type(tags) is not list or not fine(tags):
+                return None
+        return self._memo.get(len(results)) or self._passed(len(results))
+
     def _eval(self, data: Any) -> Result:
         results = data.get("results") if isinstance(data, dict) else None
         if not isinstance(results, list):
@@ -1268,19 +1409,16 @@ class _Tags(JsonCheck):
                 if bad is None:
                     bad = _Offenders()
                 bad.add(f"results[{i}].metadata.tags", tags, i, reason=problem)
-        expected = list(self.tags)
         if bad is None:
-            return Result(
-                _P,
-                self.kind,
-                "",
-                {"path": "results[*].metadata.tags", "expected": expected, "checked": len(results)},
-            )
+            return self._passed(len(results))
         first = bad.first
         assert first is not None
         return Result(
-            _F, self.kind, first["reason"] + bad.more(), bad.details(expected, len(results))
+            _F, self.kind, first["reason"] + bad.more(), bad.details(list(self.tags), len(results))
         )
+
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        return {"path": "results[*].metadata.tags", "expected": list(self.tags), "checked": n}
 
 
 @register
@@ -1302,6 +1440,12 @@ class AllHaveTags(_Tags):
     def _problem(self, index: int, tags: list[Any]) -> str | None:
         missing = next((t for t in self.tags if t not in tags), None)
         return None if missing is None else f"Result {index} missing required tag: '{missing}'"
+
+    def _fine(self, tags: list[Any]) -> bool:
+        for tag in self.tags:  # noqa: SIM110 - a plain loop: no generator on the hot path
+            if tag not in tags:
+                return False
+        return True
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -1326,6 +1470,12 @@ class NoneHaveTags(_Tags):
         found = next((t for t in self.tags if t in tags), None)
         return None if found is None else f"Result {index} has excluded tag: '{found}'"
 
+    def _fine(self, tags: list[Any]) -> bool:
+        for tag in self.tags:  # noqa: SIM110 - a plain loop: no generator on the hot path
+            if tag in tags:
+                return False
+        return True
+
     def describe(self) -> str:
         """Describe the requirement."""
         return "no result has tags " + ", ".join(show(t) for t in self.tags)
@@ -1346,8 +1496,11 @@ class EachHasAnyTag(_Tags):
     kind = "expect_each_has_any_tag"
     dialect_names = {"expect": "each_has_any_tag"}
 
+    def _fine(self, tags: list[Any]) -> bool:
+        return any(t in self._set_tags for t in tags if isinstance(t, str))
+
     def _problem(self, index: int, tags: list[Any]) -> str | None:
-        if any(t in self._set_tags for t in tags if isinstance(t, str)):
+        if self._fine(tags):
             return None
         return f"Result {index} has none of the tags: " + ", ".join(show(t) for t in self.tags)
 
@@ -1361,6 +1514,7 @@ class EachHasAnyTag(_Tags):
 _DATE_ONLY = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\s*$")
 _DATE_PREFIX = re.compile(r"^\s*\d{4}-\d{2}-\d{2}")
 _UTC = _dt.UTC
+_FROM_ISO = _dt.datetime.fromisoformat
 
 
 def parse_date(value: Any, *, end_of_day: bool = False) -> _dt.datetime | None:
@@ -1423,26 +1577,26 @@ class _Dates(_PathCheck):
     def _date_reason(self, day: str, location: str, ctx: Any) -> str:
         raise NotImplementedError
 
-    def _expected(self) -> Any:
-        raise NotImplementedError
+    def _all_dates_ok(self, values: list[Any], ctx: Any) -> bool:
+        """Whether every value is a date satisfying `_ok_date` (the common case)."""
+        ok = self._ok_date
+        for value in values:
+            when = parse_date(value)
+            if when is None or not ok(when, value, ctx):
+                return False
+        return True
+
+    def _quick(self, data: Any) -> Result | None:
+        values = self._path.values(data)
+        if (values or self._path.fans_out) and self._all_dates_ok(values, self._context()):
+            return self._memo.get(len(values)) or self._passed(len(values))
+        return None
 
     def _eval(self, data: Any) -> Result:
         values = self._path.values(data)
         if not values and not self._path.fans_out:
             return self._missing(self.path, self._expected())
         ctx = self._context()
-        ok = self._ok_date
-        for value in values:
-            when = parse_date(value)
-            if when is None or not ok(when, value, ctx):
-                break
-        else:
-            return Result(
-                _P,
-                self.kind,
-                "",
-                {"path": self.path, "expected": self._expected(), "checked": len(values)},
-            )
         found = self._path.find(data)
         bad: _Offenders | None = None
         first_reason = ""
@@ -1462,12 +1616,7 @@ class _Dates(_PathCheck):
                 location, value, _index(where), **({} if when is not None else {"not_a_date": True})
             )
         if bad is None:
-            return Result(
-                _P,
-                self.kind,
-                "",
-                {"path": self.path, "expected": self._expected(), "checked": len(found)},
-            )
+            return self._passed(len(found))
         return Result(
             _F, self.kind, first_reason + bad.more(), bad.details(self._expected(), len(found))
         )
@@ -1516,6 +1665,21 @@ class AllDatesBetween(_Dates):
 
     def _ok_date(self, when: _dt.datetime, raw: str, ctx: Any) -> bool:
         return self._start <= when <= self._end
+
+    def _all_dates_ok(self, values: list[Any], ctx: Any) -> bool:
+        start, end = self._start, self._end
+        for value in values:
+            if type(value) is not str:
+                return super()._all_dates_ok(values, ctx)
+            try:
+                when = _FROM_ISO(value)
+            except ValueError:  # not ISO 8601: python-dateutil may still read it
+                return super()._all_dates_ok(values, ctx)
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=_UTC)  # naive means UTC, as in parse_date
+            if not start <= when <= end:  # aware datetimes compare as instants
+                return False
+        return True
 
     def _date_reason(self, day: str, location: str, ctx: Any) -> str:
         return (
@@ -1685,6 +1849,16 @@ class _Range(_PathCheck):
             return False
         return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
 
+    def _all_ok(self, values: list[Any]) -> bool:
+        low = -math.inf if self.min is None else self.min
+        high = math.inf if self.max is None else self.max
+        for value in values:
+            kind = type(value)
+            # NaN fails `low <= value`, as `_ok` rejects it: the two always agree
+            if (kind is not int and kind is not float) or not low <= value <= high:
+                return False
+        return True
+
     def _range_text(self) -> str:
         low = "-inf" if self.min is None else show(self.min)
         high = "inf" if self.max is None else show(self.max)
@@ -1759,6 +1933,15 @@ class SortedDesc(_PathCheck):
     dialect_names = {"expect": "sorted_desc"}
     params = (_PATH,)
 
+    def _expected(self) -> Any:
+        return "descending"
+
+    def _quick(self, data: Any) -> Result | None:
+        values = self._path.values(data)
+        if (values or self._path.fans_out) and _descending_numbers(values):
+            return self._memo.get(len(values)) or self._passed(len(values))
+        return None
+
     def _eval(self, data: Any) -> Result:
         values = self._path.values(data)
         if not values and not self._path.fans_out:
@@ -1779,12 +1962,7 @@ class SortedDesc(_PathCheck):
                     _, where = found[i]
                     bad.add(self._path.location(where), values[i], i, previous=values[i - 1])
         if not bad:
-            return Result(
-                _P,
-                self.kind,
-                "",
-                {"path": self.path, "expected": "descending", "checked": len(values)},
-            )
+            return self._passed(len(values))
         first = bad.first
         assert first is not None
         reason = (
@@ -1796,6 +1974,17 @@ class SortedDesc(_PathCheck):
     def describe(self) -> str:
         """Describe the requirement."""
         return f"{self.path} sorted descending"
+
+
+def _descending_numbers(values: list[Any]) -> bool:
+    """Whether the values are all numbers (not NaN) that never increase: the common case."""
+    previous: Any = math.inf
+    for value in values:
+        kind = type(value)
+        if (kind is not int and kind is not float) or value != value or value > previous:
+            return False
+        previous = value
+    return True
 
 
 # -- schema --------------------------------------------------------------------------------
@@ -1912,10 +2101,13 @@ class ResultsMatchSchema(JsonCheck):
                     first_reason = reason
                 bad.add(location, value, i, reason=reason)
         if not bad:
-            return Result(_P, self.kind, "", {"expected": self.schema, "checked": len(results)})
+            return self._passed(len(results))
         return Result(
             _F, self.kind, first_reason + bad.more(), bad.details(self.schema, len(results))
         )
+
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        return {"expected": self.schema, "checked": n}
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -2183,17 +2375,7 @@ class IfSensitiveResults(_Conditional):
             elif self.value is not None and not json_equal(found[0][0], self.value):
                 bad.add(location, found[0][0], i)
         if not bad:
-            return Result(
-                _P,
-                self.kind,
-                "",
-                {
-                    "condition": True,
-                    "path": self.has_field,
-                    "expected": self.value,
-                    "checked": len(sensitive),
-                },
-            )
+            return self._passed(len(sensitive))
         first = bad.first
         assert first is not None
         reason = (
@@ -2210,6 +2392,9 @@ class IfSensitiveResults(_Conditional):
 
     def _condition_words(self) -> str:
         return "if some result is sensitive"
+
+    def _pass_details(self, n: int) -> dict[str, Any]:
+        return {"condition": True, "path": self.has_field, "expected": self.value, "checked": n}
 
     def describe(self) -> str:
         """Describe the rule."""

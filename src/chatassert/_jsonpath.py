@@ -50,16 +50,19 @@ class JsonPath:
         fans_out: Whether the path may select several values (`[*]`, or a JSONPath wildcard,
             recursive descent, filter or slice); a path that does not fan out names one field,
             and a check over it reports that field as missing rather than passing vacuously.
+        values: `values(doc)` returns the values `find` would, without their locations: a
+            function specialised for the path's shape when it was compiled (the fast path of
+            checks).
     """
 
-    __slots__ = ("_finder", "_parts", "_steps", "_values", "fans_out", "source")
+    __slots__ = ("_finder", "_parts", "_steps", "fans_out", "source", "values")
 
     source: str
     fans_out: bool
     _steps: tuple[_Step, ...]
     _parts: tuple[str, ...]
     _finder: Callable[[Any], list[tuple[Any, Where]]]
-    _values: Callable[[Any], list[Any]]
+    values: Callable[[Any], list[Any]]
 
     def __init__(self, source: str) -> None:
         if not isinstance(source, str):
@@ -75,7 +78,7 @@ class JsonPath:
             set_(self, "fans_out", any(c in text for c in ("*", "..", "?", ":")))
             finder = _compile_jsonpath(text)
             set_(self, "_finder", finder)
-            set_(self, "_values", lambda doc: [v for v, _ in finder(doc)])
+            set_(self, "values", lambda doc: [v for v, _ in finder(doc)])
             return
         steps = _parse(text)
         set_(self, "_steps", steps)
@@ -87,7 +90,7 @@ class JsonPath:
             set_(self, "_finder", self._find_one)
         else:
             set_(self, "_finder", self._find_all)
-        set_(self, "_values", _values_function(steps, self._finder))
+        set_(self, "values", _values_function(steps, self._finder))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("JsonPath is immutable")
@@ -109,10 +112,6 @@ class JsonPath:
     def find(self, doc: Any) -> list[tuple[Any, Where]]:
         """Return every `(value, where)` the path selects in `doc`, in document order."""
         return self._finder(doc)
-
-    def values(self, doc: Any) -> list[Any]:
-        """Return the values `find` would, without their locations (the fast path of checks)."""
-        return self._values(doc)
 
     def get(self, doc: Any) -> Any:
         """Return the single value at the path, or `MISSING` (the first value of a fan-out)."""
@@ -200,16 +199,29 @@ def _values_function(
         at = steps.index(_ALL)
         prefix = tuple(str(s) for s in steps[:at])
         suffix = tuple(str(s) for s in steps[at + 1 :])
+        first, second = (*suffix, "", "")[:2]
 
         def one_wildcard(doc: Any) -> list[Any]:
-            array = _walk_keys(doc, prefix)
+            # Inline loops, no call per item: this runs for most checks of an expect suite.
+            array = doc
+            for key in prefix:
+                if not isinstance(array, dict) or key not in array:
+                    return []
+                array = array[key]
             if not isinstance(array, list):
                 return []
             if not suffix:
                 return list(array)
             if len(suffix) == 1:
-                key = suffix[0]
-                return [item[key] for item in array if isinstance(item, dict) and key in item]
+                return [item[first] for item in array if isinstance(item, dict) and first in item]
+            if len(suffix) == 2:
+                return [
+                    inner[second]
+                    for item in array
+                    if isinstance(item, dict)
+                    and isinstance(inner := item.get(first), dict)
+                    and second in inner
+                ]
             out = []
             for item in array:
                 value = _walk_keys(item, suffix)
