@@ -167,6 +167,9 @@ def show(value: Any, width: int = 80) -> str:
     """Render a JSON value for a reason: strings in single quotes, the rest as JSON."""
     if isinstance(value, str):
         return f"'{shorten(value, width)}'"
+    kind = type(value)
+    if kind is int or (kind is float and math.isfinite(value)):
+        return shorten(repr(value), width)  # what json.dumps writes, without its machinery
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except ValueError:
@@ -175,7 +178,8 @@ def show(value: Any, width: int = 80) -> str:
 
 
 def _is_number(value: Any) -> bool:
-    return type(value) in (int, float) and not (type(value) is float and math.isnan(value))
+    kind = type(value)
+    return kind is int or (kind is float and value == value)  # NaN is not a number here
 
 
 def _index(where: Where) -> int | None:
@@ -274,20 +278,28 @@ class _Offenders:
 
 # -- the base class ------------------------------------------------------------------------
 
+QuickTest = Callable[[Any], "Result | None"]
+"""A check's quick test: the shared passing result when `data` certainly passes, else None."""
+
+
+def _never(data: Any) -> Result | None:
+    return None
+
 
 class JsonCheck(Assertion):
     """Base of the checks on a JSON response: coerce the subject, then evaluate `_eval`.
 
     A subject that is not JSON gives an `error` result.
 
-    Checks run in two steps. `_quick` answers the common case, a pass, in one tight loop and
-    returns the shared passing result (see `Result.shared`); it returns None whenever it is
-    not certain, and `_eval` then does the full evaluation that explains a failure with
-    locations and offending items. `_eval` asks `_quick` first, so the two never disagree
-    about what passes.
+    Checks run in two steps. The quick test answers the common case, a pass: compiled once per
+    check into a closure over its settings (`_compile_quick`), it runs one tight loop and
+    returns the shared passing result (see `Result.shared`), or None whenever it is not
+    certain. `_eval` is the full evaluation, which explains a failure with locations and
+    offending items; it is complete on its own, and the tests hold the two to agree on
+    every pass.
     """
 
-    __slots__ = ("_memo",)
+    __slots__ = ("_memo", "_quick")
     level = "json"
     dialect_names: ClassVar[dict[str, str]] = {}
     expect_form: ClassVar[str] = "value"
@@ -295,25 +307,36 @@ class JsonCheck(Assertion):
     param), `fields` (a mapping of params), `text` (a string, or a mapping of params),
     `field_equals`, or `expect` (nested expect objects)."""
     _memo: dict[int, Result]
+    _quick: QuickTest | None
 
     def __init__(self, *, message: str | None = None) -> None:
         super().__init__(message=message)
         self._set("_memo", {})
+        self._set("_quick", None)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state["_quick"] = None  # a closure: compiled again on first use
+        return state
 
     def check(self, subject: object, /) -> Result:
         """Check `subject` and return the result tree (see `Assertion.check`)."""
         if type(subject) is dict:  # the hot path of a suite: answer a pass without layers
+            quick = self._quick
+            if quick is None:
+                quick = self._compile_quick()
+                self._set("_quick", quick)
             try:
-                result = self._quick(subject)
+                result = quick(subject)
             except Exception:  # let the full evaluation report it
                 result = None
             if result is not None:
                 return result
         return super().check(subject)
 
-    def _quick(self, data: Any) -> Result | None:
-        """The shared passing result if `data` certainly passes (cheaply told), else None."""
-        return None
+    def _compile_quick(self) -> QuickTest:
+        """Build the quick test: a closure over this check's settings (see the class doc)."""
+        return _never
 
     def _check(self, subject: object) -> Result:
         if type(subject) is dict:
@@ -370,6 +393,28 @@ class _PathCheck(JsonCheck):
     def _pass_details(self, n: int) -> dict[str, Any]:
         return {"path": self.path, "expected": self._expected(), "checked": n}
 
+    def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
+        """A function telling whether every value at the path passes, or None (no quick test).
+
+        It may say False when unsure: the full evaluation then decides.
+        """
+        return None
+
+    def _compile_quick(self) -> QuickTest:
+        all_ok = self._all_ok_function()
+        if all_ok is None:
+            return _never
+        values_of, fans_out = self._path.values, self._path.fans_out
+        memo_get, passed = self._memo.get, self._passed
+
+        def quick(data: Any) -> Result | None:
+            values = values_of(data)
+            if (values or fans_out) and all_ok(values):  # a single field must exist
+                return memo_get(len(values)) or passed(len(values))
+            return None
+
+        return quick
+
 
 _PATH = Param("path", "str", required=True, doc="a path: a.b, a[*].b, a[0].b, or $ JSONPath")
 
@@ -393,11 +438,14 @@ class _FieldIs(JsonCheck):
     def _pass_details(self, n: int) -> dict[str, Any]:
         return {"path": self.field, "expected": self.value, "actual": self.value}
 
-    def _quick(self, data: Any) -> Result | None:
-        actual = self._actual(data)
-        if type(actual) is type(self.value) and actual == self.value:
-            return self._memo.get(-1) or self._passed()
-        return None
+    def _compile_quick(self) -> QuickTest:
+        actual_of, expected, kind, ok = self._actual, self.value, type(self.value), self._passed()
+
+        def quick(data: Any) -> Result | None:
+            actual = actual_of(data)
+            return ok if type(actual) is kind and actual == expected else None
+
+        return quick
 
     def _eval(self, data: Any) -> Result:
         actual = self._actual(data)
@@ -551,11 +599,16 @@ class _StringFieldContains(_TextContains):
     def _pass_details(self, n: int) -> dict[str, Any]:
         return {"path": self.field, "expected": self.value}
 
-    def _quick(self, data: Any) -> Result | None:
-        text = data.get(self.field) if type(data) is dict else None
-        if type(text) is str and self._needle in (text if self.case_sensitive else text.lower()):
-            return self._memo.get(-1) or self._passed()
-        return None
+    def _compile_quick(self) -> QuickTest:
+        field, needle, exact, ok = self.field, self._needle, self.case_sensitive, self._passed()
+
+        def quick(data: Any) -> Result | None:
+            text = data.get(field) if type(data) is dict else None
+            if type(text) is str and needle in (text if exact else text.lower()):
+                return ok
+            return None
+
+        return quick
 
     def _eval(self, data: Any) -> Result:
         actual = data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
@@ -631,11 +684,16 @@ class _ResultsCount(JsonCheck):
     def _ok(self, n: int) -> bool:
         raise NotImplementedError
 
-    def _quick(self, data: Any) -> Result | None:
-        results = data.get("results") if type(data) is dict else None
-        if type(results) is list and self._ok(len(results)):
-            return self._memo.get(len(results)) or self._passed(len(results))
-        return None
+    def _compile_quick(self) -> QuickTest:
+        ok, memo_get, passed = self._ok, self._memo.get, self._passed
+
+        def quick(data: Any) -> Result | None:
+            results = data.get("results") if type(data) is dict else None
+            if type(results) is list and ok(len(results)):
+                return memo_get(len(results)) or passed(len(results))
+            return None
+
+        return quick
 
     def _eval(self, data: Any) -> Result:
         results = data.get("results", MISSING) if isinstance(data, dict) else MISSING
@@ -761,11 +819,16 @@ class HasFields(JsonCheck):
         self._set("paths", _strings(self.kind, paths))
         self._set("_paths", tuple(compile_path(p) for p in self.paths))
 
-    def _quick(self, data: Any) -> Result | None:
-        for path in self._paths:
-            if not path.values(data):
-                return None
-        return self._memo.get(-1) or self._passed()
+    def _compile_quick(self) -> QuickTest:
+        finders, ok = tuple(p.values for p in self._paths), self._passed()
+
+        def quick(data: Any) -> Result | None:
+            for values_of in finders:
+                if not values_of(data):
+                    return None
+            return ok
+
+        return quick
 
     def _eval(self, data: Any) -> Result:
         missing = [p.source for p in self._paths if not p.find(data)]
@@ -826,12 +889,18 @@ class FieldEquals(JsonCheck):
         self._set("fields", dict(fields))
         self._set("_fields", tuple((compile_path(str(k)), v) for k, v in fields.items()))
 
-    def _quick(self, data: Any) -> Result | None:
-        for path, expected in self._fields:  # one strictly equal value per path
-            values = path.values(data)
-            if len(values) != 1 or not _same_scalar(values[0], expected):
-                return None
-        return self._memo.get(len(self._fields)) or self._passed(len(self._fields))
+    def _compile_quick(self) -> QuickTest:
+        fields = tuple((path.values, expected) for path, expected in self._fields)
+        ok = self._passed(len(fields))
+
+        def quick(data: Any) -> Result | None:
+            for values_of, expected in fields:  # one strictly equal value per path
+                values = values_of(data)
+                if len(values) != 1 or not _same_scalar(values[0], expected):
+                    return None
+            return ok
+
+        return quick
 
     def _eval(self, data: Any) -> Result:
         bad = _Offenders()
@@ -946,25 +1015,17 @@ class _EachValue(_PathCheck):
     def _ok(self, value: Any) -> bool:
         raise NotImplementedError
 
-    def _all_ok(self, values: list[Any]) -> bool:
-        """Whether `_ok` holds for every value (subclasses inline it in a loop)."""
-        return all(map(self._ok, values))
-
     def _reason(self, location: str, value: Any, index: int | None) -> str:
         raise NotImplementedError
 
-    def _quick(self, data: Any) -> Result | None:
-        values = self._path.values(data)
-        if (values or self._path.fans_out) and self._all_ok(values):
-            return self._memo.get(len(values)) or self._passed(len(values))
-        return None
+    def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
+        ok = self._ok
+        return lambda values: all(map(ok, values))
 
     def _eval(self, data: Any) -> Result:
         values = self._path.values(data)
         if not values and not self._path.fans_out:
             return self._missing(self.path, self._expected())
-        if all(map(self._ok, values)):
-            return self._passed(len(values))
         found = self._path.find(data)
         ok = self._ok
         bad = _Offenders()
@@ -972,7 +1033,8 @@ class _EachValue(_PathCheck):
             if not ok(value):
                 bad.add(self._path.location(where), value, _index(where))
         first = bad.first
-        assert first is not None
+        if first is None:
+            return self._passed(len(found))
         return Result(
             _F,
             self.kind,
@@ -1012,15 +1074,18 @@ class AllMatch(_EachValue):
         super().__setstate__(state)
         object.__setattr__(self, "_ok", equal_to(self.value))
 
-    def _all_ok(self, values: list[Any]) -> bool:
+    def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
         expected = self.value
-        kind = type(expected)
-        if kind is str:  # strict equality: a string equals only a string
+        if type(expected) is not str:
+            return super()._all_ok_function()
+
+        def all_equal(values: list[Any]) -> bool:  # strict: a string equals only a string
             for value in values:  # noqa: SIM110 - a plain loop: no generator on the hot path
                 if type(value) is not str or value != expected:
                     return False
             return True
-        return all(map(self._ok, values))
+
+        return all_equal
 
     def _reason(self, location: str, value: Any, index: int | None) -> str:
         return f"Found non-matching item: {show(value)} at {location}"
@@ -1130,24 +1195,20 @@ class _PatternEach(_PathCheck):
             return False  # the slow path reports where
         return True
 
-    def _quick(self, data: Any) -> Result | None:
-        values = self._path.values(data)
-        if not values and not self._path.fans_out:
-            return None
-        prefixes = self._prefixes
+    def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
+        prefixes, want, all_search = self._prefixes, self.should_match, self._all_search
         if prefixes is None:
-            if not self._all_search(values):
-                return None
-        else:
-            want = self.should_match
+            return all_search
+
+        def all_prefixed(values: list[Any]) -> bool:  # `^literal` patterns: no regex engine
             for value in values:
                 if type(value) is not str:
-                    if not self._all_search(values):
-                        return None
-                    break
+                    return all_search(values)
                 if value.startswith(prefixes) is not want:
-                    return None
-        return self._memo.get(len(values)) or self._passed(len(values))
+                    return False
+            return True
+
+        return all_prefixed
 
     def _eval(self, data: Any) -> Result:
         if not self._path.fans_out and not self._path.values(data):
@@ -1373,17 +1434,21 @@ class _Tags(JsonCheck):
         """Whether a result with the list `tags` satisfies the check (`_problem` is None)."""
         raise NotImplementedError
 
-    def _quick(self, data: Any) -> Result | None:
-        results = data.get("results") if type(data) is dict else None
-        if type(results) is not list:
-            return None
-        fine = self._fine
-        for item in results:  # every result has a list of tags, and it satisfies the check
-            meta = item.get("metadata") if type(item) is dict else None
-            tags = meta.get("tags") if type(meta) is dict else None
-            if type(tags) is not list or not fine(tags):
+    def _compile_quick(self) -> QuickTest:
+        fine, memo_get, passed = self._fine, self._memo.get, self._passed
+
+        def quick(data: Any) -> Result | None:
+            results = data.get("results") if type(data) is dict else None
+            if type(results) is not list:
                 return None
-        return self._memo.get(len(results)) or self._passed(len(results))
+            for item in results:  # every result has a list of tags that satisfies the check
+                meta = item.get("metadata") if type(item) is dict else None
+                tags = meta.get("tags") if type(meta) is dict else None
+                if type(tags) is not list or not fine(tags):
+                    return None
+            return memo_get(len(results)) or passed(len(results))
+
+        return quick
 
     def _eval(self, data: Any) -> Result:
         results = data.get("results") if isinstance(data, dict) else None
@@ -1586,11 +1651,8 @@ class _Dates(_PathCheck):
                 return False
         return True
 
-    def _quick(self, data: Any) -> Result | None:
-        values = self._path.values(data)
-        if (values or self._path.fans_out) and self._all_dates_ok(values, self._context()):
-            return self._memo.get(len(values)) or self._passed(len(values))
-        return None
+    def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
+        return lambda values: self._all_dates_ok(values, self._context())
 
     def _eval(self, data: Any) -> Result:
         values = self._path.values(data)
@@ -1666,20 +1728,25 @@ class AllDatesBetween(_Dates):
     def _ok_date(self, when: _dt.datetime, raw: str, ctx: Any) -> bool:
         return self._start <= when <= self._end
 
-    def _all_dates_ok(self, values: list[Any], ctx: Any) -> bool:
-        start, end = self._start, self._end
-        for value in values:
-            if type(value) is not str:
-                return super()._all_dates_ok(values, ctx)
-            try:
-                when = _FROM_ISO(value)
-            except ValueError:  # not ISO 8601: python-dateutil may still read it
-                return super()._all_dates_ok(values, ctx)
-            if when.tzinfo is None:
-                when = when.replace(tzinfo=_UTC)  # naive means UTC, as in parse_date
-            if not start <= when <= end:  # aware datetimes compare as instants
-                return False
-        return True
+    def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
+        start, end, general = self._start, self._end, super()._all_ok_function()
+        assert general is not None
+
+        def all_between(values: list[Any]) -> bool:
+            for value in values:
+                if type(value) is not str:
+                    return general(values)
+                try:
+                    when = _FROM_ISO(value)
+                except ValueError:  # not ISO 8601: python-dateutil may still read it
+                    return general(values)
+                if when.tzinfo is None:
+                    when = when.replace(tzinfo=_UTC)  # naive means UTC, as in parse_date
+                if not start <= when <= end:  # aware datetimes compare as instants
+                    return False
+            return True
+
+        return all_between
 
     def _date_reason(self, day: str, location: str, ctx: Any) -> str:
         return (
@@ -1849,15 +1916,19 @@ class _Range(_PathCheck):
             return False
         return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
 
-    def _all_ok(self, values: list[Any]) -> bool:
+    def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
         low = -math.inf if self.min is None else self.min
         high = math.inf if self.max is None else self.max
-        for value in values:
-            kind = type(value)
-            # NaN fails `low <= value`, as `_ok` rejects it: the two always agree
-            if (kind is not int and kind is not float) or not low <= value <= high:
-                return False
-        return True
+
+        def all_in_range(values: list[Any]) -> bool:
+            for value in values:
+                kind = type(value)
+                # NaN fails `low <= value`, as `_ok` rejects it: the two always agree
+                if (kind is not int and kind is not float) or not low <= value <= high:
+                    return False
+            return True
+
+        return all_in_range
 
     def _range_text(self) -> str:
         low = "-inf" if self.min is None else show(self.min)
@@ -1936,11 +2007,8 @@ class SortedDesc(_PathCheck):
     def _expected(self) -> Any:
         return "descending"
 
-    def _quick(self, data: Any) -> Result | None:
-        values = self._path.values(data)
-        if (values or self._path.fans_out) and _descending_numbers(values):
-            return self._memo.get(len(values)) or self._passed(len(values))
-        return None
+    def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
+        return _descending_numbers
 
     def _eval(self, data: Any) -> Result:
         values = self._path.values(data)

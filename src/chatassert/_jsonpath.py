@@ -88,6 +88,8 @@ class JsonPath:
             set_(self, "_finder", self._find_key)
         elif _ALL not in steps:
             set_(self, "_finder", self._find_one)
+        elif (around := _one_wildcard(steps)) is not None:
+            set_(self, "_finder", _one_wildcard_finder(*around))
         else:
             set_(self, "_finder", self._find_all)
         set_(self, "values", _values_function(steps, self._finder))
@@ -182,6 +184,33 @@ def _walk_keys(node: Any, keys: tuple[str, ...]) -> Any:
     return node
 
 
+def _one_wildcard(steps: tuple[_Step, ...]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The keys before and after the one `[*]` of a path like `a.b[*].c.d`, else None."""
+    if steps.count(_ALL) != 1 or not all(type(s) is str for s in steps if s is not _ALL):
+        return None
+    at = steps.index(_ALL)
+    return tuple(str(s) for s in steps[:at]), tuple(str(s) for s in steps[at + 1 :])
+
+
+def _one_wildcard_finder(
+    prefix: tuple[str, ...], suffix: tuple[str, ...]
+) -> Callable[[Any], list[tuple[Any, Where]]]:
+    """`find` for the common shape `a[*].b.c`: one loop, each value with its item's index."""
+
+    def find(doc: Any) -> list[tuple[Any, Where]]:
+        array = _walk_keys(doc, prefix)
+        if not isinstance(array, list):
+            return []
+        out: list[tuple[Any, Where]] = []
+        for i, item in enumerate(array):
+            value = _walk_keys(item, suffix)
+            if value is not MISSING:
+                out.append((value, (i,)))
+        return out
+
+    return find
+
+
 def _values_function(
     steps: tuple[_Step, ...], finder: Callable[[Any], list[tuple[Any, Where]]]
 ) -> Callable[[Any], list[Any]]:
@@ -195,26 +224,25 @@ def _values_function(
             return [] if value is MISSING else [value]
 
         return keys_only
-    if steps.count(_ALL) == 1 and all(type(s) is str for s in steps if s is not _ALL):
-        at = steps.index(_ALL)
-        prefix = tuple(str(s) for s in steps[:at])
-        suffix = tuple(str(s) for s in steps[at + 1 :])
+    around = _one_wildcard(steps)
+    if around is not None:
+        prefix, suffix = around
         first, second = (*suffix, "", "")[:2]
 
+        one_key = prefix[0] if len(prefix) == 1 else None
+        shape = min(len(suffix), 3)
+
         def one_wildcard(doc: Any) -> list[Any]:
-            # Inline loops, no call per item: this runs for most checks of an expect suite.
-            array = doc
-            for key in prefix:
-                if not isinstance(array, dict) or key not in array:
-                    return []
-                array = array[key]
+            # No call per item: this runs for most checks of an expect suite.
+            if one_key is not None:
+                array = doc.get(one_key) if isinstance(doc, dict) else None
+            else:
+                array = _walk_keys(doc, prefix)
             if not isinstance(array, list):
                 return []
-            if not suffix:
-                return list(array)
-            if len(suffix) == 1:
+            if shape == 1:
                 return [item[first] for item in array if isinstance(item, dict) and first in item]
-            if len(suffix) == 2:
+            if shape == 2:
                 return [
                     inner[second]
                     for item in array
@@ -222,6 +250,8 @@ def _values_function(
                     and isinstance(inner := item.get(first), dict)
                     and second in inner
                 ]
+            if shape == 0:
+                return list(array)
             out = []
             for item in array:
                 value = _walk_keys(item, suffix)

@@ -93,31 +93,27 @@ class Case:
         """
         start = perf_counter()
         if self._judged:  # one event loop for the whole case: judge calls run concurrently
-            result: Result = run_sync(self._acheck(subject))
-        else:
-            result = self._check(subject)
-        return result._with_field("duration", perf_counter() - start)
-
-    async def acheck(self, subject: object) -> Result:
-        """Check asynchronously: judged assertions of all turns run concurrently."""
-        start = perf_counter()
-        result = await self._acheck(subject)
-        return result._with_field("duration", perf_counter() - start)
-
-    def _check(self, subject: object) -> Result:
+            result: Result = run_sync(self._acheck(subject, start))
+            return result
         if self.subject == "json":
             data = _json_once(subject)
-            return self._finish([a.check(data) for a in self.checks])
+            return self._finish([a.check(data) for a in self.checks], start)
         conversation = as_conversation(subject)
         user_turns = _user_turns(conversation)
         results = [self._turn(i, spec, user_turns) for i, spec in enumerate(self.turns)]
         results += [self._whole(a, a.check(conversation)) for a in self.checks]
-        return self._finish(results)
+        return self._finish(results, start)
 
-    async def _acheck(self, subject: object) -> Result:
+    async def acheck(self, subject: object) -> Result:
+        """Check asynchronously: judged assertions of all turns run concurrently."""
+        return await self._acheck(subject, perf_counter())
+
+    async def _acheck(self, subject: object, start: float) -> Result:
         if self.subject == "json":
             outs = await asyncio.gather(*(a.acheck(subject) for a in self.checks))
-            return self._finish([self._whole(a, r) for a, r in zip(self.checks, outs, strict=True)])
+            return self._finish(
+                [self._whole(a, r) for a, r in zip(self.checks, outs, strict=True)], start
+            )
         conversation = as_conversation(subject)
         user_turns = _user_turns(conversation)
         turn_results = await asyncio.gather(
@@ -125,7 +121,8 @@ class Case:
         )
         whole = await asyncio.gather(*(a.acheck(conversation) for a in self.checks))
         return self._finish(
-            [*turn_results, *(self._whole(a, r) for a, r in zip(self.checks, whole, strict=True))]
+            [*turn_results, *(self._whole(a, r) for a, r in zip(self.checks, whole, strict=True))],
+            start,
         )
 
     def _turn(self, index: int, spec: TurnSpec, user_turns: list[tuple[int, Turn]]) -> Result:
@@ -178,25 +175,46 @@ class Case:
             return result._with_field("location", "conversation")
         return result
 
-    def _finish(self, results: Sequence[Result]) -> Result:
+    def _finish(self, results: Sequence[Result], start: float) -> Result:
+        """The case's result over its parts, timed from `start`."""
         statuses = [r.status for r in results]
         if not self.turns and statuses.count(_P) == len(statuses):  # the common case, quickly
             reason, counts = _all_passed(len(statuses))
-            return Result(_P, "case", reason, counts, message=self.name, children=tuple(results))
+            return Result(
+                _P,
+                "case",
+                reason,
+                counts,
+                message=self.name,
+                children=tuple(results),
+                duration=perf_counter() - start,
+            )
         status = all_status(statuses)
-        counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
-        for leaf_status in _leaf_statuses(results):
-            counts[leaf_status] += 1  # a StrEnum member finds its plain-string key
+        leaves = _leaf_statuses(results) if self.turns else statuses
+        counts = {
+            "passed": leaves.count(_P),
+            "failed": leaves.count(_F),
+            "error": leaves.count(_E),
+            "skipped": leaves.count(_S),
+        }
         if status is _P:
             reason = f"all {counts['passed']} assertions passed"
         else:
-            first = next(r for _, r in _walk(results) if r.status is status and not r.children)
+            first = _cause(results, status)
             what = "failed" if status is _F else "could not be evaluated"
             reason = (
                 f"{counts[status]} assertion{'s' if counts[status] != 1 else ''}"
                 f" {what}; first: {first.label}: {first.reason}"
             )
-        return Result(status, "case", reason, counts, message=self.name, children=tuple(results))
+        return Result(
+            status,
+            "case",
+            reason,
+            counts,
+            message=self.name,
+            children=tuple(results),
+            duration=perf_counter() - start,
+        )
 
 
 @functools.lru_cache(maxsize=64)
@@ -250,8 +268,24 @@ def _user_turns(conversation: Conversation) -> list[tuple[int, Turn]]:
     return [(i, t) for i, t in enumerate(conversation.turns) if t.input is not None]
 
 
-def _walk(results: Sequence[Result]) -> list[tuple[tuple[Result, ...], Result]]:
-    return [pair for r in results for pair in r.walk()]
+def _cause(results: Sequence[Result], status: Status) -> Result:
+    """The first result with `status`, followed down through children with the same status.
+
+    That is the node that explains the outcome: a failed leaf, or a node that failed on its
+    own account (a `Not` whose child passed).
+    """
+    for node in results:
+        if node.status is status:
+            break
+    else:
+        raise ValueError(f"no result is {status}")
+    while True:
+        for child in node.children:
+            if child.status is status:
+                node = child
+                break
+        else:
+            return node
 
 
 def _leaf_statuses(results: Sequence[Result]) -> list[Status]:

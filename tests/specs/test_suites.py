@@ -99,3 +99,25 @@ def test_acheck_gives_the_same_result_as_check() -> None:
     sync = suite.cases[0].check(conversation)
     asynchronous = asyncio.run(suite.cases[0].acheck(conversation))
     assert asynchronous == sync
+
+
+def test_a_case_failing_on_a_node_without_a_failing_leaf_names_that_node() -> None:
+    from chatassert import Not
+
+    case = Case("negated", checks=(Not(Contains("refund")), Contains("sorry")), subject="json")
+    result = case.check("Sorry, your refund is on its way")
+    assert result.status is Status.FAILED
+    assert result.reason.startswith("1 assertion failed; first: not: ")
+    assert result.details == {"passed": 1, "failed": 1, "error": 0, "skipped": 0}
+
+
+def test_a_json_case_that_passes_reports_every_check_and_its_duration() -> None:
+    from chatassert import StatusIs, SummaryContains
+
+    case = Case("ok", checks=(StatusIs("success"), SummaryContains("notes")), subject="json")
+    result = case.check({"status": "success", "summary": "3 notes"})
+    assert result.passed
+    assert result.reason == "all 2 assertions passed"
+    assert [c.name for c in result.children] == ["expect_status", "expect_summary_contains"]
+    assert result.duration is not None
+    assert result.duration >= 0
