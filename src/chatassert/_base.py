@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
@@ -14,7 +14,15 @@ if TYPE_CHECKING:
     from chatassert._combinators import AllOf, AnyOf, Not
     from chatassert._registry import Param
 
-__all__ = ["Assertion", "SubjectTypeError"]
+__all__ = ["Assertion", "QuickTest", "SubjectTypeError"]
+
+QuickTest = Callable[[Any], "Result | None"]
+"""A compiled shortcut: the (shared) result when a JSON object certainly passes, else None."""
+
+
+def never(data: Any) -> Result | None:
+    """The quick test of an assertion that has none: never certain."""
+    return None
 
 MEMO_SIZE = 256
 """How many subject-dependent outcomes an assertion remembers (see `remember`)."""
@@ -154,6 +162,14 @@ class Assertion:
     ) -> Result:
         """Build an outcome of this assertion that many checks return (see `Result.shared`)."""
         return Result.shared(status, self.kind, reason, details, message=self.message)
+
+    def _quick_test(self) -> QuickTest:
+        """A shortcut for the common outcome on a JSON object (`dict`), or `never`.
+
+        When it returns a result, that result is what `check` would return; None means "run
+        `check`". JSON checks compile one (see `JsonCheck`); suites call it before `check`.
+        """
+        return never
 
     def needs_judge(self) -> bool:
         """Whether checking this assertion may call a judge (combinators ask their children)."""

@@ -35,7 +35,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from chatassert._base import Assertion, remember
+from chatassert._base import Assertion, QuickTest, remember
+from chatassert._base import never as _never
 from chatassert._combinators import AllOf, AnyOf
 from chatassert._errors import RegexTimeoutError
 from chatassert._jsonpath import MISSING, JsonPath, Where, compile_path
@@ -278,13 +279,6 @@ class _Offenders:
 
 # -- the base class ------------------------------------------------------------------------
 
-QuickTest = Callable[[Any], "Result | None"]
-"""A check's quick test: the shared passing result when `data` certainly passes, else None."""
-
-
-def _never(data: Any) -> Result | None:
-    return None
-
 
 class JsonCheck(Assertion):
     """Base of the checks on a JSON response: coerce the subject, then evaluate `_eval`.
@@ -321,11 +315,8 @@ class JsonCheck(Assertion):
 
     def check(self, subject: object, /) -> Result:
         """Check `subject` and return the result tree (see `Assertion.check`)."""
-        if type(subject) is dict:  # the hot path of a suite: answer a pass without layers
-            quick = self._quick
-            if quick is None:
-                quick = self._compile_quick()
-                self._set("_quick", quick)
+        if type(subject) is dict:  # the hot path: answer a pass without layers
+            quick = self._quick or self._quick_test()
             try:
                 result = quick(subject)
             except Exception:  # let the full evaluation report it
@@ -333,6 +324,14 @@ class JsonCheck(Assertion):
             if result is not None:
                 return result
         return super().check(subject)
+
+    def _quick_test(self) -> QuickTest:
+        """The compiled quick test, built on first use (see the class doc)."""
+        quick = self._quick
+        if quick is None:
+            quick = self._compile_quick()
+            self._set("_quick", quick)
+        return quick
 
     def _compile_quick(self) -> QuickTest:
         """Build the quick test: a closure over this check's settings (see the class doc)."""
@@ -1430,12 +1429,16 @@ class _Tags(JsonCheck):
         """Return why result `index` with `tags` breaks the check, or None."""
         raise NotImplementedError
 
+    _wanted: ClassVar[bool | None] = None
+    """True: every tag must be present; False: every tag absent; None: ask `_fine`."""
+
     def _fine(self, tags: list[Any]) -> bool:
         """Whether a result with the list `tags` satisfies the check (`_problem` is None)."""
         raise NotImplementedError
 
     def _compile_quick(self) -> QuickTest:
         fine, memo_get, passed = self._fine, self._memo.get, self._passed
+        required, want = self.tags, self._wanted
 
         def quick(data: Any) -> Result | None:
             results = data.get("results") if type(data) is dict else None
@@ -1444,8 +1447,15 @@ class _Tags(JsonCheck):
             for item in results:  # every result has a list of tags that satisfies the check
                 meta = item.get("metadata") if type(item) is dict else None
                 tags = meta.get("tags") if type(meta) is dict else None
-                if type(tags) is not list or not fine(tags):
+                if type(tags) is not list:
                     return None
+                if want is None:
+                    if not fine(tags):
+                        return None
+                else:  # every tag present (want True) or every tag absent (want False)
+                    for tag in required:
+                        if (tag in tags) is not want:
+                            return None
             return memo_get(len(results)) or passed(len(results))
 
         return quick
@@ -1501,6 +1511,7 @@ class AllHaveTags(_Tags):
     __slots__ = ()
     kind = "expect_all_have_tags"
     dialect_names = {"expect": "all_have_tags"}
+    _wanted = True
 
     def _problem(self, index: int, tags: list[Any]) -> str | None:
         missing = next((t for t in self.tags if t not in tags), None)
@@ -1530,6 +1541,7 @@ class NoneHaveTags(_Tags):
     __slots__ = ()
     kind = "expect_none_have_tags"
     dialect_names = {"expect": "none_have_tags"}
+    _wanted = False
 
     def _problem(self, index: int, tags: list[Any]) -> str | None:
         found = next((t for t in self.tags if t in tags), None)

@@ -16,7 +16,7 @@ from functools import cached_property
 from time import perf_counter
 from typing import Any
 
-from chatassert._base import Assertion
+from chatassert._base import Assertion, QuickTest
 from chatassert._combinators import all_status
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, NotJSONError, Turn, as_conversation, as_json
@@ -84,6 +84,19 @@ class Case:
     def _judged(self) -> bool:
         return any(a.needs_judge() for a in self.assertions())
 
+    @cached_property
+    def _quick_tests(self) -> tuple[tuple[Assertion, QuickTest], ...]:
+        """Each whole-subject check with its quick test (compiled closures: not pickled)."""
+        return tuple((a, a._quick_test()) for a in self.checks)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_quick_tests", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     # -- checking ------------------------------------------------------------------------
 
     def check(self, subject: object) -> Result:
@@ -97,7 +110,14 @@ class Case:
             return result
         if self.subject == "json":
             data = _json_once(subject)
-            return self._finish([a.check(data) for a in self.checks], start)
+            if type(data) is dict:
+                try:  # a check whose quick test is certain skips `check`
+                    results = [quick(data) or a.check(data) for a, quick in self._quick_tests]
+                except Exception:  # a quick test failed: let every check report for itself
+                    results = [a.check(data) for a in self.checks]
+            else:
+                results = [a.check(data) for a in self.checks]
+            return self._finish(results, start)
         conversation = as_conversation(subject)
         user_turns = _user_turns(conversation)
         results = [self._turn(i, spec, user_turns) for i, spec in enumerate(self.turns)]
