@@ -24,6 +24,7 @@ def never(data: Any) -> Result | None:
     """The quick test of an assertion that has none: never certain."""
     return None
 
+
 MEMO_SIZE = 256
 """How many subject-dependent outcomes an assertion remembers (see `remember`)."""
 

@@ -197,10 +197,18 @@ def _one_wildcard_finder(
 ) -> Callable[[Any], list[tuple[Any, Where]]]:
     """`find` for the common shape `a[*].b.c`: one loop, each value with its item's index."""
 
+    first = suffix[0] if len(suffix) == 1 else None
+
     def find(doc: Any) -> list[tuple[Any, Where]]:
         array = _walk_keys(doc, prefix)
         if not isinstance(array, list):
             return []
+        if first is not None:  # `a[*].b`, the most common shape: no call per item
+            return [
+                (item[first], (i,))
+                for i, item in enumerate(array)
+                if isinstance(item, dict) and first in item
+            ]
         out: list[tuple[Any, Where]] = []
         for i, item in enumerate(array):
             value = _walk_keys(item, suffix)
