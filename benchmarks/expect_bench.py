@@ -9,7 +9,7 @@ API (`chatassert.specs.loads_suite`) and alternates two runners over the same re
 
 Before timing, both runners are compared check by check (status and reason), so the baseline
 does the same work. Reports median and best responses/s and checks/s of each, and the ratio
-library / baseline (the target is at least 0.33).
+library / baseline; the exit code is 0 when the median ratio is at least 0.33.
 
 Usage:
     python benchmarks/expect_bench.py [--responses 5000] [--rounds 7] [--seed 20260115] [--no-gc]
@@ -274,7 +274,7 @@ def timed(run: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--responses", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=7)
@@ -335,7 +335,8 @@ def main(argv: list[str] | None = None) -> None:
     ratio = statistics.median(base_times) / statistics.median(lib_times)
     best = min(base_times) / min(lib_times)
     print(f"ratio library/baseline: median {ratio:.2f}, best {best:.2f} (target >= 0.33)")
+    return 0 if ratio >= 0.33 else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

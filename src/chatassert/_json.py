@@ -1212,13 +1212,16 @@ class _PatternEach(_PathCheck):
     def _eval(self, data: Any) -> Result:
         if not self._path.fans_out and not self._path.values(data):
             return self._missing(self.path, self.regex)
-        search = self._compiled.search
+        search, prefixes = self._compiled.search, self._prefixes
         want = self.should_match
         found = self._path.find(data)
         bad: _Offenders | None = None
         for value, where in found:
             try:
-                matched = search(_pattern_text(value)) is not None
+                if prefixes is not None and type(value) is str:
+                    matched = value.startswith(prefixes)
+                else:
+                    matched = search(_pattern_text(value)) is not None
             except RegexTimeoutError as exc:
                 return Result(
                     _E,
