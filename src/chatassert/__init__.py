@@ -13,120 +13,292 @@ Example:
     True
 """
 
-from chatassert._base import Assertion, SubjectTypeError
-from chatassert._combinators import (
-    AllOf,
-    AnyOf,
-    AtLeast,
-    Not,
-    OnAnyTurn,
-    OnEveryTurn,
-    OnLastTurn,
-    OnTurn,
-    When,
-)
-from chatassert._errors import (
-    ChatAssertError,
-    JudgeError,
-    RegexTimeoutError,
-    SpecError,
-    SpecProblem,
-    TranscriptError,
-    UsageError,
-)
-from chatassert._json import (
-    AllDatesBetween,
-    AllDatesInYear,
-    AllHaveTags,
-    AllInRange,
-    AllMatch,
-    AllMatchOneOf,
-    AllMatchPattern,
-    ArrayContains,
-    DatesWithinDays,
-    EachHasAnyTag,
-    ErrorCodeIs,
-    FieldContains,
-    FieldEquals,
-    HasFields,
-    IfHasHistory,
-    IfResults,
-    IfSensitiveResults,
-    InRange,
-    JsonContains,
-    MessageContains,
-    NoneHaveTags,
-    NoneMatchPattern,
-    OneOf,
-    ResultsCount,
-    ResultsMatchSchema,
-    ResultsMax,
-    ResultsMin,
-    SortedDesc,
-    StatusIs,
-    SummaryContains,
-)
-from chatassert._judged import JudgedAssertion, LLMRubric, Repeat
-from chatassert._judging import FakeJudge, FunctionJudge, Judge, JudgeRequest, Verdict
-from chatassert._matchers import ArgAny, ArgInRange, ArgMatches, ArgOneOf, ExpectedCall
-from chatassert._models import (
-    Conversation,
-    GuardrailEvent,
-    Message,
-    ToolCall,
-    ToolResult,
-    Turn,
-    WorkflowState,
-    WorkflowTransition,
-)
-from chatassert._promptkit import (
-    AgentInvoked,
-    AgentNotInvoked,
-    AgentResponseContains,
-    ContentIncludes,
-    ContentMatches,
-    ConversationAgentInvoked,
-    ConversationAgentNotInvoked,
-    ConversationContentIncludes,
-    ConversationContentIncludesAny,
-    ConversationContentMatches,
-    ConversationContentNotIncludes,
-    ConversationToolCallsWithArgs,
-    ConversationToolsCalled,
-    ConversationToolsNotCalled,
-    ConversationToolsNotCalledWithArgs,
-    GuardrailTriggered,
-    LLMJudge,
-    LLMJudgeConversation,
-    ToolCallsWithArgs,
-    ToolsCalled,
-    ToolsNotCalled,
-)
-from chatassert._registry import Param, from_spec, register, registered
-from chatassert._result import Result, Status
-from chatassert._text import Contains, ContainsAll, ContainsAny, Equals, Matches, NotContains
-from chatassert._tools import ContainsFunctionCall, loose_equal
-from chatassert._trajectory import (
-    MaxToolCalls,
-    NoRepeatedCalls,
-    NoToolErrors,
-    StepsBeforeAnswer,
-    ToolCallCount,
-    ToolResultContains,
-    ToolResultMatches,
-    ToolSequence,
-)
-from chatassert._workflow import (
-    ConversationStateIs,
-    ConversationTransitionedTo,
-    ConversationWorkflowComplete,
-    StateIs,
-    TransitionedTo,
-    Workflow,
-    WorkflowComplete,
-)
+
+# The facade is lazy (PEP 562): `import chatassert` loads nothing but this module, and each
+# name is imported from its module the first time it is used. The pytest plugin, which
+# pytest loads in every run of every project where chatassert is installed, and the command
+# line start fast; type checkers see the imports below.
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chatassert._base import (
+        Assertion,
+        SubjectTypeError,
+    )
+    from chatassert._combinators import (
+        AllOf,
+        AnyOf,
+        AtLeast,
+        Not,
+        OnAnyTurn,
+        OnEveryTurn,
+        OnLastTurn,
+        OnTurn,
+        When,
+    )
+    from chatassert._errors import (
+        ChatAssertError,
+        JudgeError,
+        RegexTimeoutError,
+        SpecError,
+        SpecProblem,
+        TranscriptError,
+        UsageError,
+    )
+    from chatassert._json import (
+        AllDatesBetween,
+        AllDatesInYear,
+        AllHaveTags,
+        AllInRange,
+        AllMatch,
+        AllMatchOneOf,
+        AllMatchPattern,
+        ArrayContains,
+        DatesWithinDays,
+        EachHasAnyTag,
+        ErrorCodeIs,
+        FieldContains,
+        FieldEquals,
+        HasFields,
+        IfHasHistory,
+        IfResults,
+        IfSensitiveResults,
+        InRange,
+        JsonContains,
+        MessageContains,
+        NoneHaveTags,
+        NoneMatchPattern,
+        OneOf,
+        ResultsCount,
+        ResultsMatchSchema,
+        ResultsMax,
+        ResultsMin,
+        SortedDesc,
+        StatusIs,
+        SummaryContains,
+    )
+    from chatassert._judged import (
+        JudgedAssertion,
+        LLMRubric,
+        Repeat,
+    )
+    from chatassert._judging import (
+        FakeJudge,
+        FunctionJudge,
+        Judge,
+        JudgeRequest,
+        Verdict,
+    )
+    from chatassert._matchers import (
+        ArgAny,
+        ArgInRange,
+        ArgMatches,
+        ArgOneOf,
+        ExpectedCall,
+    )
+    from chatassert._models import (
+        Conversation,
+        GuardrailEvent,
+        Message,
+        ToolCall,
+        ToolResult,
+        Turn,
+        WorkflowState,
+        WorkflowTransition,
+    )
+    from chatassert._promptkit import (
+        AgentInvoked,
+        AgentNotInvoked,
+        AgentResponseContains,
+        ContentIncludes,
+        ContentMatches,
+        ConversationAgentInvoked,
+        ConversationAgentNotInvoked,
+        ConversationContentIncludes,
+        ConversationContentIncludesAny,
+        ConversationContentMatches,
+        ConversationContentNotIncludes,
+        ConversationToolCallsWithArgs,
+        ConversationToolsCalled,
+        ConversationToolsNotCalled,
+        ConversationToolsNotCalledWithArgs,
+        GuardrailTriggered,
+        LLMJudge,
+        LLMJudgeConversation,
+        ToolCallsWithArgs,
+        ToolsCalled,
+        ToolsNotCalled,
+    )
+    from chatassert._registry import (
+        Param,
+        from_spec,
+        register,
+        registered,
+    )
+    from chatassert._result import (
+        Result,
+        Status,
+    )
+    from chatassert._text import (
+        Contains,
+        ContainsAll,
+        ContainsAny,
+        Equals,
+        Matches,
+        NotContains,
+    )
+    from chatassert._tools import (
+        ContainsFunctionCall,
+        loose_equal,
+    )
+    from chatassert._trajectory import (
+        MaxToolCalls,
+        NoRepeatedCalls,
+        NoToolErrors,
+        StepsBeforeAnswer,
+        ToolCallCount,
+        ToolResultContains,
+        ToolResultMatches,
+        ToolSequence,
+    )
+    from chatassert._workflow import (
+        ConversationStateIs,
+        ConversationTransitionedTo,
+        ConversationWorkflowComplete,
+        StateIs,
+        TransitionedTo,
+        Workflow,
+        WorkflowComplete,
+    )
 
 __version__ = "0.1.0"
+
+_MODULES: dict[str, str] = {
+    "Assertion": "chatassert._base",
+    "SubjectTypeError": "chatassert._base",
+    "AllOf": "chatassert._combinators",
+    "AnyOf": "chatassert._combinators",
+    "AtLeast": "chatassert._combinators",
+    "Not": "chatassert._combinators",
+    "OnAnyTurn": "chatassert._combinators",
+    "OnEveryTurn": "chatassert._combinators",
+    "OnLastTurn": "chatassert._combinators",
+    "OnTurn": "chatassert._combinators",
+    "When": "chatassert._combinators",
+    "ChatAssertError": "chatassert._errors",
+    "JudgeError": "chatassert._errors",
+    "RegexTimeoutError": "chatassert._errors",
+    "SpecError": "chatassert._errors",
+    "SpecProblem": "chatassert._errors",
+    "TranscriptError": "chatassert._errors",
+    "UsageError": "chatassert._errors",
+    "AllDatesBetween": "chatassert._json",
+    "AllDatesInYear": "chatassert._json",
+    "AllHaveTags": "chatassert._json",
+    "AllInRange": "chatassert._json",
+    "AllMatch": "chatassert._json",
+    "AllMatchOneOf": "chatassert._json",
+    "AllMatchPattern": "chatassert._json",
+    "ArrayContains": "chatassert._json",
+    "DatesWithinDays": "chatassert._json",
+    "EachHasAnyTag": "chatassert._json",
+    "ErrorCodeIs": "chatassert._json",
+    "FieldContains": "chatassert._json",
+    "FieldEquals": "chatassert._json",
+    "HasFields": "chatassert._json",
+    "IfHasHistory": "chatassert._json",
+    "IfResults": "chatassert._json",
+    "IfSensitiveResults": "chatassert._json",
+    "InRange": "chatassert._json",
+    "JsonContains": "chatassert._json",
+    "MessageContains": "chatassert._json",
+    "NoneHaveTags": "chatassert._json",
+    "NoneMatchPattern": "chatassert._json",
+    "OneOf": "chatassert._json",
+    "ResultsCount": "chatassert._json",
+    "ResultsMatchSchema": "chatassert._json",
+    "ResultsMax": "chatassert._json",
+    "ResultsMin": "chatassert._json",
+    "SortedDesc": "chatassert._json",
+    "StatusIs": "chatassert._json",
+    "SummaryContains": "chatassert._json",
+    "JudgedAssertion": "chatassert._judged",
+    "LLMRubric": "chatassert._judged",
+    "Repeat": "chatassert._judged",
+    "FakeJudge": "chatassert._judging",
+    "FunctionJudge": "chatassert._judging",
+    "Judge": "chatassert._judging",
+    "JudgeRequest": "chatassert._judging",
+    "Verdict": "chatassert._judging",
+    "ArgAny": "chatassert._matchers",
+    "ArgInRange": "chatassert._matchers",
+    "ArgMatches": "chatassert._matchers",
+    "ArgOneOf": "chatassert._matchers",
+    "ExpectedCall": "chatassert._matchers",
+    "Conversation": "chatassert._models",
+    "GuardrailEvent": "chatassert._models",
+    "Message": "chatassert._models",
+    "ToolCall": "chatassert._models",
+    "ToolResult": "chatassert._models",
+    "Turn": "chatassert._models",
+    "WorkflowState": "chatassert._models",
+    "WorkflowTransition": "chatassert._models",
+    "AgentInvoked": "chatassert._promptkit",
+    "AgentNotInvoked": "chatassert._promptkit",
+    "AgentResponseContains": "chatassert._promptkit",
+    "ContentIncludes": "chatassert._promptkit",
+    "ContentMatches": "chatassert._promptkit",
+    "ConversationAgentInvoked": "chatassert._promptkit",
+    "ConversationAgentNotInvoked": "chatassert._promptkit",
+    "ConversationContentIncludes": "chatassert._promptkit",
+    "ConversationContentIncludesAny": "chatassert._promptkit",
+    "ConversationContentMatches": "chatassert._promptkit",
+    "ConversationContentNotIncludes": "chatassert._promptkit",
+    "ConversationToolCallsWithArgs": "chatassert._promptkit",
+    "ConversationToolsCalled": "chatassert._promptkit",
+    "ConversationToolsNotCalled": "chatassert._promptkit",
+    "ConversationToolsNotCalledWithArgs": "chatassert._promptkit",
+    "GuardrailTriggered": "chatassert._promptkit",
+    "LLMJudge": "chatassert._promptkit",
+    "LLMJudgeConversation": "chatassert._promptkit",
+    "ToolCallsWithArgs": "chatassert._promptkit",
+    "ToolsCalled": "chatassert._promptkit",
+    "ToolsNotCalled": "chatassert._promptkit",
+    "Param": "chatassert._registry",
+    "from_spec": "chatassert._registry",
+    "register": "chatassert._registry",
+    "registered": "chatassert._registry",
+    "Result": "chatassert._result",
+    "Status": "chatassert._result",
+    "Contains": "chatassert._text",
+    "ContainsAll": "chatassert._text",
+    "ContainsAny": "chatassert._text",
+    "Equals": "chatassert._text",
+    "Matches": "chatassert._text",
+    "NotContains": "chatassert._text",
+    "ContainsFunctionCall": "chatassert._tools",
+    "loose_equal": "chatassert._tools",
+    "MaxToolCalls": "chatassert._trajectory",
+    "NoRepeatedCalls": "chatassert._trajectory",
+    "NoToolErrors": "chatassert._trajectory",
+    "StepsBeforeAnswer": "chatassert._trajectory",
+    "ToolCallCount": "chatassert._trajectory",
+    "ToolResultContains": "chatassert._trajectory",
+    "ToolResultMatches": "chatassert._trajectory",
+    "ToolSequence": "chatassert._trajectory",
+    "ConversationStateIs": "chatassert._workflow",
+    "ConversationTransitionedTo": "chatassert._workflow",
+    "ConversationWorkflowComplete": "chatassert._workflow",
+    "StateIs": "chatassert._workflow",
+    "TransitionedTo": "chatassert._workflow",
+    "Workflow": "chatassert._workflow",
+    "WorkflowComplete": "chatassert._workflow",
+}
+"""Where each public name lives: its module is imported on first use."""
 
 __all__ = [
     "AgentInvoked",
@@ -250,3 +422,17 @@ __all__ = [
     "register",
     "registered",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first use (PEP 562), then keep it here."""
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'chatassert' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULES})

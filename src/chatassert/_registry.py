@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
+import importlib
 import re
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -149,9 +151,25 @@ def dialect_types(dialect: str) -> dict[str, type[Assertion]]:
     return dict(_DIALECTS.get(dialect, {}))
 
 
+_BUILTIN_MODULES = (
+    "chatassert._text",
+    "chatassert._tools",
+    "chatassert._combinators",
+    "chatassert._judged",
+    "chatassert._json",
+    "chatassert._promptkit",
+    "chatassert._trajectory",
+    "chatassert._workflow",
+)
+"""The modules whose assertion types register themselves when imported."""
+
+
 def _load_builtins() -> None:
-    # The leaf families register themselves on import; importing the facade imports them all.
-    import chatassert  # noqa: F401
+    # The facade is lazy, so the built-in types are imported here, the first time a type is
+    # looked up by name (a module already imported costs a dictionary lookup).
+    for module in _BUILTIN_MODULES:
+        if module not in sys.modules:
+            importlib.import_module(module)
 
 
 def normalise_type(name: str) -> str:
