@@ -677,7 +677,7 @@ def test_spec_errors_in_a_suite_file_name_the_line_and_the_path() -> None:
     with pytest.raises(SpecError) as info:
         loads_suite(text, filename="support.yaml")
     assert str(info.value).endswith(
-        "support.yaml:6: cases[0].assertions[1]: steps[1].arguments.priority: "
+        "support.yaml:7: cases[0].assertions[1]: steps[1].arguments.priority: "
         "unknown matcher '$oneof' (did you mean '$one_of'?)"
     )
     suite = loads_suite(text.replace("$oneof", "$one_of"), filename="support.yaml")

@@ -406,8 +406,27 @@ def build_typed(
     try:
         return cls(**values, **kwargs, message=message)
     except (ValueError, TypeError) as exc:
-        ctx.problem(node, path, str(exc), key="type")
+        text = str(exc)
+        key = _blamed_key(text, list(given_as.values()))
+        # the line of the parameter; its name joins the path unless the message starts with it
+        named = key == "type" or re.match(rf"{re.escape(key)}(?![\w])", text) is not None
+        ctx.problem(node, path if named else join_path(path, key), text, key=key)
         return None
+
+
+def _blamed_key(message: str, keys: list[str]) -> str:
+    """The parameter a constructor's error is about, to place it on its line.
+
+    The only parameter given, else the one the message names first; `type` when unsure.
+    """
+    if len(keys) == 1:
+        return keys[0]
+    named = [
+        (found.start(), key)
+        for key in keys
+        if (found := re.search(rf"(?<![\w.]){re.escape(key)}(?![\w])", message))
+    ]
+    return min(named)[1] if named else "type"
 
 
 def _convert(

@@ -173,8 +173,9 @@ test_cases:
         "suite.yaml:7: test_cases[0].turns[0].assertions[0]: unknown flat assertion type" in joined
     )
     assert "did you mean 'contains'" in joined
-    assert (
-        "suite.yaml:9: test_cases[0].turns[0].assertions[1]: invalid regular expression" in joined
+    assert (  # a constructor's error is placed on the line of the parameter it is about
+        "suite.yaml:10: test_cases[0].turns[0].assertions[1].value: invalid regular expression"
+        in joined
     )
     assert "(did you mean 'value'?)" in joined
     assert "needs the parameter 'value'" in joined

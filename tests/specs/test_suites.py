@@ -121,3 +121,31 @@ def test_a_json_case_that_passes_reports_every_check_and_its_duration() -> None:
     assert [c.name for c in result.children] == ["expect_status", "expect_summary_contains"]
     assert result.duration is not None
     assert result.duration >= 0
+
+
+def test_a_constructor_error_is_placed_on_the_line_of_its_parameter() -> None:
+    import pytest
+
+    from chatassert import SpecError
+
+    text = (
+        "chatassert: 1\n"
+        "cases:\n"
+        "  - name: dates\n"
+        "    assertions:\n"
+        "      - type: expect_all_dates_between\n"
+        "        path: results[*].created\n"
+        "        start: 2026-01-01\n"
+        "        end: someday\n"
+        "      - type: expect_all_in_range\n"
+        "        path: results[*].relevance\n"
+        "        max: 0.2\n"
+        "        min: 0.5\n"
+    )
+    with pytest.raises(SpecError) as info:
+        loads_suite(text, filename="dates.yaml")
+    first, second = info.value.problems
+    assert (first.line, first.path) == (8, "cases[0].assertions[0].end")
+    assert "end 'someday' is not a date" in first.message
+    assert (second.line, second.path) == (12, "cases[0].assertions[1].min")
+    assert "min (0.5) is larger than max (0.2)" in second.message
