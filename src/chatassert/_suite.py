@@ -199,27 +199,20 @@ class Case:
         """The case's result over its parts, timed from `start`."""
         statuses = [r.status for r in results]
         if not self.turns and statuses.count(_P) == len(statuses):  # the common case, quickly
+            status = _P
             reason, counts = _all_passed(len(statuses))
-            return Result(
-                _P,
-                "case",
-                reason,
-                counts,
-                message=self.name,
-                children=tuple(results),
-                duration=perf_counter() - start,
-            )
-        status = all_status(statuses)
-        counts = _counts(_leaf_statuses(results) if self.turns else statuses)
-        if status is _P:
-            reason = f"all {counts['passed']} assertions passed"
         else:
-            first = _cause(results, status)
-            what = "failed" if status is _F else "could not be evaluated"
-            reason = (
-                f"{counts[status]} assertion{'s' if counts[status] != 1 else ''}"
-                f" {what}; first: {first.label}: {first.reason}"
-            )
+            status = all_status(statuses)
+            counts = _counts(_leaf_statuses(results) if self.turns else statuses)
+            if status is _P:
+                reason = f"all {counts['passed']} assertions passed"
+            else:
+                first = _cause(results, status)
+                what = "failed" if status is _F else "could not be evaluated"
+                reason = (
+                    f"{counts[status]} assertion{'s' if counts[status] != 1 else ''}"
+                    f" {what}; first: {first.label}: {first.reason}"
+                )
         return Result(
             status,
             "case",
