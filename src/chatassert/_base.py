@@ -56,7 +56,7 @@ class Assertion:
     because `a and b` would silently drop `a`.
     """
 
-    __slots__ = ("message",)
+    __slots__ = ("_described", "message")
 
     kind: ClassVar[str] = ""
     """The name of this assertion in the native spec form."""
@@ -72,6 +72,7 @@ class Assertion:
     """Whether checking may call a judge (then `acheck` is the efficient entry point)."""
 
     message: str | None
+    _described: str
 
     def __init__(self, *, message: str | None = None) -> None:
         if message is not None and not isinstance(message, str):
@@ -161,8 +162,22 @@ class Assertion:
     def _constant(
         self, status: Status, reason: str = "", details: Mapping[str, Any] | None = None
     ) -> Result:
-        """Build an outcome of this assertion that many checks return (see `Result.shared`)."""
+        """Build an outcome of this assertion that many checks return (see `Result.shared`).
+
+        A pass without a reason of its own gets `_held()`.
+        """
+        if status is Status.PASSED and not reason:
+            reason = self._held()
         return Result.shared(status, self.kind, reason, details, message=self.message)
+
+    def _held(self) -> str:
+        """The reason of a pass: the requirement that held (`describe()`, computed once)."""
+        try:
+            text: str = self._described
+        except AttributeError:
+            text = self.describe()
+            self._set("_described", text)
+        return text
 
     def _quick_test(self) -> QuickTest:
         """A shortcut for the common outcome on a JSON object (`dict`), or `never`.

@@ -353,8 +353,9 @@ class Not(Assertion):
     def _negate(self, inner: Result) -> Result:
         status = inner.status
         if status is _P:
-            reason = f"expected not {self.child.describe()}, but it held"
-            if inner.reason:
+            described = self.child.describe()
+            reason = f"expected not {described}, but it held"
+            if inner.reason and inner.reason != described:  # a judge's reason, say
                 reason += f" ({inner.reason})"
             status = _F
         elif status is _F:

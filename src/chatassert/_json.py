@@ -452,7 +452,10 @@ class _FieldIs(JsonCheck):
             return self._passed()
         if actual is not MISSING and json_equal(actual, self.value):  # 1 for 1.0
             return Result(
-                _P, self.kind, "", {"path": self.field, "expected": self.value, "actual": actual}
+                _P,
+                self.kind,
+                self._held(),
+                {"path": self.field, "expected": self.value, "actual": actual},
             )
         got = (
             f"got {show(actual)}"
@@ -728,7 +731,7 @@ class _ResultsCount(JsonCheck):
 
     def describe(self) -> str:
         """Describe the requirement."""
-        return f"{self.words} {self.value} results"
+        return f"{self.words} {self.value} result{'' if self.value == 1 else 's'}"
 
 
 @register
@@ -1374,7 +1377,7 @@ class ArrayContains(_PathCheck):
                         return Result(
                             _P,
                             self.kind,
-                            "",
+                            self._held(),
                             {"path": self.path, "expected": self.pattern, "actual": item},
                         )
                 except RegexTimeoutError as exc:

@@ -133,7 +133,7 @@ class ContentIncludes(Assertion):
         ]
         details = {"patterns": list(self.patterns), "missing_patterns": missing}
         if not missing:
-            return Result(_P, self.kind, "", details)
+            return Result(_P, self.kind, self._held(), details)
         return Result(
             _F,
             self.kind,
@@ -189,7 +189,7 @@ class ContentMatches(Assertion):
             return Result(
                 _P,
                 self.kind,
-                "",
+                self._held(),
                 {"pattern": self.pattern, "matched": True, "match": match.group(0)},
             )
         return Result(
@@ -252,7 +252,7 @@ class ToolsCalled(_NamesCheck):
         missing = [t for t in self.tools if t not in called]
         details = {"missing_tools": missing, "called_tools": called}
         if not missing:
-            return Result(_P, self.kind, "", details)
+            return Result(_P, self.kind, self._held(), details)
         return Result(
             _F,
             self.kind,
@@ -287,7 +287,7 @@ class ToolsNotCalled(_NamesCheck):
         forbidden = [t for t in self.tools if t in called]
         details = {"forbidden_tools_called": forbidden, "all_called_tools": called}
         if not forbidden:
-            return Result(_P, self.kind, "", details)
+            return Result(_P, self.kind, self._held(), details)
         return Result(
             _F,
             self.kind,
@@ -321,7 +321,7 @@ class AgentInvoked(_NamesCheck):
         missing = [a for a in self.agents if a not in called]
         details = {"missing_agents": missing, "called_tools": called}
         if not missing:
-            return Result(_P, self.kind, "", details)
+            return Result(_P, self.kind, self._held(), details)
         return Result(
             _F,
             self.kind,
@@ -356,7 +356,7 @@ class AgentNotInvoked(_NamesCheck):
         forbidden = [a for a in self.agents if a in called]
         details = {"forbidden_agents_called": forbidden, "called_tools": called}
         if not forbidden:
-            return Result(_P, self.kind, "", details)
+            return Result(_P, self.kind, self._held(), details)
         return Result(
             _F,
             self.kind,
@@ -406,7 +406,9 @@ class AgentResponseContains(Assertion):
         ]
         for content in responses:
             if self.contains in content:
-                return Result(_P, self.kind, "", {"agent": self.agent, "found_content": content})
+                return Result(
+                    _P, self.kind, self._held(), {"agent": self.agent, "found_content": content}
+                )
         details = {
             "agent": self.agent,
             "expected_substr": self.contains,
@@ -629,7 +631,9 @@ class ToolCallsWithArgs(_ArgsCheck):
             return _timeout(self.kind, exc, "args_match")
         matching = sum(not v for v in per_call)
         if status is _P:
-            return Result(_P, self.kind, "", {"violations": [], "matching_calls": matching})
+            return Result(
+                _P, self.kind, self._held(), {"violations": [], "matching_calls": matching}
+            )
         violations = [v for vs in per_call for v in vs]
         first = next((v for v in violations if v["type"] != "invalid_args_json"), violations[0])
         reason = describe_violation(first)
@@ -722,7 +726,7 @@ class GuardrailTriggered(Assertion):
             "guardrails_run": [e.name for e in events],
         }
         if actually == self.expected:
-            return Result(_P, self.kind, "", details)
+            return Result(_P, self.kind, self._held(), details)
         what = f"guardrail '{self.guardrail}'" if self.guardrail else "a guardrail"
         if self.expected:
             reason = f"Expected {what} to trigger but it did not"
@@ -912,7 +916,7 @@ class _ConversationNames(Assertion):
         missing = [n for n in self._names if counts[n] < min_calls]
         details = {"requirements": requirements, "counts": {n: c for n, c in counts.items() if c}}
         if not missing:
-            return Result(_P, self.kind, "", details)
+            return Result(_P, self.kind, self._held(), details)
         return Result(_F, self.kind, f"{label}: {', '.join(missing)}", details)
 
     def _forbidden(self, subject: object, label: str) -> Result:
@@ -928,7 +932,7 @@ class _ConversationNames(Assertion):
             if call.name in self._names
         ]
         if not violations:
-            return Result(_P, self.kind, "", {"violations": []})
+            return Result(_P, self.kind, self._held(), {"violations": []})
         return Result(_F, self.kind, label, {"violations": violations})
 
     def describe(self) -> str:
@@ -1161,7 +1165,10 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
         if status is _P:
             best = next(c for (_, c), v in zip(located, per_call, strict=True) if not v)
             return Result(
-                _P, self.kind, "", {**details, "actual": _arguments(best), "violations": []}
+                _P,
+                self.kind,
+                self._held(),
+                {**details, "actual": _arguments(best), "violations": []},
             )
         violations = [
             {
@@ -1275,7 +1282,7 @@ class ConversationToolsNotCalledWithArgs(Assertion):
                 "tool calls with arguments that are not valid JSON could not be checked",
                 details,
             )
-        return Result(_P, self.kind, "", details)
+        return Result(_P, self.kind, self._held(), details)
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -1351,7 +1358,10 @@ class ConversationContentIncludes(_ConversationPatterns):
             ]
             if not missing:
                 return Result(
-                    _P, self.kind, "", {"patterns": list(self.patterns), "turn_index": index}
+                    _P,
+                    self.kind,
+                    self._held(),
+                    {"patterns": list(self.patterns), "turn_index": index},
                 )
             if best is None or len(missing) < len(best[1]):
                 best = (index, missing)
@@ -1388,7 +1398,7 @@ class ConversationContentIncludesAny(_ConversationPatterns):
                     return Result(
                         _P,
                         self.kind,
-                        "",
+                        self._held(),
                         {
                             "patterns": list(self.patterns),
                             "matched_pattern": pattern,
@@ -1446,7 +1456,9 @@ class ConversationContentNotIncludes(_ConversationPatterns):
                     )
         if violations:
             return Result(_F, self.kind, "forbidden content detected", {"violations": violations})
-        return Result(_P, self.kind, "", {"violations": [], "responses_checked": len(texts)})
+        return Result(
+            _P, self.kind, self._held(), {"violations": [], "responses_checked": len(texts)}
+        )
 
 
 @register
@@ -1491,7 +1503,7 @@ class ConversationContentMatches(Assertion):
                 return Result(
                     _P,
                     self.kind,
-                    "",
+                    self._held(),
                     {
                         "pattern": self.pattern,
                         "matched": True,

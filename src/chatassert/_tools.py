@@ -264,7 +264,7 @@ class ContainsFunctionCall(Assertion):
                 return Result(
                     _P,
                     self.kind,
-                    "",
+                    self._held(),
                     {**details, "calls": [{"arguments": call.arguments, "mismatches": []}]},
                 )
             first = first or mismatches[0]

@@ -787,7 +787,7 @@ arguments {"q": "refund"} (tool_calls[0], tool_calls[1])'
         ]
         details = {"repeats": repeats, "ignore_keys": list(self.ignore_keys)}
         if not repeats:
-            return Result(_P, self.kind, "", details)
+            return Result(_P, self.kind, self._held(), details)
         first = repeats[0]
         args = json.dumps(first["arguments"], ensure_ascii=False, sort_keys=True, default=str)
         more = f"; and {len(repeats) - 1} more repeated call(s)" if len(repeats) > 1 else ""
@@ -882,7 +882,7 @@ class StepsBeforeAnswer(_CallCheck):
                 )
         details = {"max": self.max, "turns": rows}
         if not problems:
-            return Result(_P, self.kind, "", details)
+            return Result(_P, self.kind, self._held(), details)
         more = f"; and {len(problems) - 1} more" if len(problems) > 1 else ""
         return Result(
             _F,
@@ -946,7 +946,7 @@ class _ResultCheck(_CallCheck):
         present = [r for r in rows if r["matched"] is not None]
         if self.match == "any":
             if any(r["matched"] for r in present):
-                return Result(_P, self.kind, "", details)
+                return Result(_P, self.kind, self._held(), details)
             if not present:
                 return Result(
                     _E,
@@ -979,7 +979,7 @@ class _ResultCheck(_CallCheck):
             return Result(
                 _E, self.kind, f"no result was recorded for '{self.tool}' ({lost})", details
             )
-        return Result(_P, self.kind, "", details)
+        return Result(_P, self.kind, self._held(), details)
 
 
 @register
@@ -1158,7 +1158,7 @@ class NoToolErrors(_CallCheck):
                 )
         details = {"errors": errors, "error_count": len(errors), "call_count": len(calls)}
         if not errors:
-            return Result(_P, self.kind, "", details)
+            return Result(_P, self.kind, self._held(), details)
         listed = "; ".join(
             f"'{e['tool']}' ({e['call']}): {_quote(e['content'])}" for e in errors[:3]
         )
