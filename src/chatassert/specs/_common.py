@@ -85,6 +85,24 @@ def check_keys(
             )
 
 
+def mapping_node(
+    node: Any,
+    ctx: SpecContext,
+    path: str,
+    what: str,
+    *,
+    expected: str,
+    keys: Iterable[str] | None = None,
+) -> Mapping[str, Any] | None:
+    """Return `node` if it is a mapping (reporting keys not in `keys`), else report it and None."""
+    if not isinstance(node, Mapping):
+        ctx.problem(node, path, f"{what} must be a mapping", expected=expected, found=node)
+        return None
+    if keys is not None:
+        check_keys(node, keys, ctx, path, what)
+    return node
+
+
 def require_str(
     node: Mapping[str, Any], key: str, ctx: SpecContext, path: str, *, required: bool = True
 ) -> str | None:
@@ -249,16 +267,16 @@ def flat_turns(
     out: list[TurnSpec] = []
     for i, node in enumerate(turn_nodes):
         turn_path = join_path(path, i)
-        if not isinstance(node, Mapping):
-            ctx.problem(
-                node,
-                turn_path,
-                "a turn must be a mapping",
-                expected=f"a mapping with {input_keys[0]!r} and 'assertions'",
-                found=node,
-            )
+        node = mapping_node(
+            node,
+            ctx,
+            turn_path,
+            "a turn",
+            expected=f"a mapping with {input_keys[0]!r} and 'assertions'",
+            keys=[*input_keys, "assertions", *extra_keys],
+        )
+        if node is None:
             continue
-        check_keys(node, [*input_keys, "assertions", *extra_keys], ctx, turn_path, "a turn")
         text = None
         for key in input_keys:
             if key in node:

@@ -24,7 +24,14 @@ from chatassert._combinators import AllOf
 from chatassert._json import IfSensitiveResults, OneOf
 from chatassert._registry import SpecContext, build_typed, did_you_mean, join_path, line_of
 from chatassert._suite import Case
-from chatassert.specs._common import Dialect, check_keys, register_dialect, str_list, table_for
+from chatassert.specs._common import (
+    Dialect,
+    check_keys,
+    mapping_node,
+    register_dialect,
+    str_list,
+    table_for,
+)
 from chatassert.specs._yaml import LocatedDict
 
 __all__ = ["ALIASES", "EXPECT", "UNSUPPORTED", "expect_keys", "translate_expect"]
@@ -178,16 +185,11 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
 
 
 def _suite(node: Any, ctx: SpecContext, path: str, key: str | None) -> list[Case]:
-    if not isinstance(node, Mapping):
-        ctx.problem(
-            node,
-            path,
-            "a test suite must be a mapping",
-            expected="a mapping with 'tests'",
-            found=node,
-        )
+    node = mapping_node(
+        node, ctx, path, "a test suite", expected="a mapping with 'tests'", keys=_SUITE_KEYS
+    )
+    if node is None:
         return []
-    check_keys(node, _SUITE_KEYS, ctx, path, "a test suite")
     name = node.get("name") if isinstance(node.get("name"), str) else key
     metadata: dict[str, Any] = {}
     if name is not None:
@@ -223,16 +225,16 @@ def _case(
     *,
     default_name: str | None = None,
 ) -> Case | None:
-    if not isinstance(node, Mapping):
-        ctx.problem(
-            node,
-            path,
-            "a test case must be a mapping",
-            expected="a mapping with 'id', 'input' and 'expect'",
-            found=node,
-        )
+    node = mapping_node(
+        node,
+        ctx,
+        path,
+        "a test case",
+        expected="a mapping with 'id', 'input' and 'expect'",
+        keys=_CASE_KEYS,
+    )
+    if node is None:
         return None
-    check_keys(node, _CASE_KEYS, ctx, path, "a test case")
     case_id = None if node.get("id") is None else str(node["id"])
     title = node.get("name") if isinstance(node.get("name"), str) else None
     if case_id and title:

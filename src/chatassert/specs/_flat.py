@@ -22,6 +22,7 @@ from chatassert.specs._common import (
     check_keys,
     ensure_not_empty,
     flat_turns,
+    mapping_node,
     register_dialect,
     require_list,
     require_str,
@@ -97,18 +98,17 @@ def _case(
     *,
     default_name: str | None = None,
 ) -> Case | None:
-    if not isinstance(node, Mapping):
-        ctx.problem(
-            node,
-            path,
-            "a test case must be a mapping",
-            expected="a mapping with 'name' and 'turns'",
-            found=node,
-        )
-        return None
     before = len(ctx.problems)
-    if default_name is None:
-        check_keys(node, _CASE_KEYS, ctx, path, "a test case")
+    node = mapping_node(
+        node,
+        ctx,
+        path,
+        "a test case",
+        expected="a mapping with 'name' and 'turns'",
+        keys=_CASE_KEYS if default_name is None else None,  # a whole file: checked already
+    )
+    if node is None:
+        return None
     name = require_str(node, "name", ctx, path, required=False) or default_name or path
     turn_nodes = require_list(node, "turns", ctx, path) or []
     turns = flat_turns(turn_nodes, ctx, join_path(path, "turns"), table=table, dialect="flat")

@@ -30,6 +30,7 @@ from chatassert.specs._common import (
     check_keys,
     ensure_not_empty,
     flat_turns,
+    mapping_node,
     register_dialect,
     require_list,
     require_str,
@@ -96,11 +97,12 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
 
 
 def _case(node: Any, ctx: SpecContext, path: str, fail_fast: bool) -> Case | None:
-    if not isinstance(node, Mapping):
-        ctx.problem(node, path, "a case must be a mapping", found=node)
-        return None
     before = len(ctx.problems)
-    check_keys(node, _CASE_KEYS, ctx, path, "a case")
+    node = mapping_node(
+        node, ctx, path, "a case", expected="a mapping with 'name'", keys=_CASE_KEYS
+    )
+    if node is None:
+        return None
     name = require_str(node, "name", ctx, path, required=False) or path
     turns = flat_turns(
         require_list(node, "turns", ctx, path, required=False) or [],

@@ -51,6 +51,7 @@ from chatassert.specs._common import (
     Dialect,
     check_keys,
     ensure_not_empty,
+    mapping_node,
     register_dialect,
     require_list,
     require_str,
@@ -170,16 +171,16 @@ def _param_names(cls: type[Assertion]) -> set[str]:
 
 def build_item(node: Any, ctx: SpecContext, path: str, level: str) -> Assertion | None:
     """Build one `{type, params, message}` item of the given level (`turn`/`conversation`)."""
-    if not isinstance(node, Mapping):
-        ctx.problem(
-            node,
-            path,
-            "an assertion must be a mapping",
-            expected="a mapping with 'type' and 'params'",
-            found=node,
-        )
+    node = mapping_node(
+        node,
+        ctx,
+        path,
+        "an assertion",
+        expected="a mapping with 'type' and 'params'",
+        keys=_ITEM_KEYS,
+    )
+    if node is None:
         return None
-    check_keys(node, _ITEM_KEYS, ctx, path, "an assertion")
     raw_type = node.get("type")
     if not isinstance(raw_type, str) or not raw_type.strip():
         ctx.problem(
@@ -386,16 +387,16 @@ def _scenario(spec: Mapping[str, Any], ctx: SpecContext, name: str) -> Case:
 
 def _turn(node: Any, ctx: SpecContext, path: str, *, step: bool) -> list[TurnSpec]:
     what = "a step" if step else "a turn"
-    if not isinstance(node, Mapping):
-        ctx.problem(
-            node,
-            path,
-            f"{what} must be a mapping",
-            expected="a mapping with 'content' and 'assertions'",
-            found=node,
-        )
+    node = mapping_node(
+        node,
+        ctx,
+        path,
+        what,
+        expected="a mapping with 'content' and 'assertions'",
+        keys=_STEP_KEYS if step else _TURN_KEYS,
+    )
+    if node is None:
         return []
-    check_keys(node, _STEP_KEYS if step else _TURN_KEYS, ctx, path, what)
     if step and node.get("type", "input") != "input":
         ctx.problem(
             node,
