@@ -187,6 +187,10 @@ class Assertion:
         """
         return never
 
+    def _check_in_full(self, subject: object) -> Result:
+        """`check`, for a caller that has already tried `_quick_test` (it is not tried again)."""
+        return self.check(subject)
+
     def needs_judge(self) -> bool:
         """Whether checking this assertion may call a judge (combinators ask their children)."""
         return self.judged

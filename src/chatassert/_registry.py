@@ -12,7 +12,6 @@ import datetime as _dt
 import difflib
 import importlib
 import re
-import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -164,12 +163,18 @@ _BUILTIN_MODULES = (
 """The modules whose assertion types register themselves when imported."""
 
 
+_builtins_loaded = False
+
+
 def _load_builtins() -> None:
     # The facade is lazy, so the built-in types are imported here, the first time a type is
-    # looked up by name (a module already imported costs a dictionary lookup).
-    for module in _BUILTIN_MODULES:
-        if module not in sys.modules:
+    # looked up by name. The flag is set only once every import has finished: a thread that
+    # arrives meanwhile imports too, and waits on the import lock of a module in progress.
+    global _builtins_loaded
+    if not _builtins_loaded:
+        for module in _BUILTIN_MODULES:
             importlib.import_module(module)
+        _builtins_loaded = True
 
 
 def normalise_type(name: str) -> str:
@@ -407,23 +412,35 @@ def build_typed(
         return cls(**values, **kwargs, message=message)
     except (ValueError, TypeError) as exc:
         text = str(exc)
-        key = _blamed_key(text, list(given_as.values()))
-        # the line of the parameter; its name joins the path unless the message starts with it
+        key = _blamed_key(text, {written: node.get(written) for written in given_as.values()})
+        # The problem goes on the parameter's line; its name joins the path, unless the message
+        # starts with it or the spec never wrote it (a shorthand the loader expanded).
+        lines = getattr(node, "key_lines", None)
+        written = lines is None or key in lines
         named = key == "type" or re.match(rf"{re.escape(key)}(?![\w])", text) is not None
-        ctx.problem(node, path if named else join_path(path, key), text, key=key)
+        ctx.problem(node, path if named or not written else join_path(path, key), text, key=key)
         return None
 
 
-def _blamed_key(message: str, keys: list[str]) -> str:
+def _blamed_key(message: str, given: Mapping[str, Any]) -> str:
     """The parameter a constructor's error is about, to place it on its line.
 
-    The only parameter given, else the one the message names first; `type` when unsure.
+    The only parameter given; else the one whose text value the message quotes (an invalid
+    pattern); else the one the message names first, outside quotes; `type` when unsure.
     """
-    if len(keys) == 1:
-        return keys[0]
+    if len(given) == 1:
+        return next(iter(given))
+    quoted = [
+        key
+        for key, value in given.items()
+        if isinstance(value, str) and value and (f"'{value}'" in message or f'"{value}"' in message)
+    ]
+    if len(quoted) == 1:
+        return quoted[0]
+    message = re.sub(r"'[^']*'|\"[^\"]*\"", "", message)  # not the user's own quoted text
     named = [
         (found.start(), key)
-        for key in keys
+        for key in given
         if (found := re.search(rf"(?<![\w.]){re.escape(key)}(?![\w])", message))
     ]
     return min(named)[1] if named else "type"

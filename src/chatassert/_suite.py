@@ -112,7 +112,9 @@ class Case:
             data = subject if type(subject) is dict else _json_once(subject)
             if type(data) is dict:
                 try:  # a check whose quick test is certain skips `check`
-                    results = [quick(data) or a.check(data) for a, quick in self._quick_tests]
+                    results = [
+                        quick(data) or a._check_in_full(data) for a, quick in self._quick_tests
+                    ]
                 except Exception:  # a quick test failed: let every check report for itself
                     results = [a.check(data) for a in self.checks]
             else:
@@ -239,9 +241,12 @@ def _json_once(subject: object) -> object:
     if type(subject) is dict or isinstance(subject, str):
         return subject
     try:
-        return as_json(subject)
+        data = as_json(subject)
     except NotJSONError:
         return subject
+    # Only an object is handed on decoded: text inside a turn (a JSON string) must reach each
+    # check as the turn gives it, or it would be decoded twice.
+    return data if type(data) is dict else subject
 
 
 def _skipped(assertion: Assertion) -> Result:

@@ -10,6 +10,7 @@ missing and `null` fields, wrong types, NaN, mixed numbers and strings, unparsea
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import pickle
 from typing import Any
@@ -39,6 +40,7 @@ from chatassert import (
     ResultsMax,
     ResultsMin,
     SortedDesc,
+    Status,
     StatusIs,
     SummaryContains,
 )
@@ -77,6 +79,9 @@ CHECKS: list[Assertion] = [
     AllInRange("results[*].relevance", 0.0, 1.0),
     AllInRange("results[*].relevance", min=0.5),
     InRange("pagination.total", 0, 5),
+    InRange("results[*].relevance", 0, 1),
+    InRange("$.results[*].relevance", 0, 1),
+    AllMatch("$.results[*].metadata.type", "note"),
     SortedDesc("results[*].relevance"),
     SortedDesc("results[*].file"),
     AllDatesBetween("results[*].metadata.created", "2026-01-01", "2026-01-31"),
@@ -202,6 +207,59 @@ def test_a_check_pickles_after_it_has_compiled_its_quick_test(check: Assertion) 
     copy = pickle.loads(pickle.dumps(check))
     assert copy == check
     assert copy.check(doc) == before
+
+
+def test_a_range_check_over_no_values_fails_however_the_subject_arrives() -> None:
+    check = InRange("results[*].score", 0, 1)
+    for subject in ({"results": []}, '{"results": []}'):
+        result = check.check(subject)
+        assert result.status is Status.FAILED
+        assert result.reason == "Missing field: results[*].score"
+
+
+def test_a_failing_check_in_a_case_reads_the_clock_once() -> None:
+    reads: list[dt.datetime] = []
+
+    def counting_clock() -> dt.datetime:
+        reads.append(NOW)
+        return NOW
+
+    check = DatesWithinDays("results[*].created", 3, clock=counting_clock)
+    stale = {"results": [{"created": "2025-06-01"}]}
+    assert not check.check(stale).passed
+    assert len(reads) == 1
+    reads.clear()
+    assert not Case("dates", checks=(check,), subject="json").check(stale).passed
+    assert len(reads) == 1
+
+
+def test_a_case_tries_a_quick_test_once_per_check() -> None:
+    calls: list[object] = []
+
+    class Counted(StatusIs):
+        __slots__ = ()
+
+        def _compile_quick(self) -> Any:
+            quick = super()._compile_quick()
+
+            def counted(data: Any) -> Any:
+                calls.append(data)
+                return quick(data)
+
+            return counted
+
+    case = Case("status", checks=(Counted("ok"),), subject="json")
+    assert not case.check({"status": "error"}).passed
+    assert len(calls) == 1
+
+
+def test_a_json_string_inside_a_turn_is_decoded_once_in_a_case_as_alone() -> None:
+    from chatassert import JsonContains, Turn
+
+    checks = (StatusIs("ok"), JsonContains("hello"))
+    case = Case("text", checks=checks, subject="json")
+    for turn in (Turn(text=json.dumps(json.dumps({"status": "ok"}))), Turn(text='"hello"')):
+        assert list(case.check(turn).children) == [c.check(turn) for c in checks]
 
 
 def test_a_case_pickles_after_it_has_checked() -> None:

@@ -149,3 +149,27 @@ def test_a_constructor_error_is_placed_on_the_line_of_its_parameter() -> None:
     assert "end 'someday' is not a date" in first.message
     assert (second.line, second.path) == (12, "cases[0].assertions[1].min")
     assert "min (0.5) is larger than max (0.2)" in second.message
+
+
+def test_a_constructor_error_names_the_parameter_whose_value_it_quotes() -> None:
+    import pytest
+
+    from chatassert import SpecError
+
+    text = "all_match_pattern:\n  path: results[*].file\n  regex: '(path'\n"
+    with pytest.raises(SpecError) as info:
+        loads_suite(text, filename="x.yaml", dialect="expect")
+    (problem,) = info.value.problems
+    assert (problem.line, problem.path) == (3, "all_match_pattern.regex")
+
+
+def test_a_shorthand_value_the_spec_never_wrote_stays_out_of_the_path() -> None:
+    import pytest
+
+    from chatassert import SpecError
+
+    with pytest.raises(SpecError) as info:
+        loads_suite("status: success\nresults_min: -1\n", filename="x.yaml", dialect="expect")
+    (problem,) = info.value.problems
+    assert (problem.line, problem.path) == (2, "results_min")
+    assert "must be at least 0, got -1" in problem.message

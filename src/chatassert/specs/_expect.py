@@ -330,12 +330,11 @@ def _located(
 ) -> LocatedDict:
     """A mapping for the builder that keeps the spec's line numbers."""
     out = LocatedDict(fields)
-    line = line_of(parent, key)
-    out.line = line
-    for name in out:
-        inner = line_of(source, name) if source is not None else None
-        if inner is not None or line is not None:
-            out.key_lines[name] = inner if inner is not None else line  # type: ignore[assignment]
+    out.line = line_of(parent, key)
+    for name in out:  # a field the loader made up (a shorthand's `value`) has no line of its own
+        inner = line_of(source, name) if isinstance(source, Mapping) and name in source else None
+        if inner is not None:
+            out.key_lines[name] = inner
     return out
 
 
