@@ -1636,7 +1636,10 @@ def parse_date(value: Any, *, end_of_day: bool = False) -> _dt.datetime | None:
     zone = parsed.tzinfo
     if zone is None:
         return parsed.replace(tzinfo=_UTC)
-    return parsed if zone is _UTC else parsed.astimezone(_UTC)
+    try:
+        return parsed if zone is _UTC else parsed.astimezone(_UTC)
+    except OverflowError:  # 0001-01-01T00:30+01:00 is before the first representable instant
+        return None
 
 
 def _day(value: Any) -> str:

@@ -355,6 +355,13 @@ def test_a_value_that_is_not_a_date_fails() -> None:
     assert result.details["offending"][0]["not_a_date"] is True
 
 
+def test_a_date_before_the_first_instant_in_utc_is_not_a_date_rather_than_an_error() -> None:
+    check = AllDatesBetween("d[*]", "2026-01-01", "2026-01-31")
+    result = check.check({"d": ["0001-01-01T00:30:00+01:00"]})
+    assert result.status is Status.FAILED
+    assert result.reason == "Value '0001-01-01T00:30:00+01:00' at d[0] is not a date"
+
+
 def test_bad_ranges_are_rejected() -> None:
     with pytest.raises(ValueError, match="not a date"):
         AllDatesBetween("d", "yesterday-ish", "2026-01-01")
