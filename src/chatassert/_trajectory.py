@@ -711,20 +711,22 @@ def _canonical(value: Any) -> Any:
 
 
 def _without(arguments: Mapping[str, Any], ignored: Sequence[str]) -> dict[str, Any]:
+    """A copy of `arguments` without the `ignored` keys (dotted paths reach into objects).
+
+    The mappings along each path are copied before a key is removed: the call's own
+    arguments, which every other check reads, are never changed.
+    """
     out = dict(arguments)
     for path in ignored:
-        parts = path.split(".")
-        node: Any = out
-        for part in parts[:-1]:
-            node = node.get(part) if isinstance(node, dict) else None
-            if isinstance(node, dict):
-                continue
-            break
-        if isinstance(node, dict) and parts[-1] in node:
-            if node is out:
-                out.pop(parts[-1])
-            else:
-                node.pop(parts[-1])
+        *parents, last = path.split(".")
+        node = out
+        for part in parents:
+            inner = node.get(part)
+            if not isinstance(inner, Mapping):
+                break
+            node[part] = node = dict(inner)
+        else:
+            node.pop(last, None)
     return out
 
 
