@@ -461,6 +461,11 @@ class _ArgsCheck(Assertion):
             raise ValueError(f"match must be 'any' or 'all', got {match!r}")
         if expected is not None and not isinstance(expected, Mapping):
             raise TypeError(f"expected arguments must be a mapping, got {type(expected).__name__}")
+        if expected is None and args_match is None:
+            raise ValueError(
+                f"{self.kind} needs arguments to check: give {self.params[1].name} (values) "
+                "or args_match (patterns); to require only the call, use tools_called"
+            )
         compiled: list[tuple[str, Pattern]] = []
         if args_match is not None:
             if not isinstance(args_match, Mapping):
@@ -1236,6 +1241,12 @@ class ConversationToolsNotCalledWithArgs(Assertion):
             raise TypeError(f"tool_name must be a string, got {type(tool_name).__name__}")
         if not isinstance(forbidden_args, Mapping) or not forbidden_args:
             raise ValueError("tools_not_called_with_args needs a non-empty forbidden_args mapping")
+        for arg, forbidden in forbidden_args.items():
+            if isinstance(forbidden, list) and not forbidden:  # would never match: vacuous
+                raise ValueError(
+                    f"forbidden_args.{arg} is an empty list, which no value matches; "
+                    "list the forbidden values, or give one value"
+                )
         self._set("tool_name", tool_name)
         self._set("forbidden_args", dict(forbidden_args))
 

@@ -242,6 +242,24 @@ def test_spec_errors_name_the_line_and_suggest_names() -> None:
     assert len(info.value.problems) == 6
 
 
+def test_argument_checks_that_could_not_fail_on_their_arguments_are_spec_errors() -> None:
+    text = _scenario(
+        "  turns:\n    - role: user\n      content: hi\n      assertions:\n"
+        "        - type: tool_calls_with_args\n          params: {tool_name: get_weather}\n"
+        "  conversation_assertions:\n"
+        "    - type: tool_calls_with_args\n      params: {tool_name: get_weather}\n"
+        "    - type: tools_not_called_with_args\n"
+        "      params: {tool_name: refund, forbidden_args: {amount: []}}\n"
+    )
+    with pytest.raises(SpecError) as info:
+        loads_suite(text, filename="args.yaml")
+    problems = info.value.problems
+    assert len(problems) == 3
+    assert "tool_calls_with_args needs arguments to check: give expected_args" in str(problems[0])
+    assert "give required_args (values) or args_match" in problems[1].message
+    assert "forbidden_args.amount is an empty list" in problems[2].message
+
+
 def test_fail_fast_skips_the_rest_of_the_turn() -> None:
     text = _scenario(
         "  fail_fast: true\n  turns:\n    - role: user\n      content: hi\n"

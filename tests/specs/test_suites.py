@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from chatassert import Contains, Conversation, Status, Turn
 from chatassert._suite import Case, Suite, TurnSpec
 from chatassert.specs import loads_suite
@@ -124,8 +126,6 @@ def test_a_json_case_that_passes_reports_every_check_and_its_duration() -> None:
 
 
 def test_a_constructor_error_is_placed_on_the_line_of_its_parameter() -> None:
-    import pytest
-
     from chatassert import SpecError
 
     text = (
@@ -152,8 +152,6 @@ def test_a_constructor_error_is_placed_on_the_line_of_its_parameter() -> None:
 
 
 def test_a_constructor_error_names_the_parameter_whose_value_it_quotes() -> None:
-    import pytest
-
     from chatassert import SpecError
 
     text = "all_match_pattern:\n  path: results[*].file\n  regex: '(path'\n"
@@ -164,8 +162,6 @@ def test_a_constructor_error_names_the_parameter_whose_value_it_quotes() -> None
 
 
 def test_a_shorthand_value_the_spec_never_wrote_stays_out_of_the_path() -> None:
-    import pytest
-
     from chatassert import SpecError
 
     with pytest.raises(SpecError) as info:
@@ -173,3 +169,12 @@ def test_a_shorthand_value_the_spec_never_wrote_stays_out_of_the_path() -> None:
     (problem,) = info.value.problems
     assert (problem.line, problem.path) == (2, "results_min")
     assert "must be at least 0, got -1" in problem.message
+
+
+@pytest.mark.parametrize("dialect", ["native", "flat", "expect", "promptkit", None])
+@pytest.mark.parametrize("text", ["42", "- 1", "just text", "[]", "{}"])
+def test_a_spec_of_the_wrong_shape_or_empty_is_a_spec_error(dialect: str | None, text: str) -> None:
+    from chatassert import SpecError
+
+    with pytest.raises(SpecError):  # never a crash, never a suite that passes vacuously
+        loads_suite(text, dialect=dialect, filename="odd.yaml")

@@ -96,7 +96,7 @@ def loads_suite(
 ) -> Suite:
     """Load a spec from text; see `load_suite`."""
     doc = parse_yaml(text, filename)
-    if doc is None:
+    if doc is None or (isinstance(doc, list | Mapping) and not doc):  # it would pass vacuously
         raise SpecError(
             [
                 SpecProblem(

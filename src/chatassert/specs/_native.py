@@ -51,7 +51,16 @@ def detect(doc: Any) -> bool:
 
 def translate(doc: Any, ctx: SpecContext) -> list[Case]:
     """Translate a native suite into cases."""
-    assert isinstance(doc, Mapping)
+    if not isinstance(doc, Mapping):  # the dialect was forced on another shape
+        ctx.problem(
+            doc,
+            "",
+            "a native suite must be a mapping",
+            expected="a mapping with 'chatassert: 1' and 'cases' or 'assertions'",
+            found=doc,
+            hint="wrap a list of assertions as 'chatassert: 1' and 'assertions: [...]'",
+        )
+        return []
     check_keys(
         doc,
         ["chatassert", "name", "description", "cases", "assertions", "fail_fast"],

@@ -286,7 +286,15 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
     """Translate a Scenario manifest (or a bare item list) into one case."""
     if isinstance(doc, list):
         return [_bare_list(doc, ctx)]
-    assert isinstance(doc, Mapping)
+    if not isinstance(doc, Mapping):  # the dialect was forced on another shape
+        ctx.problem(
+            doc,
+            "",
+            "a promptkit spec must be a Scenario manifest or a list of assertions",
+            expected=f"a mapping with 'apiVersion: {API_VERSION}' and 'spec'",
+            found=doc,
+        )
+        return []
     check_keys(doc, ["apiVersion", "kind", "metadata", "spec"], ctx, "", "a Scenario manifest")
     if doc.get("apiVersion") != API_VERSION:
         ctx.problem(
