@@ -746,3 +746,61 @@ def test_docs_yaml_blocks_build() -> None:
     for block in blocks:
         for node in yaml.safe_load(block):
             assert from_spec(node).as_spec()["type"] == node["type"]
+
+
+SLOW = "a" * 40000 + "!"  # `(a|aa)+$` backtracks for far longer than 50 ms on this
+
+
+def test_a_result_regex_that_runs_out_of_time_is_an_error_unless_another_result_decides() -> None:
+    chat = Turn(
+        tool_calls=[ToolCall(name="get", id="1"), ToolCall(name="get", id="2")],
+        tool_results=[ToolResult(call_id="1", content=SLOW), ToolResult(call_id="2", content="ok")],
+    )
+    assert ToolResultMatches("get", "(a|aa)+$|ok", regex_timeout=0.05).check(chat).passed
+    timed_out = ToolResultMatches("get", "(a|aa)+$", regex_timeout=0.05).check(chat)
+    assert timed_out.status is Status.ERROR
+    assert timed_out.details["error"] == "timeout"
+    assert timed_out.details["pattern"] == "(a|aa)+$"
+    assert "did not finish within 0.05s" in timed_out.reason
+    every = ToolResultMatches("get", "(a|aa)+$", match="all", regex_timeout=0.05).check(chat)
+    assert every.status is Status.FAILED  # 'ok' decides: it does not match
+
+
+def test_a_sequence_regex_that_runs_out_of_time_is_undecided_not_a_crash() -> None:
+    step = {"tool": "get", "arguments": {"q": {"$regex": "(a|aa)+$|world"}}}
+    calls = Turn(
+        tool_calls=[
+            ToolCall(name="get", arguments={"q": SLOW}),
+            ToolCall(name="get", arguments={"q": "world"}),
+        ]
+    )
+    assert ToolSequence([step], order="superset", regex_timeout=0.05).check(calls).passed
+    only_slow = Turn(tool_calls=[ToolCall(name="get", arguments={"q": SLOW})])
+    result = ToolSequence([step], order="superset", regex_timeout=0.05).check(only_slow)
+    assert result.status is Status.ERROR
+    assert result.details["error"] == "timeout"
+    assert result.details["pattern"] == "(a|aa)+$|world"
+
+
+def test_the_regex_time_limit_of_a_spec_reaches_trajectory_regexes_and_survives_pickling() -> None:
+    from chatassert.specs import loads_suite
+
+    doc = (
+        "chatassert: 1\n"
+        "cases:\n"
+        "  - name: slow\n"
+        "    assertions:\n"
+        "      - {type: tool_sequence, order: superset,\n"
+        "         steps: [{tool: get, arguments: {q: {$one_of: [{$regex: '(a|aa)+$'}]}}}]}\n"
+        "      - {type: tool_result_matches, tool: get, pattern: '(a|aa)+$'}\n"
+    )
+    (case,) = loads_suite(doc, regex_timeout=0.05).cases
+    for check in case.checks:
+        copy = pickle.loads(pickle.dumps(check))
+        turn_ = Turn(
+            tool_calls=[ToolCall(name="get", id="1", arguments={"q": SLOW})],
+            tool_results=[ToolResult(call_id="1", content=SLOW)],
+        )
+        result = copy.check(turn_)
+        assert result.status is Status.ERROR
+        assert "did not finish within 0.05s" in result.reason

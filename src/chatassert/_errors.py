@@ -82,7 +82,15 @@ class JudgeError(ChatAssertError):
 
 
 class RegexTimeoutError(ChatAssertError, TimeoutError):
-    """A regular expression did not finish within its time limit."""
+    """A regular expression did not finish within its time limit.
+
+    Attributes:
+        pattern: The pattern as written, when known.
+    """
+
+    def __init__(self, message: str, pattern: str | None = None) -> None:
+        super().__init__(message)
+        self.pattern = pattern
 
 
 class TranscriptError(ChatAssertError, ValueError):

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 from chatassert._models import ToolResult
 from chatassert._regex import Pattern, compile_pattern
 from chatassert._registry import did_you_mean
+from chatassert._text import DEFAULT_REGEX_TIMEOUT
 from chatassert._tools import loose_equal
 
 __all__ = [
@@ -155,10 +156,13 @@ class ArgMatches(ArgMatcher):
     key = "$regex"
     pattern: Pattern
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, *, timeout: float = DEFAULT_REGEX_TIMEOUT) -> None:
         if not isinstance(pattern, str) or not pattern:
             raise ValueError(f"$regex needs a non-empty pattern string, got {pattern!r}")
-        object.__setattr__(self, "pattern", compile_pattern(pattern))
+        object.__setattr__(self, "pattern", compile_pattern(pattern, timeout=timeout))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return (_arg_matches, (self.pattern.source, self.pattern.timeout))
 
     def matches(self, actual: Any, exact: bool = False) -> bool:
         """Search the value's text (raises `RegexTimeoutError` past the time limit)."""
@@ -181,17 +185,27 @@ class ArgOneOf(ArgMatcher):
         True
     """
 
-    __slots__ = ("_compiled", "choices")
+    __slots__ = ("_compiled", "_regex_timeout", "choices")
     key = "$one_of"
     choices: tuple[Any, ...]
     _compiled: tuple[Any, ...]
+    _regex_timeout: float
 
-    def __init__(self, choices: Sequence[Any]) -> None:
+    def __init__(
+        self, choices: Sequence[Any], *, regex_timeout: float = DEFAULT_REGEX_TIMEOUT
+    ) -> None:
         if isinstance(choices, str | bytes) or not isinstance(choices, Sequence) or not choices:
             raise ValueError(f"$one_of needs a non-empty list of values, got {choices!r}")
-        compiled = tuple(compile_arguments(c, f"$one_of[{i}]") for i, c in enumerate(choices))
+        compiled = tuple(
+            compile_arguments(c, f"$one_of[{i}]", regex_timeout=regex_timeout)
+            for i, c in enumerate(choices)
+        )
         object.__setattr__(self, "_compiled", compiled)
+        object.__setattr__(self, "_regex_timeout", regex_timeout)
         object.__setattr__(self, "choices", tuple(render_arguments(c) for c in compiled))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return (_arg_one_of, (list(self.choices), self._regex_timeout))
 
     def matches(self, actual: Any, exact: bool = False) -> bool:
         """Return whether some choice matches."""
@@ -266,7 +280,15 @@ ArgMatcher.__setattr__ = _immutable  # type: ignore[method-assign]
 _MATCHER_KEYS = ("$any", "$regex", "$one_of", "$range")
 
 
-def _matcher_from_spec(key: str, value: Any, where: str) -> ArgMatcher:
+def _arg_matches(source: str, timeout: float) -> ArgMatches:
+    return ArgMatches(source, timeout=timeout)
+
+
+def _arg_one_of(choices: list[Any], regex_timeout: float) -> ArgOneOf:
+    return ArgOneOf(choices, regex_timeout=regex_timeout)
+
+
+def _matcher_from_spec(key: str, value: Any, where: str, regex_timeout: float) -> ArgMatcher:
     if key == "$any":
         if value is not True:
             raise ValueError(f"{where}: $any takes true, got {value!r}")
@@ -275,13 +297,13 @@ def _matcher_from_spec(key: str, value: Any, where: str) -> ArgMatcher:
         if not isinstance(value, str):
             raise TypeError(f"{where}: $regex takes a pattern string, got {value!r}")
         try:
-            return ArgMatches(value)
+            return ArgMatches(value, timeout=regex_timeout)
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
     if key == "$one_of":
         if not isinstance(value, list | tuple):
             raise TypeError(f"{where}: $one_of takes a list of values, got {value!r}")
-        return ArgOneOf(value)
+        return ArgOneOf(value, regex_timeout=regex_timeout)
     if not isinstance(value, list | tuple) or len(value) != 2:
         raise TypeError(f"{where}: $range takes a list [min, max], got {value!r}")
     try:
@@ -290,10 +312,13 @@ def _matcher_from_spec(key: str, value: Any, where: str) -> ArgMatcher:
         raise ValueError(f"{where}: {exc}") from None
 
 
-def compile_arguments(value: Any, where: str = "arguments") -> Any:
+def compile_arguments(
+    value: Any, where: str = "arguments", *, regex_timeout: float = DEFAULT_REGEX_TIMEOUT
+) -> Any:
     """Turn expected arguments (spec form or Python) into a tree with matcher objects.
 
     A mapping whose only key starts with `$` is a matcher; an unknown `$` key is an error.
+    `$regex` patterns written in the spec search with the time limit `regex_timeout` (G8).
 
     Raises:
         ValueError: for an unknown or malformed matcher (the message names where it is).
@@ -316,15 +341,18 @@ def compile_arguments(value: Any, where: str = "arguments") -> Any:
                     f"{where}: unknown matcher {key!r}"
                     + (f" ({hint})" if hint else f"; matchers are {', '.join(_MATCHER_KEYS)}")
                 )
-            return _matcher_from_spec(key, value[key], where)
+            return _matcher_from_spec(key, value[key], where, regex_timeout)
         out: dict[str, Any] = {}
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"{where}: argument names must be strings, got {key!r}")
-            out[key] = compile_arguments(item, f"{where}.{key}")
+            out[key] = compile_arguments(item, f"{where}.{key}", regex_timeout=regex_timeout)
         return out
     if isinstance(value, list | tuple):
-        return [compile_arguments(item, f"{where}[{i}]") for i, item in enumerate(value)]
+        return [
+            compile_arguments(item, f"{where}[{i}]", regex_timeout=regex_timeout)
+            for i, item in enumerate(value)
+        ]
     if hasattr(value, "isoformat"):
         return value.isoformat()
     if value is None or isinstance(value, str | int | float | bool):
@@ -498,6 +526,7 @@ class ExpectedCall:
         *,
         argument_mode: str | None = None,
         ignore_keys: Sequence[str] = (),
+        regex_timeout: float = DEFAULT_REGEX_TIMEOUT,
     ) -> None:
         if not isinstance(tool, str) or not tool.strip():
             raise ValueError(f"an expected call needs a non-empty tool name, got {tool!r}")
@@ -516,7 +545,9 @@ class ExpectedCall:
         object.__setattr__(
             self,
             "arguments",
-            None if arguments is None else compile_arguments(arguments, f"{tool}.arguments"),
+            None
+            if arguments is None
+            else compile_arguments(arguments, f"{tool}.arguments", regex_timeout=regex_timeout),
         )
         object.__setattr__(self, "argument_mode", argument_mode)
         object.__setattr__(
@@ -524,15 +555,21 @@ class ExpectedCall:
         )
 
     @classmethod
-    def coerce(cls, value: Any, where: str = "step") -> ExpectedCall:
-        """Accept an `ExpectedCall`, a tool name, or the spec mapping."""
+    def coerce(
+        cls, value: Any, where: str = "step", *, regex_timeout: float = DEFAULT_REGEX_TIMEOUT
+    ) -> ExpectedCall:
+        """Accept an `ExpectedCall` (kept as it is), a tool name, or the spec mapping."""
         if isinstance(value, ExpectedCall):
             return value
-        return cls.from_spec(value, where)
+        return cls.from_spec(value, where, regex_timeout=regex_timeout)
 
     @classmethod
-    def from_spec(cls, value: Any, where: str = "step") -> ExpectedCall:
+    def from_spec(
+        cls, value: Any, where: str = "step", *, regex_timeout: float = DEFAULT_REGEX_TIMEOUT
+    ) -> ExpectedCall:
         """Build from the spec form: a tool name or `{tool, arguments?, ...}`.
+
+        `regex_timeout` is the time limit of the `$regex` matchers written in `value`.
 
         Raises:
             ValueError: for an unknown key (with a did-you-mean hint) or a bad value.
@@ -562,13 +599,16 @@ class ExpectedCall:
             ignore = (ignore,)
         arguments = value.get("arguments")
         if isinstance(arguments, Mapping):
-            arguments = compile_arguments(arguments, f"{where}.arguments")
+            arguments = compile_arguments(
+                arguments, f"{where}.arguments", regex_timeout=regex_timeout
+            )
         try:
             return cls(
                 tool,
                 arguments,
                 argument_mode=value.get("argument_mode"),
                 ignore_keys=ignore,
+                regex_timeout=regex_timeout,
             )
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"{where}: {exc}") from None

@@ -683,7 +683,8 @@ class Pattern:
         except TimeoutError as exc:
             raise RegexTimeoutError(
                 f"pattern {self.source!r} did not finish within {self.timeout:g}s "
-                f"on a text of {len(text)} characters"
+                f"on a text of {len(text)} characters",
+                self.source,
             ) from exc
 
     def matches(self, text: str) -> bool:

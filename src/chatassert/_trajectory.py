@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chatassert._base import Assertion
+from chatassert._errors import RegexTimeoutError
 from chatassert._matchers import (
     ARGUMENT_MODES,
     ArgProblem,
@@ -27,6 +28,7 @@ from chatassert._models import Conversation, ToolCall, ToolResult, Turn, as_turn
 from chatassert._regex import Pattern, compile_pattern
 from chatassert._registry import Param, did_you_mean, register
 from chatassert._result import Result, Status, shorten
+from chatassert._text import DEFAULT_REGEX_TIMEOUT
 
 __all__ = [
     "ORDERS",
@@ -252,6 +254,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
 
     __slots__ = ("_steps", "argument_mode", "ignore_keys", "order", "per_tool", "steps")
     kind = "tool_sequence"
+    options = ("regex_timeout",)
     params = (
         Param(
             "steps",
@@ -303,6 +306,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         ignore_keys: Sequence[str] = (),
         per_tool: Mapping[str, Mapping[str, Any]] | None = None,
         message: str | None = None,
+        regex_timeout: float = DEFAULT_REGEX_TIMEOUT,
     ) -> None:
         super().__init__(message=message)
         if isinstance(steps, str | bytes | Mapping) or not isinstance(steps, Sequence):
@@ -312,7 +316,10 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             )
         if not steps:
             raise ValueError("steps must name at least one expected call")
-        parsed = tuple(ExpectedCall.coerce(s, f"steps[{i}]") for i, s in enumerate(steps))
+        parsed = tuple(
+            ExpectedCall.coerce(s, f"steps[{i}]", regex_timeout=regex_timeout)
+            for i, s in enumerate(steps)
+        )
         self._set("steps", parsed)
         self._set("order", _choice(order, ORDERS, "order"))
         check_mode(argument_mode, "argument_mode")
@@ -359,7 +366,16 @@ missing after 'search' (tool_calls[0]); 'book' was never called
     def _check(self, subject: object) -> Result:
         calls = located_calls(subject)
         n = len(calls)
-        cells = [[step.cell(c.call) for c in calls] for step in self._steps]
+        timeouts: list[RegexTimeoutError] = []
+
+        def compare(step: _Step, call: ToolCall) -> bool | None:
+            try:
+                return step.cell(call)
+            except RegexTimeoutError as exc:  # undecided, like arguments that are not JSON
+                timeouts.append(exc)
+                return None
+
+        cells = [[compare(step, c.call) for c in calls] for step in self._steps]
         sure = [[cell is True for cell in row] for row in cells]
         if self._passes(sure, n):
             actual = _names([c.call.name for c in calls])
@@ -371,8 +387,12 @@ missing after 'search' (tool_calls[0]); 'book' was never called
                 (s, c)
                 for s, row in zip(self._steps, cells, strict=True)
                 for c, cell in zip(calls, row, strict=True)
-                if cell is None
+                if cell is None and c.call.arguments_error is not None
             ]
+            if not invalid:  # only a regex that ran out of time stands between pass and fail
+                first = timeouts[0]
+                details.update(error="timeout", pattern=first.pattern)
+                return Result(_E, self.kind, str(first), details)
             step, call = invalid[0]
             details["invalid_arguments"] = [
                 {
@@ -938,17 +958,36 @@ class _ResultCheck(_CallCheck):
                 details,
             )
         rows: list[dict[str, Any]] = []
+        timeout: RegexTimeoutError | None = None
         for c in calls:
             if c.result is None:
                 rows.append({"call": c.location, "content": None, "matched": None})
-            else:
-                text = _result_text(c.result)
+                continue
+            text = _result_text(c.result)
+            try:
                 rows.append({"call": c.location, "content": text, "matched": self._test(text)})
+            except RegexTimeoutError as exc:  # undecided: another result may still decide
+                timeout = timeout or exc
+                rows.append({"call": c.location, "content": text, "matched": None})
+                rows[-1]["error"] = "timeout"
         details["results"] = rows
         present = [r for r in rows if r["matched"] is not None]
+        if self.match == "any" and any(r["matched"] for r in present):
+            return Result(_P, self.kind, self._held(), details)
+        if self.match == "all" and any(not r["matched"] for r in present):
+            bad = [r for r in present if not r["matched"]]
+            first = bad[0]
+            return Result(
+                _F,
+                self.kind,
+                f"expected every result of '{self.tool}' "
+                f"{self._wanted()} but {first['call']} does not "
+                f"({_quote(first['content'])})",
+                details,
+            )
+        if timeout is not None:
+            return Result(_E, self.kind, str(timeout), {**details, "error": "timeout"})
         if self.match == "any":
-            if any(r["matched"] for r in present):
-                return Result(_P, self.kind, self._held(), details)
             if not present:
                 return Result(
                     _E,
@@ -963,17 +1002,6 @@ class _ResultCheck(_CallCheck):
                 f"expected a result of '{self.tool}' {self._wanted()} "
                 f"but none of its {len(present)} result(s) does ({first['call']}: "
                 f"{_quote(first['content'])})",
-                details,
-            )
-        bad = [r for r in present if not r["matched"]]
-        if bad:
-            first = bad[0]
-            return Result(
-                _F,
-                self.kind,
-                f"expected every result of '{self.tool}' "
-                f"{self._wanted()} but {first['call']} does not "
-                f"({_quote(first['content'])})",
                 details,
             )
         if len(present) < len(rows):
@@ -1071,11 +1099,18 @@ class ToolResultMatches(_ResultCheck):
             "match", "str", default="any", choices=_MATCH, doc="any: some result; all: every result"
         ),
     )
+    options = ("regex_timeout",)
     pattern: str
     _pattern: Pattern
 
     def __init__(
-        self, tool: str, pattern: str, *, match: str = "any", message: str | None = None
+        self,
+        tool: str,
+        pattern: str,
+        *,
+        match: str = "any",
+        message: str | None = None,
+        regex_timeout: float = DEFAULT_REGEX_TIMEOUT,
     ) -> None:
         super().__init__(message=message)
         self._init_common(tool, match)
@@ -1083,7 +1118,7 @@ class ToolResultMatches(_ResultCheck):
             raise ValueError(f"tool_result_matches needs a non-empty pattern, got {pattern!r}")
         self._set("pattern", pattern)
         try:
-            compiled = compile_pattern(pattern)
+            compiled = compile_pattern(pattern, timeout=regex_timeout)
         except ValueError as exc:
             raise ValueError(f"tool_result_matches pattern: {exc}") from None
         self._set("_pattern", compiled)
