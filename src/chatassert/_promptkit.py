@@ -530,10 +530,24 @@ class _ArgsCheck(Assertion):
         return out
 
     def _evaluate(self, calls: Sequence[ToolCall]) -> tuple[Status, list[list[dict[str, Any]]]]:
-        per_call = [self._violations(c) for c in calls]
+        """The outcome over `calls` and each call's violations.
+
+        Raises:
+            RegexTimeoutError: when a pattern ran out of time on a call and no other call
+                decides the outcome (a match for `any`, a violation for `all`).
+        """
+        per_call: list[list[dict[str, Any]]] = []
+        timeout: RegexTimeoutError | None = None
+        for call in calls:
+            try:
+                per_call.append(self._violations(call))
+            except RegexTimeoutError as exc:  # undecided: another call may still decide
+                timeout = timeout or exc
         matching = sum(not v for v in per_call)
-        if (matching and self.match == "any") or matching == len(calls):
+        if (matching and self.match == "any") or (matching == len(calls)):
             return _P, per_call
+        if timeout is not None and (self.match == "any" or matching == len(per_call)):
+            raise timeout
         real = [v for vs in per_call for v in vs if v["type"] != "invalid_args_json"]
         invalid = any(v["type"] == "invalid_args_json" for vs in per_call for v in vs)
         if invalid and (self.match == "any" or not real):
@@ -633,7 +647,7 @@ class ToolCallsWithArgs(_ArgsCheck):
         try:
             status, per_call = self._evaluate(calls)
         except RegexTimeoutError as exc:
-            return _timeout(self.kind, exc, "args_match")
+            return _timeout(self.kind, exc, exc.pattern or "args_match")
         matching = sum(not v for v in per_call)
         if status is _P:
             return Result(
@@ -1164,7 +1178,7 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
         try:
             status, per_call = self._evaluate([c for _, c in located])
         except RegexTimeoutError as exc:
-            return _timeout(self.kind, exc, "args_match")
+            return _timeout(self.kind, exc, exc.pattern or "args_match")
         matching = sum(not v for v in per_call)
         details["matching_calls"] = matching
         if status is _P:
@@ -1505,11 +1519,13 @@ class ConversationContentMatches(Assertion):
 
     def _check(self, subject: object) -> Result:
         texts = assistant_texts(as_conversation(subject))
+        timeout: RegexTimeoutError | None = None
         for index, text in texts:
             try:
                 match = self._compiled.search(text)
-            except RegexTimeoutError as exc:
-                return _timeout(self.kind, exc, self.pattern)
+            except RegexTimeoutError as exc:  # undecided: a later response may still match
+                timeout = timeout or exc
+                continue
             if match is not None:
                 return Result(
                     _P,
@@ -1522,6 +1538,8 @@ class ConversationContentMatches(Assertion):
                         "match": match.group(0),
                     },
                 )
+        if timeout is not None:
+            return _timeout(self.kind, timeout, self.pattern)
         return Result(
             _F,
             self.kind,

@@ -327,3 +327,30 @@ def test_cli_workflow_option_applies_a_definition(tmp_path: Path) -> None:
         == 0
     )
     assert subprocess.run(base, capture_output=True, check=False).returncode == 3
+
+
+SLOW = "a" * 40000 + "!"  # `(a|aa)+$` backtracks for far longer than 50 ms on this
+
+
+def test_a_regex_timeout_on_one_candidate_does_not_hide_a_decision_on_another() -> None:
+    from chatassert import ConversationContentMatches, ToolCall, ToolCallsWithArgs, Turn
+
+    calls = Turn(
+        tool_calls=[
+            ToolCall(name="get", arguments={"q": SLOW}),
+            ToolCall(name="get", arguments={"q": "world"}),
+        ]
+    )
+    either = ToolCallsWithArgs("get", args_match={"q": "(a|aa)+$|world"}, regex_timeout=0.05)
+    assert either.check(calls).passed
+    every = ToolCallsWithArgs("get", args_match={"q": "(a|aa)+$"}, match="all", regex_timeout=0.05)
+    assert every.check(calls).status is Status.FAILED  # 'world' decides
+    undecided = ToolCallsWithArgs(
+        "get", args_match={"q": "(a|aa)+$|world"}, match="all", regex_timeout=0.05
+    ).check(calls)
+    assert undecided.status is Status.ERROR
+    assert undecided.details == {"pattern": "(a|aa)+$|world", "error": "timeout"}
+    replies = chat(turn("hi", SLOW), turn("and?", "hello world"))
+    assert ConversationContentMatches("(a|aa)+$|world", regex_timeout=0.05).check(replies).passed
+    alone = ConversationContentMatches("(a|aa)+$", regex_timeout=0.05).check(chat(turn("x", SLOW)))
+    assert alone.status is Status.ERROR
