@@ -9,11 +9,11 @@
 Without `--assert` or `--suite`, the first positional argument is the suite and the rest are
 logs; with either, every positional argument is a log. A log is a file (`.jsonl`, `.jsonl.gz`),
 a glob (expanded here, so it may be quoted), a directory (its `*.jsonl` and `*.jsonl.gz`
-files), or `-` for standard input.
+files), `-` for standard input, or any other path that is not a directory (a pipe).
 
 Exit codes: 0 everything passed, 1 something failed, 2 usage or spec error (or, with `--strict`,
-an unreadable log line), 3 nothing failed but something could not be evaluated (or a log line
-could not be read).
+an unreadable log line), 3 nothing failed but something could not be evaluated (a check could
+not be evaluated, a log line could not be read, or a subject matched no case).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from chatassert.reporting import (
     Summary,
     assertion_statuses,
     excerpt,
+    json_line,
     render_html,
     render_junit_case,
     render_text,
@@ -83,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
         nargs="*",
         metavar="[SUITE] LOG",
         help="the suite (unless --suite or --assert is given), then JSONL logs: "
-        "files (.jsonl, .jsonl.gz), globs, directories, or - for stdin",
+        "files (.jsonl, .jsonl.gz), globs, directories, pipes, or - for stdin",
     )
     check.add_argument(
         "-s", "--suite", metavar="SUITE", help="a spec file (flat, promptkit, expect or native)"
@@ -143,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="stop after N failing cases (exit 1)",
+        help="stop after N failing cases, N at least 1 (exit 1)",
     )
     check.add_argument(
         "--strict", action="store_true", help="stop at the first unreadable log line (exit 2)"
@@ -153,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=10,
         metavar="N",
-        help="how many failing cases the reports show (default 10)",
+        help="how many failing cases the reports show (default 10, at least 1)",
     )
     check.add_argument(
         "--no-progress", action="store_true", help="never draw the progress line on stderr"
@@ -415,7 +416,7 @@ def _item(fmt: str, verbose: bool, outcome: Outcome, subject: object) -> Item:
         outcome = replace(outcome, excerpt=excerpt(subject))
     rendered: str | None = None
     if fmt == "json":
-        rendered = json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n"
+        rendered = json_line(outcome.to_dict())
     elif fmt == "junit":
         rendered = render_junit_case(outcome, verbose=verbose)
     return (
@@ -430,29 +431,42 @@ def _item(fmt: str, verbose: bool, outcome: Outcome, subject: object) -> Item:
     )
 
 
-def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str]]]:
-    """Read the logs as chunks of raw lines: `(source, first line number, lines)`."""
-    from chatassert.transcripts import open_text
+def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str], str | None]]:
+    """Read the logs as chunks of raw lines: `(source, first line number, lines, error)`.
+
+    When the rest of a log cannot be read (a truncated or corrupt `.gz`), its last chunk
+    carries the error, reported against the line after the last one read; the next log is
+    read as usual.
+    """
+    from chatassert.transcripts import READ_ERRORS, open_text, read_error
 
     for path in paths:
         stream = open_text(path)
+        lines: list[str] = []
+        size = 0
+        first, number = 1, 0
         try:
-            lines: list[str] = []
-            size = 0
-            first = 1
             for number, line in enumerate(stream, 1):
                 if not lines:
                     first = number
                 lines.append(line)
                 size += len(line)
                 if size >= _CHUNK_BYTES or len(lines) >= _CHUNK_LINES:
-                    yield path, first, lines
+                    yield path, first, lines, None
                     lines, size = [], 0
             if lines:
-                yield path, first, lines
+                yield path, first, lines, None
+        except READ_ERRORS as exc:
+            first = number + 1 - len(lines)
+            yield path, first, lines, f"cannot read the rest of the log: {read_error(exc)}"
         finally:
             if stream is not sys.stdin:
                 stream.close()
+
+
+def _read_failure(source: str, first: int, lines: list[str], error: str | None) -> list[Item]:
+    """The item of a log whose rest could not be read, after the chunk `first, lines`."""
+    return [] if error is None else [("u", f"{source}:{first + len(lines)}", error)]
 
 
 def _items(
@@ -465,14 +479,21 @@ def _items(
     """
     if jobs <= 1:
         state = _State(plan, suites)
-        for source, first, lines in _chunks(paths):
-            yield _check_lines(state, source, first, lines)
+        for source, first, lines, error in _chunks(paths):
+            yield _check_lines(state, source, first, lines) + _read_failure(
+                source, first, lines, error
+            )
         return
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(plan,))
     pending: deque[Future[list[Item]]] = deque()
     try:
-        for source, first, lines in _chunks(paths):
-            pending.append(pool.submit(_work, source, first, lines))
+        for source, first, lines, error in _chunks(paths):
+            if lines:
+                pending.append(pool.submit(_work, source, first, lines))
+            if error is not None:
+                failed: Future[list[Item]] = Future()
+                failed.set_result(_read_failure(source, first, lines, error))
+                pending.append(failed)
             if len(pending) >= 3 * jobs:
                 yield pending.popleft().result()
         while pending:
@@ -494,7 +515,7 @@ def _expand(patterns: Sequence[str], err: IO[str]) -> list[str] | None:
             found = sorted(
                 p
                 for p in glob.glob(os.path.join(pattern, "*"))
-                if p.endswith((".jsonl", ".jsonl.gz", ".ndjson"))
+                if p.endswith((".jsonl", ".jsonl.gz", ".ndjson")) and os.path.isfile(p)
             )
             if not found:
                 err.write(f"no .jsonl or .jsonl.gz file in directory {pattern}\n")
@@ -506,7 +527,7 @@ def _expand(patterns: Sequence[str], err: IO[str]) -> list[str] | None:
                 err.write(f"no file matches {pattern!r}\n")
                 return None
             out.extend(found)
-        elif os.path.isfile(pattern):
+        elif os.path.exists(pattern):  # a file, or a pipe such as <(...) or /dev/stdin
             out.append(pattern)
         else:
             err.write(f"cannot read log {pattern}: no such file\n")
@@ -557,9 +578,14 @@ def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if not paths:
         err.write("chatassert check: give at least one LOG (a file, a glob, or - for stdin)\n")
         return EXIT_USAGE
-    if args.jobs < 1:
-        err.write("chatassert check: --jobs must be at least 1\n")
-        return EXIT_USAGE
+    for option, value in (
+        ("--jobs", args.jobs),
+        ("--max-failures", args.max_failures),
+        ("--show", args.show),
+    ):
+        if value is not None and value < 1:
+            err.write(f"chatassert check: {option} must be at least 1 (got {value})\n")
+            return EXIT_USAGE
     plan = _Plan(
         suite_path,
         tuple(args.asserts),
@@ -606,7 +632,7 @@ def _run(
     out: IO[str],
     err: IO[str],
 ) -> int:
-    summary = Summary(keep=max(args.show, 1))
+    summary = Summary(keep=args.show)
     junit = JUnitWriter() if plan.format == "junit" else None
     progress = _Progress(err, not args.no_progress)
     lines = 0
@@ -644,12 +670,16 @@ def _run(
                     if junit is not None:
                         junit.add_unreadable(where, error)
                     elif plan.format == "json":
-                        out.write(json.dumps({"unreadable": where, "error": error}) + "\n")
+                        out.write(json_line({"unreadable": where, "error": error}))
                     if summary.unreadable_count <= _LISTED:
                         err.write(f"{where}: skipped: {error}\n")
                 else:
                     _, where, suite = item
                     summary.unmatched += 1
+                    if junit is not None:
+                        junit.add_unmatched(where, suite)
+                    elif plan.format == "json":
+                        out.write(json_line({"unmatched": where, "suite": suite}))
                     if summary.unmatched <= _LISTED:
                         err.write(
                             f"{where}: no case of {suite!r} matches this subject (give it "
@@ -679,7 +709,7 @@ def _run(
             summary.add(outcome)
             err.write(f"{outcome.suite}: test {outcome.subject_id!r} has no response in the logs\n")
             if plan.format == "json":
-                out.write(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n")
+                out.write(json_line(outcome.to_dict()))
     _finish(plan, summary, junit, args, out)
     return EXIT_FAILED if stopped else summary.exit_code()
 

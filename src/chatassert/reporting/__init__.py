@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ __all__ = [
     "Summary",
     "assertion_statuses",
     "excerpt",
+    "json_line",
     "render_html",
     "render_junit_case",
     "render_text",
@@ -41,7 +43,24 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 """The command line or a spec was wrong; nothing was checked."""
 EXIT_ERRORS = 3
-"""Nothing failed, but something could not be evaluated (or a log line could not be read)."""
+"""Nothing failed, but something could not be evaluated (a log line could not be read, or a
+subject matched no case)."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate cannot be written as UTF-8
+
+
+def json_line(value: Any) -> str:
+    r"""Render `value` as one line of JSON, newline included, non-ASCII text kept as it is.
+
+    A lone surrogate (JSON `"\ud800"` in a log) cannot be written as UTF-8; it is written as
+    its `\uXXXX` escape, so the line still reads back as the same value.
+
+    Example:
+        >>> json_line({"text": "café", "odd": "\ud800"})
+        '{"text": "café", "odd": "\\ud800"}\n'
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,10 +171,11 @@ class Summary:
         return sum(self.counts.values())
 
     def exit_code(self) -> int:
-        """0 all passed, 1 something failed, 3 errors only (unevaluable checks or bad lines)."""
+        """0 all passed, 1 something failed, 3 errors only (unevaluable checks, unreadable lines,
+        or subjects no case matched)."""
         if self.counts["failed"]:
             return EXIT_FAILED
-        if self.counts["error"] or self.unreadable_count:
+        if self.counts["error"] or self.unreadable_count or self.unmatched:
             return EXIT_ERRORS
         return EXIT_OK
 
@@ -212,7 +232,7 @@ def render_text(
         lines.extend(f"- {where}: {error}" for where, error in summary.unreadable)
     lines.append("")
     lines.append(head)
-    return "\n".join(lines)
+    return _SURROGATE.sub("\ufffd", "\n".join(lines))
 
 
 def excerpt(subject: object, *, turns: int = 6, width: int = 240) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from html import escape
 from typing import TYPE_CHECKING
@@ -10,6 +11,8 @@ if TYPE_CHECKING:
     from chatassert.reporting import Summary
 
 __all__ = ["render_html"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate cannot be written as UTF-8
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:70rem;
@@ -85,7 +88,7 @@ def render_html(
     if summary.unreadable_count:
         parts.append(f'<span class="error">{summary.unreadable_count} unreadable lines</span>')
     if summary.unmatched:
-        parts.append(f"<span>{summary.unmatched} without a matching case</span>")
+        parts.append(f'<span class="error">{summary.unmatched} without a matching case</span>')
     parts.append("</p>")
     parts += _table("Pass rate per assertion", summary.per_assertion, "assertion")
     parts += _table("Pass rate per case", summary.per_case, "suite / case")
@@ -114,4 +117,4 @@ def render_html(
         )
         parts.append("</ul>")
     parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    return _SURROGATE.sub("\ufffd", "\n".join(parts) + "\n")

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 __all__ = ["JUnitWriter", "render_junit_case"]
 
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# characters XML 1.0 cannot hold, lone surrogates (which no UTF-8 file can hold) among them
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _text(value: str) -> str:
@@ -93,6 +94,16 @@ class JUnitWriter:
             f"{_text(error)}</error>\n    </testcase>\n"
         )
         self.add("unreadable log lines", "error", 0.0, xml)
+
+    def add_unmatched(self, where: str, suite: str) -> None:
+        """Record a subject that no case of `suite` matches, as an erroring test case."""
+        reason = f"no case of {suite!r} matches this subject (give it an 'id' or 'case' naming one)"
+        xml = (
+            f'    <testcase classname="log" name={_attr(where)} time="0">\n'
+            f'      <error message={_attr(shorten(reason, 500))} type="unmatched">'
+            f"{_text(reason)}</error>\n    </testcase>\n"
+        )
+        self.add("subjects without a matching case", "error", 0.0, xml)
 
     def write(self, out: IO[str], name: str = "chatassert") -> None:
         """Write the whole document to `out` and release the spools."""

@@ -15,11 +15,14 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
 import os
+import re
 import sys
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
@@ -28,7 +31,16 @@ from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
 from chatassert.transcripts import _anthropic, _openai_chat, _openai_responses, _otel
 
-__all__ = ["FORMATS", "Record", "open_text", "parse_line", "parse_record", "read_records"]
+__all__ = [
+    "FORMATS",
+    "READ_ERRORS",
+    "Record",
+    "open_text",
+    "parse_line",
+    "parse_record",
+    "read_error",
+    "read_records",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,16 +115,46 @@ def parse_record(record: Any, format: str | None = None) -> Conversation:
     )
 
 
+READ_ERRORS = (OSError, EOFError, zlib.error)
+"""What reading the rest of an opened log may raise (a truncated or corrupt `.gz`, an I/O
+error); readers report it against the next line and stop reading that log."""
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
 def open_text(path: str | os.PathLike[str] | IO[str]) -> IO[str]:
-    """Open a log for reading text: a path (`.gz` is decompressed), `-` for stdin, or a stream."""
+    r"""Open a log for reading text: a path (`.gz` is decompressed), `-` for stdin, or a stream.
+
+    Logs are UTF-8, with or without a byte order mark. Lines end at `\n` only (a `\r\n` ending
+    is kept and read as whitespace; a bare `\r` inside a line does not split it), and bytes
+    that are not UTF-8 are kept as escapes that `parse_line` reports, so one bad line never
+    stops the reading of the others.
+    """
     if not isinstance(path, str | os.PathLike):
         return path
     name = os.fspath(path)
+    encoding, errors, newline = "utf-8-sig", "surrogateescape", "\n"
     if name == "-":
+        if isinstance(sys.stdin, io.TextIOWrapper):
+            # once read from, its decoding cannot change: it is kept as it is
+            with contextlib.suppress(ValueError, io.UnsupportedOperation):
+                sys.stdin.reconfigure(encoding=encoding, errors=errors, newline=newline)
         return sys.stdin
     if name.endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(name, "rb"), encoding="utf-8")
-    return open(name, encoding="utf-8")
+        raw = gzip.open(name, "rb")  # noqa: SIM115
+        return io.TextIOWrapper(raw, encoding=encoding, errors=errors, newline=newline)
+    return open(name, encoding=encoding, errors=errors, newline=newline)
+
+
+def read_error(exc: BaseException) -> str:
+    """Describe an error raised while reading an opened log (one of `READ_ERRORS`)."""
+    if isinstance(exc, gzip.BadGzipFile):
+        return str(exc)
+    if isinstance(exc, EOFError | zlib.error):
+        return f"corrupt or truncated gzip data: {exc}"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)
 
 
 def parse_line(
@@ -126,14 +168,29 @@ def parse_line(
         >>> parse_line("[1, 2]", "log.jsonl", 4).error[:31]
         'unrecognised transcript record '
     """
+    bad = _UNDECODABLE.search(line)
+    if bad is not None:
+        byte = ord(bad.group()) - 0xDC00
+        return Record(
+            source,
+            number,
+            error=f"line is not UTF-8 (byte 0x{byte:02x} at column {bad.start() + 1})",
+        )
     try:
         raw = json.loads(line)
+    except RecursionError:
+        return Record(source, number, error="line is nested too deeply to read")
     except json.JSONDecodeError as exc:
         return Record(source, number, error=f"line is not JSON: {exc}")
+    except ValueError as exc:  # a number too long to convert
+        reason = str(exc).split(";")[0]
+        return Record(source, number, error=f"line cannot be read: {reason}")
     try:
         return Record(source, number, conversation=parse_record(raw, format), raw=raw)
     except TranscriptError as exc:
         return Record(source, number, error=str(exc), raw=raw)
+    except RecursionError:
+        return Record(source, number, error="malformed record: nested too deeply", raw=raw)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:  # malformed in depth
         return Record(source, number, error=f"malformed record: {exc}", raw=raw)
 
@@ -153,10 +210,14 @@ def read_records(
     else:
         source = str(getattr(path, "name", "<stream>"))
     stream = open_text(path)
+    number = 0
     try:
         for number, line in enumerate(stream, 1):
             if line.strip():
                 yield parse_line(line, source, number, format)
+    except READ_ERRORS as exc:
+        error = f"cannot read the rest of the log: {read_error(exc)}"
+        yield Record(source, number + 1, error=error)
     finally:
         if stream is not path and stream is not sys.stdin:
             stream.close()

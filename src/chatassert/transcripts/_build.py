@@ -185,22 +185,32 @@ def _link(calls: Sequence[ToolCall], results: list[ToolResult]) -> list[ToolResu
 
 
 def split(messages: Sequence[Msg]) -> list[list[Msg]]:
-    """Split messages into turns at each user message; a system preamble joins the first turn."""
+    """Split messages into turns at each user message (as `Conversation(messages=...)` does).
+
+    Messages before the first user message join the first turn when they are only system or
+    developer prompts; when the agent spoke first (a greeting), they form a turn of their own,
+    with no user input.
+
+    Example:
+        >>> turns = split([Msg("system", "s"), Msg("assistant", "Hi!"), Msg("user", "Hello"),
+        ...                Msg("assistant", "How can I help?")])
+        >>> [[m.content for m in turn] for turn in turns]
+        [['s', 'Hi!'], ['Hello', 'How can I help?']]
+    """
     groups: list[list[Msg]] = []
     preamble: list[Msg] = []
     for msg in messages:
         if msg.role == "user":
-            groups.append([*preamble, msg])
-            preamble = []
+            groups.append([msg])
         elif groups:
             groups[-1].append(msg)
         else:
             preamble.append(msg)
     if preamble:
-        if any(m.role not in ("system", "developer") for m in preamble):
-            groups.insert(0, preamble)
-        elif groups:
+        if groups and all(m.role in ("system", "developer") for m in preamble):
             groups[0][:0] = preamble
+        else:
+            groups.insert(0, preamble)
     return groups
 
 
@@ -238,9 +248,10 @@ def _same(a: Msg, b: Msg) -> bool:
 def merge_exchange(history: list[Msg], request: Sequence[Msg], response: Sequence[Msg]) -> None:
     """Extend `history` with one model call: the new part of its request, then its response.
 
-    Each request of a logged conversation usually repeats the history so far (sometimes without
-    the system prompt); the longest end of `history` that the request starts with is not added
-    again.
+    Each request of a logged conversation usually repeats the history so far, sometimes without
+    the system prompt, or trimmed to the system prompt and the latest messages. Leading system
+    and developer messages that `history` already holds are not added again; of the rest, the
+    longest start that repeats the end of `history` is not added again either.
 
     Example:
         >>> h = [Msg("system", "s"), Msg("user", "a"), Msg("assistant", "b")]
@@ -248,14 +259,27 @@ def merge_exchange(history: list[Msg], request: Sequence[Msg], response: Sequenc
         ...                [Msg("assistant", "d")])
         >>> [m.content for m in h]
         ['s', 'a', 'b', 'c', 'd']
+        >>> merge_exchange(h, [Msg("system", "s"), Msg("user", "c"), Msg("assistant", "d"),
+        ...                    Msg("user", "e")], [Msg("assistant", "f")])
+        >>> [m.content for m in h]
+        ['s', 'a', 'b', 'c', 'd', 'e', 'f']
     """
+    start = 0
+    prompts = [m for m in history if m.role in ("system", "developer")]
+    while (
+        start < len(request)
+        and request[start].role in ("system", "developer")
+        and any(_same(request[start], p) for p in prompts)
+    ):
+        start += 1
+    rest = request[start:]
     shared = 0
-    for size in range(min(len(history), len(request)), 0, -1):
-        start = len(history) - size
-        if all(_same(history[start + i], request[i]) for i in range(size)):
+    for size in range(min(len(history), len(rest)), 0, -1):
+        begin = len(history) - size
+        if all(_same(history[begin + i], rest[i]) for i in range(size)):
             shared = size
             break
-    history.extend(request[shared:])
+    history.extend(rest[shared:])
     history.extend(response)
 
 

@@ -10,7 +10,9 @@ Three line shapes are read:
   array of calls. Each request usually repeats the history; only its new messages are added.
 
 Tool calls come from `tool_calls[].function` (arguments as a JSON string, kept with its parse
-error when invalid); `tool` messages are linked to their calls by `tool_call_id`.
+error when invalid) or the legacy `function_call`; `tool` messages are linked to their calls by
+`tool_call_id`, and legacy `function` messages (`{"role": "function", "name", "content"}`) are
+read as tool results too.
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ def message(raw: object, where: str) -> Msg:
         calls.append(tool_call(fn.get("name"), fn.get("arguments")))
     name = raw.get("name")
     call_id = raw.get("tool_call_id")
+    if role == "function":  # the legacy result of a `function_call`
+        role = "tool"
     return Msg(
         role=role,
         content=text_of(raw.get("content")),

@@ -15,6 +15,9 @@ attributes as a mapping. Spans are ordered by start time.
   `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`) supply results the inference spans
   do not show, and mark a result `is_error` when the span's status is ERROR or it has
   `error.type`.
+
+As in the other formats, the line's `id`, `metadata` and case keys (`case`, `test_case`,
+`name`, `tags`) are kept, so a trace can name the suite case it answers.
 """
 
 from __future__ import annotations
@@ -25,7 +28,13 @@ from typing import Any
 
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
-from chatassert.transcripts._build import Msg, conversation, merge_exchange, tool_call
+from chatassert.transcripts._build import (
+    Msg,
+    conversation,
+    merge_exchange,
+    record_metadata,
+    tool_call,
+)
 
 __all__ = ["detect", "parse"]
 
@@ -270,13 +279,12 @@ def parse(record: Any) -> Conversation:
             "'chat') to read messages from"
         )
     _apply_tool_spans(history, tools)
-    metadata: dict[str, Any] = {}
+    found: dict[str, Any] = {}
     if trace_id is not None:
-        metadata["trace_id"] = trace_id
+        found["trace_id"] = trace_id
     if agent is not None:
-        metadata["agent"] = agent
-    if isinstance(record.get("metadata"), Mapping):
-        metadata.update(record["metadata"])
+        found["agent"] = agent
+    metadata = record_metadata(record, found)
     return conversation(history, id=record.get("id", conversation_id), metadata=metadata)
 
 
