@@ -168,7 +168,7 @@ def parse_line(
         >>> parse_line("[1, 2]", "log.jsonl", 4).error[:31]
         'unrecognised transcript record '
     """
-    bad = _UNDECODABLE.search(line)
+    bad = None if line.isascii() else _UNDECODABLE.search(line)  # most lines are ASCII
     if bad is not None:
         byte = ord(bad.group()) - 0xDC00
         return Record(
