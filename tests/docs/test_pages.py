@@ -32,6 +32,7 @@ def test_examples_run_and_print_what_the_page_says(page: str) -> None:
     namespace: dict[str, object] = {"__name__": f"docs:{page}"}
     cwd = os.getcwd()
     os.chdir(ROOT)
+    _registry.registered()  # the built-in types first: the snapshot must hold them
     registry = dict(_registry._REGISTRY)  # pages may register example types
     dialects = {k: dict(v) for k, v in _registry._DIALECTS.items()}
     try:
