@@ -380,8 +380,9 @@ def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bo
     """Check a line as a structured JSON response against the suites' `json` cases.
 
     A line `{"case" | "id": <name>, "output" | "response": <value>}` checks the value against
-    the named case (or the only `json` case); any other JSON value is checked as it is against
-    the only `json` case. Returns whether the line was checked.
+    the named case (a name no case has leaves it unmatched); a line that names none, and any
+    other JSON value, is checked against the only `json` case. Returns whether the line was
+    checked.
     """
     checked = False
     for suite in state.suites:
@@ -390,11 +391,13 @@ def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bo
             continue
         subject = raw
         case: Case | None = None
+        named = None
         if isinstance(raw, dict) and ("output" in raw or "response" in raw):
             subject = raw.get("output", raw.get("response"))
-            case = suite.find(raw.get("case", raw.get("test_case", raw.get("id"))))
-        if case is None and len(json_cases) == 1:
-            case = json_cases[0]
+            named = raw.get("case", raw.get("test_case", raw.get("id")))
+            case = suite.find(named)
+        if case is None and named is None and len(json_cases) == 1:
+            case = json_cases[0]  # a line that names no test goes to the only one
         if case is None or case.subject != "json":
             items.append(("m", where, suite.name))
             checked = True  # read as a response, but no test has its id: unmatched only

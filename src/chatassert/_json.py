@@ -566,14 +566,14 @@ class JsonContains(_TextContains):
     dialect_names = {"expect": "contains"}
 
     def _check(self, subject: object) -> Result:
-        if isinstance(subject, str):
+        if isinstance(subject, str):  # the same text as for the decoded value: serialised
             try:
-                json.loads(subject)
+                data = json.loads(subject)
             except json.JSONDecodeError as exc:
                 return Result(
                     _E, self.kind, f"the response is not JSON ({exc})", {"error": "not_json"}
                 )
-            return self._eval_text(subject)
+            return self._eval(data)
         return super()._check(subject)
 
     def _pass_details(self, n: int) -> dict[str, Any]:
@@ -1121,7 +1121,9 @@ class AllMatchOneOf(_EachValue):
 
     def __init__(self, path: str, values: Sequence[Any], *, message: str | None = None) -> None:
         super().__init__(path, message=message)
-        if isinstance(values, str) or not isinstance(values, list | tuple) or not values:
+        if isinstance(values, str | int | float | bool):
+            values = [values]  # one value where a list is expected is a one-item list (G5)
+        if not isinstance(values, list | tuple) or not values:
             raise ValueError("all_match_one_of needs 'values': a non-empty list")
         self._set("values", list(values))
 
@@ -1596,10 +1598,20 @@ class EachHasAnyTag(_Tags):
 
 # -- dates ---------------------------------------------------------------------------------
 
-_DATE_ONLY = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\s*$")
 _DATE_PREFIX = re.compile(r"^\s*\d{4}-\d{2}-\d{2}")
 _UTC = _dt.UTC
 _FROM_ISO = _dt.datetime.fromisoformat
+_EARLY = _dt.datetime(2000, 1, 1)
+_LATE = _dt.datetime(2001, 2, 2, 23, 59, 59, 999999)  # every field differs from _EARLY
+
+
+def _is_iso_date(text: str) -> bool:
+    """Whether `text` is an ISO 8601 date without a time (`2026-01-31`, `20260131`)."""
+    try:
+        _dt.date.fromisoformat(text.strip())
+    except ValueError:
+        return False
+    return True
 
 
 def parse_date(value: Any, *, end_of_day: bool = False) -> _dt.datetime | None:
@@ -1620,7 +1632,8 @@ def parse_date(value: Any, *, end_of_day: bool = False) -> _dt.datetime | None:
         value = str(value)
     try:
         parsed = _dt.datetime.fromisoformat(value)
-        text = value
+        if end_of_day and _is_iso_date(value):
+            parsed = parsed.replace(hour=23, minute=59, second=59, microsecond=999999)
     except ValueError:
         text = value.strip()
         if not text:
@@ -1628,11 +1641,16 @@ def parse_date(value: Any, *, end_of_day: bool = False) -> _dt.datetime | None:
         try:
             from dateutil import parser as _parser
 
-            parsed = _parser.parse(text)
+            # dateutil fills what the text leaves out from a default: parsed against two
+            # different defaults, a partial date ("Monday", "10:00", "2026-01") differs
+            first = _parser.parse(text, default=_EARLY)
+            second = _parser.parse(text, default=_LATE)
         except (ValueError, OverflowError):
             return None
-    if end_of_day and _DATE_ONLY.match(text):
-        parsed = parsed.replace(hour=23, minute=59, second=59, microsecond=999999)
+        if first.date() != second.date():
+            return None  # not a date: a day, month or year is missing
+        no_time = first.time() == _EARLY.time() and second.time() == _LATE.time()
+        parsed = second if end_of_day and no_time else first
     zone = parsed.tzinfo
     if zone is None:
         return parsed.replace(tzinfo=_UTC)
@@ -2059,7 +2077,13 @@ class SortedDesc(_PathCheck):
             for i in range(1, len(values)):
                 if values[i] > values[i - 1]:
                     _, where = found[i]
-                    bad.add(self._path.location(where), values[i], i, previous=values[i - 1])
+                    index = _index(where)  # the item's own index: items without a value skipped
+                    bad.add(
+                        self._path.location(where),
+                        values[i],
+                        i if index is None else index,
+                        previous=values[i - 1],
+                    )
         if not bad:
             return self._passed(len(values))
         first = bad.first

@@ -410,7 +410,7 @@ def build_typed(
     kwargs = {name: ctx.options[name] for name in cls.options if name in ctx.options}
     try:
         return cls(**values, **kwargs, message=message)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, OverflowError) as exc:  # a number too large, say
         text = str(exc)
         key = _blamed_key(text, {written: node.get(written) for written in given_as.values()})
         # The problem goes on the parameter's line; its name joins the path, unless the message

@@ -233,19 +233,18 @@ def _all_passed(n: int) -> tuple[str, dict[str, int]]:
 
 
 def _json_once(subject: object) -> object:
-    """Decode a JSON case's subject once for all its checks (text stays text: see below).
+    """Decode a JSON case's subject once for all its checks, when it is a JSON object.
 
-    A string is passed on as it is, because `contains` searches the response's own text; a
-    subject that is not JSON is passed on too, and every check reports it as an error.
+    Anything else is passed on as it is: a subject that is not JSON (every check reports it as
+    an error), or JSON that is not an object, such as a JSON string inside a turn's text,
+    which must reach each check as the turn gives it or it would be decoded twice.
     """
-    if type(subject) is dict or isinstance(subject, str):
+    if type(subject) is dict:
         return subject
     try:
         data = as_json(subject)
     except NotJSONError:
         return subject
-    # Only an object is handed on decoded: text inside a turn (a JSON string) must reach each
-    # check as the turn gives it, or it would be decoded twice.
     return data if type(data) is dict else subject
 
 

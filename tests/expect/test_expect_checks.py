@@ -501,3 +501,38 @@ def test_if_sensitive_results_with_inner_checks_and_own_prefixes() -> None:
     assert result.reason == "Missing field: results[0].sensitive (and 1 more)"
     with pytest.raises(ValueError, match="either"):
         IfSensitiveResults()
+
+
+@pytest.mark.parametrize("partial", ["Monday", "10:00", "1", "2026-01", "January"])
+def test_a_partial_date_is_not_a_date(partial: str) -> None:
+    # python-dateutil would fill the missing day, month or year from today's date
+    check = AllDatesBetween("d[*]", "2000-01-01", "2100-12-31")
+    result = check.check({"d": [partial]})
+    assert result.status is Status.FAILED
+    assert result.reason == f"Value '{partial}' at d[0] is not a date"
+
+
+def test_an_end_written_without_a_time_means_the_end_of_that_day_in_any_format() -> None:
+    for end in ("2026-01-31", "20260131", "Jan 31 2026", "31 January 2026"):
+        check = AllDatesBetween("d[*]", "2026-01-01", end)
+        assert check.check({"d": ["2026-01-31T23:30:00Z"]}).passed, end
+    assert (
+        not AllDatesBetween("d[*]", "2026-01-01", "Jan 31 2026 10:30")
+        .check({"d": ["2026-01-31T23:30:00Z"]})
+        .passed
+    )
+
+
+def test_contains_reads_json_text_as_the_value_it_encodes() -> None:
+    check = JsonContains("café")
+    assert check.check('{"s": "caf\\u00e9"}').passed
+    assert check.check({"s": "café"}).passed
+    assert JsonContains('"a": 1').check('{"a":1}').passed
+
+
+def test_sorted_desc_names_the_item_index_when_items_have_no_value() -> None:
+    result = SortedDesc("results[*].relevance").check(
+        {"results": [{"relevance": 1}, {"other": 0}, {"relevance": 2}]}
+    )
+    assert result.details["index"] == 2
+    assert result.reason.startswith("Values not sorted descending at index 2: results[2].relevance")

@@ -90,3 +90,17 @@ def test_lint_accepts_the_example() -> None:
     out = run("lint", SUITE)
     assert out.returncode == 0
     assert "ok (expect, 6 cases" in out.stdout
+
+
+def test_a_response_naming_no_test_is_unmatched_even_when_the_suite_has_one_test(
+    tmp_path: Path,
+) -> None:
+    suite = tmp_path / "one.expect.json"
+    suite.write_text(json.dumps([{"id": "t1", "expect": {"status": "success"}}]))
+    log = tmp_path / "responses.jsonl"
+    log.write_text(json.dumps({"id": "other", "response": {"status": "error"}}) + "\n")
+    out = run("check", suite, log)
+    assert "FAIL" not in out.stdout  # 'other' is not t1: it is not checked against it
+    assert "no case of 'one' matches this subject" in out.stderr
+    assert "test 't1' has no response in the logs" in out.stderr
+    assert out.returncode == 3  # nothing failed: t1 has no response and the line is unmatched

@@ -152,3 +152,39 @@ def test_a_case_checks_a_turn_or_text_as_well_as_a_mapping() -> None:
     assert case.check('{"status": "success"}').passed
     assert case.check(Turn(text="", data={"status": "success"})).passed
     assert case.check("not json").status is Status.ERROR
+
+
+def test_numbers_with_an_exponent_are_numbers_as_in_json() -> None:
+    (case,) = loads_suite('{"field_equals": {"x": 1e3}, "all_in_range": '
+                          '{"path": "r[*]", "max": 2.5E-1}}').cases  # fmt: skip
+    equals, in_range = case.checks
+    assert equals.check({"x": 1000}).passed
+    assert not equals.check({"x": "1e3"}).passed
+    assert in_range.check({"r": [0.1]}).passed
+    assert not in_range.check({"r": [0.3]}).passed
+
+
+def test_expect_keys_are_normalised_like_type_names() -> None:
+    (case,) = loads_suite('{"Results-Min": 1, "Status": "success"}', dialect="expect").cases
+    assert [c.kind for c in case.checks] == ["expect_results_min", "expect_status"]
+
+
+def test_one_allowed_value_may_be_given_without_a_list() -> None:
+    (case,) = loads_suite(
+        '{"all_match_one_of": {"path": "results[*].type", "values": "note"}}'
+    ).cases
+    (check,) = case.checks
+    assert check.check({"results": [{"type": "note"}]}).passed
+    assert not check.check({"results": [{"type": "task"}]}).passed
+
+
+@pytest.mark.parametrize(
+    "expect",
+    [
+        {"dates_within_days": {"path": "r[*].d", "days": 10**12}},
+        {"all_in_range": {"path": "r[*].x", "max": 10**400}},
+    ],
+)
+def test_numbers_too_large_to_use_are_spec_errors(expect: dict[str, object]) -> None:
+    with pytest.raises(SpecError):
+        loads_suite(json.dumps(expect), dialect="expect")

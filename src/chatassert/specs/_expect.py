@@ -22,7 +22,14 @@ from typing import Any
 from chatassert._base import Assertion
 from chatassert._combinators import AllOf
 from chatassert._json import IfSensitiveResults, OneOf
-from chatassert._registry import SpecContext, build_typed, did_you_mean, join_path, line_of
+from chatassert._registry import (
+    SpecContext,
+    build_typed,
+    did_you_mean,
+    join_path,
+    line_of,
+    normalise_type,
+)
 from chatassert._suite import Case
 from chatassert.specs._common import (
     Dialect,
@@ -288,10 +295,11 @@ def translate_expect(node: Mapping[str, Any], ctx: SpecContext, path: str) -> li
     out: list[Assertion] = []
     for key, value in node.items():
         key_path = join_path(path, str(key))
-        if key in UNSUPPORTED:
-            ctx.problem(node, key_path, f"the expect key {key!r} {UNSUPPORTED[key]}", key=key)
+        name = normalise_type(key) if isinstance(key, str) else key  # `Results-Min` (G5)
+        if name in UNSUPPORTED:
+            ctx.problem(node, key_path, f"the expect key {key!r} {UNSUPPORTED[name]}", key=key)
             continue
-        cls = table.get(key) if isinstance(key, str) else None
+        cls = table.get(name) if isinstance(name, str) else None
         if cls is None:
             ctx.problem(
                 node,

@@ -8,6 +8,7 @@ duplicate key is a problem, not a silent overwrite. JSON files load through the 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -68,6 +69,14 @@ class _Loader(yaml.SafeLoader):
         out.line = node.start_mark.line + 1
         return out
 
+
+# YAML 1.1 reads `1e3` as a string (its floats need a dot); JSON and YAML 1.2 read a number, as
+# a spec written in JSON means. Resolvers are tried in order, so this one comes first.
+_EXPONENT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?[eE][-+]?[0-9]+$")
+for _first in "-+0123456789":
+    _Loader.yaml_implicit_resolvers.setdefault(_first, []).insert(
+        0, ("tag:yaml.org,2002:float", _EXPONENT)
+    )
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_located_mapping)
 _Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_located_sequence)
