@@ -1660,6 +1660,12 @@ def parse_date(value: Any, *, end_of_day: bool = False) -> _dt.datetime | None:
         return None
 
 
+def _shown_day(value: Any, when: _dt.datetime) -> str:
+    """The day of a date for a reason: as written, with its UTC day when that differs."""
+    written, utc = _day(value), when.date().isoformat()
+    return written if written == utc else f"{written} ({utc} in UTC)"
+
+
 def _day(value: Any) -> str:
     """The `YYYY-MM-DD` a date value was written with (its own calendar day)."""
     if isinstance(value, str):
@@ -1680,7 +1686,7 @@ class _Dates(_PathCheck):
     def _context(self) -> Any:
         return None
 
-    def _date_reason(self, day: str, location: str, ctx: Any) -> str:
+    def _date_reason(self, value: Any, when: _dt.datetime, location: str, ctx: Any) -> str:
         raise NotImplementedError
 
     def _all_dates_ok(self, values: list[Any], ctx: Any) -> bool:
@@ -1713,7 +1719,7 @@ class _Dates(_PathCheck):
                 first_reason = (
                     f"Value {show(value)} at {location} is not a date"
                     if when is None
-                    else self._date_reason(_day(value), location, ctx)
+                    else self._date_reason(value, when, location, ctx)
                 )
             bad.add(
                 location, value, _index(where), **({} if when is not None else {"not_a_date": True})
@@ -1789,10 +1795,10 @@ class AllDatesBetween(_Dates):
 
         return all_between
 
-    def _date_reason(self, day: str, location: str, ctx: Any) -> str:
+    def _date_reason(self, value: Any, when: _dt.datetime, location: str, ctx: Any) -> str:
         return (
-            f"Date {day} at {location} is outside range {self._start.date().isoformat()} "
-            f"to {self._end.date().isoformat()}"
+            f"Date {_shown_day(value, when)} at {location} is outside range "
+            f"{self._start.date().isoformat()} to {self._end.date().isoformat()}"
         )
 
     def _expected(self) -> Any:
@@ -1869,13 +1875,11 @@ class DatesWithinDays(_Dates):
     def _ok_date(self, when: _dt.datetime, raw: str, ctx: Any) -> bool:
         return bool(abs(ctx - when) <= self._span)
 
-    def _date_reason(self, day: str, location: str, ctx: Any) -> str:
-        when = parse_date(day)
-        assert when is not None
-        diff = abs((ctx.date() - when.date()).days)
+    def _date_reason(self, value: Any, when: _dt.datetime, location: str, ctx: Any) -> str:
+        days = round(abs(ctx - when).total_seconds() / 86400, 1)
         return (
-            f"Date {day} at {location} is {diff} days from {ctx.date().isoformat()} "
-            f"(more than {self.days:g})"
+            f"Date {_shown_day(value, when)} at {location} is {days:g} days from "
+            f"{ctx.date().isoformat()} (more than {self.days:g})"
         )
 
     def _expected(self) -> Any:
@@ -1914,8 +1918,8 @@ class AllDatesInYear(_Dates):
             return raw.strip()[:4] == f"{self.year:04d}"
         return when.year == self.year
 
-    def _date_reason(self, day: str, location: str, ctx: Any) -> str:
-        return f"Date {day} at {location} is not in {self.year}"
+    def _date_reason(self, value: Any, when: _dt.datetime, location: str, ctx: Any) -> str:
+        return f"Date {_day(value)} at {location} is not in {self.year}"  # the year as written
 
     def _expected(self) -> Any:
         return {"year": self.year}
