@@ -188,3 +188,18 @@ def test_one_allowed_value_may_be_given_without_a_list() -> None:
 def test_numbers_too_large_to_use_are_spec_errors(expect: dict[str, object]) -> None:
     with pytest.raises(SpecError):
         loads_suite(json.dumps(expect), dialect="expect")
+
+
+def test_a_misspelt_expect_object_gets_expect_errors_not_flat_ones() -> None:
+    with pytest.raises(SpecError) as info:
+        loads_suite('{"statsu": "success"}')
+    (problem,) = info.value.problems
+    assert problem.message == "unknown expect key 'statsu'"
+    assert problem.hint == "did you mean 'status'?"
+
+
+def test_a_test_list_with_a_case_missing_its_expect_says_so() -> None:
+    with pytest.raises(SpecError) as info:
+        loads_suite('[{"id": "a", "expect": {"status": "x"}}, {"id": "b"}]')
+    (problem,) = info.value.problems
+    assert "test case 'b' has no 'expect'" in problem.message

@@ -122,12 +122,18 @@ def expect_keys() -> dict[str, type[Assertion]]:
 
 # -- detection -----------------------------------------------------------------------------
 
+_FLAT_KEYS = frozenset({"name", "description", "tags", "turns", "id", "type", "value"})
+"""Keys of a flat test file, the fallback dialect: a mapping with one of them is not expect."""
+
 
 def _is_case_list(doc: Any) -> bool:
+    # a list of test cases: some item has 'expect' (the others are reported as incomplete)
     return (
         isinstance(doc, list)
         and bool(doc)
-        and all(isinstance(item, Mapping) and "expect" in item for item in doc)
+        and all(isinstance(item, Mapping) for item in doc)
+        and any("expect" in item for item in doc)
+        and not any("type" in item for item in doc)
     )
 
 
@@ -144,7 +150,17 @@ def detect(doc: Any) -> bool:
     if "expect" in doc or ("tests" in doc and _is_case_list(doc.get("tests"))):
         return True
     names = expect_keys()
-    return any(key in names or key in UNSUPPORTED for key in doc)
+    keys = [normalise_type(k) for k in doc if isinstance(k, str)]
+    if any(key in names or key in UNSUPPORTED for key in keys):
+        return True
+    # an expect object whose keys are all misspelt ({statsu: success}): expect's errors,
+    # with "did you mean", help more than the flat dialect's "missing 'turns'"
+    known = [*names, *UNSUPPORTED]
+    return (
+        bool(keys)
+        and not any(key in _FLAT_KEYS for key in keys)
+        and all(did_you_mean(key, known) for key in keys)
+    )
 
 
 # -- translation ---------------------------------------------------------------------------
