@@ -12,6 +12,7 @@ from chatassert import (
     FunctionJudge,
     JudgeError,
     LLMRubric,
+    Repeat,
     SpecError,
     Status,
     ToolCall,
@@ -148,6 +149,43 @@ def test_a_judge_failure_is_an_error(reply: object) -> None:
     json.dumps(result.to_dict())
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"passed": true, "score": NaN, "reason": "x"}',
+        '{"passed": true, "score": Infinity, "reason": "x"}',
+        {"passed": True, "score": 85, "reason": "on a 0-100 scale"},
+        {"passed": True, "score": -0.5},
+        {"passed": False, "score": 1.01},
+    ],
+    ids=["nan", "infinity", "percent", "negative", "just-above-one"],
+)
+def test_a_score_outside_0_to_1_is_an_error_never_a_pass(reply: object) -> None:
+    judge = FakeJudge(default=reply)  # type: ignore[arg-type]
+    result = LLMRubric(EMPATHY, judge=judge).check("Sorry!")
+    assert result.status is Status.ERROR
+    assert "from 0 to 1" in result.reason
+    json.dumps(result.to_dict(), allow_nan=False)  # strict JSON, no NaN or Infinity
+    repeated = Repeat(3, LLMRubric(EMPATHY, judge=judge), "mean").check("Sorry!")
+    assert repeated.status is Status.ERROR
+    assert "from 0 to 1" in repeated.reason
+
+
+def test_a_judge_returning_a_verdict_with_a_bad_score_is_an_error() -> None:
+    judge = FunctionJudge(lambda request: Verdict(True, 42.0), name="percent")
+    result = LLMRubric(EMPATHY, judge=judge).check("Sorry!")
+    assert result.status is Status.ERROR
+    assert "from 0 to 1" in result.reason
+
+
+def test_scores_at_the_ends_of_the_range_are_accepted() -> None:
+    judge = FakeJudge({"passed": True, "score": 0}, {"passed": True, "score": 1})
+    check = LLMRubric(EMPATHY, judge=judge)
+    assert [check.check("Sorry!").score for _ in range(2)] == [0.0, 1.0]
+    with pytest.raises(JudgeError, match="from 0 to 1"):
+        Verdict(True, float("nan"))
+
+
 def test_a_function_judge_that_raises_is_an_error() -> None:
     def broken(request: object) -> bool:
         raise TimeoutError("judge timed out")
@@ -155,6 +193,43 @@ def test_a_function_judge_that_raises_is_an_error() -> None:
     result = LLMRubric("x", judge=FunctionJudge(broken)).check("y")
     assert result.status is Status.ERROR
     assert "judge timed out" in result.reason
+
+
+async def _cancelled_inside(request: object) -> bool:
+    future = asyncio.get_running_loop().create_future()
+    future.cancel()  # a library's own future was cancelled; the check itself was not
+    result: bool = await future
+    return result
+
+
+def test_a_cancelled_error_from_inside_a_judge_is_an_error_result() -> None:
+    check = LLMRubric(EMPATHY, judge=FunctionJudge(_cancelled_inside))
+    result = check.check("Sorry!")
+    assert result.status is Status.ERROR
+    assert result.reason.endswith("gave no verdict: CancelledError")
+    assert result.details["error"] == "CancelledError"
+    assert asyncio.run(check.acheck("Sorry!")).status is Status.ERROR
+    assert (check & LLMRubric(EMPATHY, judge=FakeJudge(True))).check("Sorry!").status is (
+        Status.ERROR
+    )
+
+
+def test_cancelling_a_judged_check_still_cancels_it() -> None:
+    started = asyncio.Event()
+
+    async def slow(request: object) -> bool:
+        started.set()
+        await asyncio.sleep(10)
+        return True
+
+    async def main() -> None:
+        task = asyncio.create_task(LLMRubric(EMPATHY, judge=FunctionJudge(slow)).acheck("x"))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
 
 
 def test_without_a_judge_the_result_says_what_to_set() -> None:

@@ -139,12 +139,29 @@ class VerdictCache:
                 self._conn = None
 
 
+def judge_identity(judge: object) -> Any:
+    """What tells `judge` apart from other judges of the same name, for cache keys.
+
+    That is its `cache_params()` when it has them; else its `repr` when its class defines one;
+    else its class's qualified name.
+    """
+    params = getattr(judge, "cache_params", None)
+    if callable(params):
+        return params()
+    cls = type(judge)
+    if cls.__repr__ is not object.__repr__:
+        return repr(judge)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 class CachedJudge:
     """Wraps a judge so that verdicts are stored on disk and reused.
 
     The key is a hash of the judge's name, the model, the rendered prompt (when the judge can
-    render one, else the whole request), the judge's verdict-changing settings, the request's
-    parameters and its sample index, so each of `Repeat`'s samples is cached separately. Only
+    render one, else the whole request), the judge's verdict-changing settings (its
+    `cache_params()`, else its `repr`), the request's parameters and its sample index, so each
+    of `Repeat`'s samples is cached separately. An anonymous `FunctionJudge` (a lambda without a
+    `name`) is refused, since its name would not tell it apart from other lambdas. Only
     verdicts are stored: an error is never cached. `enabled=False` passes every request
     through.
 
@@ -152,6 +169,9 @@ class CachedJudge:
         judge: The judge to wrap.
         path: The cache file, or a `VerdictCache`; default `default_cache_path()`.
         enabled: Whether to use the cache at all.
+
+    Raises:
+        ValueError: for an anonymous `FunctionJudge`, wrapped directly or inside another judge.
 
     Example:
         >>> import tempfile, os
@@ -174,6 +194,17 @@ class CachedJudge:
     ) -> None:
         if not callable(getattr(judge, "judge", None)):
             raise TypeError(f"CachedJudge wraps a judge, got {judge!r}")
+        wrapped: object = judge
+        for _ in range(32):  # the judge and the judges it wraps
+            if wrapped is None:
+                break
+            if getattr(wrapped, "anonymous", False) is True:
+                raise ValueError(
+                    f"cannot cache the verdicts of {wrapped!r}: a lambda (or a callable without "
+                    "a qualified name) has no name of its own, so its cached verdicts would be "
+                    "served to other such functions; name it: FunctionJudge(..., name='...')"
+                )
+            wrapped = getattr(wrapped, "inner", None)
         self.inner = judge
         self.name: str = judge.name
         self.model: str | None = getattr(judge, "model", None)
@@ -191,11 +222,10 @@ class CachedJudge:
         return f"CachedJudge({self.inner!r}, {str(self.cache.path)!r}, enabled={self.enabled})"
 
     def _key(self, request: JudgeRequest, prompt: str | None, extra: object = None) -> str:
-        render_params = getattr(self.inner, "cache_params", None)
         material: dict[str, Any] = {
             "judge": self.name,
             "model": request.model or self.model,
-            "params": render_params() if callable(render_params) else None,
+            "params": judge_identity(self.inner),
             "request_params": dict(request.params),
             "sample": request.sample,
             "extra": extra,

@@ -7,6 +7,7 @@ environment variables when the check runs.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import os
 from collections.abc import Sequence
@@ -114,7 +115,9 @@ class JudgedAssertion(Assertion):
             return Result(_E, self.kind, NO_JUDGE, {**self._details(None), "error": "no_judge"})
         try:
             verdict = Verdict.from_reply(await judge.judge(request))
-        except Exception as exc:
+        except (Exception, asyncio.CancelledError) as exc:
+            if isinstance(exc, asyncio.CancelledError) and _being_cancelled():
+                raise  # this check itself is being cancelled
             details = {
                 **self._details(None),
                 "judge": getattr(judge, "name", None),
@@ -127,7 +130,8 @@ class JudgedAssertion(Assertion):
             return Result(
                 _E,
                 self.kind,
-                f"judge {getattr(judge, 'name', judge)!s} gave no verdict: {exc}",
+                f"judge {getattr(judge, 'name', judge)!s} gave no verdict: "
+                f"{str(exc) or type(exc).__name__}",
                 details,
             )
         return self._result(verdict, getattr(judge, "name", None))
@@ -170,12 +174,18 @@ class JudgedAssertion(Assertion):
         )
 
 
+def _being_cancelled() -> bool:
+    """Whether the running task has been asked to cancel (not just handed a CancelledError)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
 def _plain(value: Any) -> Any:
     """Return `value` if it is JSON-serialisable, else its `repr` (details stay serialisable)."""
     import json
 
     try:
-        json.dumps(value)
+        json.dumps(value, allow_nan=False)
     except (TypeError, ValueError):
         return repr(value)
     return value
@@ -343,8 +353,6 @@ class Repeat(Assertion):
         return result
 
     async def _acheck(self, subject: object) -> Result:
-        import asyncio
-
         samples = await asyncio.gather(*(self.child._ajudge(subject, i) for i in range(self.n)))
         return self._combine(
             [sample._with_field("location", f"samples[{i}]") for i, sample in enumerate(samples)]

@@ -13,6 +13,7 @@ import inspect
 import json
 import re
 import threading
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ class Verdict:
 
     Attributes:
         passed: Whether the subject meets the criteria.
-        score: An optional score (judges are asked for 0..1).
+        score: An optional score, a finite number from 0 to 1 (anything else is a `JudgeError`).
         reason: The judge's explanation.
         raw: The raw reply, for the record.
         prompt: The prompt the judge rendered, when it renders one (kept in result details).
@@ -58,13 +59,16 @@ class Verdict:
             isinstance(self.score, bool) or not isinstance(self.score, int | float)
         ):
             raise JudgeError(f"a verdict's 'score' must be a number, got {self.score!r}")
+        if self.score is not None and not 0.0 <= self.score <= 1.0:  # NaN fails this too
+            raise JudgeError(f"a verdict's 'score' must be from 0 to 1, got {self.score!r}")
 
     @classmethod
     def from_reply(cls, reply: object) -> Verdict:
         """Build a verdict from a judge's reply: a `Verdict`, a mapping, or JSON text of one.
 
         Raises:
-            JudgeError: when the reply has no boolean `passed` (never guessed as a pass).
+            JudgeError: when the reply has no boolean `passed` (never guessed as a pass), or a
+                `score` that is not a finite number from 0 to 1.
         """
         if isinstance(reply, Verdict):
             return reply
@@ -84,6 +88,8 @@ class Verdict:
         score = reply.get("score")
         if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
             raise JudgeError(f"the judge's 'score' is not a number: {score!r}")
+        if score is not None and not 0.0 <= score <= 1.0:  # NaN and infinities fail this too
+            raise JudgeError(f"the judge's 'score' is not from 0 to 1: {score!r}")
         reason = reply.get("reason", reply.get("reasoning", ""))
         return cls(passed, None if score is None else float(score), str(reason or ""), raw)
 
@@ -169,15 +175,51 @@ def fill_template(template: str, values: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), ""), template)
 
 
-_LIMIT: ContextVar[asyncio.Semaphore | None] = ContextVar("chatassert_judge_limit", default=None)
+class _JudgeLimit:
+    """A bound on judge requests in flight: a number, with one semaphore per event loop.
+
+    An asyncio semaphore belongs to the loop that first waits on it, while `limit_judges` may
+    span several loops (each synchronous `check()` runs its own), so each loop gets its own.
+    As an async context manager it holds one slot on the running loop.
+    """
+
+    def __init__(self, concurrency: int) -> None:
+        self.concurrency = concurrency
+        self._lock = threading.Lock()
+        self._semaphores: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, asyncio.Semaphore
+        ] = weakref.WeakKeyDictionary()
+
+    def semaphore(self) -> asyncio.Semaphore:
+        """Return the running event loop's semaphore (made on first use)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            semaphore = self._semaphores.get(loop)
+            if semaphore is None:
+                semaphore = self._semaphores[loop] = asyncio.Semaphore(self.concurrency)
+            return semaphore
+
+    async def __aenter__(self) -> None:
+        await self.semaphore().acquire()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.semaphore().release()
+
+    def __repr__(self) -> str:
+        return f"limit_judges({self.concurrency})"
+
+
+_LIMIT: ContextVar[_JudgeLimit | None] = ContextVar("chatassert_judge_limit", default=None)
 
 
 @contextlib.contextmanager
-def limit_judges(concurrency: int) -> Iterator[asyncio.Semaphore]:
+def limit_judges(concurrency: int) -> Iterator[_JudgeLimit]:
     """Bound the judge requests in flight in this context (and the tasks it starts).
 
     Judges that do I/O wait for a slot with `judge_slot()`; everything else runs unbounded,
-    so deterministic checks never wait for judges.
+    so deterministic checks never wait for judges. The bound applies per event loop, so it
+    may wrap several synchronous `check()` calls (each runs its own loop). It yields the
+    limit, which as an async context manager holds one slot.
 
     Example:
         >>> import asyncio
@@ -192,10 +234,10 @@ def limit_judges(concurrency: int) -> Iterator[asyncio.Semaphore]:
     """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
-    semaphore = asyncio.Semaphore(concurrency)
-    token = _LIMIT.set(semaphore)
+    limit = _JudgeLimit(concurrency)
+    token = _LIMIT.set(limit)
     try:
-        yield semaphore
+        yield limit
     finally:
         _LIMIT.reset(token)
 
@@ -203,11 +245,11 @@ def limit_judges(concurrency: int) -> Iterator[asyncio.Semaphore]:
 @contextlib.asynccontextmanager
 async def judge_slot() -> AsyncIterator[None]:
     """Hold one of the judge-request slots set by `limit_judges` (no bound when none is set)."""
-    semaphore = _LIMIT.get()
-    if semaphore is None:
+    limit = _LIMIT.get()
+    if limit is None:
         yield
         return
-    async with semaphore:
+    async with limit.semaphore():
         yield
 
 
@@ -242,6 +284,13 @@ class FunctionJudge:
     """A judge made from a function of the request.
 
     The function (sync or async) returns a `Verdict`, a mapping with `passed`, or a bare bool.
+    Its name is `function:<module>.<qualified name>` unless `name=` is given. A lambda (or a
+    callable without a qualified name, such as a `functools.partial`) is `anonymous`: every
+    such function would share one name, so `CachedJudge` refuses it until it is given a `name`.
+
+    Attributes:
+        name: The judge's name.
+        anonymous: Whether the name does not tell the function apart from others.
 
     Example:
         >>> from chatassert import FunctionJudge, LLMRubric
@@ -252,7 +301,13 @@ class FunctionJudge:
 
     def __init__(self, function: ReplyFunction, *, name: str | None = None) -> None:
         self._function = function
-        self.name = name or f"function:{getattr(function, '__qualname__', 'judge')}"
+        self._qualified = _qualified_name(function)
+        self.anonymous = not name and (self._qualified is None or "<lambda>" in self._qualified)
+        self.name = name or f"function:{self._qualified or type(function).__qualname__}"
+
+    def cache_params(self) -> dict[str, Any]:
+        """The function's module and qualified name, for cache keys."""
+        return {"function": self._qualified}
 
     async def judge(self, request: JudgeRequest) -> Verdict:
         """Call the function and turn its reply into a verdict."""
@@ -266,6 +321,15 @@ class FunctionJudge:
 
     def __repr__(self) -> str:
         return f"FunctionJudge({self.name!r})"
+
+
+def _qualified_name(function: object) -> str | None:
+    """Return `module.qualname` of a function, or None when it has no qualified name."""
+    qualname = getattr(function, "__qualname__", None)
+    if not isinstance(qualname, str):
+        return None
+    module = getattr(function, "__module__", None)
+    return f"{module}.{qualname}" if isinstance(module, str) else qualname
 
 
 Reply = Verdict | Mapping[str, Any] | bool | str | BaseException
@@ -337,6 +401,10 @@ class FakeJudge:
         if isinstance(reply, bool):
             return Verdict(reply, None, "", reply)
         return Verdict.from_reply(reply)
+
+    def cache_params(self) -> dict[str, Any]:
+        """No settings of a fake change its verdicts beyond its name (its script decides)."""
+        return {}
 
     def __repr__(self) -> str:
         return f"FakeJudge(name={self.name!r}, remaining={len(self._script)})"

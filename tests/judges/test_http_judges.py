@@ -109,6 +109,20 @@ def test_min_score_and_passed_combine_as_and(
     assert "below min_score 0.7" in result.reason
 
 
+@pytest.mark.parametrize("score", ["NaN", "Infinity", "85", "-1"])
+def test_a_score_outside_0_to_1_is_an_error_even_above_min_score(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], score: str
+) -> None:
+    from chatassert._promptkit import LLMJudge
+
+    server.push(openai_content('{"passed": true, "score": ' + score + ', "reason": "ok"}'))
+    result = LLMJudge(RUBRIC, min_score=0.9, judge=openai_judge()).check(TURN)
+    assert result.status is Status.ERROR
+    assert "from 0 to 1" in result.reason
+    assert score in result.details["raw"]
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
 def test_per_assertion_model_and_prompt_override(
     server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
 ) -> None:
@@ -155,6 +169,23 @@ def test_rejected_response_format_falls_back_to_plain_json(
     assert check(judge).status is Status.PASSED
     assert check(judge).status is Status.PASSED
     assert [("response_format" in r.body) for r in server.requests] == [True, False, False]
+    assert judge.response_format == "json_schema"  # the setting (and cache key) is unchanged
+    assert openai_judge()._format(1) is not None  # another judge still asks for it
+
+
+@pytest.mark.parametrize("status", [400, 422])
+def test_other_400s_do_not_drop_response_format(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], status: int
+) -> None:
+    too_long = {"error": {"message": "This model's maximum context length is 8192 tokens"}}
+    server.push(Reply(too_long, status=status), openai_verdict())
+    judge = openai_judge()
+    result = check(judge)
+    assert result.status is Status.ERROR
+    assert "maximum context length" in result.reason
+    assert check(judge).status is Status.PASSED
+    assert [("response_format" in r.body) for r in server.requests] == [True, True]
+    assert judge.response_format == "json_schema"
 
 
 # -- verdicts that are errors -------------------------------------------------------------
@@ -313,6 +344,38 @@ def test_api_keys_never_leak(
         assert SECRET not in text
     assert "[redacted]" in first.reason
     assert "[redacted]" in second.reason
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply({"choices": [], "echo": {"key": SECRET}}),
+        openai_content(f"I was told {SECRET}, so no JSON here"),
+        openai_content(None, refusal=f"I won't repeat {SECRET}"),
+        openai_content(json.dumps({"passed": True, "score": 1.0, "reason": f"saw {SECRET}"})),
+        Reply({"choices": [{"message": {"content": ""}}], SECRET: "as a key"}),
+    ],
+    ids=["no-choices", "not-json", "refusal", "verdict", "empty"],
+)
+def test_api_keys_never_leak_through_raw_replies(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], reply: Reply
+) -> None:
+    server.push(reply)
+    result = check(openai_judge())
+    text = json.dumps(result.to_dict())
+    assert SECRET not in text
+    assert SECRET not in result.reason
+    assert "[redacted]" in json.dumps(result.details["raw"])
+
+
+def test_anthropic_raw_replies_are_redacted(
+    server: LoopbackServer, anthropic_judge: Callable[..., AnthropicJudge]
+) -> None:
+    server.push(anthropic_text(f"my key is {SECRET}"))
+    result = check(anthropic_judge())
+    assert result.status is Status.ERROR
+    assert SECRET not in json.dumps(result.to_dict())
+    assert "[redacted]" in result.details["raw"]
 
 
 def test_sync_check_inside_a_running_loop_says_to_await(

@@ -14,8 +14,10 @@ import pytest
 from loopback import LoopbackServer, Recorded, Reply, openai_content, openai_verdict
 
 from chatassert import (
+    AllOf,
     Contains,
     FakeJudge,
+    FunctionJudge,
     JudgeRequest,
     LLMRubric,
     Repeat,
@@ -30,6 +32,7 @@ from chatassert.judges import (
     VerdictCache,
     check_all,
     check_many,
+    limit_judges,
 )
 
 # -- cache --------------------------------------------------------------------------------
@@ -97,6 +100,80 @@ def test_an_unreadable_entry_is_a_miss(tmp_path: Path) -> None:
     cache.clear()
     assert len(cache) == 0
     cache.close()
+
+
+def _strict(request: JudgeRequest) -> bool:
+    return False
+
+
+def _lenient(request: JudgeRequest) -> bool:
+    return True
+
+
+def test_function_judges_are_keyed_by_module_and_qualified_name(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    lenient = CachedJudge(FunctionJudge(_lenient), path)
+    strict = CachedJudge(FunctionJudge(_strict), path)
+    assert lenient.name == f"function:{__name__}._lenient"
+    assert LLMRubric("Is polite", judge=lenient).check("yo").status is Status.PASSED
+    assert LLMRubric("Is polite", judge=strict).check("yo").status is Status.FAILED
+    assert (strict.hits, strict.misses) == (0, 1)
+
+
+def test_an_anonymous_lambda_is_not_cached_until_named(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    with pytest.raises(ValueError, match="name it"):
+        CachedJudge(FunctionJudge(lambda request: True), path)
+    with pytest.raises(ValueError, match="name it"):
+        CachedJudge(BatchingJudge(FunctionJudge(lambda request: True)), path)
+    lenient = CachedJudge(FunctionJudge(lambda request: True, name="lenient"), path)
+    strict = CachedJudge(FunctionJudge(lambda request: False, name="strict"), path)
+    assert LLMRubric("Is polite", judge=lenient).check("yo").status is Status.PASSED
+    assert LLMRubric("Is polite", judge=strict).check("yo").status is Status.FAILED
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"base_url": "http://127.0.0.1:9/v1"},
+        {"system_prompt": "Grade strictly."},
+        {"temperature": 1.0},
+        {"headers": {"X-Route": "model-b"}},
+    ],
+    ids=["base-url", "system-prompt", "temperature", "headers"],
+)
+def test_batching_judges_over_different_judges_get_different_keys(
+    tmp_path: Path, other: dict[str, Any]
+) -> None:
+    def key(**options: Any) -> str:
+        inner = OpenAIJudge("m", **{"base_url": "http://127.0.0.1:8/v1", **options})
+        judge = CachedJudge(BatchingJudge(inner), tmp_path / "c.sqlite3")
+        request = JudgeRequest("Is polite", "Hi")
+        return judge._key(request, judge._render(request))
+
+    assert key() == key()
+    assert key() != key(**other)
+
+
+def test_a_judge_without_cache_params_is_keyed_by_its_repr(tmp_path: Path) -> None:
+    class Graded:
+        def __init__(self, strict: bool) -> None:
+            self.name = "graded"
+            self.strict = strict
+
+        async def judge(self, request: JudgeRequest) -> Verdict:
+            return Verdict(not self.strict)
+
+        def __repr__(self) -> str:
+            return f"Graded(strict={self.strict})"
+
+    path = tmp_path / "c.sqlite3"
+    for wrap in (lambda judge: judge, BatchingJudge):
+        lenient = CachedJudge(wrap(Graded(strict=False)), path)
+        strict = CachedJudge(wrap(Graded(strict=True)), path)
+        assert LLMRubric("Is polite", judge=lenient).check("yo").status is Status.PASSED
+        assert LLMRubric("Is polite", judge=strict).check("yo").status is Status.FAILED
+        path = tmp_path / "other.sqlite3"
 
 
 _WRITER = """
@@ -196,6 +273,19 @@ def test_check_many_bounds_judge_requests(
     assert "Please 23" in results[23].details["prompt"]
 
 
+def test_a_judge_limit_spans_several_synchronous_checks(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
+) -> None:
+    server.default = lambda _: Reply(openai_verdict().body, delay=0.02)
+    judge = openai_judge()
+    check = AllOf(*(LLMRubric(f"Rubric {i}", judge=judge) for i in range(3)))
+    with limit_judges(1):
+        results = [check.check(subject) for subject in ("one", "two", "three")]
+    assert [r.status for r in results] == [Status.PASSED] * 3, [r.reason for r in results]
+    assert len(server.requests) == 9
+    assert server.max_in_flight == 1  # still bounded within each check's own event loop
+
+
 def test_check_all_keeps_order_and_runs_deterministic_checks_without_judges() -> None:
     seen: list[str] = []
 
@@ -283,6 +373,37 @@ def test_a_missing_criterion_is_an_error_for_that_rubric_only(
     assert "no verdict for criterion 2" in result.children[1].reason
 
 
+def _entry(criterion: Any = None, passed: bool = True) -> dict[str, Any]:
+    entry: dict[str, Any] = {"passed": passed, "score": float(passed), "reason": f"{passed}"}
+    if criterion is not None:
+        entry["criterion"] = criterion
+    return entry
+
+
+@pytest.mark.parametrize(
+    "verdicts",
+    [
+        [_entry(0, False), _entry(1, True)],  # numbered from 0
+        [_entry(2, False), _entry(3, True)],  # past the last criterion
+        [_entry(1, True), _entry(1, False)],  # one criterion twice
+        [_entry(2, False), _entry(None, True)],  # numbered and unnumbered mixed
+        [_entry(None, True), _entry(None, False), _entry(None, True)],  # more than asked
+        [_entry("1", True), _entry("2", True)],  # not integers
+    ],
+    ids=["zero-based", "past-the-end", "duplicate", "mixed", "too-many", "strings"],
+)
+def test_an_ambiguous_batch_reply_is_an_error_for_every_rubric(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], verdicts: list[Any]
+) -> None:
+    server.push(openai_content(json.dumps({"verdicts": verdicts})))
+    judge = BatchingJudge(openai_judge())
+    check = LLMRubric("Is polite", judge=judge) & LLMRubric("Is short", judge=judge)
+    result = asyncio.run(check.acheck("Hi"))
+    assert judge.batches == 1
+    assert [c.status for c in result.children] == [Status.ERROR, Status.ERROR]
+    assert "cannot be matched to the 2 criteria" in result.children[0].reason
+
+
 def test_batched_verdicts_are_cached_and_faults_error_every_rubric(
     server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], tmp_path: Path
 ) -> None:
@@ -296,6 +417,77 @@ def test_batched_verdicts_are_cached_and_faults_error_every_rubric(
     server.default = Reply({"error": "boom"}, status=500)
     failed = asyncio.run(check.acheck("Other subject"))
     assert [c.status for c in failed.children] == [Status.ERROR, Status.ERROR]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"prompt": "POLICY v7: {{criteria}}\nAgent: {{response}}"},
+        {"system_prompt": "Grade strictly."},
+    ],
+    ids=["prompt", "system-prompt"],
+)
+@pytest.mark.parametrize("cached", [False, True], ids=["plain", "cached"])
+def test_a_judge_with_its_own_prompts_grades_each_rubric_alone_with_them(
+    server: LoopbackServer,
+    openai_judge: Callable[..., OpenAIJudge],
+    tmp_path: Path,
+    options: dict[str, str],
+    cached: bool,
+) -> None:
+    server.default = openai_verdict(True, 1.0, "fine")
+    inner = openai_judge(**options)
+    judge = BatchingJudge(CachedJudge(inner, tmp_path / "c.sqlite3") if cached else inner)
+    check = LLMRubric("Is polite", judge=judge) & LLMRubric("Is short", judge=judge)
+    result = asyncio.run(check.acheck("hello"))
+    assert result.status is Status.PASSED
+    assert judge.batches == 0
+    sent = sorted(
+        (r.body["messages"][0]["content"], r.body["messages"][1]["content"])
+        for r in server.requests
+    )
+    rubrics = ("Is polite", "Is short")
+    expected = [(inner._system(1), inner.render(JudgeRequest(c, "hello"))) for c in rubrics]
+    assert sent == sorted(expected)  # the judge's own system prompt and template, one by one
+
+
+def test_judge_many_of_a_judge_with_its_own_prompts_uses_them(
+    server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
+) -> None:
+    server.default = openai_verdict(True, 1.0, "fine")
+    judge = openai_judge(prompt="Rule: {{criteria}} / {{response}}", system_prompt="Be strict.")
+    requests = [JudgeRequest("Is polite", "hello"), JudgeRequest("Is short", "hello")]
+    verdicts = asyncio.run(judge.judge_many(requests))
+    assert [v.passed for v in verdicts if isinstance(v, Verdict)] == [True, True]
+    assert sorted(r.body["messages"][1]["content"] for r in server.requests) == [
+        "Rule: Is polite / hello",
+        "Rule: Is short / hello",
+    ]
+    assert {r.body["messages"][0]["content"] for r in server.requests} == {"Be strict."}
+
+
+def test_a_cancelled_error_inside_a_batch_is_an_error_for_every_rubric() -> None:
+    class Interrupted:
+        name = "interrupted"
+
+        async def judge(self, request: JudgeRequest) -> Verdict:
+            return Verdict(True)
+
+        async def judge_many(self, requests: list[JudgeRequest]) -> list[Verdict]:
+            future = asyncio.get_running_loop().create_future()
+            future.cancel()  # an inner future was cancelled, not the batch
+            verdicts: list[Verdict] = await future
+            return verdicts
+
+    judge = BatchingJudge(Interrupted())
+
+    async def main() -> list[Any]:
+        requests = [JudgeRequest("Is polite", "Hi"), JudgeRequest("Is short", "Hi")]
+        return await asyncio.gather(*(judge.judge(r) for r in requests), return_exceptions=True)
+
+    outcomes = asyncio.run(main())
+    assert [type(o).__name__ for o in outcomes] == ["JudgeError", "JudgeError"]
+    assert "request was cancelled" in str(outcomes[0])
 
 
 def test_different_subjects_are_not_graded_together(

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import json
 import ssl
 from collections.abc import Awaitable, Callable
 
 import httpx
 import pytest
 
+from chatassert import LLMRubric
+from chatassert.judges import OpenAIJudge
 from chatassert.judges._http import _Pools
 from chatassert.judges._transport import StreamTransport
 
@@ -121,6 +124,76 @@ def test_a_stale_idle_connection_is_replaced() -> None:
     out, conns = asyncio.run(_exchange(answer, 2))
     assert all(isinstance(o, httpx.Response) for o in out)
     assert conns == [1, 2]
+
+
+def test_interim_responses_are_skipped_until_the_final_one() -> None:
+    async def answer(r: asyncio.StreamReader, w: asyncio.StreamWriter, n: int) -> None:
+        w.write(
+            b"HTTP/1.1 100 Continue\r\n\r\n"
+            b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
+            + _reply(b'{"n": %d}' % n)
+        )
+
+    out, conns = asyncio.run(_exchange(answer, 3))
+    assert [(o.status_code, o.json()["n"]) for o in out if isinstance(o, httpx.Response)] == [
+        (200, 1),
+        (200, 2),
+        (200, 3),
+    ]
+    assert conns == [1, 1, 1]  # each final response was read whole, so the connection is clean
+
+
+def test_a_connection_is_not_reused_after_switching_protocols() -> None:
+    async def answer(r: asyncio.StreamReader, w: asyncio.StreamWriter, n: int) -> None:
+        if n == 1:
+            w.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: other\r\n\r\n")
+        else:
+            w.write(_reply(b"{}"))
+
+    out, conns = asyncio.run(_exchange(answer, 2))
+    assert [o.status_code for o in out if isinstance(o, httpx.Response)] == [101, 200]
+    assert conns == [1, 2]
+
+
+def test_an_early_hint_never_hands_a_verdict_to_the_next_request() -> None:
+    def completion(passed: bool, reason: str) -> bytes:
+        content = json.dumps({"passed": passed, "score": float(passed), "reason": reason})
+        message = {"role": "assistant", "content": content}
+        return json.dumps({"choices": [{"index": 0, "message": message}]}).encode()
+
+    async def answer(r: asyncio.StreamReader, w: asyncio.StreamWriter, n: int) -> None:
+        if n == 1:  # an interim 103, then the real verdict
+            w.write(b"HTTP/1.1 103 Early Hints\r\n\r\n" + _reply(completion(True, "first")))
+        else:
+            w.write(_reply(completion(False, "second")))
+
+    async def serve_and_check() -> list[tuple[str, str]]:
+        connections: list[int] = []
+
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                while True:
+                    await _read_request(reader)
+                    connections.append(1)
+                    await answer(reader, writer, len(connections))
+            except (asyncio.IncompleteReadError, ConnectionError):
+                pass
+            finally:
+                writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        judge = OpenAIJudge("m", base_url=f"http://127.0.0.1:{port}/v1", retries=0, timeout=2)
+        rubric = LLMRubric("Is fine", judge=judge)
+        try:
+            results = [await rubric.acheck("good answer"), await rubric.acheck("bad answer")]
+        finally:
+            await judge.aclose()
+            server.close()
+            await server.wait_closed()
+        return [(r.status.value, r.reason) for r in results]
+
+    assert asyncio.run(serve_and_check()) == [("passed", "first"), ("failed", "second")]
 
 
 @pytest.mark.parametrize(

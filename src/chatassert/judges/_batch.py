@@ -116,14 +116,28 @@ def _subject_key(request: JudgeRequest) -> str:
     )
 
 
+def _own_prompts(judge: object) -> bool:
+    """Whether `judge` (or a judge it wraps) has its own prompt template or system prompt."""
+    for _ in range(32):
+        if judge is None:
+            return False
+        if getattr(judge, "prompt", None) is not None:
+            return True
+        if getattr(judge, "system_prompt", None) is not None:
+            return True
+        judge = getattr(judge, "inner", None)
+    return False
+
+
 class BatchingJudge:
     """Grades several rubrics about one subject in a single request, one verdict each.
 
     Requests that arrive together (in the same turn of the event loop, as the judged children
     of an `AllOf` checked with `acheck` or `check_many` do) and share the subject, the model and the
     sample index are sent as one request to the wrapped judge's `judge_many`; each criterion
-    gets its own verdict and so its own result. A request with its own prompt template, or a
-    wrapped judge without `judge_many`, is graded alone.
+    gets its own verdict and so its own result. A request with its own prompt template, a
+    wrapped judge with its own `prompt` or `system_prompt` (which a batched request could not
+    honour), or a wrapped judge without `judge_many`, is graded alone.
 
     Args:
         judge: The judge to wrap (`OpenAIJudge`, `AnthropicJudge`, or a `CachedJudge` of one).
@@ -156,6 +170,17 @@ class BatchingJudge:
     def __repr__(self) -> str:
         return f"BatchingJudge({self.inner!r}, max_criteria={self.max_criteria})"
 
+    def render(self, request: JudgeRequest) -> str | None:
+        """The wrapped judge's prompt for `request` alone, or None when it renders none."""
+        render = getattr(self.inner, "render", None)
+        return render(request) if callable(render) else None
+
+    def cache_params(self) -> Any:
+        """The wrapped judge's verdict-changing settings (its identity when it has none)."""
+        from chatassert._cache import judge_identity
+
+        return judge_identity(self.inner)
+
     def __getstate__(self) -> dict[str, Any]:
         return {"inner": self.inner, "max_criteria": self.max_criteria}
 
@@ -164,7 +189,11 @@ class BatchingJudge:
 
     async def judge(self, request: JudgeRequest) -> Verdict:
         """Queue `request` with the others about the same subject, and await its verdict."""
-        if request.prompt is not None or not callable(getattr(self.inner, "judge_many", None)):
+        if (
+            request.prompt is not None
+            or not callable(getattr(self.inner, "judge_many", None))
+            or _own_prompts(self.inner)
+        ):
             return await self.inner.judge(request)
         loop = asyncio.get_running_loop()
         groups = self._pending.get(loop)
@@ -198,9 +227,15 @@ class BatchingJudge:
                         f"for {len(items)} criteria"
                     )
         except asyncio.CancelledError:
-            for _, future in items:
-                future.cancel()
-            raise
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # this batch itself is being cancelled
+                for _, future in items:
+                    future.cancel()
+                raise
+            # The judge raised CancelledError without being cancelled (a cancelled inner future):
+            # no verdict, and an error for every criterion rather than a crash.
+            error = JudgeError(f"{self.name}: the judge's request was cancelled")
+            outcomes = [error] * len(items)
         except Exception as exc:
             outcomes = [exc] * len(items)
         for (_, future), outcome in zip(items, outcomes, strict=True):

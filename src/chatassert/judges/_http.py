@@ -144,12 +144,17 @@ class HTTPJudge:
 
     def cache_params(self) -> dict[str, Any]:
         """The settings that change a verdict, for cache keys."""
-        return {
+        params: dict[str, Any] = {
             "base_url": self.base_url,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "system": self._system(1),
         }
+        if self.prompt is not None:  # the rendered prompt is not always the single one
+            params["prompt"] = self.prompt
+        if self.headers:  # a header may route to another model
+            params["headers"] = dict(sorted(self.headers.items()))
+        return params
 
     # -- prompts --------------------------------------------------------------------------
 
@@ -184,16 +189,21 @@ class HTTPJudge:
         """Grade several criteria of one subject in a single request, one verdict each.
 
         The requests must share the subject (response, input, conversation, tool calls) and
-        model; `BatchingJudge` groups them so.
+        model; `BatchingJudge` groups them so. A judge with its own `prompt` or `system_prompt`
+        grades each criterion alone (concurrently), with its own prompts.
         """
-        if len(requests) == 1:
-            try:
-                return [await self.judge(requests[0])]
-            except JudgeError as exc:
-                return [exc]
+        if len(requests) == 1 or self.prompt is not None or self.system_prompt is not None:
+            # A judge's own prompt or system prompt is written for one criterion: grade alone.
+            return list(await asyncio.gather(*(self._judge_alone(r) for r in requests)))
         prompt = self.render_many(requests)
         reply, raw = await self._exchange(requests[0].model or self.model, prompt, len(requests))
         return verdicts_from(reply, len(requests), raw=raw, prompt=prompt)
+
+    async def _judge_alone(self, request: JudgeRequest) -> Verdict | JudgeError:
+        try:
+            return await self.judge(request)
+        except JudgeError as exc:
+            return exc
 
     async def _exchange(self, model: str, prompt: str, count: int) -> tuple[Any, Any]:
         """Send one prompt; return the parsed reply object and the raw reply."""
@@ -215,6 +225,16 @@ class HTTPJudge:
         if key and len(key) >= 4:
             text = text.replace(key, "[redacted]")
         return text
+
+    def _redact_value(self, value: Any) -> Any:
+        """`_redact` every string in a decoded JSON value (keys included)."""
+        if isinstance(value, str):
+            return self._redact(value)
+        if isinstance(value, list):
+            return [self._redact_value(item) for item in value]
+        if isinstance(value, dict):
+            return {self._redact(str(k)): self._redact_value(v) for k, v in value.items()}
+        return value
 
     def _client(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()
@@ -287,7 +307,8 @@ class HTTPJudge:
                 status = response.status_code
                 if 200 <= status < 300:
                     try:
-                        return response.json()
+                        # Redacted here, so no raw reply kept in a result can hold the key.
+                        return self._redact_value(response.json())
                     except ValueError:
                         raise JudgeReplyError(
                             f"{self.name}: HTTP {status} but the body is not JSON: "
@@ -386,12 +407,18 @@ def _text_content(content: Any) -> str | None:
     return None
 
 
+_FORMAT_WORDS = ("response_format", "response format", "json_schema", "schema")
+"""Words in a 400/422 error body that show the server rejected `response_format` itself."""
+
+
 class OpenAIJudge(HTTPJudge):
     """A judge over an OpenAI-compatible chat-completions API (OpenAI, vLLM, Ollama, LiteLLM).
 
     It asks for a JSON-schema structured verdict; a server that rejects `response_format` with
-    400/422 is asked again without it (and from then on), and the verdict is then extracted
-    from plain, fenced or embedded JSON. A refusal is an error, never a pass.
+    400/422 (an error naming `response_format` or a schema) is asked again without it, and so
+    is every later request of this judge (its `response_format` setting stays as given); the
+    verdict is then extracted from plain, fenced or embedded JSON. Any other 400/422 is an
+    error. A refusal is an error, never a pass.
 
     Args:
         model: The model name.
@@ -419,12 +446,15 @@ api_key_env='OPENAI_API_KEY')
                 f"response_format must be json_schema, json_object or none, got {response_format!r}"
             )
         self.response_format = response_format
+        self._format_rejected = False
 
     def cache_params(self) -> dict[str, Any]:
         """The settings that change a verdict, for cache keys."""
         return {**super().cache_params(), "response_format": self.response_format}
 
     def _format(self, count: int) -> dict[str, Any] | None:
+        if getattr(self, "_format_rejected", False):  # (absent from older pickles)
+            return None
         if self.response_format == "json_schema":
             schema = VERDICT_SCHEMA if count == 1 else VERDICTS_SCHEMA
             return {
@@ -442,9 +472,13 @@ api_key_env='OPENAI_API_KEY')
     def _error_status(
         self, response: httpx.Response, body: dict[str, Any]
     ) -> dict[str, Any] | None:
-        if response.status_code in (400, 422) and "response_format" in body:
+        if (
+            response.status_code in (400, 422)
+            and "response_format" in body
+            and any(word in response.text.lower() for word in _FORMAT_WORDS)
+        ):
             log.info("%s: the server rejected response_format; asking again without it", self.name)
-            self.response_format = "none"
+            self._format_rejected = True  # this judge's later requests go without it too
             return {k: v for k, v in body.items() if k != "response_format"}
         return None
 

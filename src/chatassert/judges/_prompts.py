@@ -199,15 +199,40 @@ def verdict_from(reply: Any, *, raw: Any, prompt: str | None) -> Verdict:
 def verdicts_from(
     reply: Any, count: int, *, raw: Any, prompt: str | None
 ) -> list[Verdict | JudgeError]:
-    """Split a several-criteria reply into one verdict (or error) per criterion, in order."""
+    """Split a several-criteria reply into one verdict (or error) per criterion, in order.
+
+    Entries are matched by their `criterion` number, or by position when none has one. A
+    criterion the reply leaves out is an error for that criterion only.
+
+    Raises:
+        JudgeReplyError: when the reply cannot be matched to the criteria safely: no
+            `verdicts` list, a number outside 1..count (or not an integer), a number given
+            twice, numbered entries mixed with unnumbered ones, or more entries than criteria.
+    """
     items = reply.get("verdicts") if isinstance(reply, Mapping) else reply
     if not isinstance(items, list):
         raise JudgeReplyError("the judge's reply has no 'verdicts' list", raw=raw, prompt=prompt)
+    numbered = [isinstance(item, Mapping) and "criterion" in item for item in items]
+
+    def ambiguous(problem: str) -> JudgeReplyError:
+        return JudgeReplyError(
+            f"the judge's verdicts cannot be matched to the {count} criteria: {problem}",
+            raw=raw,
+            prompt=prompt,
+        )
+
+    if any(numbered) and not all(numbered):
+        raise ambiguous("some verdicts have a criterion number and some do not")
+    if len(items) > count:
+        raise ambiguous(f"{len(items)} verdicts for {count} criteria")
     by_number: dict[int, Any] = {}
     for position, item in enumerate(items, 1):
-        number = item.get("criterion", position) if isinstance(item, Mapping) else position
-        if isinstance(number, int) and not isinstance(number, bool):
-            by_number.setdefault(number, item)
+        number = item["criterion"] if numbered[position - 1] else position
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= count:
+            raise ambiguous(f"criterion number {number!r} is not from 1 to {count}")
+        if number in by_number:
+            raise ambiguous(f"criterion {number} has more than one verdict")
+        by_number[number] = item
     out: list[Verdict | JudgeError] = []
     for number in range(1, count + 1):
         if number not in by_number:

@@ -22,6 +22,7 @@ __all__ = ["StreamTransport"]
 
 _Conn = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 _MAX_HEADER = 64 * 1024
+_MAX_INTERIM = 32  # interim (1xx) responses skipped before one request's final response
 
 
 class StreamTransport(httpx.AsyncBaseTransport):
@@ -126,21 +127,28 @@ class StreamTransport(httpx.AsyncBaseTransport):
             raise _StaleConnectionError from None
         except asyncio.LimitOverrunError:
             raise httpx.RemoteProtocolError("response headers too long") from None
-        status_line, *header_lines = head[:-4].split(b"\r\n")
-        parts = status_line.split(b" ", 2)
-        if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit():
-            raise httpx.RemoteProtocolError(f"bad status line {status_line[:80]!r}")
-        status = int(parts[1])
-        headers: list[tuple[bytes, bytes]] = []
-        for line in header_lines:
-            name, sep, value = line.partition(b":")
-            if not sep:
-                raise httpx.RemoteProtocolError(f"bad header line {line[:80]!r}")
-            headers.append((name.strip(), value.strip()))
+        interim = 0
+        while True:
+            status, http11, headers = _parse_head(head)
+            if not 100 <= status < 200 or status == 101:
+                break
+            # An interim response (100 Continue, 103 Early Hints, ...): the final one follows.
+            interim += 1
+            if interim > _MAX_INTERIM:
+                raise httpx.RemoteProtocolError("too many interim (1xx) responses")
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except (asyncio.IncompleteReadError, ConnectionError):
+                raise httpx.RemoteProtocolError(
+                    "the server closed the connection mid-response"
+                ) from None
+            except asyncio.LimitOverrunError:
+                raise httpx.RemoteProtocolError("response headers too long") from None
         lowered = {k.lower(): v for k, v in headers}
-        keep = parts[0] == b"HTTP/1.1" and lowered.get(b"connection", b"").lower() != b"close"
+        # A connection that switched protocols (101) is not HTTP/1.1 any more: never reuse it.
+        keep = http11 and status != 101 and lowered.get(b"connection", b"").lower() != b"close"
         try:
-            if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
+            if method == "HEAD" or status in (101, 204, 304):
                 content = b""
             elif b"chunked" in lowered.get(b"transfer-encoding", b"").lower():
                 content = b"".join([chunk async for chunk in _chunks(reader)])
@@ -165,6 +173,21 @@ class StreamTransport(httpx.AsyncBaseTransport):
                 _close(conn)
                 with contextlib.suppress(Exception):
                     await conn[1].wait_closed()
+
+
+def _parse_head(head: bytes) -> tuple[int, bool, list[tuple[bytes, bytes]]]:
+    """Parse a response head: its status, whether it is HTTP/1.1, and its header lines."""
+    status_line, *header_lines = head[:-4].split(b"\r\n")
+    parts = status_line.split(b" ", 2)
+    if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit():
+        raise httpx.RemoteProtocolError(f"bad status line {status_line[:80]!r}")
+    headers: list[tuple[bytes, bytes]] = []
+    for line in header_lines:
+        name, sep, value = line.partition(b":")
+        if not sep:
+            raise httpx.RemoteProtocolError(f"bad header line {line[:80]!r}")
+        headers.append((name.strip(), value.strip()))
+    return int(parts[1]), parts[0] == b"HTTP/1.1", headers
 
 
 class _StaleConnectionError(Exception):
