@@ -274,3 +274,33 @@ def test_as_json_coercions() -> None:
 def test_as_json_raises_when_there_is_no_json(subject: object) -> None:
     with pytest.raises(NotJSONError):
         as_json(subject)
+
+
+def test_a_copy_with_new_fields_forgets_what_was_derived_from_the_old_ones() -> None:
+    from chatassert import ToolsCalled
+
+    turn = Turn(text="Hello", tool_calls=[ToolCall(name="a")])
+    assert Contains("hello").check(turn).passed  # caches the lowered text
+    assert ToolsCalled(["a"]).check(turn).passed  # caches the called tools
+    copy = turn.model_copy(update={"text": "Bye", "tool_calls": ()})
+    assert not Contains("hello").check(copy).passed
+    assert not ToolsCalled(["a"]).check(copy).passed
+    chat = Conversation(turns=[turn])
+    assert len(chat.tool_calls) == 1
+    assert chat.model_copy(update={"turns": ()}).tool_calls == []
+
+
+def test_a_repeated_call_id_pairs_its_results_in_order() -> None:
+    turn = Turn(
+        messages=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "tool_calls": [call("x", "a"), call("x", "b")]},
+            {"role": "tool", "tool_call_id": "x", "content": "ra"},
+            {"role": "tool", "tool_call_id": "x", "content": "rb"},
+        ]
+    )
+    assert [r.name for r in turn.tool_results] == ["a", "b"]
+    assert [(c.name, r.content if r else None) for c, r in turn.call_results] == [
+        ("a", "ra"),
+        ("b", "rb"),
+    ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
-from typing import Any, TypeAlias
+from typing import Any, Self, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -186,7 +186,23 @@ def _tool_call_from_wire(call: Any) -> Any:
     return call
 
 
-class Turn(BaseModel):
+class _Derived(BaseModel):
+    """A model with values derived from its fields and cached (`cached_property`).
+
+    A copy made with `model_copy(update=...)` drops those caches: they were derived from the
+    old field values.
+    """
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """Copy the model (see pydantic), without the values derived from the original."""
+        copy = super().model_copy(update=update, deep=deep)
+        cached = [n for n, v in vars(type(self)).items() if isinstance(v, cached_property)]
+        for name in cached:
+            copy.__dict__.pop(name, None)
+        return copy
+
+
+class Turn(_Derived):
     """One turn: a user input and everything the agent did up to the next user message.
 
     Give the fields directly, or give `messages` (the turn's chat messages) and let the turn
@@ -262,11 +278,15 @@ class Turn(BaseModel):
     @cached_property
     def call_results(self) -> list[tuple[ToolCall, ToolResult | None]]:
         """Each tool call paired with its result (by id where there are ids, else by order)."""
-        by_id = {r.call_id: r for r in self.tool_results if r.call_id is not None}
+        by_id: dict[str, list[ToolResult]] = {}
+        for r in self.tool_results:
+            if r.call_id is not None:
+                by_id.setdefault(r.call_id, []).append(r)
         unmatched = iter([r for r in self.tool_results if r.call_id is None])
         pairs: list[tuple[ToolCall, ToolResult | None]] = []
-        for call in self.tool_calls:
-            result = by_id.get(call.id) if call.id is not None else None
+        for call in self.tool_calls:  # a repeated id takes its results in order
+            queue = by_id.get(call.id) if call.id is not None else None
+            result = queue.pop(0) if queue else None
             if result is None and (call.id is None or call.id not in by_id):
                 result = next(unmatched, None)
             pairs.append((call, result))
@@ -278,11 +298,16 @@ def link_results(
 ) -> list[ToolResult]:
     """Fill in each result's tool `name` from its call: by id where there are ids, else by order."""
     parsed = [c if isinstance(c, ToolCall) else ToolCall.model_validate(c) for c in calls]
-    names_by_id = {c.id: c.name for c in parsed if c.id is not None}
+    names_by_id: dict[str, list[str]] = {}
+    for c in parsed:
+        if c.id is not None:
+            names_by_id.setdefault(c.id, []).append(c.name)
     out: list[ToolResult] = []
     for position, result in enumerate(results):
         if result.name is None:
-            name = names_by_id.get(result.call_id) if result.call_id is not None else None
+            names = names_by_id.get(result.call_id) if result.call_id is not None else None
+            # a repeated id names its calls in order (the last name serves any extra result)
+            name = (names.pop(0) if len(names) > 1 else names[0]) if names else None
             if name is None and position < len(parsed):
                 name = parsed[position].name
             if name is not None:
@@ -291,7 +316,7 @@ def link_results(
     return out
 
 
-class Conversation(BaseModel):
+class Conversation(_Derived):
     """A whole conversation: its turns, the workflow's final state, and metadata.
 
     Give `turns`, or `messages` (a flat chat transcript) to be split into turns at each user
