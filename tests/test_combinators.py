@@ -403,3 +403,14 @@ def test_acheck_matches_check_for_every_outcome(a: Status, b: Status) -> None:
         AtLeast(1, Fixed(a), Fixed(b)),
     ):
         assert asyncio.run(rule.acheck("x")) == rule.check("x")
+
+
+def test_at_least_of_nothing_is_rejected_as_it_could_only_pass_vacuously() -> None:
+    import pytest
+
+    from chatassert import AtLeast, SpecError, from_spec
+
+    with pytest.raises(ValueError, match="at least one assertion"):
+        AtLeast(0)
+    with pytest.raises(SpecError, match="needs at least one assertion"):
+        from_spec({"type": "at_least", "n": 0, "assertions": []})

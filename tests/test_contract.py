@@ -23,6 +23,7 @@ from chatassert import (
     Conversation,
     FakeJudge,
     GuardrailEvent,
+    Result,
     Status,
     ToolCall,
     ToolResult,
@@ -405,3 +406,58 @@ def test_describes_itself(kind: str) -> None:
     assertion = from_spec(case.spec)
     assert assertion.describe().strip()
     assert type(assertion).__name__ in repr(assertion)
+
+
+def test_equal_assertions_hash_equally_and_distinguish_json_types() -> None:
+    from chatassert import ContainsFunctionCall
+
+    one, true = ContainsFunctionCall("f", {"x": 1}), ContainsFunctionCall("f", {"x": True})
+    assert one != true  # they check differently: 1 and true are different JSON values
+    assert one == ContainsFunctionCall("f", {"x": 1})
+    assert hash(one) == hash(ContainsFunctionCall("f", {"x": 1}))
+    assert hash(ContainsFunctionCall("f", {1: "a", "b": 2})) is not None  # keys of mixed types
+
+
+def test_specs_of_tuples_dates_and_empty_mappings_round_trip() -> None:
+    import datetime as dt
+
+    from chatassert import ContainsFunctionCall, ToolCallsWithArgs, from_spec
+
+    for assertion in (
+        ToolCallsWithArgs("f", expected_args={"x": (1, 2)}),
+        ToolCallsWithArgs("f", expected_args={"when": dt.date(2026, 1, 2)}),
+        ContainsFunctionCall("f", arguments={}),
+    ):
+        spec = assertion.as_spec()
+        json.dumps(spec)
+        assert from_spec(spec) == assertion
+
+
+class _Unslotted(Assertion):
+    """A user's assertion written without `__slots__` (its attributes live in `__dict__`)."""
+
+    kind = "test_unslotted"
+
+    def __init__(self, limit: int, *, message: str | None = None) -> None:
+        super().__init__(message=message)
+        self._set("limit", limit)
+
+    def _check(self, subject: object) -> Result:
+        short = len(str(subject)) <= self.limit  # type: ignore[attr-defined]
+        return Result(Status.PASSED if short else Status.FAILED, self.kind)
+
+
+def test_a_user_assertion_without_slots_keeps_its_attributes_when_pickled() -> None:
+    restored = pickle.loads(pickle.dumps(_Unslotted(3)))
+    assert restored.limit == 3  # type: ignore[attr-defined]
+    assert restored.check("abc").status is Status.PASSED
+    assert isinstance(restored.check("abcd"), Result)
+
+
+def test_class_names_with_acronyms_are_type_names() -> None:
+    from chatassert import LLMRubric, from_spec
+    from chatassert._registry import normalise_type
+
+    assert normalise_type("LLMRubric") == "llm_rubric"
+    assert normalise_type("LLMJudge") == "llm_judge"
+    assert type(from_spec({"type": "LLMRubric", "value": "polite"})) is LLMRubric

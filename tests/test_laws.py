@@ -70,7 +70,9 @@ def _extend(children: st.SearchStrategy[Assertion], min_size: int) -> st.SearchS
         children.map(Not),
         st.builds(When, children, children),
         st.builds(When, children, children, children),
-        lists.flatmap(lambda cs: st.integers(0, len(cs)).map(lambda n: AtLeast(n, *cs))),
+        st.lists(children, min_size=1, max_size=3).flatmap(
+            lambda cs: st.integers(0, len(cs)).map(lambda n: AtLeast(n, *cs))
+        ),
     )
 
 
@@ -213,7 +215,9 @@ def _combine(children: st.SearchStrategy[Assertion]) -> st.SearchStrategy[Assert
         st.builds(lambda cs, m: AnyOf(*cs, message=m), lists, messages),
         st.builds(Not, children, message=messages),
         st.builds(When, children, children, st.none() | children, message=messages),
-        lists.flatmap(lambda cs: st.integers(0, len(cs)).map(lambda n: AtLeast(n, *cs))),
+        st.lists(children, min_size=1, max_size=3).flatmap(
+            lambda cs: st.integers(0, len(cs)).map(lambda n: AtLeast(n, *cs))
+        ),
         st.builds(OnTurn, st.integers(-3, 3), children, message=messages),
         st.builds(OnLastTurn, children),
         st.builds(OnEveryTurn, children),

@@ -250,9 +250,12 @@ def test_a_turn_check_on_a_long_conversation_raises_naming_the_selectors() -> No
         Contains("booked").check(Conversation.from_messages(CHAT))
 
 
-def test_as_turn_rejects_other_types() -> None:
-    with pytest.raises(TypeError, match="cannot check a int"):
-        as_turn(3)
+def test_as_turn_takes_every_json_value_and_rejects_other_types() -> None:
+    assert as_turn(3).text == "3"
+    assert as_turn(None).text == "null"
+    assert as_turn(True).data is True
+    with pytest.raises(TypeError, match="cannot check a set"):
+        as_turn({1, 2})
 
 
 def test_as_conversation_coercions() -> None:

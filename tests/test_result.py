@@ -284,3 +284,13 @@ def test_a_shared_result_survives_a_message_from_a_wrapping_assertion() -> None:
     assert wrapped.message == "first turn"
     assert shared.message is None
     assert shared.location is None
+
+
+def test_the_details_of_a_shared_result_cannot_be_changed_by_one_holder() -> None:
+    check = Contains("refund")
+    result = check.check("nothing")
+    with pytest.raises(TypeError, match="read-only"):
+        result.details["injected"] = True  # type: ignore[index]
+    assert "injected" not in check.check("other").details
+    assert json.loads(json.dumps(result.details)) == dict(result.details)
+    assert pickle.loads(pickle.dumps(result)) == result

@@ -91,12 +91,14 @@ class Assertion:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     def __getstate__(self) -> dict[str, Any]:
-        return {
-            name: getattr(self, name)
+        state = dict(getattr(self, "__dict__", {}))  # a subclass without __slots__ has one
+        state.update(
+            (name, getattr(self, name))
             for cls in type(self).__mro__
             for name in getattr(cls, "__slots__", ())
             if hasattr(self, name)
-        }
+        )
+        return state
 
     def __setstate__(self, state: Mapping[str, Any]) -> None:
         for name, value in state.items():
@@ -233,13 +235,17 @@ class Assertion:
             args.append(f"message={self.message!r}")
         return f"{type(self).__name__}({', '.join(args)})"
 
+    def _identity(self) -> str:
+        """The spec as canonical JSON: `1`, `1.0` and `true` differ, as they do in checks."""
+        return json.dumps(_string_keys(self.as_spec()), sort_keys=True, default=str)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Assertion):
             return NotImplemented
-        return type(self) is type(other) and self.as_spec() == other.as_spec()
+        return type(self) is type(other) and self._identity() == other._identity()
 
     def __hash__(self) -> int:
-        return hash(json.dumps(self.as_spec(), sort_keys=True, default=str))
+        return hash(self._identity())
 
     # -- combining -----------------------------------------------------------------------
 
@@ -268,6 +274,15 @@ class Assertion:
             "`a & b` (all of), `a | b` (any of) and `~a` (not) instead of and/or/not; "
             "to test a subject use assertion.check(subject).passed"
         )
+
+
+def _string_keys(value: Any) -> Any:
+    """The value with every mapping key as a string (JSON's keys; YAML may give others)."""
+    if isinstance(value, Mapping):
+        return {str(k): _string_keys(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_string_keys(v) for v in value]
+    return value
 
 
 def _flatten(cls: type[Assertion], assertion: Assertion) -> tuple[Assertion, ...]:

@@ -270,6 +270,8 @@ class AtLeast(_Group):
         self, n: int, *children: Assertion, message: str | None = None, **kw: Sequence[Assertion]
     ) -> None:
         super().__init__(*children, message=message, **kw)
+        if not self.children:  # at least n of nothing: it could only pass vacuously (G4)
+            raise ValueError("at_least needs at least one assertion")
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise ValueError(f"n must be a non-negative integer, got {n!r}")
         if n > len(self.children):

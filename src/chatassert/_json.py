@@ -2272,6 +2272,13 @@ class OneOf(AnyOf):
         Param("assertions", "assertions", required=True, attr="children", doc="the alternatives"),
     )
 
+    def __init__(
+        self, *children: Assertion, message: str | None = None, **kw: Sequence[Assertion]
+    ) -> None:
+        super().__init__(*children, message=message, **kw)
+        if not self.children:
+            raise ValueError("one_of needs at least one branch")
+
     def _combine(self, results: list[Result]) -> Result:
         result = super()._combine(results)
         if result.status is _F and results:

@@ -402,8 +402,9 @@ def as_turn(subject: object) -> Turn:
     """Coerce a subject to a `Turn`.
 
     A `Turn` is returned as is; a string becomes a turn with that text; a conversation of exactly
-    one turn gives that turn; a JSON object or list becomes a turn whose `data` is the value and
-    whose text is its JSON rendering.
+    one turn gives that turn; any other JSON value (an object, a list, a number, `true`, `null`)
+    becomes a turn whose `data` is the value and whose text is its JSON rendering (a date in it
+    as its ISO text).
 
     Raises:
         TypeError: for a conversation of several turns (choose one with `OnTurn`,
@@ -420,8 +421,8 @@ def as_turn(subject: object) -> Turn:
             f"this assertion checks one turn, but got a Conversation of {len(subject.turns)} "
             "turns; wrap it in OnLastTurn(...), OnTurn(n, ...), OnEveryTurn(...) or OnAnyTurn(...)"
         )
-    if isinstance(subject, dict | list):
-        return Turn(text=json.dumps(subject, ensure_ascii=False), data=subject)
+    if isinstance(subject, dict | list | int | float | bool) or subject is None:  # JSON values
+        return Turn(text=json.dumps(subject, ensure_ascii=False, default=str), data=subject)
     raise TypeError(
         f"cannot check a {type(subject).__name__}: give a Turn, a Conversation, a str "
         "or a JSON value"

@@ -461,7 +461,7 @@ class _ArgsCheck(Assertion):
             raise ValueError(f"match must be 'any' or 'all', got {match!r}")
         if expected is not None and not isinstance(expected, Mapping):
             raise TypeError(f"expected arguments must be a mapping, got {type(expected).__name__}")
-        if expected is None and args_match is None:
+        if not expected and not args_match:
             raise ValueError(
                 f"{self.kind} needs arguments to check: give {self.params[1].name} (values) "
                 "or args_match (patterns); to require only the call, use tools_called"

@@ -103,6 +103,8 @@ class Param:
             return [a.as_spec() for a in value]
         if self.kind == "str_list":
             return value[0] if len(value) == 1 else list(value)
+        if self.kind in ("mapping", "any"):
+            return _plain(value)  # as the loader gives it: lists, ISO dates
         return value
 
     def describe_kind(self) -> str:
@@ -180,7 +182,7 @@ def _load_builtins() -> None:
 def normalise_type(name: str) -> str:
     """Normalise a type name: `llm-rubric`, `Not-Contains`, `NotContains` → snake case (G5)."""
     name = name.strip().replace("-", "_").replace(" ", "_")
-    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)  # LLMRubric
     return name.lower()
 
 
@@ -511,6 +513,8 @@ def _convert(
     elif kind == "assertions":
         if not isinstance(value, list):
             return bad()
+        if not value and not param.allow_empty:
+            return bad(f"parameter {param.name!r} needs at least one assertion")
         built = [
             build(item, ctx, join_path(path, i), dialect=dialect) for i, item in enumerate(value)
         ]

@@ -33,6 +33,22 @@ _MARKS = {
 _EMPTY: Mapping[str, Any] = {}
 
 
+class _ReadOnlyDict(dict[str, Any]):
+    """The details of a shared result: a dict (JSON encoders take it) that cannot be changed,
+    so one holder cannot change what every other check returns."""
+
+    __slots__ = ()
+
+    def _read_only(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("the details of a shared result are read-only; copy them with dict()")
+
+    __setitem__ = __delitem__ = _read_only
+    clear = pop = popitem = setdefault = update = __ior__ = _read_only
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_ReadOnlyDict, (dict(self),))
+
+
 class Result:
     """The immutable outcome of one check, with the outcomes of its parts as `children`.
 
@@ -133,7 +149,8 @@ class Result:
             >>> ok._with_field("location", "turns[0]") is ok, ok.location is None
             (False, True)
         """
-        result = cls(status, name, reason, details, message=message)
+        frozen = None if details is None else _ReadOnlyDict(details)
+        result = cls(status, name, reason, frozen, message=message)
         result.__dict__["_shared"] = True
         return result
 

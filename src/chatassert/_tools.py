@@ -197,7 +197,8 @@ class ContainsFunctionCall(Assertion):
         if arguments is not None and not isinstance(arguments, Mapping):
             raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
         self._set("tool", tool)
-        self._set("arguments", None if arguments is None else _json_ready(dict(arguments)))
+        # no arguments to match ({}) is the same requirement as none given: any call of the tool
+        self._set("arguments", _json_ready(dict(arguments)) if arguments else None)
         self._set("_expected_items", tuple((self.arguments or {}).items()))
         self._set("_pass", self._constant(_P, "", self._base_details()))
         self._set("_memo", {})

@@ -178,3 +178,24 @@ def test_a_spec_of_the_wrong_shape_or_empty_is_a_spec_error(dialect: str | None,
 
     with pytest.raises(SpecError):  # never a crash, never a suite that passes vacuously
         loads_suite(text, dialect=dialect, filename="odd.yaml")
+
+
+def test_native_flags_of_the_wrong_type_and_two_inputs_are_spec_errors() -> None:
+    from chatassert import SpecError
+
+    text = (
+        "chatassert: 1\n"
+        'fail_fast: "yes"\n'
+        "cases:\n"
+        "  - name: a\n"
+        "    fail_fast: 1\n"
+        "    turns:\n"
+        "      - {input: hi, user_input: hello, assertions: [{type: contains, value: x}]}\n"
+    )
+    with pytest.raises(SpecError) as info:
+        loads_suite(text, filename="n.yaml")
+    assert [(p.line, p.path) for p in info.value.problems] == [
+        (2, "fail_fast"),
+        (7, "cases[0].turns[0].user_input"),
+        (5, "cases[0].fail_fast"),
+    ]

@@ -103,6 +103,15 @@ def mapping_node(
     return node
 
 
+def optional_bool(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str) -> bool | None:
+    """Return `node[key]` if it is true or false, None if absent; report any other value."""
+    value = node.get(key)
+    if value is None or isinstance(value, bool):
+        return value
+    ctx.problem(node, join_path(path, key), f"{key!r} must be true or false", key=key, found=value)
+    return None
+
+
 def require_str(
     node: Mapping[str, Any], key: str, ctx: SpecContext, path: str, *, required: bool = True
 ) -> str | None:
@@ -278,9 +287,17 @@ def flat_turns(
         if node is None:
             continue
         text = None
-        for key in input_keys:
-            if key in node:
-                text = require_str(node, key, ctx, turn_path)
+        given = [key for key in input_keys if key in node]
+        if len(given) > 1:
+            ctx.problem(
+                node,
+                join_path(turn_path, given[1]),
+                f"{given[0]!r} and {given[1]!r} are two spellings of the turn's input",
+                key=given[1],
+                hint="give only one",
+            )
+        for key in given[:1]:
+            text = require_str(node, key, ctx, turn_path)
         items = require_list(node, "assertions", ctx, turn_path, required=False) or []
         built = build_list(
             items, ctx, join_path(turn_path, "assertions"), table=table, dialect=dialect

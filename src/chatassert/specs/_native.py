@@ -31,6 +31,7 @@ from chatassert.specs._common import (
     ensure_not_empty,
     flat_turns,
     mapping_node,
+    optional_bool,
     register_dialect,
     require_list,
     require_str,
@@ -76,7 +77,8 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
             key="chatassert",
             expected=str(NATIVE_VERSION),
         )
-    fail_fast = doc.get("fail_fast", False) is True
+    fail_fast = optional_bool(doc, "fail_fast", ctx, "") or False
+    require_str(doc, "description", ctx, "", required=False)
     cases: list[Case] = []
     for i, node in enumerate(require_list(doc, "cases", ctx, "", required=False) or []):
         case = _case(node, ctx, join_path("cases", i), fail_fast)
@@ -132,8 +134,10 @@ def _case(node: Any, ctx: SpecContext, path: str, fail_fast: bool) -> Case | Non
         checks=tuple(checks),
         id=None if node.get("id") is None else str(node["id"]),
         tags=str_list(node, "tags", ctx, path),
-        description=node.get("description") if isinstance(node.get("description"), str) else None,
-        fail_fast=node.get("fail_fast", fail_fast) is True,
+        description=require_str(node, "description", ctx, path, required=False),
+        fail_fast=fail_fast
+        if (own := optional_bool(node, "fail_fast", ctx, path)) is None
+        else own,
         source=f"{ctx.file or ''}: {path}".strip(": "),
     )
     if len(ctx.problems) == before:
