@@ -161,6 +161,9 @@ class _Report:
             "subject": subject,
             "result": result.to_dict(),
         }
+        # plain JSON now: details may hold a subject's own values (a date), which neither the
+        # report file nor pytest-xdist's channel to the controller could carry
+        entry = json.loads(json.dumps(entry, ensure_ascii=False, default=repr))
         with self.lock:
             self.pending.append(entry)
 
@@ -357,10 +360,13 @@ def chatassert_judge(request: pytest.FixtureRequest) -> Judge:
     `--chatassert-judge-model` or `CHATASSERT_JUDGE_MODEL`); a missing setting fails the test
     at setup, saying what to set.
     """
+    problem = None
     try:
         judge = _real_judge(request.config)
     except pytest.UsageError as exc:
-        pytest.fail(str(exc), pytrace=False)
+        problem = str(exc)  # failed below, outside the handler: shown once, not chained
+    if problem is not None:
+        pytest.fail(problem, pytrace=False)
     if judge is not None:
         return judge
     from chatassert._judging import FakeJudge
@@ -407,7 +413,11 @@ def chatassert_load(request: pytest.FixtureRequest) -> TranscriptLoader:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """Collect the suite files that match the `chatassert_suites` globs."""
     patterns = parent.config.getini("chatassert_suites")
-    if any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
+    try:  # a pattern with a folder (evals/*.flat.yaml) matches the path from the root
+        relative = file_path.relative_to(parent.config.rootpath).as_posix()
+    except ValueError:
+        relative = file_path.as_posix()
+    if any(fnmatch.fnmatch(relative if "/" in p else file_path.name, p) for p in patterns):
         collector: SuiteFile = SuiteFile.from_parent(parent, path=file_path)
         return collector
     return None
@@ -473,7 +483,7 @@ class SuiteFile(pytest.File):
                 checked.add(case.name)
                 yield CaseItem.from_parent(
                     self,
-                    name=f"{case.name}[{where}]",
+                    name=f"{case.name.replace('::', ':')}[{where}]",  # '::' splits node ids
                     suite=suite,
                     case=case,
                     conversation=record.conversation,

@@ -174,3 +174,16 @@ def test_a_judged_score_becomes_the_grading_score() -> None:
 
     result = LLMRubric("Polite", judge=FakeJudge({"passed": True, "score": 0.75})).check("Hi")
     assert grading_result(result)["score"] == 0.75
+
+
+def test_one_assertion_is_one_component_whatever_its_parts() -> None:
+    negated = {"type": "not", "assertion": {"type": "contains", "value": "z"}}
+    graded = get_assert("abc", context({"assertion": negated}))
+    assert graded["pass"] is True
+    assert [c["pass"] for c in graded["componentResults"]] == [True]
+
+
+def test_an_error_reason_says_error_once() -> None:
+    graded = get_assert("not json", context({"expect": {"status": "ok"}}))
+    assert graded["reason"].startswith("ERROR expect [case]: 1 assertion could not be evaluated")
+    assert "ERROR ERROR" not in graded["reason"]

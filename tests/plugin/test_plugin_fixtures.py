@@ -42,6 +42,7 @@ def test_a_real_judge_without_a_model_fails_at_setup_saying_what_to_set(
     result = strict.runpytest("--chatassert-judge", "openai")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*--chatassert-judge openai: *CHATASSERT_JUDGE_MODEL*"])
+    assert "During handling of the above exception" not in result.stdout.str()  # said once
 
 
 def test_the_real_judge_is_built_from_the_environment_and_option(

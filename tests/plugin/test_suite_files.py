@@ -195,3 +195,54 @@ def test_the_report_records_every_check_of_the_session(strict: pytest.Pytester) 
     ]
     assert reply_check["subject"] == "text 'Hello there'"
     assert ("passes", reply_check["test"]) in by_kind
+
+
+def test_a_report_holds_checks_whose_details_carry_the_subjects_own_values(
+    strict: pytest.Pytester,
+) -> None:
+    strict.makepyfile(
+        """
+        import datetime as dt
+        from chatassert import FieldEquals
+        from chatassert.testing import assert_passes
+
+        def test_when():
+            assert_passes(FieldEquals({"when": "2024-01-02"}), {"when": dt.date(2024, 1, 1)})
+        """
+    )
+    result = strict.runpytest("--chatassert-report", "report.json")
+    result.assert_outcomes(failed=1)
+    report = json.loads((strict.path / "report.json").read_text())
+    assert report["summary"]["failed"] == 1
+    assert report["checks"][0]["result"]["details"]["actual"] == "datetime.date(2024, 1, 1)"
+
+
+def test_a_suite_glob_with_a_folder_matches_from_the_root(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nfilterwarnings = error\nchatassert_suites = evals/*.flat.yaml\n")
+    evals = pytester.mkdir("evals")
+    (evals / "booking.flat.yaml").write_text(SUITE)
+    (evals / "booking.jsonl").write_text(GOOD + "\n")
+    result = pytester.runpytest("--collect-only", "-q")
+    result.stdout.fnmatch_lines(["evals/booking.flat.yaml::books a table[[]booking.jsonl:1]"])
+
+
+def test_a_suite_file_that_is_not_utf8_is_a_clean_collection_error(
+    strict: pytest.Pytester,
+) -> None:
+    (strict.path / "booking.chatassert.yaml").write_bytes(b"turns: \xff\n")
+    strict.makefile(".jsonl", booking=GOOD)
+    result = strict.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*the file is not UTF-8 (byte 0xff at position 7)*"])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_a_case_name_with_a_double_colon_still_makes_a_runnable_node_id(
+    strict: pytest.Pytester,
+) -> None:
+    strict.makefile(".chatassert.yaml", booking=SUITE.replace("books a table", "refund::happy"))
+    strict.makefile(".jsonl", booking=GOOD.replace("books a table", "refund::happy"))
+    collected = strict.runpytest("--collect-only", "-q")
+    collected.stdout.fnmatch_lines(["booking.chatassert.yaml::refund:happy[[]booking.jsonl:1]"])
+    result = strict.runpytest("booking.chatassert.yaml::refund:happy[booking.jsonl:1]")
+    result.assert_outcomes(passed=1)

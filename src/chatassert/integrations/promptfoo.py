@@ -106,6 +106,8 @@ def get_assert(output: Any, context: Mapping[str, Any]) -> dict[str, Any]:
         dialect = str(config.get("dialect", "native"))
         specs = config["assertions"] if given[0] == "assertions" else config["assertion"]
         result = _assertion(_freeze(specs), dialect, given[0] == "assertions").check(subject)
+        if given[0] == "assertion":  # one assertion: one component, whatever its parts
+            return grading_result(result, parts=False)
     return grading_result(result)
 
 
@@ -215,8 +217,11 @@ def _suite(path: str) -> Suite:
     return load_suite(Path(path))
 
 
-def grading_result(result: Result) -> dict[str, Any]:
+def grading_result(result: Result, *, parts: bool = True) -> dict[str, Any]:
     """Translate a result tree into promptfoo's grading result.
+
+    With `parts` (a case, or a list of assertions) each part is a component; otherwise the
+    result is the one component.
 
     Example:
         >>> from chatassert import Contains
@@ -225,7 +230,7 @@ def grading_result(result: Result) -> dict[str, Any]:
 'refund'", 'componentResults': [{'pass': False, 'score': 0.0, 'reason': "contains: Response \
 does not contain 'refund'"}]}
     """
-    components = [_component(r) for r in _assertion_results(result)]
+    components = [_component(r) for r in (_assertion_results(result) if parts else [result])]
     return {
         "pass": result.passed,
         "score": _score(result),
@@ -243,8 +248,7 @@ def _score(result: Result) -> float:
 def _reason(result: Result) -> str:
     if result.passed:
         return result.reason or f"{result.label} passed"
-    text = result.render()
-    return f"ERROR {text}" if result.status is Status.ERROR else text
+    return result.render()  # it starts with FAIL or ERROR
 
 
 def _component(result: Result) -> dict[str, Any]:

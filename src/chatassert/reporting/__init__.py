@@ -59,7 +59,7 @@ def json_line(value: Any) -> str:
         >>> json_line({"text": "café", "odd": "\ud800"})
         '{"text": "café", "odd": "\\ud800"}\n'
     """
-    text = json.dumps(value, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False, default=repr)  # a subject's own date, say
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 

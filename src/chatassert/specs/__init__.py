@@ -87,7 +87,17 @@ def load_suite(
         OSError: when the file cannot be read.
     """
     file = os.fspath(path)
-    text = Path(file).read_text(encoding="utf-8")
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        where = f"byte 0x{exc.object[exc.start]:02x} at position {exc.start}"
+        raise SpecError(
+            [
+                SpecProblem(
+                    f"the file is not UTF-8 ({where})", file=str(file), hint="save it as UTF-8"
+                )
+            ]
+        ) from None
     return loads_suite(text, filename=file, dialect=dialect, **options)
 
 
