@@ -99,7 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     path = config.getoption("chatassert_report", None)
     if path:  # also in pytest-xdist workers: their checks travel with their test reports
-        report = _Report(Path(path))
+        report = _Report(Path(path).resolve())  # from the directory pytest started in
         config.stash[_report_key] = report
         config.pluginmanager.register(report, "chatassert-report")
         from chatassert.testing import add_observer
