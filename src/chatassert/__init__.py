@@ -425,13 +425,16 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name from its module on first use (PEP 562), then keep it here."""
+    """Import a public name from its module (PEP 562).
+
+    The name is looked up in its module each time rather than kept here, so it is always the
+    object of the module Python has loaded now: a harness that unloads and reloads modules
+    (pytest's pytester does, between its runs) never mixes classes from two loads.
+    """
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module 'chatassert' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return getattr(importlib.import_module(module), name)
 
 
 def __dir__() -> list[str]:

@@ -130,7 +130,11 @@ def register(cls: A) -> A:
     if not kind:
         raise ValueError(f"{cls.__name__} has no kind")
     existing = _REGISTRY.get(kind)
-    if existing is not None and existing is not cls:
+    reloaded = existing is not None and (existing.__module__, existing.__qualname__) == (
+        cls.__module__,
+        cls.__qualname__,
+    )  # the same class from a module loaded again: it takes the old one's place
+    if existing is not None and existing is not cls and not reloaded:
         raise ValueError(f"kind {kind!r} is already registered by {existing.__name__}")
     if not cls.__doc__:
         raise ValueError(f"{cls.__name__} needs a docstring: it is the type's documentation")
