@@ -520,3 +520,27 @@ def test_escaped_literal_search_agrees_with_in(needle: str, haystack: str) -> No
 def test_case_insensitive_literal_search_agrees_with_lowered_in(needle: str, haystack: str) -> None:
     expected = needle.lower() in haystack.lower()
     assert compile_pattern(f"(?i){needle}").matches(haystack) == expected
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["(?:(?:a{100}){100}){100}", "(?:a{1000}){1000}", "((a{20}){20}){20}", "(?:\\pL{1000}){10}"],
+)
+def test_nested_repeat_counts_multiply_and_are_limited_as_in_go(pattern: str) -> None:
+    # compiled, some of these would take gigabytes: Go rejects them, and so does this
+    with pytest.raises(ValueError, match="nested repeat counts multiply"):
+        compile_pattern(pattern)
+
+
+def test_nested_repeats_within_the_limit_compile() -> None:
+    assert compile_pattern("(?:a{10}){100}").search("a" * 1000) is not None
+    assert compile_pattern("(?:a{2}){2}|b{999}").search("aaaa") is not None
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [("(?i)ß", "ss"), ("(?i)ss", "ß"), ("(?i)fi", "ﬁ"), ("(?i)ﬀ", "ff"), ("(?i)[ß]", "SS")],
+)
+def test_case_folding_is_simple_as_in_re2(pattern: str, text: str) -> None:
+    assert compile_pattern(pattern).search(text) is None
+    assert compile_pattern("(?i)\\u03c3").search("\\u03a3") is not None  # sigma: one to one

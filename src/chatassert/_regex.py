@@ -160,6 +160,10 @@ class _Translator:
         self.stack: list[tuple[_Mode, int]] = []
         self.last = "none"
         self.names: set[str] = set()
+        # Nested repeat counts multiply (`(?:a{100}){100}` is 10,000 copies): the weight of
+        # the last item, and the largest weight in each open group, as Go checks them.
+        self.last_weight = 1
+        self.weights: list[int] = [1]
 
     # -- errors -----------------------------------------------------------------------------
 
@@ -214,6 +218,8 @@ class _Translator:
         """Append translated text and record what kind of item it was."""
         self.out.append(text)
         self.last = last
+        if last == "atom":
+            self.last_weight = 1
 
     # -- quantifiers --------------------------------------------------------------------------
 
@@ -263,6 +269,17 @@ class _Translator:
             raise self.error(
                 f"invalid repeat count {text}", start, "the minimum exceeds the maximum"
             )
+        count = high if high >= 0 else low
+        if count >= 2:
+            weight = self.last_weight * count
+            if weight > _MAX_REPEAT:
+                raise self.error(
+                    f"invalid repeat count {text}",
+                    start,
+                    f"nested repeat counts multiply, and Go allows at most {_MAX_REPEAT} in all",
+                )
+            self.last_weight = weight
+            self.weights[-1] = max(self.weights[-1], weight)
         self.pos = end
         operator = f"{{{low}}}" if low == high else f"{{{low},{high if high >= 0 else ''}}}"
         self.repeat(operator, start)
@@ -400,13 +417,17 @@ class _Translator:
     def push(self, start: int, mode: _Mode) -> None:
         """Remember the mode to restore when the group opened at `start` closes."""
         self.stack.append((mode, start))
+        self.weights.append(1)
 
     def close_group(self) -> None:
         """Handle `)`: restore the flags in force before the group opened."""
         if not self.stack:
             raise self.error("unexpected )", self.pos, "escape it as \\) to match a parenthesis")
         self.mode, _ = self.stack.pop()
+        inner = self.weights.pop()
         self.emit(")", "atom")
+        self.last_weight = inner  # a group weighs what its heaviest part does
+        self.weights[-1] = max(self.weights[-1], inner)
         self.pos += 1
 
     # -- escapes ------------------------------------------------------------------------------
@@ -749,12 +770,17 @@ def compile_pattern(source: str, *, timeout: float = 1.0) -> Pattern:
     ):
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     translated = _translate(source)
-    try:
-        compiled = regex.compile(translated, regex.V1)
+    try:  # (?-f): simple case folding, as RE2 (`(?i)ß` does not match "ss")
+        compiled = regex.compile("(?-f)" + translated, regex.V1)
+    except MemoryError:
+        raise ValueError(
+            f"invalid regular expression {source!r}: too large to compile; "
+            "use fewer or smaller repeat counts"
+        ) from None
     except regex.error as exc:
         raise ValueError(
-            f"invalid regular expression {source!r}: {exc.msg} at position {exc.pos} "
-            f"of its translation {translated!r}"
+            f"invalid regular expression {source!r}: {exc.msg} at position "
+            f"{max((exc.pos or 0) - len('(?-f)'), 0)} of its translation {translated!r}"
         ) from exc
     return Pattern(source, float(timeout), compiled)
 

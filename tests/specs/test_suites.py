@@ -199,3 +199,23 @@ def test_native_flags_of_the_wrong_type_and_two_inputs_are_spec_errors() -> None
         (7, "cases[0].turns[0].user_input"),
         (5, "cases[0].fail_fast"),
     ]
+
+
+def test_top_level_native_assertions_are_checked_on_every_case() -> None:
+    text = (
+        "chatassert: 1\n"
+        "name: booking agent\n"
+        "cases:\n"
+        "  - name: books\n"
+        "    turns:\n"
+        "      - {input: book, assertions: [{type: contains, value: slots}]}\n"
+        "assertions:\n"
+        "  - {type: not_contains, value: as an AI}\n"
+    )
+    (case,) = loads_suite(text).cases
+    chat = Conversation(turns=[Turn(input="book", text="As an AI, I found slots")])
+    result = case.check(chat)
+    assert result.status is Status.FAILED
+    assert [c.status for c in result.children] == [Status.PASSED, Status.FAILED]
+    rules_only = loads_suite("chatassert: 1\nassertions: [{type: contains, value: hi}]\n")
+    assert [c.name for c in rules_only.cases] == ["assertions"]

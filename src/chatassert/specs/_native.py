@@ -20,6 +20,7 @@ assertions: []             # on every conversation, whatever its case
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from chatassert._registry import SpecContext, join_path
@@ -88,15 +89,18 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
     if shared_nodes:
         built = build_list(shared_nodes, ctx, "assertions")
         checks = whole_subject(built, shared_nodes, ctx, "assertions", wrap_turn_checks=True)
-        name = require_str(doc, "name", ctx, "", required=False) or "assertions"
-        cases.append(
-            Case(
-                name=name,
-                checks=tuple(checks),
-                fail_fast=fail_fast,
-                source=f"{ctx.file or ''}: assertions".strip(": "),
+        if cases:  # suite-wide rules: every case checks them too, after its own
+            cases = [replace(c, checks=(*c.checks, *checks)) for c in cases]
+        else:  # a suite of rules only: one case, for every conversation
+            name = require_str(doc, "name", ctx, "", required=False) or "assertions"
+            cases.append(
+                Case(
+                    name=name,
+                    checks=tuple(checks),
+                    fail_fast=fail_fast,
+                    source=f"{ctx.file or ''}: assertions".strip(": "),
+                )
             )
-        )
     if not cases:
         ctx.problem(
             doc,
