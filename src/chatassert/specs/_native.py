@@ -13,7 +13,7 @@ cases:
     assertions:            # on the whole conversation
       - type: on_last_turn
         assertion: {type: not_contains, value: goodbye}
-assertions: []             # on every conversation, whatever its case
+assertions: []             # added to every case (a suite of rules only: one case)
 ```
 """
 
