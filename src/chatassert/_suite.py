@@ -275,8 +275,18 @@ def _turn_result(
     )
 
 
+def _words(text: str | None) -> str | None:
+    return None if text is None else " ".join(text.split())
+
+
 def _user_turns(conversation: Conversation) -> list[tuple[int, Turn]]:
-    return [(i, t) for i, t in enumerate(conversation.turns) if t.input is not None]
+    """The turns a user started: with input text, or with a user message without text (an
+    image), so that a turn without text does not shift the ones after it."""
+    return [
+        (i, t)
+        for i, t in enumerate(conversation.turns)
+        if t.input is not None or any(m.role == "user" for m in t.messages)
+    ]
 
 
 def _counts(statuses: Sequence[Status]) -> dict[str, int]:
@@ -317,8 +327,8 @@ def _leaf_statuses(results: Sequence[Result]) -> list[Status]:
     """The statuses of the assertions themselves (a turn's children, or whole-subject checks)."""
     out: list[Status] = []
     for r in results:
-        if r.name == "turn" and r.children:
-            out.extend(c.status for c in r.children)
+        if r.name == "turn" and (r.children or r.status is not _E):
+            out.extend(c.status for c in r.children)  # a turn without assertions counts none
         else:
             out.append(r.status)
     return out
@@ -357,27 +367,29 @@ class Suite:
     def cases_for(self, conversation: Conversation) -> list[Case]:
         """Choose the cases a logged conversation should be checked against.
 
-        In order: a case named by the conversation's id or metadata (`case`, `test_case`,
-        `name`, `id`); else the case whose first user input equals the conversation's first user
-        message; else, for a suite of one case, that case; else none.
+        In order: a case named by the conversation's metadata (`case`, `test_case`, `name`,
+        `id`) or its id; else the case whose user inputs match the longest start of the
+        conversation's (when two match equally far, the conversation is ambiguous and none is
+        chosen); else, for a suite of one case, that case; else none.
         """
-        keys = [conversation.id] + [
-            conversation.metadata.get(k) for k in ("case", "test_case", "name", "id")
-        ]
-        for key in keys:
+        keys = [conversation.metadata.get(k) for k in ("case", "test_case", "name", "id")]
+        for key in [*keys, conversation.id]:  # what the record says before its own id
             found = self.find(key)
             if found is not None:
                 return [found]
-        first_input = next((t.input for t in conversation.turns if t.input is not None), None)
-        if first_input is not None:
-            wanted = " ".join(first_input.split())
+        inputs = [_words(t.input) for t in conversation.turns if t.input is not None]
+        if inputs:
+            ranked: dict[int, list[Case]] = {}
             for case in self.cases:
-                if (
-                    case.turns
-                    and case.turns[0].input is not None
-                    and " ".join(case.turns[0].input.split()) == wanted
-                ):
-                    return [case]
+                wanted = [_words(t.input) for t in case.turns]
+                shared = 0
+                while shared < min(len(wanted), len(inputs)) and wanted[shared] == inputs[shared]:
+                    shared += 1
+                if shared:
+                    ranked.setdefault(shared, []).append(case)
+            if ranked:
+                best = ranked[max(ranked)]
+                return best if len(best) == 1 else []
         if len(self.cases) == 1:
             return [self.cases[0]]
         return []

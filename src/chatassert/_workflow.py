@@ -157,7 +157,10 @@ class Workflow:
         else:
             import yaml  # an edge dependency, imported only when a YAML workflow is loaded
 
-            data = yaml.safe_load(text)
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:  # a spec problem, reported as one (G4)
+                raise ValueError(f"{os.fspath(path)}: invalid YAML: {exc}") from None
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -219,3 +220,74 @@ def test_top_level_native_assertions_are_checked_on_every_case() -> None:
     assert [c.status for c in result.children] == [Status.PASSED, Status.FAILED]
     rules_only = loads_suite("chatassert: 1\nassertions: [{type: contains, value: hi}]\n")
     assert [c.name for c in rules_only.cases] == ["assertions"]
+
+
+TWO_OPENINGS = """
+test_cases:
+  - name: refund
+    turns:
+      - {user_input: Hi, assertions: [{type: contains, value: hello}]}
+      - {user_input: I want a refund, assertions: [{type: contains, value: refund}]}
+  - name: booking
+    turns:
+      - {user_input: Hi, assertions: [{type: contains, value: hello}]}
+      - {user_input: Book a table, assertions: [{type: contains, value: booked}]}
+"""
+
+
+def said(*pairs: str, **meta: object) -> Conversation:
+    turns = [Turn(input=pairs[i], text=pairs[i + 1]) for i in range(0, len(pairs), 2)]
+    return Conversation(turns=turns, metadata=dict(meta))
+
+
+def test_a_conversation_goes_to_the_case_matching_most_of_its_inputs() -> None:
+    suite = loads_suite(TWO_OPENINGS)
+    chat = said("Hi", "hello", "Book a table", "booked")
+    assert [c.name for c in suite.cases_for(chat)] == ["booking"]
+    assert suite.cases_for(said("Hi", "hello")) == []  # both match as far: ambiguous
+
+
+def test_a_record_naming_its_case_wins_over_its_own_id() -> None:
+    suite = loads_suite(TWO_OPENINGS.replace("name: refund", "name: refund\n    id: 1"))
+    chat = Conversation(
+        id="1", turns=[Turn(input="Hi", text="hello")], metadata={"case": "booking"}
+    )
+    assert [c.name for c in suite.cases_for(chat)] == ["booking"]
+
+
+def test_a_user_turn_without_text_still_counts_as_a_turn() -> None:
+    from chatassert import Message
+
+    image = Turn(
+        messages=[Message(role="user", content=None), Message(role="assistant", content="A cat")]
+    )
+    chat = Conversation(
+        turns=[Turn(input="Look", text="ok"), image, Turn(input="Thanks", text="bye")]
+    )
+    case = Case(
+        "three",
+        turns=(
+            TurnSpec((Contains("ok"),)),
+            TurnSpec((Contains("cat"),)),
+            TurnSpec((Contains("bye"),)),
+        ),
+    )
+    result = case.check(chat)
+    assert result.passed
+    assert [c.location for c in result.children] == ["turns[0]", "turns[1]", "turns[2]"]
+
+
+def test_a_turn_without_assertions_counts_none() -> None:
+    case = Case("pace", turns=(TurnSpec(()), TurnSpec((Contains("b"),))))
+    result = case.check(said("one", "a", "two", "b"))
+    assert result.reason == "all 1 assertions passed"
+    assert result.details["passed"] == 1
+
+
+def test_a_workflow_file_that_is_not_yaml_is_a_clear_error(tmp_path: Path) -> None:
+    from chatassert import Workflow
+
+    bad = tmp_path / "bad.workflow.yaml"
+    bad.write_text("entry: start\nstates: {start: {on_event: {go: end}\n")
+    with pytest.raises(ValueError, match=r"bad\.workflow\.yaml: invalid YAML"):
+        Workflow.load(bad)
