@@ -161,3 +161,39 @@ def test_a_cut_gzip_log_ends_with_an_error_record(tmp_path: Path) -> None:
     last = records[-1]
     assert last.line == len(records)
     assert "truncated gzip" in (last.error or "")
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"messages": []},
+        {"spans": [{"name": "chat", "attributes": {"gen_ai.operation.name": "chat"}}]},
+        {"object": "response", "status": "failed", "output": []},
+    ],
+    ids=["empty-chat", "otel-without-content", "empty-response"],
+)
+def test_a_record_with_nothing_to_check_is_unreadable_not_a_pass(record: dict[str, Any]) -> None:
+    line = parse_line(json.dumps(record), "log.jsonl", 3)
+    assert line.conversation is None
+    assert line.error is not None
+    assert "holds no messages to check" in line.error
+
+
+def test_an_agent_span_does_not_repeat_the_turn_its_chat_spans_hold() -> None:
+    chat = _otel([ASK, REPLY])["spans"][0]
+    agent = {
+        "name": "invoke_agent",
+        "attributes": {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": "BookBot",
+            "gen_ai.input.messages": chat["attributes"]["gen_ai.input.messages"],
+            "gen_ai.output.messages": chat["attributes"]["gen_ai.output.messages"],
+        },
+    }
+    conversation = parse_record({"spans": [agent, chat]})
+    assert [(t.input, t.text) for t in conversation.turns] == [
+        ("Hello", "What can I book for you?")
+    ]
+    assert conversation.metadata["agent"] == "BookBot"
+    alone = parse_record({"spans": [agent]})  # agent spans are read when nothing else is
+    assert [t.input for t in alone.turns] == ["Hello"]

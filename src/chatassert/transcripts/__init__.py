@@ -105,14 +105,25 @@ def parse_record(record: Any, format: str | None = None) -> Conversation:
             raise TranscriptError(
                 f"unknown transcript format {format!r}; known: {', '.join(FORMATS)}"
             )
-        return FORMATS[format][1](record)
+        return _with_turns(FORMATS[format][1](record))
     for detect, parse in FORMATS.values():
         if detect(record):
-            return parse(record)
+            return _with_turns(parse(record))
     keys = sorted(record)[:8] if isinstance(record, dict) else type(record).__name__
     raise TranscriptError(
         f"unrecognised transcript record (keys: {keys}); known formats: {', '.join(FORMATS)}"
     )
+
+
+def _with_turns(conversation: Conversation) -> Conversation:
+    """A conversation that has something to check: a record with no turns is an error, not a
+    conversation every turn check would pass vacuously."""
+    if not conversation.turns:
+        raise TranscriptError(
+            "the record holds no messages to check (for OpenTelemetry: turn on message "
+            "content capture, so spans carry gen_ai.input.messages)"
+        )
+    return conversation
 
 
 READ_ERRORS = (OSError, EOFError, zlib.error)

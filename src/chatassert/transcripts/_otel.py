@@ -259,6 +259,7 @@ def parse(record: Any) -> Conversation:
     trace_id: Any = None
     agent: Any = None
     inference = 0
+    agent_spans: list[tuple[Any, dict[str, Any], str]] = []
     for index, span in enumerate(_spans(record)):
         attrs = _attributes(span.get("attributes"))
         trace_id = trace_id or span.get("traceId") or span.get("trace_id")
@@ -270,9 +271,15 @@ def parse(record: Any) -> Conversation:
             call_id = attrs.get("gen_ai.tool.call.id")
             if call_id is not None:
                 tools[str(call_id)] = (attrs, _is_error(span, attrs))
-        elif operation in _INFERENCE or "gen_ai.input.messages" in attrs:
+        elif operation in _INFERENCE or (operation is None and "gen_ai.input.messages" in attrs):
             inference += 1
             merge_exchange(history, *_inference(span, attrs, where))
+        elif "gen_ai.input.messages" in attrs:  # an agent span: its messages repeat the chats'
+            agent_spans.append((span, attrs, where))
+    if not inference:  # a trace of agent spans only: they are all there is to read
+        for agent_span, agent_attrs, agent_where in agent_spans:
+            inference += 1
+            merge_exchange(history, *_inference(agent_span, agent_attrs, agent_where))
     if not inference:
         raise TranscriptError(
             "the trace has no GenAI inference span (gen_ai.operation.name "
