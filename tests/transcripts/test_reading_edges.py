@@ -197,3 +197,19 @@ def test_an_agent_span_does_not_repeat_the_turn_its_chat_spans_hold() -> None:
     assert conversation.metadata["agent"] == "BookBot"
     alone = parse_record({"spans": [agent]})  # agent spans are read when nothing else is
     assert [t.input for t in alone.turns] == ["Hello"]
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"messages": [ASK, {"role": "assistant", "content": None, "refusal": "I can't do that."}]},
+        {"messages": [ASK, {"role": "assistant", "content": [
+            {"type": "refusal", "refusal": "I can't do that."}]}]},
+        {"object": "response", "input": "Hello", "output": [{"type": "message", "role":
+            "assistant", "content": [{"type": "refusal", "refusal": "I can't do that."}]}]},
+    ],
+    ids=["chat-field", "chat-part", "responses-part"],
+)  # fmt: skip
+def test_a_refusal_is_what_the_assistant_said(record: dict[str, Any]) -> None:
+    (turn,) = parse_record(record).turns
+    assert turn.text == "I can't do that."

@@ -352,21 +352,29 @@ def record_metadata(record: Mapping[str, Any], *extra: Mapping[str, Any]) -> dic
 def text_of(
     content: object, kinds: tuple[str | None, ...] = ("text", "output_text", "input_text", None)
 ) -> str | None:
-    """The text of a message content: a string, or the joined `text` of its text parts."""
+    """The text of a message content: a string, or the joined `text` of its text parts.
+
+    A refusal part (`{"type": "refusal", "refusal": ...}`, OpenAI) is the model's text too.
+    """
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [
-            part.get("text")
-            for part in content
-            if isinstance(part, dict)
-            and part.get("type") in kinds
-            and isinstance(part.get("text"), str)
-        ]
-        return "".join(t for t in texts if t is not None) if texts else None
+        texts = [t for part in content if (t := _part_text(part, kinds)) is not None]
+        return "".join(texts) if texts else None
     raise TranscriptError(
         f"message content must be a string or a list of parts, got {type(content).__name__}"
     )
+
+
+def _part_text(part: object, kinds: tuple[str | None, ...]) -> str | None:
+    if not isinstance(part, dict):
+        return None
+    kind = part.get("type")
+    if kind == "refusal":  # the model declined: its refusal is what it said
+        value = part.get("refusal")
+    else:
+        value = part.get("text") if kind in kinds else None
+    return value if isinstance(value, str) else None
 
 
 def fold_calls(

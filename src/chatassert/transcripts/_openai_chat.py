@@ -77,9 +77,13 @@ def message(raw: object, where: str) -> Msg:
     call_id = raw.get("tool_call_id")
     if role == "function":  # the legacy result of a `function_call`
         role = "tool"
+    content = text_of(raw.get("content"))
+    refusal = raw.get("refusal")
+    if not content and isinstance(refusal, str) and refusal:
+        content = refusal  # the assistant declined: its refusal is what it said
     return Msg(
         role=role,
-        content=text_of(raw.get("content")),
+        content=content,
         tool_calls=calls,
         tool_call_id=None if call_id is None else str(call_id),
         name=name if isinstance(name, str) else None,
