@@ -294,3 +294,20 @@ def test_the_details_of_a_shared_result_cannot_be_changed_by_one_holder() -> Non
     assert "injected" not in check.check("other").details
     assert json.loads(json.dumps(result.details)) == dict(result.details)
     assert pickle.loads(pickle.dumps(result)) == result
+
+
+def test_rendering_shows_control_characters_from_a_subject_instead_of_obeying_them() -> None:
+    result = Result(F, "contains", "got '\x1b[2J\nFAKE: PASS all'")
+    (line,) = result.render().splitlines()
+    assert line == "FAIL contains: got '\\x1b[2J\\nFAKE: PASS all'"
+
+
+def test_a_deep_tree_keeps_each_line_mark_and_label() -> None:
+    from chatassert import AllOf
+
+    check: Any = Contains("zz")
+    for _ in range(120):  # deeper than the line is wide
+        check = AllOf(check)
+    last = check.check("hello").render().splitlines()[-1]
+    assert last.strip().startswith("FAIL contains: Response does not contain 'zz'")
+    assert len(last) <= 200

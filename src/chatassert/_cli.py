@@ -713,6 +713,8 @@ def _run(
             err.write(f"{outcome.suite}: test {outcome.subject_id!r} has no response in the logs\n")
             if plan.format == "json":
                 out.write(json_line(outcome.to_dict()))
+            elif junit is not None:  # an error test case, as in the summary
+                junit.add(outcome.suite, "error", 0.0, render_junit_case(outcome, verbose=False))
     _finish(plan, summary, junit, args, out)
     return EXIT_FAILED if stopped else summary.exit_code()
 

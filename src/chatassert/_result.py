@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar, NoReturn
 
@@ -31,6 +32,7 @@ _MARKS = {
 }
 
 _EMPTY: Mapping[str, Any] = {}
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
 class _ReadOnlyDict(dict[str, Any]):
@@ -335,10 +337,14 @@ class Result:
     def _render_into(self, lines: list[str], depth: int, verbose: bool, width: int) -> None:
         where = f"{self.location} " if self.location else ""
         label = self.label if self.message is None else f"{self.message} [{self.name}]"
-        text = f"{'  ' * depth}{_MARKS[self.status]} {where}{label}"
+        text = f"{_MARKS[self.status]} {where}{label}"
         if self.reason:
             text += f": {self.reason}"
-        lines.append(shorten(text, width))
+        # text from a subject (a reason quoting it) is shown, never obeyed: a newline or a
+        # terminal escape in it cannot break the tree; the indent is not what gets cut
+        indent = "  " * min(depth, 20)
+        text = _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+        lines.append(indent + shorten(text, max(width - len(indent), 40)))
         for child in self.children:
             if verbose or child.status is not Status.PASSED:
                 child._render_into(lines, depth + 1, verbose, width)

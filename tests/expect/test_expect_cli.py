@@ -104,3 +104,14 @@ def test_a_response_naming_no_test_is_unmatched_even_when_the_suite_has_one_test
     assert "no case of 'one' matches this subject" in out.stderr
     assert "test 't1' has no response in the logs" in out.stderr
     assert out.returncode == 3  # nothing failed: t1 has no response and the line is unmatched
+
+
+def test_junit_reports_tests_with_no_response_as_errors(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    log = tmp_path / "three.jsonl"
+    log.write_text("".join(RESPONSES.read_text().splitlines(keepends=True)[:3]))
+    out = run("check", SUITE, log, "--format", "junit")
+    root = ET.fromstring(out.stdout)
+    assert (root.get("tests"), root.get("errors")) == ("6", "3")
+    assert len(root.findall(".//testcase")) == 6

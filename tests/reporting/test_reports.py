@@ -183,3 +183,16 @@ def test_summary_keeps_a_bounded_number_of_examples(count: int) -> None:
     assert summary.counts["failed"] == count
     assert len(summary.failures) == min(count, 3)
     assert summary.exit_code() == (1 if count else 0)
+
+
+def test_the_html_report_holds_no_control_characters() -> None:
+    from chatassert import Contains, Status
+    from chatassert.reporting import Outcome, Summary
+
+    summary = Summary(keep=5)
+    result = Contains("x").check("nul \x00 and escape \x1b[2J")
+    summary.add(Outcome("s", "c", result, "log.jsonl:1", None, excerpt="\x00\x1b"))
+    page = render_html(summary)
+    assert result.status is Status.FAILED
+    assert "\x00" not in page
+    assert "\x1b" not in page

@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 
 __all__ = ["render_html"]
 
-_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate cannot be written as UTF-8
+# a lone surrogate cannot be written as UTF-8; control characters have no place in a page
+_SURROGATE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:70rem;
