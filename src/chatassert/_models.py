@@ -298,21 +298,32 @@ def link_results(
 ) -> list[ToolResult]:
     """Fill in each result's tool `name` from its call: by id where there are ids, else by order."""
     parsed = [c if isinstance(c, ToolCall) else ToolCall.model_validate(c) for c in calls]
-    names_by_id: dict[str, list[str]] = {}
-    for c in parsed:
-        if c.id is not None:
-            names_by_id.setdefault(c.id, []).append(c.name)
-    out: list[ToolResult] = []
+    given = list(results)
+    return [
+        r if r.name is not None or name is None else r.model_copy(update={"name": name})
+        for r, name in zip(given, result_names(parsed, given), strict=True)
+    ]
+
+
+def result_names(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> list[str | None]:
+    """The tool name of each result: its own, else its call's.
+
+    A result finds its call by id (the calls of a repeated id in order, the last serving any
+    extra result), else by position.
+    """
+    by_id: dict[str, list[str]] = {}
+    for call in calls:
+        if call.id is not None:
+            by_id.setdefault(call.id, []).append(call.name)
+    out: list[str | None] = []
     for position, result in enumerate(results):
-        if result.name is None:
-            names = names_by_id.get(result.call_id) if result.call_id is not None else None
-            # a repeated id names its calls in order (the last name serves any extra result)
-            name = (names.pop(0) if len(names) > 1 else names[0]) if names else None
-            if name is None and position < len(parsed):
-                name = parsed[position].name
-            if name is not None:
-                result = result.model_copy(update={"name": name})
-        out.append(result)
+        queue = by_id.get(result.call_id) if result.call_id is not None else None
+        name = (queue.pop(0) if len(queue) > 1 else queue[0]) if queue else None
+        if result.name is not None:
+            name = result.name
+        elif name is None and position < len(calls):
+            name = calls[position].name
+        out.append(name)
     return out
 
 

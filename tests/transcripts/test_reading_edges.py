@@ -213,3 +213,23 @@ def test_an_agent_span_does_not_repeat_the_turn_its_chat_spans_hold() -> None:
 def test_a_refusal_is_what_the_assistant_said(record: dict[str, Any]) -> None:
     (turn,) = parse_record(record).turns
     assert turn.text == "I can't do that."
+
+
+def test_a_reused_call_id_names_each_result_after_its_own_call() -> None:
+    def call(name: str) -> dict[str, Any]:
+        return {"id": "call_0", "type": "function", "function": {"name": name, "arguments": "{}"}}
+
+    messages = [
+        ASK,
+        {"role": "assistant", "content": None, "tool_calls": [call("search")]},
+        {"role": "tool", "tool_call_id": "call_0", "content": "found"},
+        {"role": "assistant", "content": None, "tool_calls": [call("book")]},
+        {"role": "tool", "tool_call_id": "call_0", "content": "booked"},
+        REPLY,
+    ]
+    (turn,) = parse_record({"messages": messages}).turns
+    assert [r.name for r in turn.tool_results] == ["search", "book"]
+    assert [r.name for r in Conversation(messages=messages).turns[0].tool_results] == [
+        "search",
+        "book",
+    ]

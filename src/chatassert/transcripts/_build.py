@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chatassert._errors import TranscriptError
-from chatassert._models import Conversation, Message, ToolCall, ToolResult, Turn, parse_arguments
+from chatassert._models import (
+    Conversation,
+    Message,
+    ToolCall,
+    ToolResult,
+    Turn,
+    parse_arguments,
+    result_names,
+)
 
 __all__ = [
     "fold_calls",
@@ -170,18 +178,13 @@ def _result(
 
 
 def _link(calls: Sequence[ToolCall], results: list[ToolResult]) -> list[ToolResult]:
-    """Name each result after its call: by id where there are ids, else by position."""
-    names = {c.id: c.name for c in calls if c.id is not None}
-    out: list[ToolResult] = []
-    for position, result in enumerate(results):
-        if result.name is None:
-            name = names.get(result.call_id) if result.call_id is not None else None
-            if name is None and position < len(calls):
-                name = calls[position].name
-            if name is not None:
-                result = _result(result.content, result.call_id, name, result.data, result.is_error)
-        out.append(result)
-    return out
+    """Name each result after its call, as `Turn(messages=...)` does (`result_names`)."""
+    return [
+        r
+        if r.name is not None or name is None
+        else _result(r.content, r.call_id, name, r.data, r.is_error)
+        for r, name in zip(results, result_names(calls, results), strict=True)
+    ]
 
 
 def split(messages: Sequence[Msg]) -> list[list[Msg]]:
