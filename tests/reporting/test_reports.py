@@ -196,3 +196,17 @@ def test_the_html_report_holds_no_control_characters() -> None:
     assert result.status is Status.FAILED
     assert "\x00" not in page
     assert "\x1b" not in page
+
+
+def test_a_skipped_check_does_not_lower_a_pass_rate() -> None:
+    from chatassert import IfResults, ResultsMin
+    from chatassert.reporting import Outcome, Summary, pass_rate
+    from chatassert.specs import Case
+
+    summary = Summary(keep=5)
+    case = Case("c", checks=(IfResults(ResultsMin(5)),), subject="json")
+    summary.add(Outcome("s", "c", case.check({"results": []}), "log.jsonl:1", None))
+    (counts,) = summary.per_assertion.values()
+    assert pass_rate(counts) is None
+    assert "— passed  (0/0, 1 skipped)" in render_text(summary)
+    assert "<td class=\"num\">—</td>" in render_html(summary)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +31,7 @@ __all__ = [
     "assertion_statuses",
     "excerpt",
     "json_line",
+    "pass_rate",
     "render_html",
     "render_junit_case",
     "render_text",
@@ -208,13 +209,14 @@ def render_text(
         lines.append("per assertion:")
         width_label = min(48, max(len(k) for k in summary.per_assertion))
         for label, counts in sorted(summary.per_assertion.items()):
-            total = sum(counts.values())
-            rate = counts["passed"] / total if total else 0.0
+            rate = pass_rate(counts)
+            rate_text = "     —" if rate is None else f"{rate:6.1%}"
             lines.append(
-                f"  {shorten(label, 48):<{width_label}}  {rate:6.1%} passed  "
-                f"({counts['passed']}/{total}"
+                f"  {shorten(label, 48):<{width_label}}  {rate_text} passed  "
+                f"({counts['passed']}/{counts['passed'] + counts['failed'] + counts['error']}"
                 + (f", {counts['failed']} failed" if counts["failed"] else "")
                 + (f", {counts['error']} errors" if counts["error"] else "")
+                + (f", {counts['skipped']} skipped" if counts["skipped"] else "")
                 + ")"
             )
     if summary.failures:
@@ -233,6 +235,19 @@ def render_text(
     lines.append("")
     lines.append(head)
     return _SURROGATE.sub("\ufffd", "\n".join(lines))
+
+
+def pass_rate(counts: Mapping[str, int]) -> float | None:
+    """The share of evaluated outcomes that passed; skipped ones were not evaluated.
+
+    None when nothing was evaluated (every outcome skipped, or none).
+
+    Example:
+        >>> pass_rate({"passed": 1, "failed": 1, "error": 0, "skipped": 2}), pass_rate({})
+        (0.5, None)
+    """
+    evaluated = counts.get("passed", 0) + counts.get("failed", 0) + counts.get("error", 0)
+    return counts.get("passed", 0) / evaluated if evaluated else None
 
 
 def excerpt(subject: object, *, turns: int = 6, width: int = 240) -> str:

@@ -33,14 +33,16 @@ pre{background:#f6f7fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;font-s
 
 
 def _rate_row(label: str, counts: Counter[str]) -> str:
-    total = sum(counts.values())
-    rate = counts["passed"] / total if total else 0.0
+    from chatassert.reporting import pass_rate
+
+    rate = pass_rate(counts)  # over evaluated outcomes: a skipped check is not a failure
     cells = "".join(
         f'<td class="num">{counts[k]}</td>' for k in ("passed", "failed", "error", "skipped")
     )
+    shown = "—" if rate is None else f"{rate:.1%}"
     return (
-        f'<tr><td>{escape(label)}</td>{cells}<td class="num">{rate:.1%}</td>'
-        f'<td><div class="bar"><div style="width:{rate * 100:.1f}%"></div></div></td></tr>'
+        f'<tr><td>{escape(label)}</td>{cells}<td class="num">{shown}</td>'
+        f'<td><div class="bar"><div style="width:{(rate or 0) * 100:.1f}%"></div></div></td></tr>'
     )
 
 
