@@ -209,4 +209,4 @@ def test_a_skipped_check_does_not_lower_a_pass_rate() -> None:
     (counts,) = summary.per_assertion.values()
     assert pass_rate(counts) is None
     assert "— passed  (0/0, 1 skipped)" in render_text(summary)
-    assert "<td class=\"num\">—</td>" in render_html(summary)
+    assert '<td class="num">—</td>' in render_html(summary)
