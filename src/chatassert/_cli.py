@@ -667,13 +667,14 @@ def _run(
                 elif kind == "u":
                     _, where, error = item
                     summary.add_unreadable(where, error)
-                    if args.strict:
-                        err.write(f"{where}: {error}\nstopped: unreadable log line (--strict)\n")
-                        return EXIT_USAGE
                     if junit is not None:
                         junit.add_unreadable(where, error)
                     elif plan.format == "json":
                         out.write(json_line({"unreadable": where, "error": error}))
+                    if args.strict:  # stop, but leave a complete report of what was read
+                        err.write(f"{where}: {error}\nstopped: unreadable log line (--strict)\n")
+                        _finish(plan, summary, junit, args, out)
+                        return EXIT_USAGE
                     if summary.unreadable_count <= _LISTED:
                         err.write(f"{where}: skipped: {error}\n")
                 else:

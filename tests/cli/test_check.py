@@ -253,3 +253,14 @@ def test_lint_and_schema(files: Path) -> None:
         "error",
         "skipped",
     ]
+
+
+def test_strict_still_writes_a_complete_report_of_what_it_read(files: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    junit = run("check", "suite.yaml", "broken.jsonl", "--strict", "-f", "junit", cwd=files)
+    assert junit.returncode == 2
+    root = ET.fromstring(junit.stdout)
+    assert root.get("errors") == "1"  # the unreadable line
+    as_json = run("check", "suite.yaml", "broken.jsonl", "--strict", "-f", "json", cwd=files)
+    assert json.loads(as_json.stdout.splitlines()[-1])["summary"]["unreadable"] == 1
