@@ -828,11 +828,15 @@ def _spec_schema() -> dict[str, Any]:
     defs["turn"] = {
         "type": "object",
         "additionalProperties": False,
-        "properties": {"input": {"type": "string"}, "assertions": assertions},
+        "properties": {
+            "input": {"type": "string"},
+            "user_input": {"type": "string"},  # the flat spelling, also accepted
+            "assertions": assertions,
+        },
+        "not": {"required": ["input", "user_input"]},
     }
-    defs["case"] = {
+    defs["case"] = {  # a case without a name is named after its place in the file
         "type": "object",
-        "required": ["name"],
         "additionalProperties": False,
         "properties": {
             "name": {"type": "string"},

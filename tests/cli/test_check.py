@@ -264,3 +264,18 @@ def test_strict_still_writes_a_complete_report_of_what_it_read(files: Path) -> N
     assert root.get("errors") == "1"  # the unreadable line
     as_json = run("check", "suite.yaml", "broken.jsonl", "--strict", "-f", "json", cwd=files)
     assert json.loads(as_json.stdout.splitlines()[-1])["summary"]["unreadable"] == 1
+
+
+def test_the_schema_accepts_what_the_native_loader_accepts() -> None:
+    from chatassert.specs import loads_suite
+
+    spec = json.loads(run("schema").stdout)
+    turn, case = spec["$defs"]["turn"], spec["$defs"]["case"]
+    assert set(turn["properties"]) == {"input", "user_input", "assertions"}
+    assert turn["not"] == {"required": ["input", "user_input"]}  # one spelling, not both
+    assert "name" not in case.get("required", [])
+    # the loader takes both spellings and a case without a name
+    loads_suite(
+        "chatassert: 1\ncases:\n  - turns: [{user_input: hi, assertions: "
+        "[{type: contains, value: x}]}]\n"
+    )
