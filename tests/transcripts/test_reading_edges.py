@@ -233,3 +233,24 @@ def test_a_reused_call_id_names_each_result_after_its_own_call() -> None:
         "search",
         "book",
     ]
+
+
+def test_anthropic_cache_tokens_are_input_and_older_otel_usage_names_are_read() -> None:
+    anthropic = {
+        "system": "You are BookBot.",
+        "messages": [ASK, REPLY],
+        "usage": {
+            "input_tokens": 10,
+            "cache_read_input_tokens": 1000,
+            "cache_creation_input_tokens": 5,
+            "output_tokens": 20,
+        },
+    }
+    meta = parse_record(anthropic).metadata
+    assert (meta["input_tokens"], meta["total_tokens"]) == (1015, 1035)
+    older = _otel([ASK, REPLY])
+    older["spans"][0]["attributes"].update(
+        {"gen_ai.usage.prompt_tokens": 7, "gen_ai.usage.completion_tokens": 3}
+    )
+    (turn,) = parse_record(older).turns
+    assert (turn.metadata["input_tokens"], turn.metadata["output_tokens"]) == (7, 3)

@@ -299,7 +299,8 @@ def call_metadata(*sources: object) -> dict[str, Any]:
     """Collect a model call's metadata from the mappings that may hold it.
 
     Recognised: `model`; `usage` (OpenAI `prompt_tokens`/`completion_tokens`, Anthropic and
-    Responses `input_tokens`/`output_tokens`, `total_tokens`) as `input_tokens`,
+    Responses `input_tokens`/`output_tokens`, with Anthropic's cache reads and writes counted
+    as input, `total_tokens`) as `input_tokens`,
     `output_tokens`, `total_tokens`; `latency_ms` (or `latency_s`, `duration_ms`) as
     `latency_ms`; `cost` (or `cost_usd`) as `cost`. The first source that gives a fact wins.
     """
@@ -316,6 +317,15 @@ def call_metadata(*sources: object) -> dict[str, Any]:
                 target = _USAGE_KEYS.get(key)
                 if target is not None and number(value) is not None:
                     out.setdefault(target, value)
+            # Anthropic counts prompt tokens read from or written to its cache apart from
+            # input_tokens; they are input all the same
+            cached = [
+                usage[k]
+                for k in ("cache_read_input_tokens", "cache_creation_input_tokens")
+                if number(usage.get(k)) is not None
+            ]
+            if cached and "input_tokens" in usage and "prompt_tokens" not in usage:
+                out["input_tokens"] = out.get("input_tokens", 0) + sum(cached)
         for key in ("latency_ms", "duration_ms"):
             if number(source.get(key)) is not None:
                 out.setdefault("latency_ms", source[key])

@@ -232,8 +232,8 @@ def _inference(
     model = attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model")
     if isinstance(model, str):
         meta["model"] = model
-    for key in ("input_tokens", "output_tokens"):
-        value = attrs.get(f"gen_ai.usage.{key}")
+    for key, older in (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens")):
+        value = attrs.get(f"gen_ai.usage.{key}", attrs.get(f"gen_ai.usage.{older}"))  # older name
         if isinstance(value, int | float) and not isinstance(value, bool):
             meta[key] = value
     start = _nanos(span.get("startTimeUnixNano", span.get("start_time_unix_nano")))
