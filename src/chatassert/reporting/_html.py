@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from html import escape
 from typing import TYPE_CHECKING
+
+from chatassert.reporting import pass_rate  # defined before the package imports this module
+from chatassert.reporting._junit import _INVALID_XML
 
 if TYPE_CHECKING:
     from chatassert.reporting import Summary
 
 __all__ = ["render_html"]
 
-# a lone surrogate cannot be written as UTF-8; control characters have no place in a page
-_SURROGATE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:70rem;
@@ -33,8 +33,6 @@ pre{background:#f6f7fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;font-s
 
 
 def _rate_row(label: str, counts: Counter[str]) -> str:
-    from chatassert.reporting import pass_rate
-
     rate = pass_rate(counts)  # over evaluated outcomes: a skipped check is not a failure
     cells = "".join(
         f'<td class="num">{counts[k]}</td>' for k in ("passed", "failed", "error", "skipped")
@@ -120,4 +118,5 @@ def render_html(
         )
         parts.append("</ul>")
     parts.append("</body></html>")
-    return _SURROGATE.sub("\ufffd", "\n".join(parts) + "\n")
+    # the characters a JUnit file cannot hold (controls, lone surrogates) have no place here
+    return _INVALID_XML.sub("\ufffd", "\n".join(parts) + "\n")
