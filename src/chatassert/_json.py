@@ -1440,10 +1440,11 @@ class _Tags(JsonCheck):
         raise NotImplementedError
 
     _wanted: ClassVar[bool | None] = None
-    """True: every tag must be present; False: every tag absent; None: ask `_fine`."""
+    """For the quick test: True, every tag must be present; False, every tag absent; None,
+    ask `_fine`."""
 
     def _fine(self, tags: list[Any]) -> bool:
-        """Whether a result with the list `tags` satisfies the check (`_problem` is None)."""
+        """Whether a result with the list `tags` satisfies the check, when `_wanted` is None."""
         raise NotImplementedError
 
     def _compile_quick(self) -> QuickTest:
@@ -1527,12 +1528,6 @@ class AllHaveTags(_Tags):
         missing = next((t for t in self.tags if t not in tags), None)
         return None if missing is None else f"Result {index} missing required tag: '{missing}'"
 
-    def _fine(self, tags: list[Any]) -> bool:
-        for tag in self.tags:  # noqa: SIM110 - a plain loop: no generator on the hot path
-            if tag not in tags:
-                return False
-        return True
-
     def describe(self) -> str:
         """Describe the requirement."""
         return "every result has tags " + ", ".join(show(t) for t in self.tags)
@@ -1556,12 +1551,6 @@ class NoneHaveTags(_Tags):
     def _problem(self, index: int, tags: list[Any]) -> str | None:
         found = next((t for t in self.tags if t in tags), None)
         return None if found is None else f"Result {index} has excluded tag: '{found}'"
-
-    def _fine(self, tags: list[Any]) -> bool:
-        for tag in self.tags:  # noqa: SIM110 - a plain loop: no generator on the hot path
-            if tag in tags:
-                return False
-        return True
 
     def describe(self) -> str:
         """Describe the requirement."""
