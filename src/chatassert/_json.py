@@ -1691,11 +1691,10 @@ class _Dates(_PathCheck):
         return lambda values: self._all_dates_ok(values, self._context())
 
     def _eval(self, data: Any) -> Result:
-        values = self._path.values(data)
-        if not values and not self._path.fans_out:
+        found = self._path.find(data)
+        if not found and not self._path.fans_out:
             return self._missing(self.path, self._expected())
         ctx = self._context()
-        found = self._path.find(data)
         bad: _Offenders | None = None
         first_reason = ""
         for value, where in found:
