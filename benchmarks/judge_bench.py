@@ -70,14 +70,14 @@ def main() -> None:
             )
             print(
                 f"        wall {wall:.3f} s, ideal {ideal:.3f} s, ratio {wall / ideal:.2f}x "
-                f"(target <= 1.30x); {requests} requests; {passed} passed"
+                f"(target <= 1.50x); {requests} requests; {passed} passed"
             )
             wall2, requests2, passed2, hits = run(url, cache, args.checks, args.concurrency)
             print(
                 f"cached: wall {wall2:.3f} s; {requests2} requests (target 0); "
                 f"{hits} cache hits; {passed2} passed"
             )
-        ok = wall / ideal <= 1.3 and requests2 == 0 and passed == passed2 == args.checks
+        ok = wall / ideal <= 1.5 and requests2 == 0 and passed == passed2 == args.checks
         print("OK" if ok else "MISSED TARGET")
     finally:
         assert server.stdin is not None

@@ -30,7 +30,8 @@ class VerdictCache:
     """A verdict store keyed by strings, in one sqlite3 file shared by threads and processes.
 
     Args:
-        path: The database file (its directory is created).
+        path: The database file. It is created readable by its owner only (0600), and a
+            missing folder is created 0700, since verdicts hold conversation text.
 
     Example:
         >>> import tempfile, os
@@ -58,7 +59,12 @@ class VerdictCache:
 
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None or self._pid != os.getpid():  # a forked child opens its own
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # The verdicts hold conversation text: a folder we create is the user's alone
+            # (0700), and so is the file (0600; SQLite gives its -wal and -shm files the same).
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+            if self.path.stat().st_mode & 0o077:
+                os.chmod(self.path, 0o600)
             conn = sqlite3.connect(
                 self.path, timeout=30.0, check_same_thread=False, isolation_level=None
             )

@@ -1,24 +1,32 @@
 """Judges over HTTP: OpenAI-compatible chat completions and Anthropic Messages.
 
-Both share the transport: one pooled `httpx.AsyncClient` per event loop, a per-request timeout,
-retries with exponential backoff and jitter on connection errors, timeouts, 429 (honouring
-`Retry-After`) and 5xx, and no retry on other 4xx. API keys are read from an environment
-variable when a request is sent and never stored on the judge, so they cannot show up in a
-repr, a pickle, a log line or an error message.
+Both share the transport: one `httpx.AsyncClient` per event loop (httpx's own transport, so the
+proxy variables and TLS settings users know apply), a per-request timeout, a cap on the size of
+a reply, retries with exponential backoff and jitter on connection errors, timeouts, 429
+(honouring `Retry-After`) and 5xx, and no retry on other 4xx. Each request has a connection of
+its own: over HTTP/1.1 a reply cannot be told apart from a stale second answer to an earlier
+request on the same connection, so a connection is never reused for another verdict.
+
+API keys are read from an environment variable when a request is sent and never stored on the
+judge, so they cannot show up in a repr, a pickle, a log line or an error message; the key and
+the values of credential-bearing `headers=` are scrubbed from everything a reply puts into a
+result, an error or a log line, in their JSON-escaped forms too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import json
 import logging
 import os
 import random
+import re
 import ssl
 import time
-import urllib.request
 import weakref
+import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -35,16 +43,22 @@ from chatassert.judges._prompts import (
     JudgeReplyError,
     _short,
     extract_json,
+    loads_strict,
     render_many,
     render_prompt,
     verdict_from,
     verdicts_from,
 )
-from chatassert.judges._transport import StreamTransport
 
-__all__ = ["AnthropicJudge", "HTTPJudge", "OpenAIJudge"]
+__all__ = ["DEFAULT_MAX_REPLY_BYTES", "AnthropicJudge", "HTTPJudge", "OpenAIJudge"]
 
 log = logging.getLogger("chatassert.judges")
+
+DEFAULT_MAX_REPLY_BYTES = 10 * 1024 * 1024
+"""The largest reply body a judge reads, after decompression (10 MiB)."""
+
+_CREDENTIAL_HEADER = re.compile(r"auth|key|token|secret|cookie|passw|signature|session", re.I)
+"""Header names whose values are treated as secrets (`Authorization`, `x-api-key`, ...)."""
 
 
 class HTTPJudge:
@@ -64,7 +78,11 @@ class HTTPJudge:
         system_prompt: Replaces the default instructions for one criterion.
         prompt: A user-prompt template (`{{criteria}}`, `{{response}}`, `{{input}}`,
             `{{conversation}}`, `{{tool_calls}}`) replacing the default layout.
-        headers: Further (non-secret) HTTP headers.
+        headers: Further HTTP headers. The values of credential-bearing ones (a name with
+            `auth`, `key`, `token`, `secret`, `cookie`, `password`, `signature` or `session`)
+            are redacted wherever a reply could echo them and left out of cache keys.
+        max_reply_bytes: The largest reply body read, after decompression; a larger one is
+            an error (default 10 MiB).
     """
 
     provider: ClassVar[str] = ""
@@ -87,6 +105,7 @@ class HTTPJudge:
         system_prompt: str | None = None,
         prompt: str | None = None,
         headers: Mapping[str, str] | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("a judge needs a model name (a non-empty string)")
@@ -100,6 +119,12 @@ class HTTPJudge:
                 raise ValueError(f"{label} must be a non-negative number, got {number!r}")
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
+        if (
+            isinstance(max_reply_bytes, bool)
+            or not isinstance(max_reply_bytes, int)
+            or max_reply_bytes < 1
+        ):
+            raise ValueError(f"max_reply_bytes must be a positive integer, got {max_reply_bytes!r}")
         if prompt is not None:
             template_fields(prompt)
         self.model = model
@@ -115,6 +140,7 @@ class HTTPJudge:
         self.system_prompt = system_prompt
         self.prompt = prompt
         self.headers = dict(headers or {})
+        self.max_reply_bytes = max_reply_bytes
         self.name = f"{self.provider}:{model}"
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Pools]
         self._clients = weakref.WeakKeyDictionary()
@@ -152,8 +178,9 @@ class HTTPJudge:
         }
         if self.prompt is not None:  # the rendered prompt is not always the single one
             params["prompt"] = self.prompt
-        if self.headers:  # a header may route to another model
-            params["headers"] = dict(sorted(self.headers.items()))
+        routing = {k: v for k, v in self.headers.items() if not _CREDENTIAL_HEADER.search(k)}
+        if routing:  # a header may route to another model; a credential changes no verdict
+            params["headers"] = dict(sorted(routing.items()))
         return params
 
     # -- prompts --------------------------------------------------------------------------
@@ -220,21 +247,39 @@ class HTTPJudge:
             )
         return key or None
 
-    def _redact(self, text: str) -> str:
+    def _secrets(self) -> list[str]:
+        """The API key and the credential-bearing header values (with and without a scheme)."""
+        found = []
         key = os.environ.get(self.api_key_env) if self.api_key_env else None
-        if key and len(key) >= 4:
-            text = text.replace(key, "[redacted]")
-        return text
+        if key:
+            found.append(key)
+        for name, value in self.headers.items():
+            if _CREDENTIAL_HEADER.search(name) and isinstance(value, str):
+                found.append(value)
+                token = value.partition(" ")[2].strip()  # `Bearer <token>`
+                if token:
+                    found.append(token)
+        return [s for s in found if len(s) >= 4]
+
+    def _redact(self, text: str) -> str:
+        return _scrub(text, [_secret_pattern(s) for s in self._secrets()])
 
     def _redact_value(self, value: Any) -> Any:
         """`_redact` every string in a decoded JSON value (keys included)."""
-        if isinstance(value, str):
-            return self._redact(value)
-        if isinstance(value, list):
-            return [self._redact_value(item) for item in value]
-        if isinstance(value, dict):
-            return {self._redact(str(k)): self._redact_value(v) for k, v in value.items()}
-        return value
+        patterns = [_secret_pattern(s) for s in self._secrets()]
+        if not patterns:
+            return value
+
+        def walk(item: Any) -> Any:
+            if isinstance(item, str):
+                return _scrub(item, patterns)
+            if isinstance(item, list):
+                return [walk(v) for v in item]
+            if isinstance(item, dict):
+                return {_scrub(str(k), patterns): walk(v) for k, v in item.items()}
+            return item
+
+        return walk(value)
 
     def _client(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()
@@ -258,6 +303,39 @@ class HTTPJudge:
                 del self._clients[loop]
             await pools.aclose()
 
+    async def _send(
+        self, url: str, body: dict[str, Any], headers: Mapping[str, str]
+    ) -> tuple[httpx.Response, bytes]:
+        """POST once on a connection of its own; return the response and its decoded body.
+
+        Raises:
+            JudgeError: when the decoded body grows past `max_reply_bytes`.
+        """
+        request = self._client().build_request(
+            "POST",
+            url,
+            json=body,
+            headers={
+                **self.headers,
+                **headers,
+                "Connection": "close",
+                "Accept-Encoding": "gzip, deflate",  # decoded here, within the size cap
+            },
+            timeout=self.timeout,
+        )
+        response = await self._client().send(request, stream=True)
+        try:
+            decoder = _Decoder(response.headers.get("content-encoding", ""), self.max_reply_bytes)
+            if decoder.problem:
+                raise JudgeError(f"{self.name}: {decoder.problem}")
+            async for chunk in response.aiter_raw():
+                decoder.feed(chunk)
+                if decoder.problem:
+                    raise JudgeError(f"{self.name}: {decoder.problem}")
+        finally:
+            await response.aclose()
+        return response, decoder.body()
+
     async def aclose(self) -> None:
         """Close the connection pools of the running event loop (a later request reopens them)."""
         loop = asyncio.get_running_loop()
@@ -278,10 +356,8 @@ class HTTPJudge:
             delay = max(delay, min(retry_after, self.max_retry_after))
         return delay
 
-    def _error_status(
-        self, response: httpx.Response, body: dict[str, Any]
-    ) -> dict[str, Any] | None:
-        """Hook for a non-retryable 4xx: return a new body to resend at once, or None."""
+    def _error_status(self, status: int, text: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        """Hook for a non-retryable 4xx (`text` is its body): a new body to resend, or None."""
         return None
 
     async def _post(
@@ -296,32 +372,32 @@ class HTTPJudge:
             retry_after: float | None = None
             try:
                 async with judge_slot():
-                    response = await self._client().post(
-                        url, json=body, headers={**self.headers, **headers}, timeout=self.timeout
-                    )
+                    response, content = await self._send(url, body, headers)
             except httpx.TimeoutException:
                 cause = f"timed out after {self.timeout:g} s"
-            except httpx.TransportError as exc:
+            except httpx.RequestError as exc:
                 cause = f"connection failed ({type(exc).__name__}: {exc or 'no detail'})"
+                cause = self._redact(cause)
             else:
                 status = response.status_code
+                text = self._redact(content.decode(response.encoding or "utf-8", "replace"))
                 if 200 <= status < 300:
                     try:
                         # Redacted here, so no raw reply kept in a result can hold the key.
-                        return self._redact_value(response.json())
-                    except ValueError:
+                        return self._redact_value(loads_strict(content))
+                    except ValueError as exc:
                         raise JudgeReplyError(
-                            f"{self.name}: HTTP {status} but the body is not JSON: "
-                            f"{_short(self._redact(response.text))!r}",
-                            raw=self._redact(response.text),
+                            f"{self.name}: HTTP {status} but the body is not a JSON reply "
+                            f"({self._redact(str(exc))}): {_short(text)!r}",
+                            raw=text,
                             prompt=prompt,
                         ) from None
-                detail = _short(self._redact(response.text))
+                detail = _short(text)
                 if status == 429 or status >= 500:
                     cause = f"HTTP {status} {response.reason_phrase}: {detail}"
                     retry_after = _retry_after(response.headers)
                 else:
-                    resend = self._error_status(response, body)
+                    resend = self._error_status(status, text, body)
                     if resend is not None:
                         body = resend
                         continue
@@ -350,20 +426,14 @@ class HTTPJudge:
 
 
 class _Pools:
-    """The HTTP client of one event loop.
-
-    Without proxy variables it uses `StreamTransport` (httpcore's pool costs more CPU than the
-    requests themselves at a few dozen concurrent requests); with them, httpx's own transport.
-    """
+    """The HTTP client of one event loop, on httpx's own transport."""
 
     def __init__(self, context: ssl.SSLContext) -> None:
-        proxies = urllib.request.getproxies()
-        if any(k in proxies for k in ("http", "https", "all")):
-            self.client = httpx.AsyncClient(verify=context, follow_redirects=False)
-        else:
-            self.client = httpx.AsyncClient(
-                transport=StreamTransport(context), follow_redirects=False, trust_env=False
-            )
+        self.client = httpx.AsyncClient(
+            verify=context,
+            follow_redirects=False,
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=0),
+        )
 
     @property
     def closed(self) -> bool:
@@ -374,6 +444,86 @@ class _Pools:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+class _Decoder:
+    """Undo a reply's `gzip` or `deflate` encoding a bounded piece at a time, up to `limit` bytes.
+
+    httpx would inflate a whole network chunk at once, and a few kilobytes of a compression
+    bomb inflate to hundreds of megabytes; here no step produces more than the cap allows.
+    """
+
+    def __init__(self, encoding: str, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self.problem = ""
+        self.chunks: list[bytes] = []
+        codings = [c.strip().lower() for c in encoding.split(",") if c.strip()]
+        codings = [c for c in codings if c != "identity"]
+        self.inflate: Any = None
+        self.raw_deflate = False
+        if len(codings) > 1 or (codings and codings[0] not in ("gzip", "x-gzip", "deflate")):
+            self.problem = f"the reply has an unsupported Content-Encoding: {encoding!r}"
+        elif codings:
+            # gzip, or zlib-wrapped deflate (32 + 15: detect the header); raw deflate below.
+            self.inflate = zlib.decompressobj(32 + 15)
+            self.raw_deflate = codings[0] == "deflate"
+
+    def feed(self, data: bytes) -> None:
+        """Decode `data` and keep it, or set `problem` (too large, or not decodable)."""
+        if self.inflate is None:
+            self._keep(data)
+            return
+        pending = data
+        try:
+            while pending and not self.problem:
+                out = self.inflate.decompress(pending, self.limit - self.size + 1)
+                pending = self.inflate.unconsumed_tail
+                self._keep(out)
+        except zlib.error as exc:
+            if self.raw_deflate and self.size == 0:  # `deflate` sent without its zlib header
+                self.inflate, self.raw_deflate = zlib.decompressobj(-15), False
+                self.feed(data)
+            else:
+                self.problem = f"the reply's compressed body is corrupt ({exc})"
+
+    def _keep(self, data: bytes) -> None:
+        self.size += len(data)
+        if self.size > self.limit:
+            self.problem = (
+                f"the reply is larger than {self.limit} bytes "
+                "(raise max_reply_bytes= if the judge really needs that much)"
+            )
+        elif data:
+            self.chunks.append(data)
+
+    def body(self) -> bytes:
+        """The decoded body so far."""
+        return b"".join(self.chunks)
+
+
+def _scrub(text: str, patterns: list[re.Pattern[str]]) -> str:
+    for pattern in patterns:
+        text = pattern.sub("[redacted]", text)
+    return text
+
+
+@functools.lru_cache(maxsize=64)
+def _secret_pattern(secret: str) -> re.Pattern[str]:
+    """Match `secret` written plainly or with any of its characters JSON-escaped (`\\u002d`).
+
+    Example:
+        >>> _secret_pattern("sk-1/2").sub("[redacted]", 'a sk\\u002d1\\\\/2 b')
+        'a [redacted] b'
+    """
+    parts = []
+    for char in secret:
+        # Any number of backslashes: a reply's JSON may hold JSON text (a verdict in `content`).
+        escapes = [re.escape(char), rf"\\+u(?i:{ord(char):04x})"]
+        if char == "/":
+            escapes.append(r"\\+/")
+        parts.append(f"(?:{'|'.join(escapes)})")
+    return re.compile("".join(parts))
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:
@@ -469,13 +619,11 @@ api_key_env='OPENAI_API_KEY')
             return {"type": "json_object"}
         return None
 
-    def _error_status(
-        self, response: httpx.Response, body: dict[str, Any]
-    ) -> dict[str, Any] | None:
+    def _error_status(self, status: int, text: str, body: dict[str, Any]) -> dict[str, Any] | None:
         if (
-            response.status_code in (400, 422)
+            status in (400, 422)
             and "response_format" in body
-            and any(word in response.text.lower() for word in _FORMAT_WORDS)
+            and any(word in text.lower() for word in _FORMAT_WORDS)
         ):
             log.info("%s: the server rejected response_format; asking again without it", self.name)
             self._format_rejected = True  # this judge's later requests go without it too

@@ -12,8 +12,10 @@ from chatassert._judging import JudgeRequest, Verdict, fill_template, render_con
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
+    "DuplicateKeyError",
     "JudgeReplyError",
     "extract_json",
+    "loads_strict",
     "render_many",
     "render_prompt",
     "verdict_from",
@@ -144,16 +146,52 @@ def render_many(requests: Sequence[JudgeRequest]) -> str:
     return "\n".join([f"<criteria>\n{numbered}\n</criteria>", *_material(values, first)])
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object names the same key twice, so which value counts is ambiguous."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+_STRICT = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
+def loads_strict(data: str | bytes) -> Any:
+    """Decode JSON, refusing an object that repeats a key (`{"passed": false, "passed": true}`).
+
+    Raises:
+        ValueError: for text that is not JSON (`json.JSONDecodeError`) or repeats a key
+            (`DuplicateKeyError`).
+
+    Example:
+        >>> loads_strict('{"passed": true}')
+        {'passed': True}
+        >>> loads_strict('{"passed": false, "passed": true}')
+        Traceback (most recent call last):
+        ...
+        chatassert.judges._prompts.DuplicateKeyError: the key 'passed' appears twice in one object
+    """
+    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+    return _STRICT.decode(text)
+
+
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 
 
 def extract_json(text: str, *, key: str = "passed") -> Any:
     """Find the JSON object in a reply: the whole text, a fenced block, or one embedded in prose.
 
-    Among embedded objects, the first one holding `key` wins.
+    Among embedded objects, the first one holding `key` wins. An object that repeats a key
+    is never a verdict: which of its values counts would be a guess.
 
     Raises:
-        JudgeReplyError: when the text holds no JSON object.
+        JudgeReplyError: when the text holds no JSON object, or the JSON repeats a key.
 
     Example:
         >>> extract_json('Sure!\\n```json\\n{"passed": true}\\n```')
@@ -161,21 +199,32 @@ def extract_json(text: str, *, key: str = "passed") -> Any:
         >>> extract_json('Verdict: {"passed": false, "reason": "rude"} -- done')
         {'passed': False, 'reason': 'rude'}
     """
-    stripped = text.strip()
     try:
-        return json.loads(stripped)
+        return _extract(text.strip(), key)
+    except DuplicateKeyError as exc:
+        raise JudgeReplyError(f"the judge's reply is ambiguous: {exc}", raw=text) from None
+
+
+def _extract(stripped: str, key: str) -> Any:
+    try:
+        return loads_strict(stripped)
+    except DuplicateKeyError:
+        raise
     except json.JSONDecodeError:
         pass
     for match in _FENCE.finditer(stripped):
         try:
-            return json.loads(match.group(1).strip())
+            return loads_strict(match.group(1).strip())
+        except DuplicateKeyError:
+            raise
         except json.JSONDecodeError:
             continue
-    decoder = json.JSONDecoder()
     found: list[Any] = []
     for start in (m.start() for m in re.finditer(r"\{", stripped)):
         try:
-            value, _ = decoder.raw_decode(stripped, start)
+            value, _ = _STRICT.raw_decode(stripped, start)
+        except DuplicateKeyError:
+            raise
         except json.JSONDecodeError:
             continue
         if isinstance(value, dict):
@@ -184,7 +233,9 @@ def extract_json(text: str, *, key: str = "passed") -> Any:
             found.append(value)
     if found:
         return found[0]
-    raise JudgeReplyError(f"the judge's reply holds no JSON object: {_short(text)!r}", raw=text)
+    raise JudgeReplyError(
+        f"the judge's reply holds no JSON object: {_short(stripped)!r}", raw=stripped
+    )
 
 
 def verdict_from(reply: Any, *, raw: Any, prompt: str | None) -> Verdict:

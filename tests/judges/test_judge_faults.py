@@ -1,0 +1,314 @@
+"""Every verdict reaches its own request, whatever the server does to the connection."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import logging
+import stat
+import tracemalloc
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from faulty import FAULTS, FaultyServer, expected
+
+from chatassert import FakeJudge, LLMRubric, Result
+from chatassert.judges import CachedJudge, OpenAIJudge, VerdictCache, check_many
+from chatassert.judges._http import DEFAULT_MAX_REPLY_BYTES
+
+
+@pytest.fixture
+def faulty() -> Iterator[FaultyServer]:
+    server = FaultyServer(rate=0.2, seed=12)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _check(server: FaultyServer, count: int, concurrency: int) -> list[tuple[int, bool, str, str]]:
+    judge = OpenAIJudge("m", base_url=server.url, timeout=5, retries=8, backoff=0.001)
+    rubric = LLMRubric("The reply answers the question", judge=judge)
+    subjects = [f"Answer for ITEM-{i}." for i in range(count)]
+    results = asyncio.run(check_many(rubric, subjects, concurrency=concurrency))
+    return [(i, r.passed, r.status, r.reason) for i, r in enumerate(results)]
+
+
+def test_every_verdict_reaches_its_own_request_under_faults(faulty: FaultyServer) -> None:
+    outcomes = _check(faulty, 600, 64)
+    assert set(faulty.injected) >= {*FAULTS, "ok"}, faulty.injected  # every fault happened
+    wrong = [
+        (i, status, reason)
+        for i, passed, status, reason in outcomes
+        if status != "error" and (passed != expected(i) or f"item {i}" not in reason)
+    ]
+    assert not wrong, f"{len(wrong)} verdicts reached the wrong request: {wrong[:5]}"
+    stale = [o for o in outcomes if "stale" in o[3]]
+    assert not stale
+    errors = [o for o in outcomes if o[2] == "error"]
+    assert not errors, errors[:3]  # eight retries outlast a 20 % fault rate
+    assert sum(not passed for _, passed, _, _ in outcomes) == sum(
+        not expected(i) for i in range(600)
+    )
+
+
+def test_a_stale_second_answer_is_never_read_as_the_next_verdict() -> None:
+    server = FaultyServer(rate=1.0, faults=("double",), seed=1)
+    server.start()
+    try:
+        outcomes = _check(server, 40, 1)  # one connection, reused as often as it can be
+    finally:
+        server.stop()
+    for i, passed, status, reason in outcomes:
+        assert status != "error"
+        assert passed == expected(i), (i, reason)
+        assert reason.endswith(f"item {i}"), (i, reason)
+
+
+# -- scripted bytes ---------------------------------------------------------------------------
+
+Answer = Callable[[bytes], bytes]
+
+
+async def _read_request(reader: asyncio.StreamReader) -> bytes:
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return head + await reader.readexactly(length)
+
+
+def _judge_with(answer: Answer, *checks: str, delay: float = 0.0, **options: Any) -> list[Result]:
+    """Check each of `checks` with a judge whose server answers each request with `answer`.
+
+    The server reads a request, waits `delay` seconds, writes the answer and hangs up.
+    """
+
+    async def run() -> list[Result]:
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                request = await _read_request(reader)
+                await asyncio.sleep(delay)
+                writer.write(answer(request))
+                await writer.drain()
+            except (asyncio.IncompleteReadError, ConnectionError):
+                pass
+            finally:
+                writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        settings = {"retries": 0, "timeout": 2.0, **options}
+        judge = OpenAIJudge("m", base_url=f"http://127.0.0.1:{port}/v1", **settings)
+        rubric = LLMRubric("Is fine", judge=judge)
+        try:
+            return [await rubric.acheck(subject) for subject in checks]
+        finally:
+            await judge.aclose()
+            server.close()
+            await server.wait_closed()
+
+    return asyncio.run(run())
+
+
+def _reply(body: bytes, *headers: bytes, status: bytes = b"200 OK") -> bytes:
+    head = [b"HTTP/1.1 " + status, b"Content-Length: %d" % len(body), *headers]
+    return b"\r\n".join([*head, b"", body])
+
+
+def _completion(content: str) -> bytes:
+    message = {"role": "assistant", "content": content}
+    return json.dumps({"choices": [{"index": 0, "message": message}]}).encode()
+
+
+def test_a_verdict_that_repeats_a_key_is_an_error_not_its_last_value() -> None:
+    [result] = _judge_with(
+        lambda _: _reply(_completion('{"passed": false, "passed": true, "reason": "x"}')), "a"
+    )
+    assert result.status == "error"
+    assert "'passed' appears twice" in result.reason
+
+
+def test_a_reply_body_that_repeats_a_key_is_an_error() -> None:
+    verdict = json.dumps({"passed": True, "reason": "fine"})
+    message = '{"role": "assistant", "content": ' + json.dumps(verdict) + "}"
+    body = '{"choices": [{"index": 0, "message": ' + message + '}], "choices": []}'
+    [result] = _judge_with(lambda _: _reply(body.encode()), "a")
+    assert result.status == "error"
+    assert "'choices' appears twice" in result.reason
+
+
+def test_a_compressed_reply_within_the_cap_is_read() -> None:
+    body = gzip.compress(_completion(json.dumps({"passed": True, "reason": "zipped"})))
+    [result] = _judge_with(
+        lambda _: _reply(body, b"Content-Encoding: gzip"), "a", max_reply_bytes=4096
+    )
+    assert (result.status, result.reason) == ("passed", "zipped")
+
+
+def test_a_compression_bomb_is_an_error_at_the_cap() -> None:
+    bomb = gzip.compress(b"\0" * (64 * 1024 * 1024), compresslevel=9)  # 64 MiB unpacked
+    tracemalloc.start()
+    try:
+        [small, default] = _judge_with(
+            lambda _: _reply(bomb, b"Content-Encoding: gzip"), "a", "b", max_reply_bytes=1 << 20
+        )[:1] + _judge_with(lambda _: _reply(bomb, b"Content-Encoding: gzip"), "b")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert small.status == "error"
+    assert "larger than 1048576 bytes" in small.reason
+    assert default.status == "error"
+    assert f"larger than {DEFAULT_MAX_REPLY_BYTES} bytes" in (default.reason)
+    assert peak < 4 * DEFAULT_MAX_REPLY_BYTES  # read up to the cap, never the whole bomb
+
+
+@pytest.mark.parametrize(
+    ("payload", "words"),
+    [
+        (b"", "connection failed"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort", "connection failed"),
+        (b"SPDY/9 what\r\n\r\n", "connection failed"),
+        (b"HTTP/1.1 200 OK\r\nno-colon-here\r\n\r\n", "connection failed"),
+        (_reply(b"not json at all"), "not a JSON reply"),
+    ],
+    ids=["dropped", "truncated", "bad-status", "bad-header", "not-json"],
+)
+def test_broken_replies_are_errors(payload: bytes, words: str) -> None:
+    [result] = _judge_with(lambda _: payload, "a")
+    assert result.status == "error"
+    assert words in result.reason
+
+
+def test_a_slow_reply_is_a_timeout_error() -> None:
+    [result] = _judge_with(
+        lambda _: _reply(_completion('{"passed": true}')), "a", delay=0.3, timeout=0.05
+    )
+    assert result.status == "error"
+    assert "timed out after 0.05 s" in result.reason
+
+
+def test_proxy_variables_route_judge_traffic_through_the_proxy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[bytes] = []
+
+    def proxy(request: bytes) -> bytes:
+        seen.append(request.split(b"\r\n", 1)[0])
+        return _reply(_completion('{"passed": true, "reason": "via proxy"}'))
+
+    async def run() -> Result:
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.write(proxy(await _read_request(reader)))
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+        judge = OpenAIJudge("m", base_url="http://judge.invalid/v1", retries=0, timeout=2)
+        try:
+            return await LLMRubric("Is fine", judge=judge).acheck("a")
+        finally:
+            await judge.aclose()
+            server.close()
+            await server.wait_closed()
+
+    result = asyncio.run(run())
+    assert (result.status, result.reason) == ("passed", "via proxy")
+    assert seen == [b"POST http://judge.invalid/v1/chat/completions HTTP/1.1"]
+
+
+# -- secrets ----------------------------------------------------------------------------------
+
+HEADER_KEY = "sk-hdr-0a1b2c3d4e5f"
+BEARER = "tok-bearer-9z8y7x6w"
+
+
+def _forms(secret: str) -> list[str]:
+    """The secret and the ways a JSON writer may escape it."""
+    return [
+        secret,
+        secret.replace("-", "\\u002d"),
+        secret.replace("-", "\\u002D"),
+        "".join(f"\\u{ord(c):04x}" for c in secret),
+    ]
+
+
+def test_credential_headers_never_reach_results_logs_or_the_cache(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    def echo(request: bytes) -> bytes:
+        if b"ITEM-1" in request:  # a 500 echoing the key escaped, then a verdict echoing it
+            body = f'{{"error": "bad key {_forms(HEADER_KEY)[1]}"}}'
+            return _reply(body.encode(), status=b"500 Internal Server Error")
+        reason = f"key {HEADER_KEY} and bearer {_forms(BEARER)[3]}"
+        return _reply(_completion(json.dumps({"passed": True, "reason": reason})))
+
+    headers = {"x-api-key": HEADER_KEY, "Authorization": f"Bearer {BEARER}", "x-route": "eu"}
+    cache = tmp_path / "private" / "verdicts.sqlite3"
+
+    async def run() -> list[Result]:
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                while True:
+                    writer.write(echo(await _read_request(reader)))
+                    await writer.drain()
+            except (asyncio.IncompleteReadError, ConnectionError):
+                pass
+            finally:
+                writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        inner = OpenAIJudge(
+            "m", base_url=f"http://127.0.0.1:{port}/v1", headers=headers, retries=1, backoff=0
+        )
+        judge = CachedJudge(inner, cache)
+        rubric = LLMRubric("Is fine", judge=judge)
+        try:
+            return [await rubric.acheck("ITEM-1"), await rubric.acheck("ITEM-2")]
+        finally:
+            judge.flush()
+            await inner.aclose()
+            server.close()
+            await server.wait_closed()
+
+    with caplog.at_level(logging.INFO, logger="chatassert.judges"):
+        failed, passed = asyncio.run(run())
+    assert failed.status == "error"
+    assert "[redacted]" in failed.reason
+    assert passed.status == "passed"
+    assert passed.reason.count("[redacted]") == 2
+    places = {
+        "results": json.dumps([failed.to_dict(), passed.to_dict()]),
+        "logs": "\n".join(r.getMessage() for r in caplog.records),
+        "cache": b"".join(p.read_bytes() for p in cache.parent.iterdir()).decode("latin-1"),
+    }
+    assert "[redacted]" in places["logs"]
+    for place, text in places.items():
+        for secret in (HEADER_KEY, BEARER):
+            for form in _forms(secret):
+                assert form not in text, (place, form)
+    assert "headers" in (params := OpenAIJudge("m", headers=headers).cache_params())
+    assert params["headers"] == {"x-route": "eu"}  # credentials change no verdict
+
+
+def test_the_verdict_cache_is_private_to_its_owner(tmp_path: Path) -> None:
+    path = tmp_path / "new-folder" / "cache.sqlite3"
+    judge = CachedJudge(FakeJudge.passing(), path)
+    assert LLMRubric("Is fine", judge=judge).check("a").passed
+    judge.flush()
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    for file in path.parent.iterdir():  # the database and its -wal and -shm files
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600, file
+    path.chmod(0o644)  # a file left readable by others is made private again
+    VerdictCache(path).get("k")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
