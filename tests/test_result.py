@@ -311,3 +311,30 @@ def test_a_deep_tree_keeps_each_line_mark_and_label() -> None:
     last = check.check("hello").render().splitlines()[-1]
     assert last.strip().startswith("FAIL contains: Response does not contain 'zz'")
     assert len(last) <= 200
+
+
+@pytest.mark.parametrize(
+    ("score", "written"),
+    [(float("inf"), "Infinity"), (float("-inf"), "-Infinity"), (float("nan"), "NaN")],
+)
+def test_a_non_finite_score_still_makes_strict_json(score: float, written: str) -> None:
+    import math
+
+    result = Result(Status.FAILED, "x", "no", {"seen": [1.5, score]}, score=score)
+    text = json.dumps(result.to_dict(), allow_nan=False)  # raises on NaN or Infinity
+    data = json.loads(text)
+    assert data["score"] == written
+    assert data["details"] == {"seen": [1.5, written]}
+    back = Result.from_dict(data).score
+    assert back is not None
+    assert (math.isnan(back) and math.isnan(score)) or back == score
+
+
+def test_a_json_report_line_is_strict_json() -> None:
+    from chatassert.reporting import json_line
+
+    line = json_line({"subject": {"latency": float("nan")}, "ok": [1, 2]})
+    assert json.loads(line, parse_constant=lambda c: pytest.fail(f"not strict JSON: {c}")) == {
+        "subject": {"latency": "NaN"},
+        "ok": [1, 2],
+    }

@@ -7,7 +7,8 @@ from collections.abc import Callable, Mapping
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
-from chatassert._errors import ChatAssertError, UsageError
+from chatassert._budget import close_budget, open_budget
+from chatassert._errors import ChatAssertError, RegexTimeoutError, UsageError
 from chatassert._result import Result, Status
 
 if TYPE_CHECKING:
@@ -68,6 +69,15 @@ class Assertion:
     """The names this type has in the vocabularies it belongs to (`{"flat": "contains"}`)."""
     options: ClassVar[tuple[str, ...]] = ()
     """Keyword-only construction options (not part of the spec) such as `judge`."""
+    _searches: ClassVar[bool] = False
+    """Whether checking may run regular expressions (a `regex_timeout` option, or a
+    combinator): such a check opens the regex time budget that all its searches share."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "regex_timeout" in cls.options:
+            cls._searches = True
+
     judged: ClassVar[bool] = False
     """Whether checking may call a judge (then `acheck` is the efficient entry point)."""
 
@@ -116,35 +126,44 @@ class Assertion:
         """
         if self.judged:
             return self._timed_check(subject)
+        budget = open_budget() if self._searches else None  # the regex limit bounds the check
         try:
             result = self._check(subject)
         except (TypeError, UsageError):
             raise
         except Exception as exc:  # a crashing check is an error record, not a failure
             result = self._crashed(exc)
+        finally:
+            close_budget(budget)
         if self.message is not None and result.message is not self.message:
             result = result._with_field("message", self.message)
         return result
 
     def _timed_check(self, subject: object) -> Result:
         start = perf_counter()
+        budget = open_budget() if self._searches else None
         try:
             result = self._check(subject)
         except (TypeError, UsageError):
             raise
         except Exception as exc:
             result = self._crashed(exc)
+        finally:
+            close_budget(budget)
         return self._finish(result, start)
 
     async def acheck(self, subject: object, /) -> Result:
         """Check `subject` asynchronously; judged parts run concurrently. Always timed."""
         start = perf_counter()
+        budget = open_budget() if self._searches else None
         try:
             result = await self._acheck(subject)
         except (TypeError, UsageError):
             raise
         except Exception as exc:
             result = self._crashed(exc)
+        finally:
+            close_budget(budget)
         return self._finish(result, start)
 
     def _finish(self, result: Result, start: float) -> Result:
@@ -188,6 +207,16 @@ class Assertion:
         `check`". JSON checks compile one (see `JsonCheck`); suites call it before `check`.
         """
         return never
+
+    def _check_after_timeout(self, subject: object, exc: RegexTimeoutError) -> Result:
+        """`check`, after the quick test ran out of regex time: the full evaluation gets only
+        what the quick test left of the limit (`GRACE` slices), so the check takes about one
+        limit in all rather than two."""
+        budget = open_budget(spent=exc.timeout or 0.0)
+        try:
+            return self._check_in_full(subject)
+        finally:
+            close_budget(budget)
 
     def _check_in_full(self, subject: object) -> Result:
         """`check`, for a caller that has already tried `_quick_test` (it is not tried again)."""

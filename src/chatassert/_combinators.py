@@ -96,6 +96,8 @@ async def _acheck_all(children: Sequence[Assertion], subject: object) -> list[Re
 class _Group(Assertion):
     """Shared machinery of combinators over a list of children."""
 
+    _searches = True  # children may: all share one regex time budget
+
     __slots__ = ("_judged_inside", "children")
 
     level = "any"
@@ -322,6 +324,8 @@ class Not(Assertion):
         True
     """
 
+    _searches = True  # children may: all share one regex time budget
+
     __slots__ = ("child",)
     kind = "not"
     level = "any"
@@ -387,6 +391,8 @@ class When(Assertion):
         >>> rule.check("Hello").status.value
         'skipped'
     """
+
+    _searches = True  # children may: all share one regex time budget
 
     __slots__ = ("condition", "otherwise", "then")
     kind = "when"
@@ -495,6 +501,8 @@ class When(Assertion):
 
 class _Selector(Assertion):
     """Shared machinery of the turn selectors: apply a turn assertion to chosen turns."""
+
+    _searches = True  # children may: all share one regex time budget
 
     __slots__ = ("_judged_inside", "child")
     level = "conversation"

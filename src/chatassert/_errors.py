@@ -86,11 +86,15 @@ class RegexTimeoutError(ChatAssertError, TimeoutError):
 
     Attributes:
         pattern: The pattern as written, when known.
+        timeout: The time limit that ran out, in seconds, when known.
     """
 
-    def __init__(self, message: str, pattern: str | None = None) -> None:
+    def __init__(
+        self, message: str, pattern: str | None = None, timeout: float | None = None
+    ) -> None:
         super().__init__(message)
         self.pattern = pattern
+        self.timeout = timeout
 
 
 class TranscriptError(ChatAssertError, ValueError):

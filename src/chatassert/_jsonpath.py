@@ -21,10 +21,12 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any, Final
 
+from chatassert._budget import run_limited
 from chatassert._registry import MISSING
 
 __all__ = ["MISSING", "JsonPath", "compile_path"]
@@ -346,11 +348,98 @@ def _compile_jsonpath(text: str) -> Callable[[Any], list[tuple[Any, Where]]]:
         expr = parse(text)
     except (JsonPathLexerError, JsonPathParserError, Exception) as exc:
         raise ValueError(f"invalid JSONPath {text!r}: {exc}") from exc
+    _limit_regexes(expr, text)
 
     def find(doc: Any) -> list[tuple[Any, Where]]:
         return [(m.value, _jsonpath_location(m)) for m in expr.find(doc)]
 
     return find
+
+
+def _limit_regexes(node: Any, text: str) -> None:
+    """Run the regular expressions of JSONPath extensions under the library's time limit.
+
+    jsonpath-ng's `sub(/re/, repl)` and `=~` filters run Python's `re` with no limit, so a
+    pattern such as `(a+)+$` could hang a check. Each one is compiled here with the `regex`
+    module instead and runs within `DEFAULT_REGEX_TIMEOUT` and the check's budget (see
+    `chatassert._budget`); running out of time raises `RegexTimeoutError`, which the check
+    reports as an `error`.
+    """
+    from jsonpath_ng import JSONPath
+    from jsonpath_ng.ext.filter import Expression
+    from jsonpath_ng.ext.string import Sub
+
+    if isinstance(node, Sub):
+        node.regex = _LimitedRegex(node.expr, text)
+    elif isinstance(node, Expression) and node.op == "=~":
+        if not isinstance(node.value, str):
+            raise ValueError(f"invalid JSONPath {text!r}: `=~` needs a pattern in quotes")
+        node.__class__ = _limited_match_class(Expression)
+        node.regex = _LimitedRegex(node.value, text)
+    for value in vars(node).values():
+        for child in value if isinstance(value, list | tuple) else (value,):
+            if isinstance(child, JSONPath):
+                _limit_regexes(child, text)
+
+
+@functools.cache
+def _limited_match_class(base: type) -> type:
+    """A subclass of jsonpath-ng's filter `Expression` whose `=~` runs a `_LimitedRegex`."""
+    from jsonpath_ng import DatumInContext
+
+    class LimitedMatch(base):  # type: ignore[misc]
+        """An `=~` filter whose pattern runs under the time limit."""
+
+        regex: _LimitedRegex
+
+        def find(self, datum: Any) -> list[Any]:
+            found = self.target.find(DatumInContext.wrap(datum))
+            return [d for d in found if isinstance(d.value, str) and self.regex.search(d.value)]
+
+    return LimitedMatch
+
+
+class _LimitedRegex:
+    """A pattern of a JSONPath extension, run with the `regex` module under the time limit.
+
+    It stands in for the `re.Pattern` jsonpath-ng keeps (`sub`) or looks up (`=~`).
+    """
+
+    __slots__ = ("_compiled", "source", "timeout")
+
+    def __init__(self, source: str, path: str) -> None:
+        import regex
+
+        from chatassert._text import DEFAULT_REGEX_TIMEOUT
+
+        self.source = source
+        try:
+            self._compiled = regex.compile(source)
+        except regex.error as exc:
+            raise ValueError(f"invalid JSONPath {path!r}: bad pattern {source!r}: {exc}") from None
+        self.timeout = DEFAULT_REGEX_TIMEOUT
+
+    def sub(self, repl: str, string: str) -> str:
+        compiled = self._compiled
+        replaced: str = run_limited(
+            lambda limit: compiled.sub(repl, string, timeout=limit),
+            self.source,
+            self.timeout,
+            len(string),
+            "the JSONPath pattern",
+        )
+        return replaced
+
+    def search(self, string: str) -> bool:
+        compiled = self._compiled
+        found = run_limited(
+            lambda limit: compiled.search(string, timeout=limit),
+            self.source,
+            self.timeout,
+            len(string),
+            "the JSONPath pattern",
+        )
+        return found is not None
 
 
 def _jsonpath_location(match: Any) -> str:

@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 
 import regex
 
-from chatassert._errors import RegexTimeoutError
+from chatassert._budget import BUDGET, run_limited, timed_out
 
 __all__ = ["Pattern", "compile_pattern"]
 
@@ -666,7 +666,8 @@ class Pattern:
 
     Attributes:
         source: The pattern as written, in Go syntax.
-        timeout: The longest a single `search` may take, in seconds.
+        timeout: The longest a `search` may take, in seconds; inside a check, the longest all
+            the check's searches may take together (see `open_budget`).
     """
 
     __slots__ = ("_compiled", "source", "timeout")
@@ -699,14 +700,15 @@ class Pattern:
         Raises:
             RegexTimeoutError: If the search did not finish within `timeout` seconds.
         """
-        try:
-            return self._compiled.search(text, timeout=self.timeout)
-        except TimeoutError as exc:
-            raise RegexTimeoutError(
-                f"pattern {self.source!r} did not finish within {self.timeout:g}s "
-                f"on a text of {len(text)} characters",
-                self.source,
-            ) from exc
+        search = self._compiled.search
+        if BUDGET.get() is None:  # outside a check: this search alone has the time limit
+            try:
+                return search(text, timeout=self.timeout)
+            except TimeoutError as exc:
+                raise timed_out("pattern", self.source, self.timeout, len(text)) from exc
+        return run_limited(
+            lambda limit: search(text, timeout=limit), self.source, self.timeout, len(text)
+        )
 
     def matches(self, text: str) -> bool:
         """Tell whether the pattern matches anywhere in `text`.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import math
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar, NoReturn
@@ -252,18 +253,27 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable dict; `from_dict` reverses it.
 
-        Fields that hold their default (no message, no score, ...) are left out.
+        Fields that hold their default (no message, no score, ...) are left out. The output is
+        strict JSON (`json.dumps(..., allow_nan=False)` takes it): a score or a number in the
+        details that is infinite or NaN is written as the string `"Infinity"`, `"-Infinity"`
+        or `"NaN"`, and `from_dict` reads such a score back as the number.
+
+        Example:
+            >>> Result(Status.FAILED, "x", "no", score=float("nan")).to_dict()["score"]
+            'NaN'
+            >>> Result.from_dict({"status": "failed", "name": "x", "score": "-Infinity"}).score
+            -inf
         """
         out: dict[str, Any] = {
             "status": self.status.value,
             "name": self.name,
             "reason": self.reason,
-            "details": dict(self.details),
+            "details": strict_json(self.details) if self.details else {},
         }
         if self.message is not None:
             out["message"] = self.message
         if self.score is not None:
-            out["score"] = self.score
+            out["score"] = strict_json(self.score)
         if self.location is not None:
             out["location"] = self.location
         if self.duration is not None:
@@ -282,13 +292,14 @@ class Result:
             raise ValueError(
                 f"not a result: needs 'status' (one of {[s.value for s in Status]}) and 'name'"
             ) from exc
+        score = data.get("score")
         return cls(
             status,
             name,
             data.get("reason", ""),
             dict(data.get("details") or {}),
             message=data.get("message"),
-            score=data.get("score"),
+            score=_NON_FINITE[score] if isinstance(score, str) and score in _NON_FINITE else score,
             children=tuple(cls.from_dict(c) for c in data.get("children") or ()),
             location=data.get("location"),
             duration=data.get("duration"),
@@ -313,7 +324,12 @@ class Result:
                         "reason": {"type": "string"},
                         "details": {"type": "object"},
                         "message": {"type": "string"},
-                        "score": {"type": "number"},
+                        "score": {
+                            "anyOf": [
+                                {"type": "number"},
+                                {"enum": ["Infinity", "-Infinity", "NaN"]},
+                            ]
+                        },
                         "location": {"type": "string"},
                         "duration": {"type": "number", "minimum": 0},
                         "children": {"type": "array", "items": {"$ref": "#/$defs/result"}},
@@ -357,3 +373,24 @@ def shorten(text: str, width: int = 80) -> str:
     keep = width - 1
     head = keep - keep // 3
     return text[:head] + "…" + text[len(text) - (keep - head) :]
+
+
+_NON_FINITE = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
+
+
+def strict_json(value: Any) -> Any:
+    """`value` with every infinite or NaN float written as a string, for strict JSON.
+
+    Example:
+        >>> strict_json({"a": [1.5, float("-inf")]})
+        {'a': [1.5, '-Infinity']}
+    """
+    if type(value) is float:
+        if math.isfinite(value):
+            return value
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, Mapping):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(v) for v in value]
+    return value

@@ -18,6 +18,7 @@ from typing import Any
 
 from chatassert._base import Assertion, QuickTest
 from chatassert._combinators import all_status
+from chatassert._errors import RegexTimeoutError
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, NotJSONError, Turn, as_conversation, as_json
 from chatassert._result import Result, Status
@@ -111,12 +112,14 @@ class Case:
         if self.subject == "json":
             data = subject if type(subject) is dict else _json_once(subject)
             if type(data) is dict:
-                try:  # a check whose quick test is certain skips `check`
-                    results = [
-                        quick(data) or a._check_in_full(data) for a, quick in self._quick_tests
-                    ]
-                except Exception:  # a quick test failed: let every check report for itself
-                    results = [a.check(data) for a in self.checks]
+                results = []
+                for a, quick in self._quick_tests:  # a check whose quick test is certain
+                    try:  # skips `check`
+                        results.append(quick(data) or a._check_in_full(data))
+                    except RegexTimeoutError as exc:  # the full check gets what time is left
+                        results.append(a._check_after_timeout(data, exc))
+                    except Exception:  # a quick test failed: let the check report for itself
+                        results.append(a._check_in_full(data))
             else:
                 results = [a.check(data) for a in self.checks]
             return self._finish(results, start)

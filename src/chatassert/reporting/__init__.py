@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from chatassert._result import Result, Status, shorten
+from chatassert._result import Result, Status, shorten, strict_json
 
 __all__ = [
     "EXIT_ERRORS",
@@ -54,13 +54,17 @@ def json_line(value: Any) -> str:
     r"""Render `value` as one line of JSON, newline included, non-ASCII text kept as it is.
 
     A lone surrogate (JSON `"\ud800"` in a log) cannot be written as UTF-8; it is written as
-    its `\uXXXX` escape, so the line still reads back as the same value.
+    its `\uXXXX` escape, so the line still reads back as the same value. An infinite or NaN
+    number is written as the string `"Infinity"`, `"-Infinity"` or `"NaN"`.
 
     Example:
         >>> json_line({"text": "café", "odd": "\ud800"})
         '{"text": "café", "odd": "\\ud800"}\n'
     """
-    text = json.dumps(value, ensure_ascii=False, default=repr)  # a subject's own date, say
+    try:  # strict JSON: `NaN` and `Infinity` are not JSON, and strict readers refuse them
+        text = json.dumps(value, ensure_ascii=False, default=repr, allow_nan=False)
+    except ValueError:
+        text = json.dumps(strict_json(value), ensure_ascii=False, default=repr)
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
