@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from chatassert import ToolCall, Turn
+
+if Path(__file__).resolve().parent.parent.name == "mutants":
+    # Under mutation testing (`mutmut run`, see docs/mutation.md) every call of mutated code
+    # passes through a trampoline, so deep trees need more stack frames than usual.
+    sys.setrecursionlimit(20_000)
 
 
 @pytest.fixture(autouse=True)
