@@ -11,23 +11,25 @@ logs; with either, every positional argument is a log. A log is a file (`.jsonl`
 a glob (expanded here, so it may be quoted), a directory (its `*.jsonl` and `*.jsonl.gz`
 files), `-` for standard input, or any other path that is not a directory (a pipe).
 
-Exit codes: 0 everything passed, 1 something failed, 2 usage or spec error (or, with `--strict`,
-an unreadable log line), 3 nothing failed but something could not be evaluated (a check could
-not be evaluated, a log line could not be read, or a subject matched no case).
+Exit codes: see `_EXIT_CODES` (shown by `chatassert --help`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from types import FrameType
 from typing import IO, Any
 
 from chatassert import __version__
@@ -36,6 +38,7 @@ from chatassert._result import Result, Status, shorten
 from chatassert._suite import Case, Suite
 from chatassert.reporting import (
     EXIT_FAILED,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     JUnitWriter,
@@ -55,6 +58,67 @@ _FORMATS = ("text", "json", "junit", "html")
 _CHUNK_BYTES = 1 << 20
 _CHUNK_LINES = 2000
 _LISTED = 10  # unreadable or unmatched lines listed on stderr before they are only counted
+_EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
+
+_EXIT_CODES = """\
+exit codes:
+  0    every case passed
+  1    a case failed (or --max-failures stopped the run)
+  2    usage or spec error: a bad option, an unreadable suite or log file, an output that
+       cannot be written (a full disk, a directory); or an unreadable line with --strict
+  3    nothing failed, but something could not be evaluated: an assertion errored, a log
+       line could not be read, or a conversation matched no case
+  4    nothing was checked: the logs held no records (an empty log, or empty stdin)
+  130  interrupted (Ctrl-C): the report written is partial and says how far it got
+  141  the reader of standard output went away (`chatassert check ... | head`)
+"""
+
+
+class _OutputError(Exception):
+    """The report could not be written (a full disk, a closed pipe); never a log's fault."""
+
+    def __init__(self, name: str, error: OSError) -> None:
+        super().__init__(f"cannot write {name}: {error.strerror or error}")
+        self.name = name
+        self.error = error
+
+
+class _Output:
+    """Where the report goes: a text stream whose write errors are `_OutputError`s.
+
+    Args:
+        stream: The stream (standard output, or the `-o` file).
+        name: How messages name it (`to standard output`, or the path).
+    """
+
+    def __init__(self, stream: IO[str], name: str) -> None:
+        self.stream = stream
+        self.name = name
+
+    def write(self, text: str) -> int:
+        """Write `text`."""
+        try:
+            return self.stream.write(text)
+        except OSError as exc:
+            raise _OutputError(self.name, exc) from None
+
+    def flush(self) -> None:
+        """Flush what is buffered."""
+        try:
+            self.stream.flush()
+        except OSError as exc:
+            raise _OutputError(self.name, exc) from None
+
+    def close(self) -> None:
+        """Flush and close the stream."""
+        try:
+            self.stream.close()
+        except OSError as exc:
+            raise _OutputError(self.name, exc) from None
+
+
+class _LogError(Exception):
+    """A log could not be opened; unlike an `OSError`, never taken for a write error."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,7 +132,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="chatassert", description="Assertions over what LLM agents produce.")
+    parser = _Parser(
+        prog="chatassert",
+        description="Assertions over what LLM agents produce.",
+        epilog=_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"chatassert {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -78,6 +147,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Check each conversation of the logs against the suite's matching case "
         "(and every --assert) and report. Without --assert or --suite the first argument is "
         "the suite; with either, every argument is a log.",
+        epilog=_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument(
         "paths",
@@ -184,21 +255,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
     try:
         return _main(argv)
-    except BrokenPipeError:  # the reader went away (`chatassert check ... | head`)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_FAILED
+    except _OutputError as exc:
+        if exc.name == _STDOUT:  # what is still buffered goes nowhere, not to a failing flush
+            with contextlib.suppress(OSError, ValueError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+        if isinstance(exc.error, BrokenPipeError):  # the reader went away (`... | head`)
+            return _EXIT_PIPE
+        sys.stderr.write(f"{exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:  # before a run started, or in lint or schema: nothing to report
+        sys.stderr.write("interrupted\n")
+        return EXIT_INTERRUPTED
+
+
+_STDOUT = "to standard output"
 
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    out = _Output(sys.stdout, _STDOUT)
     if args.command == "lint":
-        return _lint(args.suites, sys.stdout, sys.stderr)
-    if args.command == "schema":
+        code = _lint(args.suites, out, sys.stderr)
+    elif args.command == "schema":
         schema = _spec_schema() if args.which == "spec" else _result_schema()
-        sys.stdout.write(json.dumps(schema, indent=2) + "\n")
-        return EXIT_OK
-    return _check(args, sys.stdout, sys.stderr)
+        out.write(json.dumps(schema, indent=2) + "\n")
+        code = EXIT_OK
+    else:
+        code = _check(args, out, sys.stderr)
+    out.flush()
+    return code
 
 
 def _load(path: str, err: IO[str], **options: Any) -> Suite | None:
@@ -213,7 +299,7 @@ def _load(path: str, err: IO[str], **options: Any) -> Suite | None:
     return None
 
 
-def _lint(paths: Sequence[str], out: IO[str], err: IO[str]) -> int:
+def _lint(paths: Sequence[str], out: _Output, err: IO[str]) -> int:
     code = EXIT_OK
     for path in paths:
         suite = _load(path, err)
@@ -310,7 +396,9 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
 #   ("u", where, error)                              an unreadable line
 #   ("m", where, suite)                              a subject no case of the suite matches
 #   ("o", suite, case, status, assertions, seconds, outcome | None, rendered | None)
+#   ("r",)                                           the end of one log record's items
 Item = tuple[Any, ...]
+_RECORD: Item = ("r",)
 
 
 @dataclass
@@ -324,6 +412,8 @@ _WORKER: _State | None = None
 
 def _init_worker(plan: _Plan) -> None:
     global _WORKER
+    # Ctrl-C reaches every process of the terminal's group: the main process alone answers it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     suites = _suites(plan, sys.stderr)
     if suites is None:  # the suite changed since the main process loaded it
         raise SystemExit(EXIT_USAGE)
@@ -336,18 +426,23 @@ def _work(source: str, first: int, lines: list[str]) -> list[Item]:
 
 
 def _check_lines(state: _State, source: str, first: int, lines: list[str]) -> list[Item]:
+    items: list[Item] = []
+    for offset, line in enumerate(lines):
+        if line.strip():
+            _check_line(state, source, first + offset, line, items)
+    return items
+
+
+def _check_line(state: _State, source: str, number: int, line: str, items: list[Item]) -> None:
+    """Check one non-blank log line, appending its items and then `_RECORD`."""
     from chatassert.transcripts import parse_line
 
-    items: list[Item] = []
     fmt = state.plan.format
-    for offset, line in enumerate(lines):
-        if not line.strip():
-            continue
-        record = parse_line(line, source, first + offset, state.plan.transcript_format)
-        if record.conversation is None:
-            if not _json_subjects(state, record.raw, record.where, items):
-                items.append(("u", record.where, record.error or "unreadable"))
-            continue
+    record = parse_line(line, source, number, state.plan.transcript_format)
+    if record.conversation is None:
+        if not _json_subjects(state, record.raw, record.where, items):
+            items.append(("u", record.where, record.error or "unreadable"))
+    else:
         for suite in state.suites:
             cases = (
                 suite.cases
@@ -367,7 +462,7 @@ def _check_lines(state: _State, source: str, first: int, lines: list[str]) -> li
                     record.conversation.id,
                 )
                 items.append(_item(fmt, state.plan.verbose, outcome, record.conversation))
-    return items
+    items.append(_RECORD)
 
 
 def _timed(case: Case, subject: object) -> Result:
@@ -444,7 +539,10 @@ def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str], str | N
     from chatassert.transcripts import READ_ERRORS, open_text, read_error
 
     for path in paths:
-        stream = open_text(path)
+        try:
+            stream = open_text(path)
+        except OSError as exc:
+            raise _LogError(f"cannot read log {path}: {exc.strerror or exc}") from None
         lines: list[str] = []
         size = 0
         first, number = 1, 0
@@ -474,18 +572,23 @@ def _read_failure(source: str, first: int, lines: list[str], error: str | None) 
 
 def _items(
     plan: _Plan, suites: list[Suite], paths: Sequence[str], jobs: int
-) -> Iterator[list[Item]]:
+) -> Generator[list[Item], None, None]:
     """Check the logs chunk by chunk, yielding each chunk's items in input order.
 
-    With several jobs, at most three chunks per job are in flight, so memory stays bounded
-    whatever the size of the logs.
+    With one job, each line's items are yielded as soon as it is checked (so an interrupted
+    run reports every line checked); with several, each chunk's, and at most three chunks per
+    job are in flight, so memory stays bounded whatever the size of the logs.
     """
     if jobs <= 1:
         state = _State(plan, suites)
         for source, first, lines, error in _chunks(paths):
-            yield _check_lines(state, source, first, lines) + _read_failure(
-                source, first, lines, error
-            )
+            for offset, line in enumerate(lines):
+                if line.strip():
+                    items: list[Item] = []
+                    _check_line(state, source, first + offset, line, items)
+                    yield items
+            if error is not None:
+                yield _read_failure(source, first, lines, error)
         return
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(plan,))
     pending: deque[Future[list[Item]]] = deque()
@@ -501,8 +604,23 @@ def _items(
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+    except (KeyboardInterrupt, GeneratorExit):  # stop now, not after the chunks in flight
+        _stop_workers(pool)
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate a pool's worker processes (Python 3.14 has `terminate_workers()` for this)."""
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(Exception):
+            process.terminate()
 
 
 # -- the check command -------------------------------------------------------------------------
@@ -570,7 +688,7 @@ class _Progress:
             self.err.flush()
 
 
-def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     paths = list(args.paths)
     suite_path = args.suite
     if suite_path is None and not args.asserts:
@@ -611,19 +729,55 @@ def _check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     files = _expand(paths, err)
     if suites is None or files is None:
         return EXIT_USAGE
-    max_failures = args.max_failures
-    stream: IO[str] = out
-    if args.output:
-        try:
-            stream = open(args.output, "w", encoding="utf-8")  # noqa: SIM115
-        except OSError as exc:
-            err.write(f"cannot write {args.output}: {exc.strerror or exc}\n")
-            return EXIT_USAGE
+    if not args.output:
+        return _run(plan, suites, files, args, args.max_failures, out, err)
     try:
-        return _run(plan, suites, files, args, max_failures, stream, err)
+        report = _Output(open(args.output, "w", encoding="utf-8"), args.output)  # noqa: SIM115
+    except OSError as exc:
+        err.write(f"cannot write {args.output}: {exc.strerror or exc}\n")
+        return EXIT_USAGE
+    try:
+        code = _run(plan, suites, files, args, args.max_failures, report, err)
+        report.close()  # a full disk often shows only here, when the last of it is written
+        return code
     finally:
-        if stream is not out:
-            stream.close()
+        with contextlib.suppress(_OutputError):
+            report.close()  # after an error: what could be written is kept
+
+
+class _Interrupts:
+    """Ctrl-C, answered only between log records, so a report never holds half a record.
+
+    While a record is being checked, SIGINT raises `KeyboardInterrupt` at once; while its
+    results are being counted and written, SIGINT is only noted, and `check()` raises it
+    afterwards. One handler serves the whole run (switching handlers per record would cost
+    more than reading the record). Outside the main thread, where no signal arrives, it does
+    nothing.
+    """
+
+    def __init__(self) -> None:
+        self.armed = True
+        self.pending = False
+        self.previous: Any = None
+        self.active = threading.current_thread() is threading.main_thread()
+        if self.active:
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.armed:
+            raise KeyboardInterrupt
+        self.pending = True
+
+    def check(self) -> None:
+        """Raise the `KeyboardInterrupt` of a SIGINT noted while disarmed."""
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        """Put back the SIGINT handler found at the start."""
+        if self.active and self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
 
 
 def _run(
@@ -632,17 +786,40 @@ def _run(
     files: list[str],
     args: argparse.Namespace,
     max_failures: int | None,
-    out: IO[str],
+    out: _Output,
     err: IO[str],
 ) -> int:
-    summary = Summary(keep=args.show)
+    interrupts = _Interrupts()
+    try:
+        return _run_until_done(plan, suites, files, args, max_failures, out, err, interrupts)
+    finally:
+        interrupts.restore()
+
+
+def _run_until_done(
+    plan: _Plan,
+    suites: list[Suite],
+    files: list[str],
+    args: argparse.Namespace,
+    max_failures: int | None,
+    out: _Output,
+    err: IO[str],
+    interrupts: _Interrupts,
+) -> int:
+    """Check the logs and write the report: whole, or, when interrupted, partial (exit 130)."""
+    summary = Summary(keep=args.show, records=0)
     junit = JUnitWriter() if plan.format == "junit" else None
     progress = _Progress(err, not args.no_progress)
-    lines = 0
     stopped: str | None = None
     answered: set[tuple[str, str]] = set()
+    batches = _items(plan, suites, files, args.jobs)
     try:
-        for items in _items(plan, suites, files, args.jobs):
+        while not stopped:
+            interrupts.armed = True
+            items = next(batches, None)
+            interrupts.armed = False
+            if items is None:
+                break
             for item in items:
                 kind = item[0]
                 if kind == "o":
@@ -664,6 +841,8 @@ def _run(
                             + " (--max-failures)"
                         )
                         break
+                elif kind == "r":
+                    summary.records = (summary.records or 0) + 1
                 elif kind == "u":
                     _, where, error = item
                     summary.add_unreadable(where, error)
@@ -689,13 +868,19 @@ def _run(
                             f"{where}: no case of {suite!r} matches this subject (give it "
                             "an 'id' or 'case' naming one)\n"
                         )
-            lines += len(items)
-            progress.update(summary, lines)
-            if stopped:
-                break
-    except OSError as exc:
+            progress.update(summary, summary.records or 0)
+            interrupts.check()
+    except KeyboardInterrupt:
+        interrupts.armed = False  # a second Ctrl-C does not cut the partial report short
         progress.close()
-        err.write(f"cannot read log: {exc}\n")
+        batches.close()  # stops the worker processes, if any
+        summary.interrupted = True
+        err.write(f"{summary.notice}\n")
+        _finish(plan, summary, junit, args, out)  # SIGINT is only noted while it is written
+        return summary.exit_code()
+    except _LogError as exc:
+        progress.close()
+        err.write(f"{exc}\n")
         return EXIT_USAGE
     progress.close()
     for what, count in (
@@ -708,7 +893,7 @@ def _run(
             )
     if stopped:
         err.write(stopped + "\n")
-    else:
+    elif summary.records:  # with nothing read, that is the one thing to say
         for outcome in _missing_responses(suites, answered):
             summary.add(outcome)
             err.write(f"{outcome.suite}: test {outcome.subject_id!r} has no response in the logs\n")
@@ -716,6 +901,8 @@ def _run(
                 out.write(json_line(outcome.to_dict()))
             elif junit is not None:  # an error test case, as in the summary
                 junit.add(outcome.suite, "error", 0.0, render_junit_case(outcome, verbose=False))
+    if summary.records == 0:
+        err.write(f"{summary.notice}\n")
     _finish(plan, summary, junit, args, out)
     return EXIT_FAILED if stopped else summary.exit_code()
 
@@ -740,7 +927,7 @@ def _missing_responses(suites: list[Suite], answered: set[tuple[str, str]]) -> l
 
 
 def _finish(
-    plan: _Plan, summary: Summary, junit: JUnitWriter | None, args: argparse.Namespace, out: IO[str]
+    plan: _Plan, summary: Summary, junit: JUnitWriter | None, args: argparse.Namespace, out: _Output
 ) -> None:
     if plan.format == "json":
         totals = {s: summary.counts[s] for s in ("passed", "failed", "error", "skipped")}
@@ -751,12 +938,17 @@ def _finish(
                         **totals,
                         "unreadable": summary.unreadable_count,
                         "unmatched": summary.unmatched,
+                        "records": summary.records,
+                        "interrupted": summary.interrupted,
                     }
                 }
             )
             + "\n"
         )
     elif junit is not None:
+        if summary.notice is not None:
+            name = "interrupted" if summary.interrupted else "nothing read"
+            junit.add_run_error(name, summary.notice)
         junit.write(out)
     elif plan.format == "html":
         out.write(render_html(summary, verbose=args.verbose))

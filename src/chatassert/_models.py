@@ -51,6 +51,10 @@ def parse_arguments(raw: object) -> tuple[dict[str, Any], str | None, str | None
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
             return {}, raw, f"arguments are not valid JSON: {exc}"
+        except RecursionError:
+            return {}, raw, "arguments are not valid JSON: nested too deeply to read"
+        except ValueError:  # an integer longer than Python converts
+            return {}, raw, "arguments are not valid JSON: the number has more than 4300 digits"
         if isinstance(value, dict):
             return value, raw, None
         return {}, raw, f"arguments are JSON but not an object (got {type(value).__name__})"

@@ -122,6 +122,8 @@ def test_json_lines_carry_full_result_trees(files: Path) -> None:
         "skipped": 0,
         "unreadable": 0,
         "unmatched": 0,
+        "records": 3,
+        "interrupted": False,
     }
 
 

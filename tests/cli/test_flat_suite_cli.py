@@ -57,6 +57,8 @@ def test_json_output_has_one_record_per_case_and_a_summary(tmp_path: Path) -> No
             "skipped": 0,
             "unreadable": 0,
             "unmatched": 0,
+            "records": 2,
+            "interrupted": False,
         }
     }
 

@@ -23,6 +23,8 @@ from chatassert._result import Result, Status, shorten, strict_json
 __all__ = [
     "EXIT_ERRORS",
     "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_NOTHING",
     "EXIT_OK",
     "EXIT_USAGE",
     "JUnitWriter",
@@ -46,6 +48,15 @@ EXIT_USAGE = 2
 EXIT_ERRORS = 3
 """Nothing failed, but something could not be evaluated (a log line could not be read, or a
 subject matched no case)."""
+EXIT_NOTHING = 4
+"""Nothing was checked: the logs held no records (an empty log, or empty standard input)."""
+EXIT_INTERRUPTED = 130
+"""The run was interrupted (Ctrl-C, SIGINT) and its report is partial: 128 + SIGINT, as shells
+report a program that SIGINT ended."""
+
+NOTHING_READ = (
+    "nothing was checked: the logs held no records (an empty log, or empty standard input)"
+)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate cannot be written as UTF-8
 
@@ -119,6 +130,8 @@ class Summary:
         unreadable_count: How many lines could not be read.
         unmatched: How many subjects had no case to check them against.
         keep: How many examples to keep.
+        records: How many log records (non-blank lines) were read, when the reader counts them.
+        interrupted: Whether the run was interrupted before it read every record.
     """
 
     counts: Counter[str] = field(default_factory=Counter)
@@ -129,6 +142,8 @@ class Summary:
     unreadable_count: int = 0
     unmatched: int = 0
     keep: int = 20
+    records: int | None = None
+    interrupted: bool = False
 
     def add(self, outcome: Outcome) -> None:
         """Count one outcome and keep it as an example if it did not pass."""
@@ -175,9 +190,34 @@ class Summary:
         """How many case outcomes were counted."""
         return sum(self.counts.values())
 
+    @property
+    def notice(self) -> str | None:
+        """What a report must say before its counts: that the run was interrupted, or that it
+        checked nothing; None for a run that read and checked its logs.
+
+        Example:
+            >>> Summary(records=0).notice
+            'nothing was checked: the logs held no records (an empty log, or empty standard input)'
+            >>> Summary(records=12, interrupted=True).notice
+            'interrupted after 12 log records (0 cases checked): this report is partial'
+        """
+        if self.interrupted:
+            read = "" if self.records is None else f" after {self.records} log records"
+            return f"interrupted{read} ({self.total} cases checked): this report is partial"
+        if self.records == 0:
+            return NOTHING_READ
+        if self.records is None and not (self.total or self.unreadable_count or self.unmatched):
+            return "nothing was checked"
+        return None
+
     def exit_code(self) -> int:
-        """0 all passed, 1 something failed, 3 errors only (unevaluable checks, unreadable lines,
-        or subjects no case matched)."""
+        """130 interrupted, 4 nothing checked (G17: nothing read is not success), 1 something
+        failed, 3 errors only (unevaluable checks, unreadable lines, or subjects no case
+        matched), 0 all passed."""
+        if self.interrupted:
+            return EXIT_INTERRUPTED
+        if self.notice is not None:
+            return EXIT_NOTHING
         if self.counts["failed"]:
             return EXIT_FAILED
         if self.counts["error"] or self.unreadable_count or self.unmatched:
@@ -209,6 +249,11 @@ def render_text(
         head += f"; {summary.unreadable_count} unreadable log lines"
     if summary.unmatched:
         head += f"; {summary.unmatched} without a matching case"
+    notice = summary.notice
+    if notice is not None and not summary.interrupted:
+        head = notice  # "0 checked" would read as a run that checked something
+    elif notice is not None:
+        head += "\n" + notice
     if summary.per_assertion:
         lines.append("per assertion:")
         width_label = min(48, max(len(k) for k in summary.per_assertion))

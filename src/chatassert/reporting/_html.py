@@ -29,6 +29,8 @@ font-variant-numeric:tabular-nums}
 .bar div{background:#3fb56b;height:100%}
 pre{background:#f6f7fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;font-size:12.5px}
 .example{border:1px solid #e4e6ee;border-radius:6px;padding:.2rem 1rem;margin:1rem 0}
+.notice{background:#fff1d6;border:1px solid #e8c77a;border-radius:6px;padding:.6rem 1rem;
+font-weight:600}
 """
 
 
@@ -80,6 +82,7 @@ def render_html(
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{escape(title)}</h1>",
+        *([f'<p class="notice">{escape(summary.notice)}</p>'] if summary.notice else []),
         '<p class="totals">',
         f'<span class="total">{summary.total} checked</span>',
     ]

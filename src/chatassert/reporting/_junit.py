@@ -15,6 +15,8 @@ from xml.sax.saxutils import escape, quoteattr
 from chatassert._result import Status, shorten
 
 if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
     from chatassert.reporting import Outcome
 
 __all__ = ["JUnitWriter", "render_junit_case"]
@@ -105,7 +107,17 @@ class JUnitWriter:
         )
         self.add("subjects without a matching case", "error", 0.0, xml)
 
-    def write(self, out: IO[str], name: str = "chatassert") -> None:
+    def add_run_error(self, name: str, message: str) -> None:
+        """Record a fact about the whole run (interrupted, nothing read) as an erroring test case
+        of the suite `run`, so a CI report never shows such a run as a pass."""
+        xml = (
+            f'    <testcase classname="run" name={_attr(name)} time="0">\n'
+            f"      <error message={_attr(shorten(message, 500))} type={_attr(name)}>"
+            f"{_text(message)}</error>\n    </testcase>\n"
+        )
+        self.add("run", "error", 0.0, xml)
+
+    def write(self, out: SupportsWrite[str], name: str = "chatassert") -> None:
         """Write the whole document to `out` and release the spools."""
         totals = {
             k: sum(c[k] for _, c in self._suites.values())

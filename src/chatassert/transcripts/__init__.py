@@ -73,10 +73,36 @@ class Record:
 
 
 def _parse_native(record: Any) -> Conversation:
+    from pydantic import ValidationError
+
     try:
         return Conversation.model_validate(record)
-    except Exception as exc:
+    except ValidationError as exc:
+        raise TranscriptError(f"not a native conversation: {_problem(exc)}") from None
+    except (ValueError, TypeError) as exc:
         raise TranscriptError(f"not a native conversation: {exc}") from None
+
+
+def _problem(exc: Any) -> str:
+    """The first problem of a pydantic `ValidationError` as one line: where, what, what was found.
+
+    Example:
+        >>> from chatassert._errors import TranscriptError
+        >>> try:
+        ...     _parse_native({"turns": [{"tool_calls": "x"}]})
+        ... except TranscriptError as exc:
+        ...     print(exc)
+        not a native conversation: turns[0].tool_calls: Input should be a valid tuple (got "x")
+    """
+    from chatassert.transcripts._build import described
+
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
+    message = str(first["msg"]).removeprefix("Value error, ")
+    found = "" if first["type"] == "missing" else f" (got {described(first.get('input'))})"
+    more = f"; and {len(errors) - 1} more" if len(errors) > 1 else ""
+    return f"{where + ': ' if where else ''}{message}{found}{more}"
 
 
 def _detect_native(record: Any) -> bool:
@@ -109,10 +135,18 @@ def parse_record(record: Any, format: str | None = None) -> Conversation:
     for detect, parse in FORMATS.values():
         if detect(record):
             return _with_turns(parse(record))
-    keys = sorted(record)[:8] if isinstance(record, dict) else type(record).__name__
+    if isinstance(record, dict):
+        what = f"keys: {sorted(record)[:8]}"
+    elif isinstance(record, list):
+        what = "a JSON array, but not of {request, response} calls"
+    else:
+        what = f"a JSON {_JSON_NAMES.get(type(record), 'value')}, not an object"
     raise TranscriptError(
-        f"unrecognised transcript record (keys: {keys}); known formats: {', '.join(FORMATS)}"
+        f"unrecognised transcript record ({what}); known formats: {', '.join(FORMATS)}"
     )
+
+
+_JSON_NAMES = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string"}
 
 
 def _with_turns(conversation: Conversation) -> Conversation:
@@ -202,8 +236,9 @@ def parse_line(
         return Record(source, number, error=str(exc), raw=raw)
     except RecursionError:
         return Record(source, number, error="malformed record: nested too deeply", raw=raw)
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:  # malformed in depth
-        return Record(source, number, error=f"malformed record: {exc}", raw=raw)
+    except Exception as exc:  # one odd record never ends the reading of a log
+        error = f"malformed record ({type(exc).__name__} while reading it: {exc})"
+        return Record(source, number, error=error, raw=raw)
 
 
 def read_records(

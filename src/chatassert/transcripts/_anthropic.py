@@ -26,6 +26,7 @@ from chatassert.transcripts._build import (
     call_metadata,
     conversation,
     fold_calls,
+    parent,
     record_metadata,
     text_of,
     tool_call,
@@ -45,7 +46,8 @@ def _has_blocks(messages: object) -> bool:
         content = m.get("content") if isinstance(m, dict) else None
         if isinstance(content, list):
             for block in content:
-                if isinstance(block, dict) and block.get("type") in _ANTHROPIC_BLOCKS:
+                kind = block.get("type") if isinstance(block, dict) else None
+                if isinstance(kind, str) and kind in _ANTHROPIC_BLOCKS:
                     return True
     return False
 
@@ -89,11 +91,11 @@ def detect(record: Any) -> bool:
     return isinstance(calls, list) and bool(calls) and _is_call(calls[0])
 
 
-def _block_text(content: object) -> str:
+def _block_text(content: object, where: str) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return text_of(content, ("text",)) or ""
+        return text_of(content, ("text",), where) or ""
     return "" if content is None else str(content)
 
 
@@ -128,7 +130,7 @@ def message(raw: object, where: str) -> list[Msg]:
             results.append(
                 Msg(
                     role="tool",
-                    content=_block_text(inner),
+                    content=_block_text(inner, f"{where}.content[{j}].content"),
                     tool_call_id=str(use_id),
                     is_error=block.get("is_error") is True,
                     data=inner if isinstance(inner, dict) else None,
@@ -146,7 +148,8 @@ def messages(raw: object, where: str, system: object = None) -> list[Msg]:
     """Normalise a request's messages, with its `system` prompt first."""
     if not isinstance(raw, list):
         raise TranscriptError(f"{where} is not a list")
-    out = [Msg(role="system", content=_block_text(system))] if system else []
+    at = f"{where.rpartition('.')[0]}.system".lstrip(".")
+    out = [Msg(role="system", content=_block_text(system, at))] if system else []
     for i, m in enumerate(raw):
         out.extend(message(m, f"{where}[{i}]"))
     return out
@@ -158,7 +161,7 @@ def _response(response: object, extra: Mapping[str, Any], where: str) -> list[Ms
     if not isinstance(response, dict) or not isinstance(response.get("content"), list):
         raise TranscriptError(f"{where} is not a message with 'content' blocks")
     out = message({"role": "assistant", "content": response["content"]}, where)
-    meta = call_metadata(extra, response)
+    meta = call_metadata(extra, response, places=(parent(where), where))
     if isinstance(response.get("stop_reason"), str):
         meta["stop_reason"] = response["stop_reason"]
     out[-1].metadata = meta

@@ -8,6 +8,7 @@ constructs the frozen models without re-validating what the adapter has already 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,14 +23,20 @@ from chatassert._models import (
     parse_arguments,
     result_names,
 )
+from chatassert._result import shorten
 
 __all__ = [
-    "fold_calls",
+    "MAX_COUNT",
     "Msg",
     "call_metadata",
     "conversation",
+    "count",
+    "described",
+    "duration",
+    "fold_calls",
     "merge_exchange",
     "number",
+    "parent",
     "record_metadata",
     "split",
     "text_of",
@@ -100,6 +107,70 @@ def number(value: object) -> float | int | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return value
+
+
+MAX_COUNT = 2**63 - 1
+"""The largest token count, duration or amount read from a log (a signed 64-bit integer's
+maximum): sums and products of such numbers never overflow a float."""
+
+_JSON_KINDS = {dict: "an object", list: "a list", type(None): "null"}
+
+
+def described(value: object, width: int = 40) -> str:
+    """Describe a JSON value for a message: short values as JSON, containers by their kind.
+
+    Example:
+        >>> described(float("nan")), described([1]), described("12"), described(10**400)
+        ('NaN', 'a list', '"12"', 'an integer of 401 digits')
+    """
+    kind = _JSON_KINDS.get(type(value))
+    if kind is not None:
+        return kind
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**30:
+        return f"an integer of {len(str(abs(value)))} digits"
+    return shorten(json.dumps(value, ensure_ascii=False), width)
+
+
+def _bounded(value: object, whole: bool) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if isinstance(value, float) and (value != value or (whole and not value.is_integer())):
+        return False  # NaN, or a fraction where a whole number is expected
+    return 0 <= value <= MAX_COUNT
+
+
+def count(value: object, field: str) -> int | float | None:
+    """Read a token count: None when absent (`null`), else a whole number from 0 to `MAX_COUNT`.
+
+    Raises:
+        TranscriptError: naming `field`, for anything else (a negative or fractional number,
+            NaN, a number too big, a string, a list...).
+    """
+    if value is None or _bounded(value, whole=True):
+        return value  # type: ignore[return-value]
+    raise TranscriptError(
+        f"{field} must be a number of tokens (a whole number from 0 to 2**63 - 1), "
+        f"got {described(value)}"
+    )
+
+
+def duration(value: object, field: str, what: str = "a duration") -> int | float | None:
+    """Read a duration (or, with `what`, another amount) from a conventional metadata key.
+
+    Such keys (`latency_ms`, `cost`, ...) belong to no vendor's schema, so a value that is not
+    a number at all (a string, an object) is some other convention's and is read as absent;
+    a number must be from 0 to `MAX_COUNT`.
+
+    Raises:
+        TranscriptError: naming `field`, for a negative number, NaN or a number too big.
+    """
+    if number(value) is None:
+        return None
+    if _bounded(value, whole=False):
+        return value  # type: ignore[return-value]
+    raise TranscriptError(
+        f"{field} must be {what} (a number from 0 to 2**63 - 1), got {described(value)}"
+    )
 
 
 _SUMMED = ("input_tokens", "output_tokens", "total_tokens", "latency_ms", "cost")
@@ -293,9 +364,19 @@ _USAGE_KEYS = {
     "output_tokens": "output_tokens",
     "total_tokens": "total_tokens",
 }
+_CACHE_KEYS = ("cache_read_input_tokens", "cache_creation_input_tokens")
 
 
-def call_metadata(*sources: object) -> dict[str, Any]:
+def _at(place: str, field: str) -> str:
+    return f"{place}: {field}" if place else field
+
+
+def parent(where: str) -> str:
+    """The place of the call record around a response at `where` (`calls[2].response`)."""
+    return where.removesuffix("response").removesuffix(".")
+
+
+def call_metadata(*sources: object, places: Sequence[str] = ()) -> dict[str, Any]:
     """Collect a model call's metadata from the mappings that may hold it.
 
     Recognised: `model`; `usage` (OpenAI `prompt_tokens`/`completion_tokens`, Anthropic and
@@ -303,39 +384,48 @@ def call_metadata(*sources: object) -> dict[str, Any]:
     as input, `total_tokens`) as `input_tokens`,
     `output_tokens`, `total_tokens`; `latency_ms` (or `latency_s`, `duration_ms`) as
     `latency_ms`; `cost` (or `cost_usd`) as `cost`. The first source that gives a fact wins.
+    `places` says where each source is in the record, for messages.
+
+    Raises:
+        TranscriptError: when a token count, duration or cost is not a number in range (a
+            `null` is read as absent).
     """
     out: dict[str, Any] = {}
-    for source in sources:
+    for index, source in enumerate(sources):
         if not isinstance(source, dict):
             continue
+        place = places[index] if index < len(places) else ""
         model = source.get("model")
         if isinstance(model, str):
             out.setdefault("model", model)
         usage = source.get("usage")
         if isinstance(usage, dict):
-            for key, value in usage.items():
+            tokens = {
+                key: count(value, _at(place, f"usage.{key}"))
+                for key, value in usage.items()
+                if key in _USAGE_KEYS or key in _CACHE_KEYS
+            }
+            for key, value in tokens.items():
                 target = _USAGE_KEYS.get(key)
-                if target is not None and number(value) is not None:
+                if target is not None and value is not None:
                     out.setdefault(target, value)
             # Anthropic counts prompt tokens read from or written to its cache apart from
             # input_tokens; they are input all the same
-            cached = [
-                usage[k]
-                for k in ("cache_read_input_tokens", "cache_creation_input_tokens")
-                if number(usage.get(k)) is not None
-            ]
+            cached = [v for k, v in tokens.items() if k in _CACHE_KEYS and v is not None]
             if cached and "input_tokens" in usage and "prompt_tokens" not in usage:
                 out["input_tokens"] = out.get("input_tokens", 0) + sum(cached)
         for key in ("latency_ms", "duration_ms"):
-            if number(source.get(key)) is not None:
-                out.setdefault("latency_ms", source[key])
+            value = duration(source.get(key), _at(place, key))
+            if value is not None:
+                out.setdefault("latency_ms", value)
         for key in ("latency_s", "latency"):
-            value = number(source.get(key))
+            value = duration(source.get(key), _at(place, key))
             if value is not None:
                 out.setdefault("latency_ms", value * 1000)
         for key in ("cost", "cost_usd"):
-            if number(source.get(key)) is not None:
-                out.setdefault("cost", source[key])
+            value = duration(source.get(key), _at(place, key), "an amount")
+            if value is not None:
+                out.setdefault("cost", value)
     if "input_tokens" in out and "output_tokens" in out:
         out.setdefault("total_tokens", out["input_tokens"] + out["output_tokens"])
     return out
@@ -363,26 +453,38 @@ def record_metadata(record: Mapping[str, Any], *extra: Mapping[str, Any]) -> dic
 
 
 def text_of(
-    content: object, kinds: tuple[str | None, ...] = ("text", "output_text", "input_text", None)
+    content: object,
+    kinds: tuple[str | None, ...] = ("text", "output_text", "input_text", None),
+    where: str = "",
 ) -> str | None:
     """The text of a message content: a string, or the joined `text` of its text parts.
 
     A refusal part (`{"type": "refusal", "refusal": ...}`, OpenAI) is the model's text too.
+    `where` is the content's place in the record, for messages.
+
+    Raises:
+        TranscriptError: when the content is neither, or a part's `type` is not a string.
     """
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [t for part in content if (t := _part_text(part, kinds)) is not None]
+        texts = [
+            t
+            for i, part in enumerate(content)
+            if (t := _part_text(part, kinds, f"{where}[{i}]")) is not None
+        ]
         return "".join(texts) if texts else None
     raise TranscriptError(
-        f"message content must be a string or a list of parts, got {type(content).__name__}"
+        _at(where, f"message content must be a string or a list of parts, got {described(content)}")
     )
 
 
-def _part_text(part: object, kinds: tuple[str | None, ...]) -> str | None:
+def _part_text(part: object, kinds: tuple[str | None, ...], where: str) -> str | None:
     if not isinstance(part, dict):
         return None
     kind = part.get("type")
+    if kind is not None and not isinstance(kind, str):
+        raise TranscriptError(f"{where}: 'type' must be a string (got {described(kind)})")
     if kind == "refusal":  # the model declined: its refusal is what it said
         value = part.get("refusal")
     else:

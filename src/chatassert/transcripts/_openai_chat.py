@@ -27,6 +27,7 @@ from chatassert.transcripts._build import (
     call_metadata,
     conversation,
     fold_calls,
+    parent,
     record_metadata,
     text_of,
     tool_call,
@@ -77,7 +78,7 @@ def message(raw: object, where: str) -> Msg:
     call_id = raw.get("tool_call_id")
     if role == "function":  # the legacy result of a `function_call`
         role = "tool"
-    content = text_of(raw.get("content"))
+    content = text_of(raw.get("content"), where=f"{where}.content")
     refusal = raw.get("refusal")
     if not content and isinstance(refusal, str) and refusal:
         content = refusal  # the assistant declined: its refusal is what it said
@@ -111,7 +112,7 @@ def _response_messages(response: object, extra: Mapping[str, Any], where: str) -
         raise TranscriptError(f"{where}.choices[0] has no 'message'")
     out = message(first["message"], f"{where}.choices[0].message")
     out.role = "assistant" if out.role is None else out.role
-    meta = call_metadata(extra, response)
+    meta = call_metadata(extra, response, places=(parent(where), where))
     finish = first.get("finish_reason")
     if isinstance(finish, str):
         meta["finish_reason"] = finish

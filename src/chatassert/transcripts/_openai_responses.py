@@ -25,7 +25,9 @@ from chatassert.transcripts._build import (
     Msg,
     call_metadata,
     conversation,
+    described,
     fold_calls,
+    parent,
     record_metadata,
     text_of,
     tool_call,
@@ -38,7 +40,8 @@ _ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "re
 
 def _typed_items(items: object) -> bool:
     return isinstance(items, list) and any(
-        isinstance(i, dict) and i.get("type") in _ITEM_TYPES for i in items
+        isinstance(i, dict) and isinstance(i.get("type"), str) and i["type"] in _ITEM_TYPES
+        for i in items
     )
 
 
@@ -86,11 +89,13 @@ def items(raw: object, where: str) -> list[Msg]:
         if not isinstance(item, dict):
             raise TranscriptError(f"{at} is not an item object")
         kind = item.get("type", "message")
+        if not isinstance(kind, str):
+            raise TranscriptError(f"{at}: 'type' must be a string (got {described(kind)})")
         if kind == "message":
             role = item.get("role")
             if not isinstance(role, str):
                 raise TranscriptError(f"{at} (message) has no 'role'")
-            out.append(Msg(role=role, content=text_of(item.get("content"))))
+            out.append(Msg(role=role, content=text_of(item.get("content"), where=f"{at}.content")))
         elif kind == "function_call":
             if item.get("call_id") is None:
                 raise TranscriptError(f"{at} (function_call) has no 'call_id'")
@@ -103,7 +108,9 @@ def items(raw: object, where: str) -> list[Msg]:
             if item.get("call_id") is None:
                 raise TranscriptError(f"{at} (function_call_output) has no 'call_id'")
             output = item.get("output")
-            text = output if isinstance(output, str) else text_of(output) or ""
+            text = (
+                output if isinstance(output, str) else text_of(output, where=f"{at}.output") or ""
+            )
             status = item.get("status")
             out.append(
                 Msg(
@@ -129,7 +136,7 @@ def _response(response: object, extra: Mapping[str, Any], where: str) -> list[Ms
         raise TranscriptError(f"{where} has no 'output' list")
     out = items(response["output"], f"{where}.output".lstrip("."))
     if out:
-        meta = call_metadata(extra, response)
+        meta = call_metadata(extra, response, places=(parent(where), where))
         if isinstance(response.get("status"), str):
             meta["status"] = response["status"]
         out[-1].metadata = meta

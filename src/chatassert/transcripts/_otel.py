@@ -23,6 +23,7 @@ As in the other formats, the line's `id`, `metadata` and case keys (`case`, `tes
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,6 +32,8 @@ from chatassert._models import Conversation
 from chatassert.transcripts._build import (
     Msg,
     conversation,
+    count,
+    described,
     merge_exchange,
     record_metadata,
     tool_call,
@@ -62,37 +65,85 @@ def detect(record: Any) -> bool:
     )
 
 
-def _value(value: object) -> Any:
-    """Decode an OTLP `AnyValue` (`{"stringValue": ...}`, ...); plain values pass through."""
+_INT64 = 2**63
+_INTEGER = re.compile("[+-]?[0-9]{1,19}")
+_NUMBER = re.compile("[+-]?(?:[0-9]+[.]?[0-9]*|[.][0-9]+)(?:[eE][+-]?[0-9]+)?|NaN|-?Infinity")
+
+
+def _value(value: object, where: str) -> Any:
+    """Decode an OTLP `AnyValue` (`{"stringValue": ...}`, ...); plain values pass through.
+
+    Raises:
+        TranscriptError: when the value is not of the type its key names.
+    """
     if not isinstance(value, Mapping) or len(value) != 1:
         return value
     ((kind, inner),) = value.items()
-    if kind == "stringValue" or kind == "boolValue" or kind == "doubleValue":
-        return inner
-    if kind == "intValue":
-        return int(inner)
-    if kind == "arrayValue":
-        return [_value(v) for v in (inner or {}).get("values", [])]
-    if kind == "kvlistValue":
-        return _attributes((inner or {}).get("values", []))
-    return value
+    if kind == "stringValue":
+        if isinstance(inner, str):
+            return inner
+        expected = "a string"
+    elif kind == "boolValue":
+        if isinstance(inner, bool):
+            return inner
+        expected = "true or false"
+    elif kind == "intValue":  # an int64, written as a string of digits in OTLP JSON
+        if isinstance(inner, str) and _INTEGER.fullmatch(inner):
+            inner = int(inner)
+        if isinstance(inner, int) and not isinstance(inner, bool) and -_INT64 <= inner < _INT64:
+            return inner
+        expected = "a 64-bit integer, or a string of one"
+    elif kind == "doubleValue":  # a number, or a string such as "NaN" or "1.5"
+        if isinstance(inner, int | float) and not isinstance(inner, bool):
+            return inner
+        if isinstance(inner, str) and _NUMBER.fullmatch(inner):
+            return float(inner)
+        expected = "a number"
+    elif kind in ("arrayValue", "kvlistValue"):
+        values = {} if inner is None else inner
+        listed = values.get("values", []) if isinstance(values, Mapping) else None
+        if isinstance(listed, list):
+            if kind == "kvlistValue":
+                return _attributes(listed, where)
+            return [_value(v, f"{where}[{i}]") for i, v in enumerate(listed)]
+        expected = "an object with a 'values' list"
+    else:
+        return value
+    raise TranscriptError(f"{where}: {kind} must be {expected}, got {described(inner)}")
 
 
-def _attributes(raw: object) -> dict[str, Any]:
+def _attributes(raw: object, where: str) -> dict[str, Any]:
     if isinstance(raw, Mapping):
-        return {str(k): _value(v) for k, v in raw.items()}
+        return {str(k): _value(v, f"{where}: attribute {str(k)!r}") for k, v in raw.items()}
     if isinstance(raw, list):
-        return {str(a.get("key")): _value(a.get("value")) for a in raw if isinstance(a, Mapping)}
+        out: dict[str, Any] = {}
+        for a in raw:
+            if isinstance(a, Mapping):
+                key = str(a.get("key"))
+                out[key] = _value(a.get("value"), f"{where}: attribute {key!r}")
+        return out
     return {}
 
 
-def _nanos(value: object) -> int | None:
-    if isinstance(value, int | str) and not isinstance(value, bool):
-        try:
-            return int(value)
-        except ValueError:
-            return None
-    return None
+_NANOS = 2**64  # OTLP times are fixed64 nanoseconds since 1970
+_DIGITS = re.compile("[0-9]{1,20}")
+
+
+def _nanos(span: Mapping[str, Any], key: str, where: str) -> int | None:
+    """A span's start or end time (`startTimeUnixNano`, or the snake_case spelling)."""
+    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
+    field = key if key in span else snake
+    value = span.get(field)
+    if value is None:
+        return None
+    if isinstance(value, str) and _DIGITS.fullmatch(value):
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _NANOS:
+        return value
+    raise TranscriptError(
+        f"{where}: {field} must be a time in nanoseconds since 1970 (a whole number from 0 to "
+        f"2**64 - 1, or a string of one), got {described(value)}"
+    )
 
 
 def _json(value: object, what: str) -> Any:
@@ -101,26 +152,52 @@ def _json(value: object, what: str) -> Any:
             return json.loads(value)
         except json.JSONDecodeError as exc:
             raise TranscriptError(f"{what} is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise TranscriptError(f"{what} is JSON nested too deeply to read") from None
+        except ValueError:  # an integer of more than 4300 digits
+            raise TranscriptError(
+                f"{what} is not valid JSON: a number has more than 4300 digits"
+            ) from None
     return value
 
 
-def _spans(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def _span_name(span: Mapping[str, Any], index: int) -> str:
+    return f"span {span.get('name', index)!r}"
+
+
+def _list(value: object, where: str) -> list[Any]:
+    """The list at `where`, `[]` when absent."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TranscriptError(f"{where} must be a list, got {described(value)}")
+    return value
+
+
+def _spans(record: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """The spans of a trace with their names for messages (`span 'chat'`), by start time."""
     if isinstance(record.get("resourceSpans"), list):
-        spans = [
-            span
-            for rs in record["resourceSpans"]
-            if isinstance(rs, Mapping)
-            for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
-            if isinstance(ss, Mapping)
-            for span in ss.get("spans") or []
-        ]
+        places: list[tuple[str, Any]] = []
+        for i, rs in enumerate(record["resourceSpans"]):
+            at = f"resourceSpans[{i}]"
+            if not isinstance(rs, Mapping):
+                raise TranscriptError(f"{at} must be an object, got {described(rs)}")
+            key = "scopeSpans" if "scopeSpans" in rs else "instrumentationLibrarySpans"
+            for j, ss in enumerate(_list(rs.get(key), f"{at}.{key}")):
+                if not isinstance(ss, Mapping):
+                    raise TranscriptError(f"{at}.{key}[{j}] must be an object, got {described(ss)}")
+                spans = _list(ss.get("spans"), f"{at}.{key}[{j}].spans")
+                places.extend((f"{at}.{key}[{j}].spans[{k}]", s) for k, s in enumerate(spans))
     else:
-        spans = list(record.get("spans") or [])
-    if not all(isinstance(s, Mapping) for s in spans):
-        raise TranscriptError("every span must be an object")
-    return sorted(
-        spans, key=lambda s: _nanos(s.get("startTimeUnixNano", s.get("start_time_unix_nano"))) or 0
-    )
+        places = [(f"spans[{k}]", s) for k, s in enumerate(_list(record.get("spans"), "spans"))]
+    named: list[tuple[int, str, Mapping[str, Any]]] = []
+    for index, (at, span) in enumerate(places):
+        if not isinstance(span, Mapping):
+            raise TranscriptError(f"{at} must be an object, got {described(span)}")
+        where = _span_name(span, index)
+        named.append((_nanos(span, "startTimeUnixNano", where) or 0, where, span))
+    named.sort(key=lambda entry: entry[0])
+    return [(where, span) for _, where, span in named]
 
 
 def _is_error(span: Mapping[str, Any], attrs: Mapping[str, Any]) -> bool:
@@ -137,7 +214,7 @@ def _parts_message(raw: object, where: str) -> list[Msg]:
     texts: list[str] = []
     calls = []
     results: list[Msg] = []
-    for j, part in enumerate(raw.get("parts") or []):
+    for j, part in enumerate(_list(raw.get("parts"), f"{where}.parts")):
         if not isinstance(part, Mapping):
             raise TranscriptError(f"{where}.parts[{j}] is not an object")
         kind = part.get("type")
@@ -164,7 +241,9 @@ def _parts_message(raw: object, where: str) -> list[Msg]:
 
 def _event_message(event: Mapping[str, Any], where: str) -> Msg | None:
     name = event.get("name")
-    attrs = _attributes(event.get("attributes"))
+    if name is not None and not isinstance(name, str):
+        raise TranscriptError(f"{where}: 'name' must be a string (got {described(name)})")
+    attrs = _attributes(event.get("attributes"), where)
     body = event.get("body")
     if body is None and "gen_ai.event.content" in attrs:
         body = _json(attrs["gen_ai.event.content"], f"{where}: gen_ai.event.content")
@@ -176,12 +255,12 @@ def _event_message(event: Mapping[str, Any], where: str) -> Msg | None:
         inner = body.get("message")
         body = inner if isinstance(inner, Mapping) else body
         role = "assistant"
-    elif name in _EVENT_ROLES:
-        role = _EVENT_ROLES[str(name)]
+    elif name is not None and name in _EVENT_ROLES:
+        role = _EVENT_ROLES[name]
     else:
         return None
     calls = []
-    for call in body.get("tool_calls") or []:
+    for call in _list(body.get("tool_calls"), f"{where}: tool_calls"):
         fn = call.get("function") if isinstance(call, Mapping) else None
         if isinstance(fn, Mapping):
             calls.append(tool_call(fn.get("name"), fn.get("arguments"), call.get("id")))
@@ -222,7 +301,7 @@ def _inference(
             for i, m in enumerate(raw):
                 target.extend(_parts_message(m, f"{where}: {key}[{i}]"))
     else:
-        for i, event in enumerate(span.get("events") or []):
+        for i, event in enumerate(_list(span.get("events"), f"{where}: events")):
             if not isinstance(event, Mapping):
                 continue
             msg = _event_message(event, f"{where}.events[{i}]")
@@ -233,12 +312,13 @@ def _inference(
     if isinstance(model, str):
         meta["model"] = model
     for key, older in (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens")):
-        value = attrs.get(f"gen_ai.usage.{key}", attrs.get(f"gen_ai.usage.{older}"))  # older name
-        if isinstance(value, int | float) and not isinstance(value, bool):
+        name = f"gen_ai.usage.{key}" if f"gen_ai.usage.{key}" in attrs else f"gen_ai.usage.{older}"
+        value = count(attrs.get(name), f"{where}: {name}")
+        if value is not None:
             meta[key] = value
-    start = _nanos(span.get("startTimeUnixNano", span.get("start_time_unix_nano")))
-    end = _nanos(span.get("endTimeUnixNano", span.get("end_time_unix_nano")))
-    if start is not None and end is not None:
+    start = _nanos(span, "startTimeUnixNano", where)
+    end = _nanos(span, "endTimeUnixNano", where)
+    if start is not None and end is not None and end >= start:  # an unfinished span ends at 0
         meta["latency_ms"] = (end - start) / 1e6
     if response:
         response[-1].metadata = meta
@@ -260,13 +340,16 @@ def parse(record: Any) -> Conversation:
     agent: Any = None
     inference = 0
     agent_spans: list[tuple[Any, dict[str, Any], str]] = []
-    for index, span in enumerate(_spans(record)):
-        attrs = _attributes(span.get("attributes"))
+    for where, span in _spans(record):
+        attrs = _attributes(span.get("attributes"), where)
         trace_id = trace_id or span.get("traceId") or span.get("trace_id")
         conversation_id = conversation_id or attrs.get("gen_ai.conversation.id")
         agent = agent or attrs.get("gen_ai.agent.name")
         operation = attrs.get("gen_ai.operation.name")
-        where = f"span {span.get('name', index)!r}"
+        if operation is not None and not isinstance(operation, str):
+            raise TranscriptError(
+                f"{where}: gen_ai.operation.name must be a string, got {described(operation)}"
+            )
         if operation == "execute_tool":
             call_id = attrs.get("gen_ai.tool.call.id")
             if call_id is not None:
