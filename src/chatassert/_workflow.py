@@ -12,11 +12,9 @@ stays where it was.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from chatassert._base import Assertion
@@ -147,20 +145,20 @@ class Workflow:
     def load(cls, path: str | os.PathLike[str]) -> Workflow:
         """Load a workflow from a JSON or YAML file (a pack, or its `workflow` section).
 
-        Raises:
-            OSError: when the file cannot be read.
-            ValueError: when it is not a valid workflow.
-        """
-        text = Path(path).read_text(encoding="utf-8")
-        if os.fspath(path).endswith(".json"):
-            data = json.loads(text)
-        else:
-            import yaml  # an edge dependency, imported only when a YAML workflow is loaded
+        Only a regular file of at most 10 MiB is read (a path such as `/dev/zero` is refused),
+        and it is parsed with the spec loader's limits.
 
-            try:
-                data = yaml.safe_load(text)
-            except yaml.YAMLError as exc:  # a spec problem, reported as one (G4)
-                raise ValueError(f"{os.fspath(path)}: invalid YAML: {exc}") from None
+        Raises:
+            OSError: when the file cannot be read, is not a regular file, or is too large.
+            ValueError: when it is not a valid workflow (a `SpecError` when it is not valid
+                YAML or JSON).
+        """
+        # the spec loader's reader and parser, with their limits: a workflow path comes from a
+        # spec file, untrusted input (imported here: YAML is an edge dependency)
+        from chatassert.specs._yaml import parse_yaml, read_spec_file
+
+        name = os.fspath(path)
+        data = parse_yaml(read_spec_file(name, regular_only=True), name)
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:

@@ -289,5 +289,5 @@ def test_a_workflow_file_that_is_not_yaml_is_a_clear_error(tmp_path: Path) -> No
 
     bad = tmp_path / "bad.workflow.yaml"
     bad.write_text("entry: start\nstates: {start: {on_event: {go: end}\n")
-    with pytest.raises(ValueError, match=r"bad\.workflow\.yaml: invalid YAML"):
+    with pytest.raises(ValueError, match=r"bad\.workflow\.yaml:3: invalid YAML"):
         Workflow.load(bad)

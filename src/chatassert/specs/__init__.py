@@ -35,7 +35,7 @@ from chatassert.specs import (  # noqa: F401  (register their dialects)
     _promptkit,
 )
 from chatassert.specs._common import Dialect, dialects, register_dialect
-from chatassert.specs._yaml import LocatedDict, LocatedList, parse_yaml
+from chatassert.specs._yaml import LocatedDict, LocatedList, parse_yaml, read_spec_file
 
 __all__ = [
     "Case",
@@ -84,20 +84,10 @@ def load_suite(
 
     Raises:
         SpecError: listing every problem in the file.
-        OSError: when the file cannot be read.
+        OSError: when the file cannot be read, or is larger than 10 MiB.
     """
     file = os.fspath(path)
-    try:
-        text = Path(file).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        where = f"byte 0x{exc.object[exc.start]:02x} at position {exc.start}"
-        raise SpecError(
-            [
-                SpecProblem(
-                    f"the file is not UTF-8 ({where})", file=str(file), hint="save it as UTF-8"
-                )
-            ]
-        ) from None
+    text = read_spec_file(file)
     return loads_suite(text, filename=file, dialect=dialect, **options)
 
 

@@ -35,6 +35,7 @@ from typing import Any
 
 from chatassert._base import Assertion
 from chatassert._combinators import OnEveryTurn
+from chatassert._errors import SpecError
 from chatassert._models import as_conversation
 from chatassert._registry import (
     MISSING,
@@ -433,14 +434,13 @@ def _workflow(spec: Mapping[str, Any], ctx: SpecContext) -> Workflow | None:
     if "workflow" not in spec or spec["workflow"] is None:
         return None
     value = spec["workflow"]
-    try:
-        if isinstance(value, str):
-            path = Path(value)
-            if not path.is_absolute() and ctx.file:
-                path = Path(os.path.dirname(ctx.file)) / path
-            return Workflow.load(path)
-        if isinstance(value, Mapping):
+    if isinstance(value, Mapping):
+        try:
             return Workflow.from_dict(value)
+        except ValueError as exc:
+            _invalid_workflow(spec, ctx, exc)
+            return None
+    if not isinstance(value, str) or not value:
         ctx.problem(
             spec,
             "spec.workflow",
@@ -449,23 +449,35 @@ def _workflow(spec: Mapping[str, Any], ctx: SpecContext) -> Workflow | None:
             expected="a path to a pack (JSON/YAML) or {entry, states}",
             found=value,
         )
+        return None
+    path = Path(value)
+    if not path.is_absolute() and ctx.file:  # relative to the scenario file, not to the cwd
+        path = Path(os.path.dirname(ctx.file)) / path
+    try:
+        return Workflow.load(path)  # a regular file of at most 10 MiB, parsed with limits
     except OSError as exc:
         ctx.problem(
             spec,
             "spec.workflow",
-            f"cannot read the workflow file: {exc.strerror or exc}",
+            f"cannot read the workflow file {os.fspath(path)!r}: {exc.strerror or exc}",
             key="workflow",
-            hint="the path is relative to the scenario file",
+            hint="name a regular YAML or JSON file, relative to the scenario file",
         )
+    except SpecError as exc:  # not YAML: its own problems, at their own file:line
+        ctx.problems.extend(exc.problems)
     except ValueError as exc:
-        ctx.problem(
-            spec,
-            "spec.workflow",
-            f"invalid workflow: {exc}",
-            key="workflow",
-            expected="{entry, states: {<name>: {on_event: {<Event>: <state>}}}}",
-        )
+        _invalid_workflow(spec, ctx, exc)
     return None
+
+
+def _invalid_workflow(spec: Mapping[str, Any], ctx: SpecContext, exc: ValueError) -> None:
+    ctx.problem(
+        spec,
+        "spec.workflow",
+        f"invalid workflow: {exc}",
+        key="workflow",
+        expected="{entry, states: {<name>: {on_event: {<Event>: <state>}}}}",
+    )
 
 
 def _bare_list(doc: list[Any], ctx: SpecContext) -> Case:

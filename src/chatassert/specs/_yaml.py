@@ -4,18 +4,59 @@ Mappings load as `LocatedDict` and sequences as `LocatedList`, plain `dict`/`lis
 with the 1-based `line` of the node and, for mappings, `key_lines` per key, so spec errors can
 say `file:line`. Timestamps stay strings (`2024-02-15` is the ISO string it looks like), and a
 duplicate key is a problem, not a silent overwrite. JSON files load through the same loader.
+
+A spec is untrusted input, so the loader has limits, and everything it refuses is a
+`SpecError` with a line: a document larger than `MAX_SPEC_CHARS`, nesting deeper than
+`MAX_DEPTH`, aliases that would expand the document by more than `MAX_ALIAS_NODES` nodes (a
+"billion laughs" bomb), characters YAML does not allow (C0/C1 controls, lone surrogates), a
+tagged scalar its tag cannot read (`!!int 0x_`, `!!float x`, `!!timestamp 2020-13-45`), and
+integers of more than about 4200 digits. A JSON surrogate pair (`"\\ud83d\\ude00"`, as `json.dumps`
+writes an emoji) is the one character it stands for; a lone surrogate is refused, since no
+UTF-8 text could ever match it.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from typing import Any
 
 import yaml
 
 from chatassert._errors import SpecError, SpecProblem
 
-__all__ = ["LocatedDict", "LocatedList", "parse_yaml"]
+__all__ = [
+    "MAX_ALIAS_NODES",
+    "MAX_DEPTH",
+    "MAX_SPEC_CHARS",
+    "LocatedDict",
+    "LocatedList",
+    "parse_yaml",
+    "read_spec_file",
+]
+
+MAX_SPEC_CHARS = 10 * 2**20
+"""The largest spec document read, in characters (10 Mi): real specs are a thousand times
+smaller, and a bigger one is a mistake or an attack."""
+
+MAX_DEPTH = 100
+"""The deepest nesting of mappings and sequences a spec may have."""
+
+MAX_ALIAS_NODES = 100_000
+"""How many nodes aliases may add to a document beyond those written out: enough for any
+real use of anchors, far too few for a bomb (9 aliases over 9 levels expand to 387 million)."""
+
+_MAX_INT_BITS = 14_000  # about 4200 decimal digits: Python's own limit for int <-> str is 4300
+
+# What YAML allows in a stream (YAML 1.1 and 1.2 alike), as PyYAML's reader checks it.
+_NOT_PRINTABLE = re.compile(
+    "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+_LISTED = 20  # characters listed one by one before the rest are counted
 
 
 class LocatedDict(dict[Any, Any]):
@@ -35,6 +76,18 @@ class LocatedList(list[Any]):
     line: int | None = None
 
 
+_TOO_LARGE = "integers in a spec have at most 4200 digits"
+
+
+class _Refused(yaml.MarkedYAMLError):
+    """Valid YAML the loader will not read (past a limit, or a value its tag cannot hold)."""
+
+    def __init__(self, problem: str, at: yaml.Node | yaml.Mark, hint: str) -> None:
+        mark = at if isinstance(at, yaml.Mark) else at.start_mark
+        super().__init__(problem=problem, problem_mark=mark)
+        self.hint = hint
+
+
 class _Loader(yaml.SafeLoader):
     """SafeLoader with locations, no timestamp conversion and duplicate-key detection."""
 
@@ -46,6 +99,64 @@ class _Loader(yaml.SafeLoader):
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.duplicates: list[tuple[Any, int]] = []
+        self.depth = 0
+        self.written = 0  # nodes written out in the text
+        self.sizes: dict[int, int] = {}  # id(node) -> nodes in it once its aliases are expanded
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        """Compose one node, keeping count of nesting depth and of alias expansion."""
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise _Refused(
+                    f"the document nests deeper than {MAX_DEPTH} levels",
+                    self.peek_event().start_mark,  # type: ignore[no-untyped-call]
+                    "flatten it: no spec needs that many levels",
+                )
+            node = super().compose_node(parent, index)
+            assert node is not None  # an event was there to compose
+        finally:
+            self.depth -= 1
+        known = self.sizes.get(id(node))
+        if known is not None:  # an alias: the anchored node once more
+            self.written += 1
+            size = known
+        else:
+            self.written += 1
+            size = 1
+            if isinstance(node, yaml.SequenceNode):
+                size += sum(self.sizes[id(child)] for child in node.value)
+            elif isinstance(node, yaml.MappingNode):
+                size += sum(self.sizes[id(k)] + self.sizes[id(v)] for k, v in node.value)
+            self.sizes[id(node)] = size
+        if size - self.written > MAX_ALIAS_NODES:
+            raise _Refused(
+                f"aliases expand the document by more than {MAX_ALIAS_NODES:,} nodes",
+                node,
+                "write the repeated parts out, or repeat them fewer times",
+            )
+        return node
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        """Construct a node; a scalar its tag cannot read is a `_Refused` at its mark."""
+        try:
+            value = super().construct_object(node, deep=deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, TypeError, LookupError, AttributeError, OverflowError) as exc:
+            tag, text = _tag(node), _shown(node.value)
+            if "digits" in str(exc):  # Python's limit on int("…"), 4300 digits
+                raise _Refused(f"the integer {text} is too large", node, _TOO_LARGE) from None
+            raise _Refused(
+                f"{tag} cannot read {text}",
+                node,
+                f"write a value {tag} accepts, or drop the tag (quote it to keep a string)",
+            ) from None
+        if isinstance(value, str) and _SURROGATE.search(value):
+            return _join_surrogates(value, node)
+        if isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
+            raise _Refused(f"the integer {_shown(node.value)} is too large", node, _TOO_LARGE)
+        return value
 
     def construct_located_mapping(self, node: yaml.MappingNode) -> LocatedDict:
         self.flatten_mapping(node)
@@ -82,13 +193,120 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_located_mappi
 _Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_located_sequence)
 
 
+def _tag(node: yaml.Node) -> str:
+    tag = str(node.tag)
+    return "!!" + tag.rsplit(":", 1)[1] if tag.startswith("tag:yaml.org,2002:") else tag
+
+
+def _shown(value: object) -> str:
+    text = value if isinstance(value, str) else ""
+    return repr(text if len(text) <= 40 else text[:30] + "…" + text[-8:])
+
+
+def _join_surrogates(value: str, node: yaml.Node) -> str:
+    """Join JSON-style surrogate pairs into their characters; refuse a lone surrogate."""
+    try:
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        lone = ord(_SURROGATE.findall(value)[0])
+        raise _Refused(
+            f"the string holds a lone surrogate (\\u{lone:04x}), which no UTF-8 text contains",
+            node,
+            "write the character itself, or both halves of its surrogate pair",
+        ) from None
+
+
+def _where(text: str, position: int) -> tuple[int, int]:
+    """The 1-based line and column of a position, counting line breaks as YAML does."""
+    line, start = 1, 0
+    for found in _LINE_BREAK.finditer(text, 0, position):
+        line, start = line + 1, found.end()
+    return line, position - start + 1
+
+
+def _unprintable(text: str, filename: str | None) -> SpecError:
+    """One problem per character YAML does not allow (the first `_LISTED`, then a count)."""
+    found = list(_NOT_PRINTABLE.finditer(text))
+    problems = []
+    for match in found[:_LISTED]:
+        line, column = _where(text, match.start())
+        code = ord(match.group())
+        what = "a lone surrogate" if 0xD800 <= code <= 0xDFFF else "a control character"
+        problems.append(
+            SpecProblem(
+                f"{what} U+{code:04X} at column {column} is not allowed in YAML or JSON",
+                file=filename,
+                line=line,
+                hint=f'remove it, or write it as the escape "\\u{code:04x}" inside a '
+                "double-quoted string",
+            )
+        )
+    if len(found) > _LISTED:
+        problems.append(
+            SpecProblem(
+                f"and {len(found) - _LISTED} more characters that are not allowed",
+                file=filename,
+            )
+        )
+    return SpecError(problems)
+
+
+def read_spec_file(path: str | os.PathLike[str], *, regular_only: bool = False) -> str:
+    """Read a spec file's text: UTF-8, at most `MAX_SPEC_CHARS` bytes.
+
+    Args:
+        path: The file.
+        regular_only: Refuse anything but a regular file (a device such as `/dev/zero`, a
+            pipe, a directory): for paths named inside a spec, which is untrusted input.
+
+    Raises:
+        OSError: when the file cannot be read, is too large, or (with `regular_only`) is not
+            a regular file; its `strerror` says which.
+        SpecError: when it is not UTF-8.
+    """
+    name = os.fspath(path)
+    flags = os.O_RDONLY | (getattr(os, "O_NONBLOCK", 0) if regular_only else 0)
+    fd = os.open(name, flags)  # non-blocking: opening a pipe must not wait for a writer
+    with open(fd, "rb") as file:
+        info = os.fstat(fd)
+        if regular_only and not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", name)
+        if info.st_size > MAX_SPEC_CHARS:
+            raise OSError(errno.EFBIG, f"larger than {MAX_SPEC_CHARS // 2**20} MiB", name)
+        data = file.read(MAX_SPEC_CHARS + 1)
+    if len(data) > MAX_SPEC_CHARS:  # a pipe, whose size shows only once read
+        raise OSError(errno.EFBIG, f"larger than {MAX_SPEC_CHARS // 2**20} MiB", name)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = f"byte 0x{data[exc.start]:02x} at position {exc.start}"
+        raise SpecError(
+            [SpecProblem(f"the file is not UTF-8 ({where})", file=name, hint="save it as UTF-8")]
+        ) from None
+
+
 def parse_yaml(text: str, filename: str | None = None) -> Any:
     """Parse YAML (or JSON) text into located containers.
 
     Raises:
-        SpecError: on a syntax error (with its line and column) or duplicate keys.
+        SpecError: on a syntax error (with its line and column), duplicate keys, or input past
+            the loader's limits (see the module documentation).
     """
-    loader = _Loader(text)
+    if len(text) > MAX_SPEC_CHARS:
+        raise SpecError(
+            [
+                SpecProblem(
+                    f"the spec is {len(text):,} characters long; at most {MAX_SPEC_CHARS:,} are "
+                    "read",
+                    file=filename,
+                    hint="split it into several spec files",
+                )
+            ]
+        )
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError:
+        raise _unprintable(text, filename) from None
     try:
         data = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
@@ -99,15 +317,31 @@ def parse_yaml(text: str, filename: str | None = None) -> Any:
         raise SpecError(
             [
                 SpecProblem(
-                    f"invalid YAML: {problem}{column}",
+                    f"{problem}{column}"
+                    if isinstance(exc, _Refused)
+                    else f"invalid YAML: {problem}{column}",
                     file=filename,
                     line=line,
-                    hint="check the indentation and quoting around this line",
+                    hint=exc.hint
+                    if isinstance(exc, _Refused)
+                    else "check the indentation and quoting around this line",
                 )
             ]
         ) from None
     except yaml.YAMLError as exc:
         raise SpecError([SpecProblem(f"invalid YAML: {exc}", file=filename)]) from None
+    except ValueError as exc:  # the scanner's own: an escape past U+10FFFF (`"\\U00110000"`)
+        mark = loader.get_mark()
+        raise SpecError(
+            [
+                SpecProblem(
+                    f"invalid YAML: an escape past U+10FFFF ({exc}), column {mark.column + 1}",
+                    file=filename,
+                    line=mark.line + 1,
+                    hint="an escape names a code point from \\u0000 to \\U0010FFFF",
+                )
+            ]
+        ) from None
     finally:
         loader.dispose()
     if loader.duplicates:
