@@ -1,0 +1,117 @@
+"""Argument matchers at their edges: bounds, exact mode inside `$one_of`, specs and messages.
+
+Each test names what it pins: the `chatassert._matchers` module docs (docs/trajectories.md,
+"Argument matchers"), the matchers' docstrings, and DESIGN's "assertions are immutable and
+picklable". Found by mutation testing (docs/mutation.md).
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import pytest
+
+from chatassert._matchers import (
+    ArgAny,
+    ArgInRange,
+    ArgMatches,
+    ArgOneOf,
+    compare_arguments,
+    compile_arguments,
+    render_arguments,
+)
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "actual", "inside"),
+    [
+        (5, 5, 5, True),  # a one-point range is allowed: min may equal max
+        (5, 5, "5", True),
+        (5, 5, 5.5, False),
+        (0, None, "inf", False),  # a numeric string is a finite decimal number
+        (None, 0, "-inf", False),
+        (None, 10, "nan", False),
+        (0, None, "12", True),
+    ],
+)
+def test_range_bounds(low: Any, high: Any, actual: Any, inside: bool) -> None:
+    assert ArgInRange(low, high).matches(actual) is inside
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "message"),
+    [
+        ("5", 10, "$range min must be a number or null, got '5'"),
+        (1, "10", "$range max must be a number or null, got '10'"),
+        ([1], 10, "$range min must be a number or null, got [1]"),
+        (1, {"x": 1}, "$range max must be a number or null, got {'x': 1}"),
+        (None, None, "$range needs at least one bound: [min, max], null for an open side"),
+        (3, 2, "$range min 3 is greater than max 2"),
+    ],
+)
+def test_range_errors_name_the_bad_bound(low: Any, high: Any, message: str) -> None:
+    """A bound is a number or null, never a string (docs: `{"$range": [min, max]}`)."""
+    with pytest.raises(ValueError) as raised:
+        ArgInRange(low, high)
+    assert str(raised.value) == message
+
+
+def test_one_of_choices_follow_the_argument_mode() -> None:
+    """`exact`: no argument at any level of nesting that the expectation does not name."""
+    expected = compile_arguments({"filter": {"$one_of": [{"kind": "a"}, {"kind": "b"}]}})
+    actual = {"filter": {"kind": "b", "extra": 1}}
+    assert compare_arguments(expected, actual) == []
+    problems = compare_arguments(expected, actual, mode="exact")
+    assert [p.to_dict() for p in problems] == [
+        {
+            "argument": "filter",
+            "problem": "value_mismatch",
+            "expected": {"$one_of": [{"kind": "a"}, {"kind": "b"}]},
+            "actual": {"kind": "b", "extra": 1},
+        }
+    ]
+    assert problems[0].describe() == (
+        'filter={"kind": "b", "extra": 1} is not one of [{"kind": "a"}, {"kind": "b"}]'
+    )
+
+
+def test_one_of_matches_mappings_directly() -> None:
+    one_of = ArgOneOf([{"kind": "a"}])
+    assert one_of.matches({"kind": "a", "extra": 1})  # partial by default
+    assert not one_of.matches({"kind": "a", "extra": 1}, exact=True)
+    assert not one_of.matches({"kind": "b"})
+
+
+def test_one_of_describes_its_choices() -> None:
+    assert ArgOneOf(["high", "urgent"]).describe() == 'one of ["high", "urgent"]'
+
+
+@pytest.mark.parametrize(
+    "matcher",
+    [ArgAny(), ArgMatches("^C\\d+$"), ArgOneOf(["a", 1]), ArgInRange(1, None)],
+    ids=["any", "regex", "one_of", "range"],
+)
+def test_a_matcher_round_trips_through_its_spec_form(matcher: Any) -> None:
+    spec = render_arguments(matcher)
+    assert next(iter(spec)) == matcher.key
+    assert compile_arguments(spec) == matcher
+
+
+def test_any_spec_form() -> None:
+    assert ArgAny().to_spec() == {"$any": True}
+    assert compile_arguments({"$any": True}) == ArgAny()
+
+
+def test_a_pickled_regex_matcher_keeps_its_time_limit() -> None:
+    matcher = ArgMatches("a+", timeout=0.25)
+    again = pickle.loads(pickle.dumps(matcher))
+    assert again == matcher
+    assert again.pattern.timeout == 0.25
+
+
+@pytest.mark.parametrize("matcher", [ArgAny(), ArgInRange(1, 2), ArgOneOf(["a"])])
+def test_matchers_are_immutable(matcher: Any) -> None:
+    with pytest.raises(AttributeError) as raised:
+        matcher.low = 3
+    assert str(raised.value) == f"{type(matcher).__name__} is immutable"
