@@ -1,5 +1,5 @@
 # One command runs every check: `make check`.
-.PHONY: check lint format typecheck test bench install
+.PHONY: check lint format typecheck test coverage mutation bench install
 
 install:
 	python -m pip install -e ".[dev]"
@@ -17,6 +17,18 @@ typecheck:
 
 test:
 	python -m pytest --cov --cov-report=term
+
+# Branch coverage of the whole suite, CLI subprocesses included, then of the decision logic
+# alone (the modules mutation testing covers: [tool.mutmut] only_mutate).
+DECISION = $(shell python -c "import tomllib; print(','.join(tomllib.load(open('pyproject.toml', 'rb'))['tool']['mutmut']['only_mutate']))")
+coverage:
+	python -m pytest --cov --cov-report=term
+	python -m coverage report --include="$(DECISION)"
+
+# Mutation testing of the decision logic (tens of minutes; see docs/mutation.md).
+mutation:
+	python -m mutmut run
+	python -m mutmut results
 
 check: lint typecheck test
 
