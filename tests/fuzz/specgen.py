@@ -10,6 +10,7 @@ escapes of any code point, and nesting hundreds of levels deep.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -426,7 +427,9 @@ def _by_name(name: str, kind: str) -> st.SearchStrategy[Any] | None:
     if name == "steps":
         step = st.one_of(
             st.sampled_from(TOOLS),
-            st.fixed_dictionaries({"name": st.sampled_from(TOOLS)}, optional={"args": _arguments()}),
+            st.fixed_dictionaries(
+                {"name": st.sampled_from(TOOLS)}, optional={"args": _arguments()}
+            ),
         )
         return st.lists(step, max_size=4)
     if name in ("min_calls", "n", "max", "min", "index") and kind == "int":
@@ -1064,10 +1067,9 @@ def texts(node: Any) -> st.SearchStrategy[str]:
             lambda: to_json(node),
             lambda: to_json(node, ascii_only=True),
         ):
-            try:
+            # a dumper refuses some values (a lone surrogate in block YAML)
+            with contextlib.suppress(ValueError, yaml.YAMLError, UnicodeError):
                 writers.append(st.just(write()))
-            except (ValueError, yaml.YAMLError, UnicodeError):
-                pass  # a dumper refuses some values (a lone surrogate in block YAML)
     return st.one_of(writers)
 
 
