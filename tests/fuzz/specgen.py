@@ -117,6 +117,7 @@ ALL_CHARACTERS = st.characters(exclude_categories=())
 """Every code point, lone surrogates and control characters included."""
 
 
+@functools.cache
 def odd_text(max_size: int = 12) -> st.SearchStrategy[str]:
     """Strings a spec author would not write: control characters, surrogates, YAML syntax."""
     return st.one_of(
@@ -126,6 +127,7 @@ def odd_text(max_size: int = 12) -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def words() -> st.SearchStrategy[str]:
     """Realistic text, sometimes odd."""
     return st.one_of(
@@ -136,6 +138,7 @@ def words() -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def json_scalars() -> st.SearchStrategy[Any]:
     """JSON scalars, with the numbers JSON cannot hold (NaN, infinities) included."""
     return st.one_of(
@@ -147,6 +150,7 @@ def json_scalars() -> st.SearchStrategy[Any]:
     )
 
 
+@functools.cache
 def json_values(max_leaves: int = 8) -> st.SearchStrategy[Any]:
     """Nested JSON values."""
     return st.recursive(
@@ -239,6 +243,7 @@ _QUANTIFIERS = ("", "", "", "*", "+", "?", "*?", "+?", "??", "{2}", "{2,}", "{1,
 _QUANTIFIERS_ODD = ("**", "*+", "{3,1}", "{1000,1000}", "{0}", "{99999999999999999999}")
 
 
+@functools.cache
 def go_regexes() -> st.SearchStrategy[str]:
     """Patterns in Go's regexp syntax, valid and not: groups, classes, flags, quantifiers."""
     atom = st.one_of(
@@ -281,6 +286,7 @@ _PATH_KEYS = (
 )
 
 
+@functools.cache
 def dotted_paths() -> st.SearchStrategy[str]:
     """The expect vocabulary's dotted paths: `results[*].metadata.tags`, quoted keys, indexes."""
     key = st.one_of(st.sampled_from(_PATH_KEYS), st.text(max_size=4))
@@ -340,6 +346,7 @@ _JSONPATH_PIECES = (
 )
 
 
+@functools.cache
 def jsonpaths() -> st.SearchStrategy[str]:
     """Full JSONPath (paths starting with `$`), with jsonpath-ng's filter and string extensions.
 
@@ -361,6 +368,7 @@ def jsonpaths() -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def paths() -> st.SearchStrategy[str]:
     """What a spec may give as a path: dotted, or full JSONPath."""
     return st.one_of(dotted_paths(), dotted_paths(), jsonpaths())
@@ -879,6 +887,7 @@ TAG_TEXTS = (
 )
 
 
+@functools.cache
 def tagged() -> st.SearchStrategy[Tagged]:
     """An explicitly tagged scalar (or collection), most of them invalid for their tag."""
     return st.builds(
@@ -933,6 +942,7 @@ RAW_SCALARS = (
 )
 
 
+@functools.cache
 def raw_scalars() -> st.SearchStrategy[Raw]:
     """YAML scalars as text: escapes out of range, huge numbers, sexagesimals, stray syntax."""
     return st.sampled_from(RAW_SCALARS).map(Raw)
@@ -1110,6 +1120,7 @@ def _put(node: Any, path: tuple[Any, ...], new: Any) -> Any:
     return node
 
 
+@functools.cache
 def junk() -> st.SearchStrategy[Any]:
     """A value of the wrong kind for wherever it lands."""
     return st.one_of(

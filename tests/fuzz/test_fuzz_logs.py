@@ -12,6 +12,7 @@ yields records or one error record, never an exception.
 from __future__ import annotations
 
 import copy
+import functools
 import gzip
 import json
 import os
@@ -377,6 +378,7 @@ def _unwrap(text: str) -> str:
     return text
 
 
+@functools.cache
 def odd_values() -> st.SearchStrategy[Any]:
     """A value of the wrong kind, or one JSON barely holds."""
     return st.one_of(
