@@ -44,7 +44,7 @@ from chatassert import (
     SortedDesc,
     Status,
 )
-from chatassert._jsonpath import MISSING, JsonPath, compile_path
+from chatassert._jsonpath import MISSING, JsonPath, PathEvaluationError, compile_path
 from chatassert._regex import Pattern, compile_pattern
 from chatassert.reporting import json_line
 
@@ -130,7 +130,7 @@ def find_all(path: JsonPath, doc: Any) -> None:
     """Find with a path: locations are strings, `get` agrees with `find`, `values` too."""
     try:
         found = path.find(doc)
-    except RegexTimeoutError:
+    except (RegexTimeoutError, PathEvaluationError):
         return
     for _, where in found:
         assert isinstance(path.location(where), str)
