@@ -296,6 +296,8 @@ def _load(path: str, err: IO[str], **options: Any) -> Suite | None:
         err.write(f"{exc}\n")
     except OSError as exc:
         err.write(f"cannot read suite {path}: {exc.strerror or exc}\n")
+    except (ValueError, UnicodeError):  # a NUL or a lone surrogate: no file has that name
+        err.write(f"cannot read suite {path!r}: not a valid file name\n")
     return None
 
 

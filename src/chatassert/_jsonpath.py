@@ -27,9 +27,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from chatassert._budget import run_limited
+from chatassert._errors import RegexTimeoutError
 from chatassert._registry import MISSING
 
-__all__ = ["MISSING", "JsonPath", "compile_path"]
+__all__ = ["MISSING", "JsonPath", "PathEvaluationError", "compile_path"]
 
 # A step: a key (str), an index (int), or `_ALL` for `[*]`.
 _ALL: Final = None
@@ -277,7 +278,10 @@ def compile_path(path: str) -> JsonPath:
     """Compile a path once: dotted notation, or full JSONPath when it starts with `$`.
 
     Raises:
-        ValueError: for an empty or malformed path (with the position of the problem).
+        ValueError: for an empty or malformed path (with the position of the problem). A
+            JSONPath that compiles may still fail on a value: its `find` raises
+            `PathEvaluationError` (a `ValueError`) or, for a regex extension out of time,
+            `RegexTimeoutError`.
 
     Example:
         >>> compile_path("results[0].file").find({"results": [{"file": "a.md"}]})
@@ -351,9 +355,22 @@ def _compile_jsonpath(text: str) -> Callable[[Any], list[tuple[Any, Where]]]:
     _limit_regexes(expr, text)
 
     def find(doc: Any) -> list[tuple[Any, Where]]:
-        return [(m.value, _jsonpath_location(m)) for m in expr.find(doc)]
+        try:
+            return [(m.value, _jsonpath_location(m)) for m in expr.find(doc)]
+        except (RegexTimeoutError, RecursionError, MemoryError):
+            raise
+        except Exception as exc:  # jsonpath-ng's own: `@.n > 'a'` over a number, `parent` of $
+            raise PathEvaluationError(
+                f"the JSONPath {text!r} cannot be evaluated on this value: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
 
     return find
+
+
+class PathEvaluationError(ValueError):
+    """A JSONPath compiled but failed on a value (a filter comparing a number with a string,
+    `parent` of the root); a check reports it as an `error` result."""
 
 
 def _limit_regexes(node: Any, text: str) -> None:

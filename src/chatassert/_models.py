@@ -365,6 +365,11 @@ class Conversation(_Derived):
         out = {k: v for k, v in data.items() if k != "messages"}
         if "turns" in out:
             raise ValueError("give either 'turns' or 'messages', not both")
+        messages = data["messages"]
+        if not isinstance(messages, list | tuple) or not all(
+            isinstance(m, Message | Mapping) for m in messages
+        ):
+            raise ValueError("'messages' must be a list of message objects")
         out["turns"] = [
             Turn.model_validate({"messages": group}) for group in split_turns(data["messages"])
         ]

@@ -173,3 +173,22 @@ def test_dotted_and_jsonpath_agree_on_wildcards(doc: Any) -> None:
         assert dotted == full == doc
     else:
         assert dotted == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "$.results[?(@.relevance > 'a')]",  # jsonpath-ng compares a number with a string
+        "$.`parent`",  # the root has no parent
+        "$.results[?(@.relevance > 'a')].file",
+    ],
+)
+def test_a_jsonpath_that_cannot_be_evaluated_is_an_error_result(path: str) -> None:
+    doc = {"results": [{"file": "a.md", "relevance": 0.9}, {"file": "b.md", "relevance": 0.5}]}
+    with pytest.raises(ValueError, match="cannot be evaluated") as raised:
+        compile_path(path).find(doc)
+    assert path in str(raised.value)
+    for check in (SortedDesc(path), AllMatch(path, "a.md")):
+        result = check.check(doc)
+        assert result.status == "error", result
+        assert "cannot be evaluated" in result.reason

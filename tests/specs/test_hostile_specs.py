@@ -151,8 +151,9 @@ def test_a_large_but_sane_integer_still_loads() -> None:
     assert parse_yaml("n: " + "1" * 4000) == {"n": int("1" * 4000)}
 
 
-def test_an_escape_past_the_last_code_point_is_refused() -> None:
-    message, line = only_problem(refused(ASSERT_VALUE.format('"\\U00110000"')))
+@pytest.mark.parametrize("escape", ['"\\U00110000"', '"\\UFFFFFFFF"'])
+def test_an_escape_past_the_last_code_point_is_refused(escape: str) -> None:
+    message, line = only_problem(refused(ASSERT_VALUE.format(escape)))
     assert line == 5
     assert "past U+10FFFF" in message
 

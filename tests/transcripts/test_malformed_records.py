@@ -339,3 +339,12 @@ def test_read_records_goes_on_after_a_malformed_record(tmp_path: Path) -> None:
     records = list(read_records(path))
     assert [(r.line, r.ok) for r in records] == [(1, True), (2, False), (3, True)]
     assert (records[1].error or "").startswith("usage.completion_tokens must be")
+
+
+@pytest.mark.parametrize("messages", ['"ab"', '{"messages": []}', "[1, 2]", '["hi"]', "7"])
+def test_native_messages_that_are_not_message_objects_are_an_error(messages: str) -> None:
+    record = parse_line(f'{{"messages": {messages}}}', "log.jsonl", 1, "native")
+    assert record.error is not None
+    assert record.error.startswith("not a native conversation: "), record.error
+    assert "messages" in record.error
+    assert not _PYTHON.search(record.error), record.error

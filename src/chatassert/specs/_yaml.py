@@ -330,7 +330,9 @@ def parse_yaml(text: str, filename: str | None = None) -> Any:
         ) from None
     except yaml.YAMLError as exc:
         raise SpecError([SpecProblem(f"invalid YAML: {exc}", file=filename)]) from None
-    except ValueError as exc:  # the scanner's own: an escape past U+10FFFF (`"\\U00110000"`)
+    # The scanner's own, for an escape past U+10FFFF: ValueError for `"\\U00110000"`,
+    # OverflowError for one past a C int (`"\\UFFFFFFFF"`).
+    except (ValueError, OverflowError) as exc:
         mark = loader.get_mark()
         raise SpecError(
             [

@@ -1,0 +1,217 @@
+"""What every fuzz target shares: its example budget, a time limit per input, and counters.
+
+A target is a Hypothesis test decorated with `fuzz_target(name)` (below `@given`):
+
+```python
+@given(doc=flat_documents())
+@fuzz_target("spec.flat")
+def test_flat_specs_load_or_fail_cleanly(doc): ...
+```
+
+The decorator gives the test the settings of the active profile (`ci` unless the environment
+variable `CHATASSERT_FUZZ` says `long`; both are registered in `conftest.py`) with the
+target's own `max_examples` from `BUDGETS`, stops any single input that runs longer than
+`INPUT_SECONDS` (a hang is a finding, not a stuck CI job), and counts the inputs it ran, which
+`conftest.py` prints at the end of the session.
+
+Triage: with `CHATASSERT_FUZZ_TRIAGE=1` a target does not stop at its first finding; it records
+each distinct one (exception type and the frame that raised it) with the smallest input seen
+so far, and `conftest.py` lists them all at the end. Use it to see everything a change breaks
+at once; the normal mode is what CI runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import signal
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from hypothesis import settings
+
+__all__ = [
+    "BUDGETS",
+    "COUNTS",
+    "INPUT_SECONDS",
+    "PROFILE",
+    "SECONDS",
+    "FINDINGS",
+    "TRIAGE",
+    "Finding",
+    "InputTooSlow",
+    "fuzz_target",
+    "time_limit",
+]
+
+PROFILE = os.environ.get("CHATASSERT_FUZZ", "ci") or "ci"
+"""The active profile: `ci` (bounded, the default) or `long` (at least a million inputs)."""
+
+if PROFILE not in ("ci", "long"):
+    raise RuntimeError(f"CHATASSERT_FUZZ must be 'ci' or 'long', got {PROFILE!r}")
+
+# name -> (inputs in the ci profile, inputs in the long profile)
+BUDGETS: dict[str, tuple[int, int]] = {
+    # spec files, through the real YAML loader
+    "spec.flat": (120, 60_000),
+    "spec.promptkit": (120, 60_000),
+    "spec.expect": (120, 60_000),
+    "spec.native": (120, 60_000),
+    "spec.mutated": (250, 80_000),
+    "spec.yaml_nodes": (250, 80_000),
+    "spec.text": (200, 50_000),
+    "spec.file_bytes": (60, 10_000),
+    # transcript records, one adapter at a time
+    "log.openai": (150, 50_000),
+    "log.openai_responses": (150, 50_000),
+    "log.anthropic": (150, 50_000),
+    "log.otel": (150, 50_000),
+    "log.native": (150, 50_000),
+    "log.lines": (200, 60_000),
+    "log.bytes": (60, 10_000),
+    # patterns and paths
+    "regex.translate": (400, 100_000),
+    "regex.search": (150, 30_000),
+    "jsonpath.dotted": (300, 60_000),
+    "jsonpath.full": (200, 30_000),
+    "jsonpath.check": (150, 30_000),
+    # judge replies
+    "judge.reply_text": (300, 60_000),
+    "judge.verdicts": (200, 40_000),
+    "judge.http": (40, 4_000),
+    # results
+    "result.roundtrip": (300, 60_000),
+    # the command line
+    "cli.argv": (40, 2_000),
+    "cli.lint": (40, 2_000),
+    "cli.check": (40, 2_000),
+}
+
+INPUT_SECONDS = {"ci": 10.0, "long": 10.0}[PROFILE]
+"""The longest one input may take (loading, reading or checking): longer is a finding."""
+
+COUNTS: Counter[str] = Counter()
+"""Inputs run per target in this session (generation, replay and shrinking alike)."""
+
+SECONDS: Counter[str] = Counter()
+"""Seconds spent per target in this session."""
+
+TRIAGE = os.environ.get("CHATASSERT_FUZZ_TRIAGE", "") not in ("", "0")
+"""Whether targets record their findings and go on instead of failing (see the module doc)."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class Finding:
+    """One distinct unexpected exception: where it was raised and the smallest input seen."""
+
+    target: str
+    error: str
+    frame: str
+    example: str
+    count: int = 0
+
+
+FINDINGS: dict[tuple[str, str, str], Finding] = {}
+"""Triage findings by (target, exception type, raising frame)."""
+
+
+def _record(name: str, exc: BaseException, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    frames = traceback.extract_tb(exc.__traceback__)
+    last = frames[-1] if frames else None
+    frame = f"{last.filename}:{last.lineno} in {last.name}" if last else "?"
+    error = f"{type(exc).__name__}: {str(exc)[:160]}"
+    example = ", ".join([*(repr(a) for a in args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+    key = (name, type(exc).__name__, frame)
+    found = FINDINGS.get(key)
+    if found is None:
+        found = FINDINGS[key] = Finding(name, error, frame, example)
+    elif len(example) < len(found.example):
+        found.example, found.error = example, error
+    found.count += 1
+
+
+class InputTooSlow(BaseException):
+    """Raised inside the code under test when an input ran past its time limit.
+
+    A `BaseException`, so no `except Exception` of the library can swallow it and report it
+    as an ordinary error result; `fuzz_target` turns it into a test failure.
+    """
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise `InputTooSlow` in the running code if the block takes longer than `seconds`.
+
+    Uses a real-time interval timer, so it only works in the main thread on POSIX; elsewhere
+    the block runs without a limit.
+    """
+    usable = hasattr(signal, "setitimer") and _main_thread()
+    if not usable:
+        yield
+        return
+
+    def _alarm(signum: int, frame: object) -> None:
+        raise InputTooSlow
+
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def target_settings(name: str) -> settings:
+    """The active profile's settings with this target's example budget."""
+    ci, long = BUDGETS[name]
+    return settings(settings.get_profile(PROFILE), max_examples=ci if PROFILE == "ci" else long)
+
+
+def fuzz_target(name: str) -> Callable[[F], F]:
+    """Make a test function a fuzz target: budget, time limit per input, and a counter.
+
+    Apply it below `@given`, so it wraps the function Hypothesis calls for each input.
+    """
+    if name not in BUDGETS:
+        raise KeyError(f"add the fuzz target {name!r} to BUDGETS in tests/fuzz/fuzzing.py")
+
+    def decorate(function: F) -> F:
+        @functools.wraps(function)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            COUNTS[name] += 1
+            start = time.perf_counter()
+            try:
+                try:
+                    with time_limit(INPUT_SECONDS):
+                        return function(*args, **kwargs)
+                except InputTooSlow:
+                    raise AssertionError(
+                        f"{name}: one input ran longer than {INPUT_SECONDS:g} s (a hang or a "
+                        "denial of service)"
+                    ) from None
+            except Exception as exc:
+                if not TRIAGE:
+                    raise
+                _record(name, exc, args, kwargs)
+                return None
+            finally:
+                SECONDS[name] += time.perf_counter() - start
+
+        run.fuzz_target = name  # type: ignore[attr-defined]
+        return target_settings(name)(run)  # type: ignore[return-value]
+
+    return decorate
