@@ -1,0 +1,1220 @@
+"""Whole result records of the PromptKit checks: status, reason and details, pass and fail.
+
+Each table row pins one documented outcome (docs/promptkit.md, the promptkit tables of
+SEMANTICS.md, G7 four outcomes, G10 details are a superset, G11 a pass explains itself with the
+requirement that held) so that a changed verdict, reason, detail key or value fails a test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from promptkit_helpers import chat, turn
+
+from chatassert import (
+    AgentInvoked,
+    AgentNotInvoked,
+    AgentResponseContains,
+    Assertion,
+    ContentIncludes,
+    Conversation,
+    ConversationAgentInvoked,
+    ConversationAgentNotInvoked,
+    ConversationContentIncludes,
+    ConversationContentIncludesAny,
+    ConversationContentNotIncludes,
+    ConversationToolCallsWithArgs,
+    ConversationToolsCalled,
+    ConversationToolsNotCalled,
+    ConversationToolsNotCalledWithArgs,
+    FakeJudge,
+    GuardrailEvent,
+    GuardrailTriggered,
+    LLMJudge,
+    LLMJudgeConversation,
+    ToolCall,
+    ToolCallsWithArgs,
+    ToolsCalled,
+    ToolsNotCalled,
+    Turn,
+)
+
+Record = tuple[str, str, dict[str, Any]]
+
+
+def record(check: Assertion, subject: object) -> Record:
+    """The parts of a result a user sees: status, reason and details."""
+    result = check.check(subject)
+    return result.status.value, result.reason, dict(result.details)
+
+
+# -- turn level ---------------------------------------------------------------------------------
+
+# One turn: a plain tool `search` and an agent `a2a__r`, each with a result, then the reply.
+TURN = turn("u", "It is Paris", [("search", {"q": "x"}, "res"), ("a2a__r", {"q": "y"}, "Quantum")])
+# The agent was called but its result is missing; another tool's result has the text.
+NO_RESPONSE = turn("u", "ok", [("a2a__r", {"q": "y"}, None), ("other", {}, "Quantum")])
+CALLED = ["search", "a2a__r"]
+
+TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
+    # content_includes: all patterns, case-insensitive; details {missing_patterns} (+ patterns)
+    (
+        "content_includes pass",
+        ContentIncludes(["Paris", "france"]),
+        "PARIS, France",
+        (
+            "passed",
+            "response contains 'Paris', 'france'",
+            {"patterns": ["Paris", "france"], "missing_patterns": []},
+        ),
+    ),
+    (
+        "content_includes fail names every missing pattern",
+        ContentIncludes(["Paris", "France", "Spain"]),
+        "paris",
+        (
+            "failed",
+            "Expected the response to contain 'France', 'Spain' but it does not",
+            {"patterns": ["Paris", "France", "Spain"], "missing_patterns": ["France", "Spain"]},
+        ),
+    ),
+    # tools_called: every tool called this turn; details {missing_tools, called_tools}
+    (
+        "tools_called pass",
+        ToolsCalled(CALLED),
+        TURN,
+        ("passed", "tools_called search, a2a__r", {"missing_tools": [], "called_tools": CALLED}),
+    ),
+    (
+        "tools_called fail",
+        ToolsCalled(["search", "x", "y"]),
+        TURN,
+        (
+            "failed",
+            "Expected tools 'x', 'y' to be called but they were not (called: ['search', 'a2a__r'])",
+            {"missing_tools": ["x", "y"], "called_tools": CALLED},
+        ),
+    ),
+    # tools_not_called: details {forbidden_tools_called, all_called_tools}
+    (
+        "tools_not_called pass",
+        ToolsNotCalled(["z", "w"]),
+        TURN,
+        (
+            "passed",
+            "tools_not_called z, w",
+            {"forbidden_tools_called": [], "all_called_tools": CALLED},
+        ),
+    ),
+    (
+        "tools_not_called fail",
+        ToolsNotCalled(["search", "a2a__r", "z"]),
+        TURN,
+        (
+            "failed",
+            "Expected tools 'search', 'a2a__r' not to be called but they were",
+            {"forbidden_tools_called": CALLED, "all_called_tools": CALLED},
+        ),
+    ),
+    # agent_invoked / agent_not_invoked: agent checks are tool checks over agent tool names
+    (
+        "agent_invoked pass",
+        AgentInvoked(["a2a__r"]),
+        TURN,
+        ("passed", "agent_invoked a2a__r", {"missing_agents": [], "called_tools": CALLED}),
+    ),
+    (
+        "agent_invoked fail",
+        AgentInvoked(["a2a__r", "a2a__t", "a2a__u"]),
+        TURN,
+        (
+            "failed",
+            "Expected agents 'a2a__t', 'a2a__u' to be invoked but they were not",
+            {"missing_agents": ["a2a__t", "a2a__u"], "called_tools": CALLED},
+        ),
+    ),
+    (
+        "agent_not_invoked pass",
+        AgentNotInvoked(["a2a__t", "a2a__u"]),
+        TURN,
+        (
+            "passed",
+            "agent_not_invoked a2a__t, a2a__u",
+            {"forbidden_agents_called": [], "called_tools": CALLED},
+        ),
+    ),
+    (
+        "agent_not_invoked fail",
+        AgentNotInvoked(["a2a__r", "search"]),
+        TURN,
+        (
+            "failed",
+            "Expected agents 'a2a__r', 'search' not to be invoked but they were",
+            {"forbidden_agents_called": ["a2a__r", "search"], "called_tools": CALLED},
+        ),
+    ),
+    # agent_response_contains: a result of that agent's calls contains the text
+    # (case-sensitive); on pass {agent, found_content}; on failure {agent, expected_substr,
+    # reason: "no matching agent response found containing expected text"} (+ responses)
+    (
+        "agent_response_contains pass",
+        AgentResponseContains("a2a__r", "Quantum"),
+        TURN,
+        (
+            "passed",
+            "agent a2a__r responds with 'Quantum'",
+            {"agent": "a2a__r", "found_content": "Quantum"},
+        ),
+    ),
+    (
+        "agent_response_contains: no response contains it",
+        AgentResponseContains("a2a__r", "quantum"),
+        TURN,
+        (
+            "failed",
+            "Expected a response of agent 'a2a__r' containing 'quantum' but none of its "
+            "responses contains it",
+            {
+                "agent": "a2a__r",
+                "expected_substr": "quantum",
+                "reason": "no matching agent response found containing expected text",
+                "responses": ["Quantum"],
+            },
+        ),
+    ),
+    (
+        "agent_response_contains: agent not invoked while others were",
+        AgentResponseContains("a2a__t", "Quantum"),
+        TURN,
+        (
+            "failed",
+            "Expected a response of agent 'a2a__t' containing 'Quantum' but the agent was not "
+            "invoked in this turn",
+            {
+                "agent": "a2a__t",
+                "expected_substr": "Quantum",
+                "reason": "no matching agent response found containing expected text",
+                "responses": [],
+            },
+        ),
+    ),
+    (
+        "agent_response_contains: another tool's result does not count",
+        AgentResponseContains("a2a__r", "Quantum"),
+        NO_RESPONSE,
+        (
+            "failed",
+            "Expected a response of agent 'a2a__r' containing 'Quantum' but the agent's call "
+            "has no response in the transcript",
+            {
+                "agent": "a2a__r",
+                "expected_substr": "Quantum",
+                "reason": "no matching agent response found containing expected text",
+                "responses": [],
+            },
+        ),
+    ),
+]
+
+# guardrail_triggered: details {expected_triggered, actually_triggered, guardrail} (+ the names
+# that triggered and that ran). Names match exactly or snake_case <-> PascalCase + Validator.
+GUARDED = Turn(
+    text="x",
+    guardrails=[
+        GuardrailEvent(name="BannedWordsValidator"),
+        GuardrailEvent(name="max_length", triggered=False),
+    ],
+)
+QUIET = Turn(text="x", guardrails=[GuardrailEvent(name="max_length", triggered=False)])
+RAN = ["BannedWordsValidator", "max_length"]
+
+
+def _guard(expected: bool, actually: bool, name: str | None, fired: list[str]) -> dict[str, Any]:
+    ran = RAN if fired else ["max_length"]
+    return {
+        "expected_triggered": expected,
+        "actually_triggered": actually,
+        "guardrail": name,
+        "triggered_guardrails": fired,
+        "guardrails_run": ran,
+    }
+
+
+BANNED = ["BannedWordsValidator"]
+TURN_CASES += [
+    (
+        "guardrail triggered as expected",
+        GuardrailTriggered("banned_words"),
+        GUARDED,
+        ("passed", "banned_words triggers", _guard(True, True, "banned_words", BANNED)),
+    ),
+    (
+        "guardrail triggered but should not have",
+        GuardrailTriggered("banned_words", expected=False),
+        GUARDED,
+        (
+            "failed",
+            "Expected guardrail 'banned_words' not to trigger but it did",
+            _guard(False, True, "banned_words", BANNED),
+        ),
+    ),
+    (
+        "guardrail ran without flagging",
+        GuardrailTriggered("max_length"),
+        GUARDED,
+        (
+            "failed",
+            "Expected guardrail 'max_length' to trigger but it did not",
+            _guard(True, False, "max_length", BANNED),
+        ),
+    ),
+    (
+        "guardrail not triggered, as expected",
+        GuardrailTriggered("MaxLengthValidator", False),
+        GUARDED,
+        (
+            "passed",
+            "MaxLengthValidator does not trigger",
+            _guard(False, False, "MaxLengthValidator", BANNED),
+        ),
+    ),
+    (
+        "no name, expected: any guardrail flagged",
+        GuardrailTriggered(),
+        GUARDED,
+        ("passed", "any guardrail triggers", _guard(True, True, None, BANNED)),
+    ),
+    (
+        "no name, not expected: one flagged",
+        GuardrailTriggered(expected=False),
+        GUARDED,
+        (
+            "failed",
+            "Expected no guardrail to trigger but 'BannedWordsValidator' did",
+            _guard(False, True, None, BANNED),
+        ),
+    ),
+    (
+        "no name, expected: none flagged",
+        GuardrailTriggered(),
+        QUIET,
+        ("failed", "Expected a guardrail to trigger but it did not", _guard(True, False, None, [])),
+    ),
+    (
+        "no name, not expected: none flagged",
+        GuardrailTriggered(expected=False),
+        QUIET,
+        ("passed", "any guardrail does not trigger", _guard(False, False, None, [])),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("check", "subject", "expected"),
+    [pytest.param(c, s, e, id=name) for name, c, s, e in TURN_CASES],
+)
+def test_turn_level_records(check: Assertion, subject: object, expected: Record) -> None:
+    assert record(check, subject) == expected
+
+
+# -- conversation level: tools and agents -------------------------------------------------------
+
+INVALID_JSON = ToolCall(name="refund", arguments="{oops")
+JSON_ERROR = INVALID_JSON.arguments_error
+REFUNDS = Conversation(
+    turns=[
+        Turn(
+            tool_calls=[
+                ToolCall(name="refund", arguments={"amount": 5, "note": "a"}),
+                ToolCall(name="search", arguments={"q": "x"}),
+            ]
+        ),
+        Turn(tool_calls=[ToolCall(name="refund", arguments={"amount": 5000, "currency": "EUR"})]),
+        Turn(tool_calls=[ToolCall(name="refund", arguments={"amount": "7"})]),
+    ]
+)
+# An invalid call first, then a call without the argument, then one with it.
+WITH_INVALID = Conversation(
+    turns=[
+        Turn(
+            tool_calls=[
+                INVALID_JSON,
+                ToolCall(name="refund", arguments={"note": "x"}),
+                ToolCall(name="refund", arguments={"amount": 1}),
+            ]
+        )
+    ]
+)
+
+
+def _forbidden_call(index: int, noun: str, name: str, arguments: object) -> dict[str, Any]:
+    description = "forbidden agent was invoked" if noun == "agent" else "forbidden tool was called"
+    return {
+        "turn_index": index,
+        "description": description,
+        "evidence": {noun: name, "arguments": arguments},
+    }
+
+
+def _required(noun: str, need: int, calls: dict[str, int]) -> dict[str, Any]:
+    return {
+        "requirements": [{noun: n, "calls": c, "requiredCalls": need} for n, c in calls.items()],
+        "counts": {n: c for n, c in calls.items() if c},
+    }
+
+
+def _arg_violation(index: int, name: str, arg: str, value: object) -> dict[str, Any]:
+    return {
+        "turn_index": index,
+        "description": f"tool '{name}' was called with forbidden {arg}={value!r}",
+        "evidence": {
+            "tool": name,
+            "argument": arg,
+            "value": value,
+            "arguments": {"amount": 5000, "currency": "EUR"} if index == 1 else {arg: value},
+        },
+    }
+
+
+CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
+    # tools_called / agent_invoked: each called at least min_calls times; details
+    # {requirements: [{tool|agent, calls, requiredCalls}], counts}; every call is counted
+    (
+        "tools_called pass",
+        ConversationToolsCalled(["refund", "search"]),
+        REFUNDS,
+        (
+            "passed",
+            "conversation_tools_called refund, search",
+            _required("tool", 1, {"refund": 3, "search": 1}),
+        ),
+    ),
+    (
+        "tools_called counts calls against min_calls",
+        ConversationToolsCalled(["refund", "search"], min_calls=2),
+        REFUNDS,
+        (
+            "failed",
+            "missing required tools: search",
+            _required("tool", 2, {"refund": 3, "search": 1}),
+        ),
+    ),
+    (
+        "agent_invoked fail lists every missing agent",
+        ConversationAgentInvoked(["refund", "search", "x"], min_calls=3),
+        REFUNDS,
+        (
+            "failed",
+            "missing required agent invocations: search, x",
+            _required("agent", 3, {"refund": 3, "search": 1, "x": 0}),
+        ),
+    ),
+    (
+        "agent_invoked pass",
+        ConversationAgentInvoked(["refund", "search"]),
+        REFUNDS,
+        (
+            "passed",
+            "conversation_agent_invoked refund, search",
+            _required("agent", 1, {"refund": 3, "search": 1}),
+        ),
+    ),
+    # tools_not_called / agent_not_invoked: violations {turn_index, description, evidence}
+    (
+        "tools_not_called pass",
+        ConversationToolsNotCalled(["nope"]),
+        REFUNDS,
+        ("passed", "conversation_tools_not_called nope", {"violations": []}),
+    ),
+    (
+        "tools_not_called fail, arguments that are not JSON are shown as written",
+        ConversationToolsNotCalled(["refund", "nope"]),
+        WITH_INVALID,
+        (
+            "failed",
+            "forbidden tools were called",
+            {
+                "violations": [
+                    _forbidden_call(0, "tool", "refund", "{oops"),
+                    _forbidden_call(0, "tool", "refund", {"note": "x"}),
+                    _forbidden_call(0, "tool", "refund", {"amount": 1}),
+                ]
+            },
+        ),
+    ),
+    (
+        "agent_not_invoked pass",
+        ConversationAgentNotInvoked(["x"]),
+        REFUNDS,
+        ("passed", "conversation_agent_not_invoked x", {"violations": []}),
+    ),
+    (
+        "agent_not_invoked fail",
+        ConversationAgentNotInvoked(["search"]),
+        REFUNDS,
+        (
+            "failed",
+            "forbidden agents were invoked",
+            {"violations": [_forbidden_call(0, "agent", "search", {"q": "x"})]},
+        ),
+    ),
+    # tools_not_called_with_args: no call has a forbidden value (G9); a value or a list of them
+    (
+        "tools_not_called_with_args: one violation per forbidden argument",
+        ConversationToolsNotCalledWithArgs("refund", {"amount": [1000, 5000], "currency": "EUR"}),
+        REFUNDS,
+        (
+            "failed",
+            "forbidden tool args detected",
+            {
+                "violations": [
+                    _arg_violation(1, "refund", "amount", 5000),
+                    _arg_violation(1, "refund", "currency", "EUR"),
+                ]
+            },
+        ),
+    ),
+    (
+        "tools_not_called_with_args: no tool_name means any tool",
+        ConversationToolsNotCalledWithArgs(forbidden_args={"q": "x"}),
+        REFUNDS,
+        (
+            "failed",
+            "forbidden tool args detected",
+            {"violations": [_arg_violation(0, "search", "q", "x")]},
+        ),
+    ),
+    (
+        "tools_not_called_with_args: loose equality, and an absent argument is no violation",
+        ConversationToolsNotCalledWithArgs("refund", {"note": "zzz", "amount": 7}),
+        REFUNDS,
+        (
+            "failed",
+            "forbidden tool args detected",
+            {"violations": [_arg_violation(2, "refund", "amount", "7")]},
+        ),
+    ),
+    (
+        "tools_not_called_with_args pass",
+        ConversationToolsNotCalledWithArgs("refund", {"zz": None, "amount": 6}),
+        REFUNDS,
+        ("passed", "refund called with {'zz': None, 'amount': 6}", {"violations": []}),
+    ),
+    (
+        "tools_not_called_with_args pass for any tool",
+        ConversationToolsNotCalledWithArgs(forbidden_args={"q": "y"}),
+        REFUNDS,
+        ("passed", "no tool called with {'q': 'y'}", {"violations": []}),
+    ),
+    (
+        "tools_not_called_with_args: a call that is not JSON cannot be checked (G7 error)",
+        ConversationToolsNotCalledWithArgs("refund", {"amount": 5}),
+        WITH_INVALID,
+        (
+            "error",
+            "tool calls with arguments that are not valid JSON could not be checked",
+            {
+                "violations": [],
+                "invalid_calls": [{"turn_index": 0, "tool": "refund", "error": JSON_ERROR}],
+            },
+        ),
+    ),
+    (
+        "tools_not_called_with_args: a violation decides even next to an invalid call",
+        ConversationToolsNotCalledWithArgs("refund", {"amount": 1}),
+        WITH_INVALID,
+        (
+            "failed",
+            "forbidden tool args detected",
+            {
+                "violations": [
+                    {
+                        "turn_index": 0,
+                        "description": "tool 'refund' was called with forbidden amount=1",
+                        "evidence": {
+                            "tool": "refund",
+                            "argument": "amount",
+                            "value": 1,
+                            "arguments": {"amount": 1},
+                        },
+                    }
+                ],
+                "invalid_calls": [{"turn_index": 0, "tool": "refund", "error": JSON_ERROR}],
+            },
+        ),
+    ),
+]
+
+
+def _args_violation(
+    index: int, arguments: dict[str, Any], kind: str, arg: str, description: str, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "tool": "refund",
+        "argument": arg,
+        **extra,
+        "turn_index": index,
+        "description": description,
+        "evidence": {"tool": "refund", "arguments": arguments},
+    }
+
+
+FIRST, SECOND, THIRD = (
+    {"amount": 5, "note": "a"},
+    {"amount": 5000, "currency": "EUR"},
+    {"amount": "7"},
+)
+CONVERSATION_CASES += [
+    # tool_calls_with_args: some call satisfies every requirement; on failure
+    # `tool argument violations` with {tool, expected, actual, violations}, `actual` being the
+    # arguments of the closest call (the one with the fewest violations)
+    (
+        "tool_calls_with_args pass: actual is the matching call",
+        ConversationToolCallsWithArgs("refund", {"amount": 5000}),
+        REFUNDS,
+        (
+            "passed",
+            "calls refund(amount=5000)",
+            {
+                "tool": "refund",
+                "expected": {"amount": 5000},
+                "matching_calls": 1,
+                "actual": SECOND,
+                "violations": [],
+            },
+        ),
+    ),
+    (
+        "tool_calls_with_args pass with args_match",
+        ConversationToolCallsWithArgs("refund", args_match={"amount": "^7$"}),
+        REFUNDS,
+        (
+            "passed",
+            "calls refund(amount~/^7$/)",
+            {
+                "tool": "refund",
+                "expected": {},
+                "args_match": {"amount": "^7$"},
+                "matching_calls": 1,
+                "actual": THIRD,
+                "violations": [],
+            },
+        ),
+    ),
+    (
+        "tool_calls_with_args never called",
+        ConversationToolCallsWithArgs("missing", {"a": 1}, args_match={"b": "x"}),
+        REFUNDS,
+        (
+            "failed",
+            "tool 'missing' was not called",
+            {
+                "tool": "missing",
+                "expected": {"a": 1},
+                "args_match": {"b": "x"},
+                "actual": None,
+                "violations": [],
+                "called_tools": ["refund", "search"],
+            },
+        ),
+    ),
+    (
+        "tool_calls_with_args fail: every call's violations, actual of the closest call",
+        ConversationToolCallsWithArgs("refund", {"amount": 5000, "currency": "USD"}),
+        REFUNDS,
+        (
+            "failed",
+            "tool argument violations",
+            {
+                "tool": "refund",
+                "expected": {"amount": 5000, "currency": "USD"},
+                "matching_calls": 0,
+                "actual": SECOND,
+                "violations": [
+                    _args_violation(
+                        0,
+                        FIRST,
+                        "value_mismatch",
+                        "amount",
+                        "Expected 'refund' argument 'amount' to be 5000 but got 5",
+                        expected=5000,
+                        actual=5,
+                    ),
+                    _args_violation(
+                        0,
+                        FIRST,
+                        "missing_argument",
+                        "currency",
+                        "Expected 'refund' to be called with argument 'currency' but it was "
+                        "not given",
+                    ),
+                    _args_violation(
+                        1,
+                        SECOND,
+                        "value_mismatch",
+                        "currency",
+                        "Expected 'refund' argument 'currency' to be 'USD' but got 'EUR'",
+                        expected="USD",
+                        actual="EUR",
+                    ),
+                    _args_violation(
+                        2,
+                        THIRD,
+                        "value_mismatch",
+                        "amount",
+                        "Expected 'refund' argument 'amount' to be 5000 but got '7'",
+                        expected=5000,
+                        actual="7",
+                    ),
+                    _args_violation(
+                        2,
+                        THIRD,
+                        "missing_argument",
+                        "currency",
+                        "Expected 'refund' to be called with argument 'currency' but it was "
+                        "not given",
+                    ),
+                ],
+            },
+        ),
+    ),
+    (
+        "tool_calls_with_args match=all: one call without the argument fails",
+        ConversationToolCallsWithArgs("refund", {"amount": None}, match="all"),
+        WITH_INVALID,
+        (
+            "failed",
+            "tool argument violations",
+            {
+                "tool": "refund",
+                "expected": {"amount": None},
+                "matching_calls": 1,
+                "actual": "{oops",  # closest: fewest violations, the first of equals
+                "violations": [
+                    {
+                        "type": "invalid_args_json",
+                        "tool": "refund",
+                        "argument": None,
+                        "error": JSON_ERROR,
+                        "turn_index": 0,
+                        "description": "'refund' was called with arguments that are not valid "
+                        f"JSON ({JSON_ERROR})",
+                        "evidence": {"tool": "refund", "arguments": "{oops"},
+                    },
+                    {
+                        "type": "missing_argument",
+                        "tool": "refund",
+                        "argument": "amount",
+                        "turn_index": 0,
+                        "description": "Expected 'refund' to be called with argument 'amount' "
+                        "but it was not given",
+                        "evidence": {"tool": "refund", "arguments": {"note": "x"}},
+                    },
+                ],
+            },
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("check", "subject", "expected"),
+    [pytest.param(c, s, e, id=name) for name, c, s, e in CONVERSATION_CASES],
+)
+def test_conversation_level_tool_records(
+    check: Assertion, subject: Conversation, expected: Record
+) -> None:
+    assert record(check, subject) == expected
+
+
+# -- conversation level: content ----------------------------------------------------------------
+
+ORDERS = chat(
+    turn("u1", "Your Order shipped"),
+    turn("u2", "Order #12345 is late, order again"),
+    turn("u3", "Refund issued"),
+)
+LONG = "x" * 60 + "secret" + "y" * 60 + "secret" + "z" * 10
+SNIPPET = "…" + "x" * 40 + "secret" + "y" * 40 + "…"
+
+
+def _found(index: int, pattern: str, snippet: str) -> dict[str, Any]:
+    return {
+        "turn_index": index,
+        "description": f"forbidden content '{pattern}' found",
+        "evidence": {"pattern": pattern, "snippet": snippet},
+    }
+
+
+def _no_response(patterns: list[str], missing: list[str], closest: int | None) -> Record:
+    checked = 0 if closest is None else 3
+    return (
+        "failed",
+        "no response contained all patterns",
+        {
+            "patterns": patterns,
+            "responses_checked": checked,
+            "missing_patterns": missing,
+            "closest_turn_index": closest,
+        },
+    )
+
+
+CONTENT_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
+    # content_includes: one assistant message contains all patterns, case-insensitive
+    (
+        "content_includes pass names the message",
+        ConversationContentIncludes(["order", "#12345"]),
+        ORDERS,
+        (
+            "passed",
+            "conversation_content_includes 'order', '#12345'",
+            {"patterns": ["order", "#12345"], "turn_index": 1},
+        ),
+    ),
+    (
+        "content_includes fail: the closest message and what it misses",
+        ConversationContentIncludes(["order", "late", "refund"]),
+        ORDERS,
+        _no_response(["order", "late", "refund"], ["refund"], 1),
+    ),
+    (
+        "content_includes fail: the first of equally close messages",
+        ConversationContentIncludes(["zz", "yy"]),
+        ORDERS,
+        _no_response(["zz", "yy"], ["zz", "yy"], 0),
+    ),
+    (
+        "content_includes fail without any response",
+        ConversationContentIncludes(["a"]),
+        Conversation(turns=[]),
+        _no_response(["a"], ["a"], None),
+    ),
+    # content_includes_any: case_sensitive default false
+    (
+        "content_includes_any pass",
+        ConversationContentIncludesAny(["credit", "REFUND"]),
+        ORDERS,
+        (
+            "passed",
+            "conversation_content_includes_any 'credit', 'REFUND'",
+            {"patterns": ["credit", "REFUND"], "matched_pattern": "REFUND", "turn_index": 2},
+        ),
+    ),
+    (
+        "content_includes_any case-sensitive fail",
+        ConversationContentIncludesAny(["REFUND"], case_sensitive=True),
+        ORDERS,
+        (
+            "failed",
+            "no response contained required patterns",
+            {"patterns": ["REFUND"], "case_sensitive": True, "responses_checked": 3},
+        ),
+    ),
+    (
+        "content_includes_any case-sensitive pass",
+        ConversationContentIncludesAny(["Refund"], case_sensitive=True),
+        ORDERS,
+        (
+            "passed",
+            "conversation_content_includes_any 'Refund'",
+            {"patterns": ["Refund"], "matched_pattern": "Refund", "turn_index": 2},
+        ),
+    ),
+    # content_not_includes: one violation per (message, pattern) with a snippet
+    (
+        "content_not_includes fail",
+        ConversationContentNotIncludes(["ORDER", "refund"]),
+        ORDERS,
+        (
+            "failed",
+            "forbidden content detected",
+            {
+                "violations": [
+                    _found(0, "ORDER", "Your Order shipped"),
+                    _found(1, "ORDER", "Order #12345 is late, order again"),
+                    _found(2, "refund", "Refund issued"),
+                ]
+            },
+        ),
+    ),
+    (
+        "content_not_includes case-sensitive",
+        ConversationContentNotIncludes(["Order"], case_sensitive=True),
+        chat(turn("u1", "your order"), turn("u2", "Order #1")),
+        ("failed", "forbidden content detected", {"violations": [_found(1, "Order", "Order #1")]}),
+    ),
+    (
+        "content_not_includes pass",
+        ConversationContentNotIncludes(["zz"]),
+        ORDERS,
+        (
+            "passed",
+            "conversation_content_not_includes 'zz'",
+            {"violations": [], "responses_checked": 3},
+        ),
+    ),
+    (
+        "content_not_includes snippet: 40 characters around the first occurrence",
+        ConversationContentNotIncludes(["secret"]),
+        chat(turn("u", LONG)),
+        ("failed", "forbidden content detected", {"violations": [_found(0, "secret", SNIPPET)]}),
+    ),
+    (
+        "content_not_includes snippet at the start of the message",
+        ConversationContentNotIncludes(["SECRET"]),
+        chat(turn("u", "secret" + "y" * 60)),
+        (
+            "failed",
+            "forbidden content detected",
+            {"violations": [_found(0, "SECRET", "secret" + "y" * 40 + "…")]},
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("check", "subject", "expected"),
+    [pytest.param(c, s, e, id=name) for name, c, s, e in CONTENT_CASES],
+)
+def test_conversation_level_content_records(
+    check: Assertion, subject: Conversation, expected: Record
+) -> None:
+    assert record(check, subject) == expected
+
+
+# -- bad arguments fail at construction, naming the check (G4) -----------------------------------
+
+BAD_ARGUMENTS: list[tuple[str, Callable[[], object], type[Exception], str]] = [
+    (
+        "content_includes empty",
+        lambda: ContentIncludes([]),
+        ValueError,
+        "content_includes needs at least one value, got an empty list",
+    ),
+    (
+        "tools_called empty",
+        lambda: ToolsCalled([]),
+        ValueError,
+        "tools_called needs at least one value, got an empty list",
+    ),
+    (
+        "conversation tools_called empty",
+        lambda: ConversationToolsCalled([]),
+        ValueError,
+        "conversation_tools_called needs at least one value, got an empty list",
+    ),
+    (
+        "conversation content_includes empty",
+        lambda: ConversationContentIncludes([]),
+        ValueError,
+        "conversation_content_includes needs at least one value, got an empty list",
+    ),
+    (
+        "case_sensitive not a bool",
+        lambda: ConversationContentIncludesAny(["a"], case_sensitive="yes"),  # type: ignore[arg-type]
+        TypeError,
+        "case_sensitive must be true or false, got 'yes'",
+    ),
+    (
+        "agent empty",
+        lambda: AgentResponseContains("", "x"),
+        ValueError,
+        "agent_response_contains needs a non-empty agent",
+    ),
+    (
+        "agent not a string",
+        lambda: AgentResponseContains(5, "x"),  # type: ignore[arg-type]
+        ValueError,
+        "agent_response_contains needs a non-empty agent",
+    ),
+    (
+        "contains empty",
+        lambda: AgentResponseContains("a", ""),
+        ValueError,
+        "agent_response_contains needs a non-empty contains",
+    ),
+    (
+        "min_calls zero",
+        lambda: ConversationToolsCalled(["a"], min_calls=0),
+        ValueError,
+        "min_calls must be an integer of at least 1, got 0",
+    ),
+    (
+        "min_calls not an integer",
+        lambda: ConversationAgentInvoked(["a"], min_calls=2.5),  # type: ignore[arg-type]
+        ValueError,
+        "min_calls must be an integer of at least 1, got 2.5",
+    ),
+    (
+        "min_calls a bool",
+        lambda: ConversationToolsCalled(["a"], min_calls=True),
+        ValueError,
+        "min_calls must be an integer of at least 1, got True",
+    ),
+    (
+        "forbidden_args empty",
+        lambda: ConversationToolsNotCalledWithArgs("t", {}),
+        ValueError,
+        "tools_not_called_with_args needs a non-empty forbidden_args mapping",
+    ),
+    (
+        "forbidden_args missing",
+        lambda: ConversationToolsNotCalledWithArgs("t"),
+        ValueError,
+        "tools_not_called_with_args needs a non-empty forbidden_args mapping",
+    ),
+    (
+        "forbidden_args empty list",
+        lambda: ConversationToolsNotCalledWithArgs("t", {"a": []}),
+        ValueError,
+        "forbidden_args.a is an empty list, which no value matches; list the forbidden values, "
+        "or give one value",
+    ),
+    (
+        "tool_name not a string",
+        lambda: ConversationToolsNotCalledWithArgs(3, {"a": 1}),  # type: ignore[arg-type]
+        TypeError,
+        "tool_name must be a string, got int",
+    ),
+    (
+        "guardrail blank",
+        lambda: GuardrailTriggered("  "),
+        ValueError,
+        "guardrail must be a non-empty string (or omitted)",
+    ),
+    (
+        "guardrail expected not a bool",
+        lambda: GuardrailTriggered("g", expected="no"),  # type: ignore[arg-type]
+        TypeError,
+        "expected must be true or false, got 'no'",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("build", "error", "message"),
+    [pytest.param(b, e, m, id=name) for name, b, e, m in BAD_ARGUMENTS],
+)
+def test_bad_arguments_are_refused_with_a_message(
+    build: Callable[[], object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as caught:
+        build()
+    assert str(caught.value) == message
+
+
+# -- judged checks: what the judge is asked and what the result says -----------------------------
+
+
+def test_llm_judge_asks_about_the_turn_and_reports_the_verdict() -> None:
+    """`llm_judge`: criteria and/or rubric, min_score and model reach the judge (SEMANTICS,
+    promptkit turn level); details {reasoning, score} plus criteria, rubric and min_score."""
+    judge = FakeJudge({"passed": True, "score": 0.8, "reason": "fine"})
+    subject = turn("What?", "Answer", [("search", {"q": "x"}, "r")])
+    check = LLMJudge("Is polite", rubric="1-5", min_score=0.7, model="m1", judge=judge)
+    result = check.check(subject)
+    assert (result.status.value, result.reason, dict(result.details)) == (
+        "passed",
+        "fine",
+        {
+            "criteria": "Is polite",
+            "rubric": "1-5",
+            "min_score": 0.7,
+            "reasoning": "fine",
+            "score": 0.8,
+            "judge": "fake",
+        },
+    )
+    (request,) = judge.requests
+    assert (request.criteria, request.response, request.input, request.kind) == (
+        "Is polite\n\nRubric: 1-5",
+        "Answer",
+        "What?",
+        "rubric",
+    )
+    assert request.tool_calls == ({"name": "search", "arguments": {"q": "x"}},)
+    assert (request.model, dict(request.params)) == ("m1", {"min_score": 0.7})
+
+
+def test_llm_judge_score_below_min_score_fails() -> None:
+    """`llm_judge`: passes when the judge passes and its score is >= min_score."""
+    judge = FakeJudge({"passed": True, "score": 0.6, "reason": "meh"})
+    result = LLMJudge(rubric="R", min_score=0.7, judge=judge).check(turn("Q", "A"))
+    assert (result.status.value, result.reason, dict(result.details)) == (
+        "failed",
+        "score 0.6 is below min_score 0.7: meh",
+        {
+            "criteria": None,
+            "rubric": "R",
+            "min_score": 0.7,
+            "reasoning": "meh",
+            "score": 0.6,
+            "judge": "fake",
+        },
+    )
+    assert judge.requests[0].criteria == "R"
+
+
+def test_llm_judge_conversation_sees_only_user_and_assistant_text() -> None:
+    """The conversation judge reads the user and assistant messages with text, in order; tool
+    results and tool-call-only messages are not part of the rendered conversation."""
+    judge = FakeJudge({"passed": True, "score": 0.6, "reason": "meh"})
+    conv = Conversation(
+        messages=[
+            {"role": "user", "content": "Hi"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "1", "content": "tool out"},
+            {"role": "assistant", "content": "Hello"},
+        ]
+    )
+    check = LLMJudgeConversation(criteria="warm", min_score=0.5, model="m2", judge=judge)
+    result = check.check(conv)
+    assert (result.status.value, result.reason, dict(result.details)) == (
+        "passed",
+        "meh",
+        {
+            "criteria": "warm",
+            "rubric": None,
+            "min_score": 0.5,
+            "reasoning": "meh",
+            "score": 0.6,
+            "judge": "fake",
+        },
+    )
+    (request,) = judge.requests
+    assert (request.criteria, request.response, request.kind) == (
+        "warm",
+        "user: Hi\nassistant: Hello",
+        "conversation",
+    )
+    assert request.conversation == (("user", "Hi"), ("assistant", "Hello"))
+    assert (request.model, dict(request.params)) == ("m2", {"min_score": 0.5})
+
+
+def test_llm_judge_conversation_of_turns_without_messages() -> None:
+    """A turn built without messages contributes its input as the user's and its text as the
+    assistant's message (`assistant_texts`); an empty text adds nothing."""
+    judge = FakeJudge({"passed": False, "score": 0.1, "reason": "curt"})
+    conv = Conversation(turns=[Turn(input="Q1", text="A1"), Turn(input="Q2", text="")])
+    result = LLMJudgeConversation(criteria="warm", judge=judge).check(conv)
+    assert (result.status.value, result.reason) == ("failed", "curt")
+    (request,) = judge.requests
+    assert request.conversation == (("user", "Q1"), ("assistant", "A1"), ("user", "Q2"))
+    assert (request.response, request.model, dict(request.params)) == (
+        "user: Q1\nassistant: A1\nuser: Q2",
+        None,
+        {},
+    )
+
+
+# -- a regex timeout on one call leaves the others' records intact (G8) --------------------------
+
+SLOW = {"q": "a" * 40 + "!"}  # `(a|aa)+$` backtracks for far longer than 50 ms on this
+
+
+def test_conversation_args_pass_reports_the_matching_call_not_the_timed_out_one() -> None:
+    """`actual` on a pass holds the arguments of a call that satisfied the requirements."""
+    conv = Conversation(
+        turns=[
+            Turn(tool_calls=[ToolCall(name="get", arguments=SLOW)]),
+            Turn(tool_calls=[ToolCall(name="get", arguments={"q": "hello world"})]),
+        ]
+    )
+    check = ConversationToolCallsWithArgs(
+        "get", args_match={"q": "(a|aa)+$|world"}, regex_timeout=0.05
+    )
+    assert record(check, conv) == (
+        "passed",
+        "calls get(q~/(a|aa)+$|world/)",
+        {
+            "tool": "get",
+            "expected": {},
+            "args_match": {"q": "(a|aa)+$|world"},
+            "matching_calls": 1,
+            "actual": {"q": "hello world"},
+            "violations": [],
+        },
+    )
+
+
+def test_conversation_args_match_all_fails_on_a_decided_call_beside_a_timed_out_one() -> None:
+    """match=all: a call that violates decides the failure even when another call's pattern
+    ran out of time; the violation carries that call's turn_index."""
+    conv = Conversation(
+        turns=[
+            Turn(tool_calls=[ToolCall(name="get", arguments=SLOW)]),
+            Turn(tool_calls=[ToolCall(name="get", arguments={"q": "hello"})]),
+        ]
+    )
+    check = ConversationToolCallsWithArgs(
+        "get", args_match={"q": "(a|aa)+$|world"}, match="all", regex_timeout=0.05
+    )
+    assert record(check, conv) == (
+        "failed",
+        "tool argument violations",
+        {
+            "tool": "get",
+            "expected": {},
+            "args_match": {"q": "(a|aa)+$|world"},
+            "matching_calls": 0,
+            "actual": {"q": "hello"},
+            "violations": [
+                {
+                    "type": "pattern_mismatch",
+                    "tool": "get",
+                    "argument": "q",
+                    "pattern": "(a|aa)+$|world",
+                    "actual": "hello",
+                    "turn_index": 1,
+                    "description": "Expected 'get' argument 'q' to match /(a|aa)+$|world/ "
+                    "but got 'hello'",
+                    "evidence": {"tool": "get", "arguments": {"q": "hello"}},
+                }
+            ],
+        },
+    )
+
+
+def test_conversation_args_timeout_alone_is_an_error_naming_the_pattern() -> None:
+    """G7/G8: a pattern that ran out of time and no other call decides: `error`."""
+    conv = Conversation(turns=[Turn(tool_calls=[ToolCall(name="get", arguments=SLOW)])])
+    check = ConversationToolCallsWithArgs("get", args_match={"q": "(a|aa)+$"}, regex_timeout=0.05)
+    assert record(check, conv) == (
+        "error",
+        "pattern '(a|aa)+$' did not finish within 0.05s on a text of 41 characters",
+        {"pattern": "(a|aa)+$", "error": "timeout"},
+    )
+    assert check.check(conv).name == "conversation_tool_calls_with_args"
+
+
+def test_turn_args_match_all_counts_only_decided_calls_as_not_matching() -> None:
+    """match=all: the reason counts the calls that violate; an undecided (timed-out) call is
+    neither a match nor a violation."""
+    calls = Turn(
+        tool_calls=[
+            ToolCall(name="get", arguments=SLOW),
+            ToolCall(name="get", arguments={"q": "world"}),
+            ToolCall(name="get", arguments={"q": "hello"}),
+        ]
+    )
+    check = ToolCallsWithArgs(
+        "get", args_match={"q": "(a|aa)+$|world"}, match="all", regex_timeout=0.05
+    )
+    status, reason, details = record(check, calls)
+    assert (status, reason, details["matching_calls"]) == (
+        "failed",
+        "1 of 3 calls do not match: Expected 'get' argument 'q' to match /(a|aa)+$|world/ "
+        "but got 'hello'",
+        1,
+    )
+    assert [v["actual"] for v in details["violations"]] == ["hello"]
