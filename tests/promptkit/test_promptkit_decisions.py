@@ -45,8 +45,9 @@ Record = tuple[str, str, dict[str, Any]]
 
 
 def record(check: Assertion, subject: object) -> Record:
-    """The parts of a result a user sees: status, reason and details."""
+    """The parts of a result a user sees: status, reason and details (and its name, the kind)."""
     result = check.check(subject)
+    assert result.name == check.kind
     return result.status.value, result.reason, dict(result.details)
 
 
