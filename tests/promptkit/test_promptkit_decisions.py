@@ -42,10 +42,15 @@ from chatassert import (
 )
 
 Record = tuple[str, str, dict[str, Any]]
+# Table rows build their check when the test runs: a check caches its description, and a
+# check shared between test runs would keep the description of the first.
+Build = Callable[[], Assertion]
 
 
-def record(check: Assertion, subject: object) -> Record:
+def record(check: Assertion | Build, subject: object) -> Record:
     """The parts of a result a user sees: status, reason and details (and its name, the kind)."""
+    if not isinstance(check, Assertion):
+        check = check()
     result = check.check(subject)
     assert result.name == check.kind
     return result.status.value, result.reason, dict(result.details)
@@ -59,11 +64,11 @@ TURN = turn("u", "It is Paris", [("search", {"q": "x"}, "res"), ("a2a__r", {"q":
 NO_RESPONSE = turn("u", "ok", [("a2a__r", {"q": "y"}, None), ("other", {}, "Quantum")])
 CALLED = ["search", "a2a__r"]
 
-TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
+TURN_CASES: list[tuple[str, Build, object, Record]] = [
     # content_includes: all patterns, case-insensitive; details {missing_patterns} (+ patterns)
     (
         "content_includes pass",
-        ContentIncludes(["Paris", "france"]),
+        lambda: ContentIncludes(["Paris", "france"]),
         "PARIS, France",
         (
             "passed",
@@ -73,7 +78,7 @@ TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
     ),
     (
         "content_includes fail names every missing pattern",
-        ContentIncludes(["Paris", "France", "Spain"]),
+        lambda: ContentIncludes(["Paris", "France", "Spain"]),
         "paris",
         (
             "failed",
@@ -84,13 +89,13 @@ TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
     # tools_called: every tool called this turn; details {missing_tools, called_tools}
     (
         "tools_called pass",
-        ToolsCalled(CALLED),
+        lambda: ToolsCalled(CALLED),
         TURN,
         ("passed", "tools_called search, a2a__r", {"missing_tools": [], "called_tools": CALLED}),
     ),
     (
         "tools_called fail",
-        ToolsCalled(["search", "x", "y"]),
+        lambda: ToolsCalled(["search", "x", "y"]),
         TURN,
         (
             "failed",
@@ -101,7 +106,7 @@ TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
     # tools_not_called: details {forbidden_tools_called, all_called_tools}
     (
         "tools_not_called pass",
-        ToolsNotCalled(["z", "w"]),
+        lambda: ToolsNotCalled(["z", "w"]),
         TURN,
         (
             "passed",
@@ -111,7 +116,7 @@ TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
     ),
     (
         "tools_not_called fail",
-        ToolsNotCalled(["search", "a2a__r", "z"]),
+        lambda: ToolsNotCalled(["search", "a2a__r", "z"]),
         TURN,
         (
             "failed",
@@ -122,13 +127,13 @@ TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
     # agent_invoked / agent_not_invoked: agent checks are tool checks over agent tool names
     (
         "agent_invoked pass",
-        AgentInvoked(["a2a__r"]),
+        lambda: AgentInvoked(["a2a__r"]),
         TURN,
         ("passed", "agent_invoked a2a__r", {"missing_agents": [], "called_tools": CALLED}),
     ),
     (
         "agent_invoked fail",
-        AgentInvoked(["a2a__r", "a2a__t", "a2a__u"]),
+        lambda: AgentInvoked(["a2a__r", "a2a__t", "a2a__u"]),
         TURN,
         (
             "failed",
@@ -138,7 +143,7 @@ TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
     ),
     (
         "agent_not_invoked pass",
-        AgentNotInvoked(["a2a__t", "a2a__u"]),
+        lambda: AgentNotInvoked(["a2a__t", "a2a__u"]),
         TURN,
         (
             "passed",
@@ -148,7 +153,7 @@ TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
     ),
     (
         "agent_not_invoked fail",
-        AgentNotInvoked(["a2a__r", "search"]),
+        lambda: AgentNotInvoked(["a2a__r", "search"]),
         TURN,
         (
             "failed",
@@ -161,7 +166,7 @@ TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
     # reason: "no matching agent response found containing expected text"} (+ responses)
     (
         "agent_response_contains pass",
-        AgentResponseContains("a2a__r", "Quantum"),
+        lambda: AgentResponseContains("a2a__r", "Quantum"),
         TURN,
         (
             "passed",
@@ -171,7 +176,7 @@ TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
     ),
     (
         "agent_response_contains: no response contains it",
-        AgentResponseContains("a2a__r", "quantum"),
+        lambda: AgentResponseContains("a2a__r", "quantum"),
         TURN,
         (
             "failed",
@@ -187,7 +192,7 @@ TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
     ),
     (
         "agent_response_contains: agent not invoked while others were",
-        AgentResponseContains("a2a__t", "Quantum"),
+        lambda: AgentResponseContains("a2a__t", "Quantum"),
         TURN,
         (
             "failed",
@@ -203,7 +208,7 @@ TURN_CASES: list[tuple[str, Assertion, object, Record]] = [
     ),
     (
         "agent_response_contains: another tool's result does not count",
-        AgentResponseContains("a2a__r", "Quantum"),
+        lambda: AgentResponseContains("a2a__r", "Quantum"),
         NO_RESPONSE,
         (
             "failed",
@@ -247,13 +252,13 @@ BANNED = ["BannedWordsValidator"]
 TURN_CASES += [
     (
         "guardrail triggered as expected",
-        GuardrailTriggered("banned_words"),
+        lambda: GuardrailTriggered("banned_words"),
         GUARDED,
         ("passed", "banned_words triggers", _guard(True, True, "banned_words", BANNED)),
     ),
     (
         "guardrail triggered but should not have",
-        GuardrailTriggered("banned_words", expected=False),
+        lambda: GuardrailTriggered("banned_words", expected=False),
         GUARDED,
         (
             "failed",
@@ -263,7 +268,7 @@ TURN_CASES += [
     ),
     (
         "guardrail ran without flagging",
-        GuardrailTriggered("max_length"),
+        lambda: GuardrailTriggered("max_length"),
         GUARDED,
         (
             "failed",
@@ -273,7 +278,7 @@ TURN_CASES += [
     ),
     (
         "guardrail not triggered, as expected",
-        GuardrailTriggered("MaxLengthValidator", False),
+        lambda: GuardrailTriggered("MaxLengthValidator", False),
         GUARDED,
         (
             "passed",
@@ -283,13 +288,13 @@ TURN_CASES += [
     ),
     (
         "no name, expected: any guardrail flagged",
-        GuardrailTriggered(),
+        lambda: GuardrailTriggered(),
         GUARDED,
         ("passed", "any guardrail triggers", _guard(True, True, None, BANNED)),
     ),
     (
         "no name, not expected: one flagged",
-        GuardrailTriggered(expected=False),
+        lambda: GuardrailTriggered(expected=False),
         GUARDED,
         (
             "failed",
@@ -299,13 +304,13 @@ TURN_CASES += [
     ),
     (
         "no name, expected: none flagged",
-        GuardrailTriggered(),
+        lambda: GuardrailTriggered(),
         QUIET,
         ("failed", "Expected a guardrail to trigger but it did not", _guard(True, False, None, [])),
     ),
     (
         "no name, not expected: none flagged",
-        GuardrailTriggered(expected=False),
+        lambda: GuardrailTriggered(expected=False),
         QUIET,
         ("passed", "any guardrail does not trigger", _guard(False, False, None, [])),
     ),
@@ -316,7 +321,7 @@ TURN_CASES += [
     ("check", "subject", "expected"),
     [pytest.param(c, s, e, id=name) for name, c, s, e in TURN_CASES],
 )
-def test_turn_level_records(check: Assertion, subject: object, expected: Record) -> None:
+def test_turn_level_records(check: Build, subject: object, expected: Record) -> None:
     assert record(check, subject) == expected
 
 
@@ -379,12 +384,12 @@ def _arg_violation(index: int, name: str, arg: str, value: object) -> dict[str, 
     }
 
 
-CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
+CONVERSATION_CASES: list[tuple[str, Build, Conversation, Record]] = [
     # tools_called / agent_invoked: each called at least min_calls times; details
     # {requirements: [{tool|agent, calls, requiredCalls}], counts}; every call is counted
     (
         "tools_called pass",
-        ConversationToolsCalled(["refund", "search"]),
+        lambda: ConversationToolsCalled(["refund", "search"]),
         REFUNDS,
         (
             "passed",
@@ -394,7 +399,7 @@ CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "tools_called counts calls against min_calls",
-        ConversationToolsCalled(["refund", "search"], min_calls=2),
+        lambda: ConversationToolsCalled(["refund", "search"], min_calls=2),
         REFUNDS,
         (
             "failed",
@@ -404,7 +409,7 @@ CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "agent_invoked fail lists every missing agent",
-        ConversationAgentInvoked(["refund", "search", "x"], min_calls=3),
+        lambda: ConversationAgentInvoked(["refund", "search", "x"], min_calls=3),
         REFUNDS,
         (
             "failed",
@@ -414,7 +419,7 @@ CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "agent_invoked pass",
-        ConversationAgentInvoked(["refund", "search"]),
+        lambda: ConversationAgentInvoked(["refund", "search"]),
         REFUNDS,
         (
             "passed",
@@ -425,13 +430,13 @@ CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     # tools_not_called / agent_not_invoked: violations {turn_index, description, evidence}
     (
         "tools_not_called pass",
-        ConversationToolsNotCalled(["nope"]),
+        lambda: ConversationToolsNotCalled(["nope"]),
         REFUNDS,
         ("passed", "conversation_tools_not_called nope", {"violations": []}),
     ),
     (
         "tools_not_called fail, arguments that are not JSON are shown as written",
-        ConversationToolsNotCalled(["refund", "nope"]),
+        lambda: ConversationToolsNotCalled(["refund", "nope"]),
         WITH_INVALID,
         (
             "failed",
@@ -447,13 +452,13 @@ CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "agent_not_invoked pass",
-        ConversationAgentNotInvoked(["x"]),
+        lambda: ConversationAgentNotInvoked(["x"]),
         REFUNDS,
         ("passed", "conversation_agent_not_invoked x", {"violations": []}),
     ),
     (
         "agent_not_invoked fail",
-        ConversationAgentNotInvoked(["search"]),
+        lambda: ConversationAgentNotInvoked(["search"]),
         REFUNDS,
         (
             "failed",
@@ -464,7 +469,9 @@ CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     # tools_not_called_with_args: no call has a forbidden value (G9); a value or a list of them
     (
         "tools_not_called_with_args: one violation per forbidden argument",
-        ConversationToolsNotCalledWithArgs("refund", {"amount": [1000, 5000], "currency": "EUR"}),
+        lambda: ConversationToolsNotCalledWithArgs(
+            "refund", {"amount": [1000, 5000], "currency": "EUR"}
+        ),
         REFUNDS,
         (
             "failed",
@@ -479,7 +486,7 @@ CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "tools_not_called_with_args: no tool_name means any tool",
-        ConversationToolsNotCalledWithArgs(forbidden_args={"q": "x"}),
+        lambda: ConversationToolsNotCalledWithArgs(forbidden_args={"q": "x"}),
         REFUNDS,
         (
             "failed",
@@ -489,7 +496,7 @@ CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "tools_not_called_with_args: loose equality, and an absent argument is no violation",
-        ConversationToolsNotCalledWithArgs("refund", {"note": "zzz", "amount": 7}),
+        lambda: ConversationToolsNotCalledWithArgs("refund", {"note": "zzz", "amount": 7}),
         REFUNDS,
         (
             "failed",
@@ -499,19 +506,19 @@ CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "tools_not_called_with_args pass",
-        ConversationToolsNotCalledWithArgs("refund", {"zz": None, "amount": 6}),
+        lambda: ConversationToolsNotCalledWithArgs("refund", {"zz": None, "amount": 6}),
         REFUNDS,
         ("passed", "refund called with {'zz': None, 'amount': 6}", {"violations": []}),
     ),
     (
         "tools_not_called_with_args pass for any tool",
-        ConversationToolsNotCalledWithArgs(forbidden_args={"q": "y"}),
+        lambda: ConversationToolsNotCalledWithArgs(forbidden_args={"q": "y"}),
         REFUNDS,
         ("passed", "no tool called with {'q': 'y'}", {"violations": []}),
     ),
     (
         "tools_not_called_with_args: a call that is not JSON cannot be checked (G7 error)",
-        ConversationToolsNotCalledWithArgs("refund", {"amount": 5}),
+        lambda: ConversationToolsNotCalledWithArgs("refund", {"amount": 5}),
         WITH_INVALID,
         (
             "error",
@@ -524,7 +531,7 @@ CONVERSATION_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "tools_not_called_with_args: a violation decides even next to an invalid call",
-        ConversationToolsNotCalledWithArgs("refund", {"amount": 1}),
+        lambda: ConversationToolsNotCalledWithArgs("refund", {"amount": 1}),
         WITH_INVALID,
         (
             "failed",
@@ -574,7 +581,7 @@ CONVERSATION_CASES += [
     # arguments of the closest call (the one with the fewest violations)
     (
         "tool_calls_with_args pass: actual is the matching call",
-        ConversationToolCallsWithArgs("refund", {"amount": 5000}),
+        lambda: ConversationToolCallsWithArgs("refund", {"amount": 5000}),
         REFUNDS,
         (
             "passed",
@@ -590,7 +597,7 @@ CONVERSATION_CASES += [
     ),
     (
         "tool_calls_with_args pass with args_match",
-        ConversationToolCallsWithArgs("refund", args_match={"amount": "^7$"}),
+        lambda: ConversationToolCallsWithArgs("refund", args_match={"amount": "^7$"}),
         REFUNDS,
         (
             "passed",
@@ -607,7 +614,7 @@ CONVERSATION_CASES += [
     ),
     (
         "tool_calls_with_args never called",
-        ConversationToolCallsWithArgs("missing", {"a": 1}, args_match={"b": "x"}),
+        lambda: ConversationToolCallsWithArgs("missing", {"a": 1}, args_match={"b": "x"}),
         REFUNDS,
         (
             "failed",
@@ -624,7 +631,7 @@ CONVERSATION_CASES += [
     ),
     (
         "tool_calls_with_args fail: every call's violations, actual of the closest call",
-        ConversationToolCallsWithArgs("refund", {"amount": 5000, "currency": "USD"}),
+        lambda: ConversationToolCallsWithArgs("refund", {"amount": 5000, "currency": "USD"}),
         REFUNDS,
         (
             "failed",
@@ -684,7 +691,7 @@ CONVERSATION_CASES += [
     ),
     (
         "tool_calls_with_args match=all: one call without the argument fails",
-        ConversationToolCallsWithArgs("refund", {"amount": None}, match="all"),
+        lambda: ConversationToolCallsWithArgs("refund", {"amount": None}, match="all"),
         WITH_INVALID,
         (
             "failed",
@@ -726,7 +733,7 @@ CONVERSATION_CASES += [
     [pytest.param(c, s, e, id=name) for name, c, s, e in CONVERSATION_CASES],
 )
 def test_conversation_level_tool_records(
-    check: Assertion, subject: Conversation, expected: Record
+    check: Build, subject: Conversation, expected: Record
 ) -> None:
     assert record(check, subject) == expected
 
@@ -764,11 +771,11 @@ def _no_response(patterns: list[str], missing: list[str], closest: int | None) -
     )
 
 
-CONTENT_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
+CONTENT_CASES: list[tuple[str, Build, Conversation, Record]] = [
     # content_includes: one assistant message contains all patterns, case-insensitive
     (
         "content_includes pass names the message",
-        ConversationContentIncludes(["order", "#12345"]),
+        lambda: ConversationContentIncludes(["order", "#12345"]),
         ORDERS,
         (
             "passed",
@@ -778,26 +785,26 @@ CONTENT_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "content_includes fail: the closest message and what it misses",
-        ConversationContentIncludes(["order", "late", "refund"]),
+        lambda: ConversationContentIncludes(["order", "late", "refund"]),
         ORDERS,
         _no_response(["order", "late", "refund"], ["refund"], 1),
     ),
     (
         "content_includes fail: the first of equally close messages",
-        ConversationContentIncludes(["zz", "yy"]),
+        lambda: ConversationContentIncludes(["zz", "yy"]),
         ORDERS,
         _no_response(["zz", "yy"], ["zz", "yy"], 0),
     ),
     (
         "content_includes fail without any response",
-        ConversationContentIncludes(["a"]),
+        lambda: ConversationContentIncludes(["a"]),
         Conversation(turns=[]),
         _no_response(["a"], ["a"], None),
     ),
     # content_includes_any: case_sensitive default false
     (
         "content_includes_any pass",
-        ConversationContentIncludesAny(["credit", "REFUND"]),
+        lambda: ConversationContentIncludesAny(["credit", "REFUND"]),
         ORDERS,
         (
             "passed",
@@ -807,7 +814,7 @@ CONTENT_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "content_includes_any case-sensitive fail",
-        ConversationContentIncludesAny(["REFUND"], case_sensitive=True),
+        lambda: ConversationContentIncludesAny(["REFUND"], case_sensitive=True),
         ORDERS,
         (
             "failed",
@@ -817,7 +824,7 @@ CONTENT_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "content_includes_any case-sensitive pass",
-        ConversationContentIncludesAny(["Refund"], case_sensitive=True),
+        lambda: ConversationContentIncludesAny(["Refund"], case_sensitive=True),
         ORDERS,
         (
             "passed",
@@ -828,7 +835,7 @@ CONTENT_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     # content_not_includes: one violation per (message, pattern) with a snippet
     (
         "content_not_includes fail",
-        ConversationContentNotIncludes(["ORDER", "refund"]),
+        lambda: ConversationContentNotIncludes(["ORDER", "refund"]),
         ORDERS,
         (
             "failed",
@@ -844,13 +851,13 @@ CONTENT_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "content_not_includes case-sensitive",
-        ConversationContentNotIncludes(["Order"], case_sensitive=True),
+        lambda: ConversationContentNotIncludes(["Order"], case_sensitive=True),
         chat(turn("u1", "your order"), turn("u2", "Order #1")),
         ("failed", "forbidden content detected", {"violations": [_found(1, "Order", "Order #1")]}),
     ),
     (
         "content_not_includes pass",
-        ConversationContentNotIncludes(["zz"]),
+        lambda: ConversationContentNotIncludes(["zz"]),
         ORDERS,
         (
             "passed",
@@ -860,13 +867,13 @@ CONTENT_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     ),
     (
         "content_not_includes snippet: 40 characters around the first occurrence",
-        ConversationContentNotIncludes(["secret"]),
+        lambda: ConversationContentNotIncludes(["secret"]),
         chat(turn("u", LONG)),
         ("failed", "forbidden content detected", {"violations": [_found(0, "secret", SNIPPET)]}),
     ),
     (
         "content_not_includes snippet at the start of the message",
-        ConversationContentNotIncludes(["SECRET"]),
+        lambda: ConversationContentNotIncludes(["SECRET"]),
         chat(turn("u", "secret" + "y" * 60)),
         (
             "failed",
@@ -882,7 +889,7 @@ CONTENT_CASES: list[tuple[str, Assertion, Conversation, Record]] = [
     [pytest.param(c, s, e, id=name) for name, c, s, e in CONTENT_CASES],
 )
 def test_conversation_level_content_records(
-    check: Assertion, subject: Conversation, expected: Record
+    check: Build, subject: Conversation, expected: Record
 ) -> None:
     assert record(check, subject) == expected
 
