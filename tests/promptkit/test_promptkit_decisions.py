@@ -24,6 +24,7 @@ from chatassert import (
     ConversationAgentNotInvoked,
     ConversationContentIncludes,
     ConversationContentIncludesAny,
+    ConversationContentMatches,
     ConversationContentNotIncludes,
     ConversationToolCallsWithArgs,
     ConversationToolsCalled,
@@ -1226,3 +1227,201 @@ def test_turn_args_match_all_counts_only_decided_calls_as_not_matching() -> None
         1,
     )
     assert [v["actual"] for v in details["violations"]] == ["hello"]
+
+
+# -- tool_calls_with_args at turn level: {violations, matching_calls} ----------------------------
+
+NOT_JSON = ToolCall(name="get", arguments="{oops")
+INVALID = {"type": "invalid_args_json", "tool": "get", "argument": None, "error": JSON_ERROR}
+HELLO = {
+    "type": "pattern_mismatch",
+    "tool": "get",
+    "argument": "q",
+    "pattern": "world",
+    "actual": "hello",
+}
+NOT_WORLD = "Expected 'get' argument 'q' to match /world/ but got 'hello'"
+
+
+def _calls(*arguments: dict[str, Any] | ToolCall) -> Turn:
+    return Turn(
+        tool_calls=[
+            a if isinstance(a, ToolCall) else ToolCall(name="get", arguments=a) for a in arguments
+        ]
+    )
+
+
+ARGS_CASES: list[tuple[str, Build, Turn, Record]] = [
+    # args_match reads a value's string rendering: a string itself, else its JSON (unescaped)
+    (
+        "args_match on numbers, lists and mappings",
+        lambda: ToolCallsWithArgs(
+            "get", args_match={"n": "^5$", "tags": 'é"\\]$', "o": '^\\{"k": 1\\}$'}
+        ),
+        _calls({"n": 5, "tags": ["café"], "o": {"k": 1}}),
+        (
+            "passed",
+            'calls get(n~/^5$/, tags~/é"\\]$/, o~/^\\{"k": 1\\}$/)',
+            {"violations": [], "matching_calls": 1},
+        ),
+    ),
+    (
+        "an argument a pattern needs is missing",
+        lambda: ToolCallsWithArgs("get", {"n": 5}, args_match={"q": "x"}),
+        _calls({"n": 5}),
+        (
+            "failed",
+            "Expected 'get' argument 'q' to match /x/ but it was not given",
+            {
+                "violations": [
+                    {
+                        "type": "missing_argument_for_pattern",
+                        "tool": "get",
+                        "argument": "q",
+                        "pattern": "x",
+                    }
+                ],
+                "matching_calls": 0,
+            },
+        ),
+    ),
+    # G7: arguments that are not valid JSON make the check `error` unless a call decides: with
+    # `any` only a match decides; with `all` a real violation does. The reason names a real
+    # violation first.
+    (
+        "any: invalid JSON beside a violation is an error",
+        lambda: ToolCallsWithArgs("get", args_match={"q": "world"}),
+        _calls(NOT_JSON, {"q": "hello"}),
+        ("error", NOT_WORLD, {"violations": [INVALID, HELLO], "matching_calls": 0}),
+    ),
+    (
+        "all: a violation decides beside invalid JSON",
+        lambda: ToolCallsWithArgs("get", args_match={"q": "world"}, match="all"),
+        _calls(NOT_JSON, {"q": "hello"}),
+        ("failed", NOT_WORLD, {"violations": [INVALID, HELLO], "matching_calls": 0}),
+    ),
+    (
+        "all: invalid JSON beside a match is an error",
+        lambda: ToolCallsWithArgs("get", {"q": None}, match="all"),
+        _calls(NOT_JSON, {"q": 1}),
+        (
+            "error",
+            "1 of 2 calls do not match: 'get' was called with arguments that are not valid "
+            f"JSON ({JSON_ERROR})",
+            {"violations": [INVALID], "matching_calls": 1},
+        ),
+    ),
+    (
+        "all: no call matches, so no count in the reason",
+        lambda: ToolCallsWithArgs("get", {"q": "hi"}, match="all"),
+        _calls({"q": "x"}, {"q": "y"}),
+        (
+            "failed",
+            "Expected 'get' argument 'q' to be 'hi' but got 'x'",
+            {
+                "violations": [
+                    {
+                        "type": "value_mismatch",
+                        "tool": "get",
+                        "argument": "q",
+                        "expected": "hi",
+                        "actual": v,
+                    }
+                    for v in ("x", "y")
+                ],
+                "matching_calls": 0,
+            },
+        ),
+    ),
+    # G8: with `any`, a violation does not decide; a timeout elsewhere leaves it undecided
+    (
+        "any: a timeout beside a violation is an error",
+        lambda: ToolCallsWithArgs("get", args_match={"q": "(a|aa)+$|world"}, regex_timeout=0.05),
+        _calls(SLOW, {"q": "hello"}),
+        (
+            "error",
+            "pattern '(a|aa)+$|world' did not finish within 0.05s on a text of 41 characters",
+            {"pattern": "(a|aa)+$|world", "error": "timeout"},
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("check", "subject", "expected"),
+    [pytest.param(c, s, e, id=name) for name, c, s, e in ARGS_CASES],
+)
+def test_turn_level_tool_calls_with_args_records(
+    check: Build, subject: Turn, expected: Record
+) -> None:
+    assert record(check, subject) == expected
+
+
+# -- content_matches at conversation level --------------------------------------------------------
+
+MATCH_CASES: list[tuple[str, Build, Conversation, Record]] = [
+    # passes when some assistant message matches; on pass {pattern, matched, turn_index, match}
+    (
+        "content_matches pass",
+        lambda: ConversationContentMatches(r"#\d{5,}"),
+        chat(turn("u", "Hi"), turn("u", "Order #12345 shipped")),
+        (
+            "passed",
+            "some response matches /#\\d{5,}/",
+            {"pattern": r"#\d{5,}", "matched": True, "turn_index": 1, "match": "#12345"},
+        ),
+    ),
+    (
+        "content_matches fail",
+        lambda: ConversationContentMatches(r"#\d{6,}"),
+        chat(turn("u", "Hi"), turn("u", "Order #12345 shipped")),
+        (
+            "failed",
+            "no response matched pattern",
+            {"pattern": r"#\d{6,}", "matched": False, "responses_checked": 2},
+        ),
+    ),
+    (
+        "content_matches timeout",
+        lambda: ConversationContentMatches("(a|aa)+$", regex_timeout=0.05),
+        chat(turn("x", "a" * 40 + "!")),
+        (
+            "error",
+            "pattern '(a|aa)+$' did not finish within 0.05s on a text of 41 characters",
+            {"pattern": "(a|aa)+$", "error": "timeout"},
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("check", "subject", "expected"),
+    [pytest.param(c, s, e, id=name) for name, c, s, e in MATCH_CASES],
+)
+def test_conversation_content_matches_records(
+    check: Build, subject: Conversation, expected: Record
+) -> None:
+    assert record(check, subject) == expected
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (
+            lambda: ConversationContentMatches(""),
+            "conversation_content_matches pattern must not be empty",
+        ),
+        (lambda: LLMJudge("  "), "llm_judge criteria must be a non-empty string"),
+        (lambda: LLMJudge(5), "llm_judge criteria must be a non-empty string"),
+        (lambda: LLMJudge(rubric=""), "llm_judge rubric must be a non-empty string"),
+        (lambda: LLMJudge(), "llm_judge needs 'criteria' or 'rubric'"),
+        (lambda: LLMJudgeConversation(), "llm_judge_conversation needs 'criteria' or 'rubric'"),
+    ],
+)
+def test_judged_and_pattern_arguments_are_refused_with_a_message(
+    build: Callable[[], object], message: str
+) -> None:
+    """G4: an empty pattern, a blank or missing criteria/rubric is refused when built."""
+    with pytest.raises(ValueError) as caught:
+        build()
+    assert str(caught.value) == message
