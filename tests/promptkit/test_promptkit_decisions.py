@@ -990,6 +990,42 @@ BAD_ARGUMENTS: list[tuple[str, Callable[[], object], type[Exception], str]] = [
         "tool_name must be a string, got int",
     ),
     (
+        "tool_name blank",
+        lambda: ToolCallsWithArgs("  ", {"a": 1}),
+        ValueError,
+        "tool_calls_with_args needs a non-empty tool_name",
+    ),
+    (
+        "tool_name not a string",
+        lambda: ConversationToolCallsWithArgs(5, {"a": 1}),  # type: ignore[arg-type]
+        ValueError,
+        "conversation_tool_calls_with_args needs a non-empty tool_name",
+    ),
+    (
+        "match neither any nor all",
+        lambda: ToolCallsWithArgs("t", {"a": 1}, match="some"),
+        ValueError,
+        "match must be 'any' or 'all', got 'some'",
+    ),
+    (
+        "expected arguments not a mapping",
+        lambda: ConversationToolCallsWithArgs("t", [1]),  # type: ignore[arg-type]
+        TypeError,
+        "expected arguments must be a mapping, got list",
+    ),
+    (
+        "args_match not a mapping",
+        lambda: ToolCallsWithArgs("t", args_match=["q"]),  # type: ignore[arg-type]
+        TypeError,
+        "args_match must be a mapping, got list",
+    ),
+    (
+        "args_match pattern empty",
+        lambda: ToolCallsWithArgs("t", args_match={"q": ""}),
+        ValueError,
+        "args_match.q pattern must not be empty",
+    ),
+    (
         "guardrail blank",
         lambda: GuardrailTriggered("  "),
         ValueError,
@@ -1264,6 +1300,12 @@ ARGS_CASES: list[tuple[str, Build, Turn, Record]] = [
             'calls get(n~/^5$/, tags~/é"\\]$/, o~/^\\{"k": 1\\}$/)',
             {"violations": [], "matching_calls": 1},
         ),
+    ),
+    (
+        "values and patterns together",
+        lambda: ToolCallsWithArgs("get", {"n": 5}, args_match={"q": "x"}),
+        _calls({"n": 5, "q": "xy"}),
+        ("passed", "calls get(n=5, q~/x/)", {"violations": [], "matching_calls": 1}),
     ),
     (
         "an argument a pattern needs is missing",
