@@ -436,6 +436,14 @@ class AgentResponseContains(Assertion):
 # -- tool arguments ----------------------------------------------------------------------------
 
 
+_Violations = list[dict[str, Any]]
+
+
+def _matching(per_call: Sequence[_Violations | None]) -> int:
+    """How many calls satisfied every requirement (an undecided call, `None`, did not)."""
+    return sum(v is not None and not v for v in per_call)
+
+
 class _ArgsCheck(Assertion):
     """Shared core of `tool_calls_with_args` at both levels: per-call argument violations."""
 
@@ -529,27 +537,30 @@ class _ArgsCheck(Assertion):
                 )
         return out
 
-    def _evaluate(self, calls: Sequence[ToolCall]) -> tuple[Status, list[list[dict[str, Any]]]]:
-        """The outcome over `calls` and each call's violations.
+    def _evaluate(self, calls: Sequence[ToolCall]) -> tuple[Status, list[_Violations | None]]:
+        """The outcome over `calls` and each call's violations, in the order of `calls`.
+
+        A call whose pattern ran out of time is undecided: its entry is `None`.
 
         Raises:
             RegexTimeoutError: when a pattern ran out of time on a call and no other call
                 decides the outcome (a match for `any`, a violation for `all`).
         """
-        per_call: list[list[dict[str, Any]]] = []
+        per_call: list[_Violations | None] = []
         timeout: RegexTimeoutError | None = None
         for call in calls:
             try:
                 per_call.append(self._violations(call))
             except RegexTimeoutError as exc:  # undecided: another call may still decide
                 timeout = timeout or exc
-        matching = sum(not v for v in per_call)
+                per_call.append(None)
+        matching = _matching(per_call)
         if (matching and self.match == "any") or (matching == len(calls)):
             return _P, per_call
-        if timeout is not None and (self.match == "any" or matching == len(per_call)):
+        if timeout is not None and (self.match == "any" or not any(per_call)):
             raise timeout
-        real = [v for vs in per_call for v in vs if v["type"] != "invalid_args_json"]
-        invalid = any(v["type"] == "invalid_args_json" for vs in per_call for v in vs)
+        real = [v for vs in per_call if vs for v in vs if v["type"] != "invalid_args_json"]
+        invalid = any(v["type"] == "invalid_args_json" for vs in per_call if vs for v in vs)
         if invalid and (self.match == "any" or not real):
             return _E, per_call
         return _F, per_call
@@ -648,16 +659,17 @@ class ToolCallsWithArgs(_ArgsCheck):
             status, per_call = self._evaluate(calls)
         except RegexTimeoutError as exc:
             return _timeout(self.kind, exc, exc.pattern or "args_match")
-        matching = sum(not v for v in per_call)
+        matching = _matching(per_call)
         if status is _P:
             return Result(
                 _P, self.kind, self._held(), {"violations": [], "matching_calls": matching}
             )
-        violations = [v for vs in per_call for v in vs]
+        violations = [v for vs in per_call if vs for v in vs]
         first = next((v for v in violations if v["type"] != "invalid_args_json"), violations[0])
         reason = describe_violation(first)
         if self.match == "all" and matching:
-            reason = f"{len(calls) - matching} of {len(calls)} calls do not match: {reason}"
+            failing = sum(bool(v) for v in per_call)
+            reason = f"{failing} of {len(calls)} calls do not match: {reason}"
         return Result(
             status, self.kind, reason, {"violations": violations, "matching_calls": matching}
         )
@@ -1179,10 +1191,11 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
             status, per_call = self._evaluate([c for _, c in located])
         except RegexTimeoutError as exc:
             return _timeout(self.kind, exc, exc.pattern or "args_match")
-        matching = sum(not v for v in per_call)
-        details["matching_calls"] = matching
+        details["matching_calls"] = _matching(per_call)
         if status is _P:
-            best = next(c for (_, c), v in zip(located, per_call, strict=True) if not v)
+            best = next(
+                c for (_, c), v in zip(located, per_call, strict=True) if v is not None and not v
+            )
             return Result(
                 _P,
                 self.kind,
@@ -1197,6 +1210,7 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
                 "evidence": {"tool": call.name, "arguments": _arguments(call)},
             }
             for (index, call), vs in zip(located, per_call, strict=True)
+            if vs
             for v in vs
         ]
         failing = [(c, v) for (_, c), v in zip(located, per_call, strict=True) if v]
