@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +27,7 @@ from chatassert import (
     Verdict,
 )
 from chatassert._judging import fill_template, template_fields
+from chatassert.judges import CachedJudge
 
 P, F, E = Status.PASSED, Status.FAILED, Status.ERROR
 DOWN = "judge fake gave no verdict: down"
@@ -245,11 +247,14 @@ class Grader:
     ],
 )
 def test_function_judge_names(
-    function: Any, name: str, qualified: str | None, anonymous: bool
+    function: Any, name: str, qualified: str | None, anonymous: bool, tmp_path: Path
 ) -> None:
     judge = FunctionJudge(function)
     assert (judge.name, judge.anonymous) == (name, anonymous)
     assert judge.cache_params() == {"function": qualified}
+    if anonymous:  # "CachedJudge refuses ... until you name it"
+        with pytest.raises(ValueError, match="name it"):
+            CachedJudge(judge, tmp_path / "verdicts.sqlite3")
     named = FunctionJudge(function, name="polite-check")
     assert (named.name, named.anonymous) == ("polite-check", False)
 
