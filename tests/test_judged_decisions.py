@@ -26,6 +26,7 @@ from chatassert import (
     Turn,
     Verdict,
 )
+from chatassert._judged import resolve_judge
 from chatassert._judging import fill_template, template_fields
 from chatassert.judges import CachedJudge
 
@@ -275,3 +276,45 @@ def test_a_prompt_template_must_be_a_non_empty_string(template: object) -> None:
 def test_fill_template_leaves_missing_values_empty() -> None:
     filled = fill_template("[{{criteria}}|{{ input }}|{{response}}]", {"criteria": "c"})
     assert filled == "[c||]"
+
+
+# --- FakeJudge: "A judge that passes everything"; bools as verdicts; an exhausted script ------
+
+
+def test_fake_passing_defaults_and_a_bool_reply() -> None:
+    result = LLMRubric("Is polite", judge=FakeJudge.passing()).check("Please.")
+    assert (result.status, result.reason, result.score) == (P, "meets the criteria", 1.0)
+    custom = LLMRubric("Is polite", judge=FakeJudge.passing("kind", score=None)).check("Please.")
+    assert (custom.reason, custom.score) == ("kind", None)
+    verdict = asyncio.run(FakeJudge(False).judge(JudgeRequest("c", "r")))
+    assert verdict == Verdict(False, None, "", False)
+
+
+def test_an_exhausted_fake_script_is_an_error_that_says_so() -> None:
+    judge = FakeJudge(True)
+    check = LLMRubric("Is polite", judge=judge)
+    assert check.check("a").passed
+    result = check.check("b")
+    assert (result.status, result.reason) == (
+        E,
+        "judge fake gave no verdict: "
+        "the fake judge's script is used up (give more replies or a default)",
+    )
+    assert result.details["error"] == "JudgeError"
+
+
+# --- resolve_judge: "an assertion's own model wins over" CHATASSERT_JUDGE_MODEL (docs/judges.md)
+
+
+def test_the_environment_judge_takes_the_assertions_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CHATASSERT_JUDGE", raising=False)
+    assert resolve_judge("gpt-4o") is None
+    monkeypatch.setenv("CHATASSERT_JUDGE", "openai")
+    monkeypatch.setenv("CHATASSERT_JUDGE_MODEL", "gpt-4o-mini")
+    monkeypatch.setenv("CHATASSERT_JUDGE_CACHE", "off")
+    own = resolve_judge("gpt-4o")
+    assert own is not None
+    assert own.name == "openai:gpt-4o"
+    default = resolve_judge()
+    assert default is not None
+    assert default.name == "openai:gpt-4o-mini"

@@ -387,3 +387,142 @@ def test_no_tool_errors_lists_three_errors_and_counts_the_rest(errors: int, tail
 )
 def test_tool_sequence_describes_its_order_in_words(order: str, text: str) -> None:
     assert ToolSequence(["a", "b"], order).describe() == f"calls [a, b] ({text})"
+
+
+# --- result checks: "The tool never called is a failure; called but without a recorded result
+# is an error"; "a result's text is its content, or its structured data as JSON" -------------
+
+
+def results_turn(*contents: str | None) -> Turn:
+    """One call of `s` per item; None leaves that call without a recorded result."""
+    calls = [call("s", id=f"c{j}") for j in range(len(contents))]
+    results = [ToolResult(call_id=f"c{j}", content=c) for j, c in enumerate(contents) if c]
+    return turn(*calls, results=results)
+
+
+def row(j: int, content: str | None, matched: bool | None) -> dict[str, Any]:
+    return {"call": f"tool_calls[{j}]", "content": content, "matched": matched}
+
+
+@pytest.mark.parametrize(
+    ("match", "contents", "status", "reason", "rows"),
+    [
+        ("any", (None,), E, "'s' was called but no result of it was recorded",
+         [row(0, None, None)]),
+        ("any", (None, "ok"), P, "a result of s contains 'ok'",
+         [row(0, None, None), row(1, "ok", True)]),
+        ("all", (None, "ok"), E, "no result was recorded for 's' (tool_calls[0])",
+         [row(0, None, None), row(1, "ok", True)]),
+        ("all", ("ok", "OK!"), P, "a result of s contains 'ok'",
+         [row(0, "ok", True), row(1, "OK!", True)]),
+        ("all", ("ok", "no"), F,
+         "expected every result of 's' containing 'ok' but tool_calls[1] does not ('no')",
+         [row(0, "ok", True), row(1, "no", False)]),
+        ("any", ("no", "nope"), F,
+         "expected a result of 's' containing 'ok' but none of its 2 result(s) does "
+         "(tool_calls[0]: 'no')",
+         [row(0, "no", False), row(1, "nope", False)]),
+    ],
+)  # fmt: skip
+def test_tool_result_contains_outcomes(
+    match: str,
+    contents: tuple[str | None, ...],
+    status: Status,
+    reason: str,
+    rows: list[dict[str, Any]],
+) -> None:
+    result = ToolResultContains("s", "ok", match=match).check(results_turn(*contents))
+    assert (result.status, result.name, result.reason, dict(result.details)) == (
+        status,
+        "tool_result_contains",
+        reason,
+        {"tool": "s", "value": "ok", "match": match, "results": rows},
+    )
+
+
+def test_a_never_called_tool_is_a_failure_named_after_the_check() -> None:
+    result = ToolResultMatches("s", "x").check(turn("t"))
+    assert (result.status, result.name, dict(result.details)) == (
+        F,
+        "tool_result_matches",
+        {"tool": "s", "pattern": "x", "match": "any", "results": []},
+    )
+
+
+SLOW = "a" * 40000 + "!"  # `(a|aa)+$` backtracks for far longer than 50 ms on this
+
+
+def test_a_result_that_runs_out_of_time_is_recorded_as_undecided() -> None:
+    result = ToolResultMatches("s", "(a|aa)+$", regex_timeout=0.05).check(results_turn(SLOW))
+    assert (result.status, result.name) == (E, "tool_result_matches")
+    assert dict(result.details) == {
+        "tool": "s",
+        "pattern": "(a|aa)+$",
+        "match": "any",
+        "results": [{**row(0, SLOW, None), "error": "timeout"}],
+        "error": "timeout",
+    }
+
+
+def test_a_results_text_is_its_content_else_its_data_as_json() -> None:
+    both = Turn(
+        tool_calls=[call("s", id="c")],
+        tool_results=[ToolResult(call_id="c", content="shipped", data={"status": "lost"})],
+    )
+    assert ToolResultContains("s", "shipped").check(both).passed
+    assert not ToolResultContains("s", "lost").check(both).passed
+    data = Turn(
+        tool_calls=[call("s", id="c")],
+        tool_results=[
+            ToolResult(call_id="c", data={"city": "Zürich", "day": datetime.date(2024, 2, 15)})
+        ],
+    )
+    result = ToolResultContains("s", "nothing").check(data)
+    assert result.details["results"][0]["content"] == '{"city": "Zürich", "day": "2024-02-15"}'
+    empty = Turn(tool_calls=[call("s", id="c")], tool_results=[ToolResult(call_id="c", content="")])
+    assert empty.tool_results[0].data is None
+    assert ToolResultContains("s", "null").check(empty).details["results"][0]["content"] == ""
+
+
+def test_a_failure_quotes_a_result_shortened_to_60_characters() -> None:
+    content = "x" * 61
+    result = ToolResultContains("s", "ok").check(results_turn(content))
+    shown = result.reason.split("(tool_calls[0]: ")[1][:-1]
+    assert shown == repr("x" * 40 + "…" + "x" * 19)
+
+
+# --- construction: exception messages say what was expected and what was found (DESIGN.md) --
+
+
+@pytest.mark.parametrize(
+    ("build", "error", "message"),
+    [
+        (lambda: MaxToolCalls("3"), TypeError, "max must be an integer, got str '3'"),
+        (lambda: MaxToolCalls(None), TypeError, "max must be an integer, got NoneType None"),
+        (lambda: StepsBeforeAnswer(2.0), TypeError, "max must be an integer, got float 2.0"),
+        (lambda: StepsBeforeAnswer(-1), ValueError, "max must not be negative, got -1"),
+        (lambda: NoRepeatedCalls(ignore_keys=5), TypeError,
+         "ignore_keys must be a list of non-empty argument names, got 5"),
+        (lambda: NoToolErrors(5), TypeError,
+         "tools must be a list of non-empty argument names, got 5"),
+        (lambda: NoToolErrors([]), ValueError,
+         "tools must name at least one tool (or be omitted for all)"),
+        (lambda: ToolCallCount(5, max=1), ValueError,
+         "tool_call_count needs a non-empty tool name, got 5"),
+        (lambda: ToolCallCount(" ", max=1), ValueError,
+         "tool_call_count needs a non-empty tool name, got ' '"),
+        (lambda: ToolCallCount("s"), ValueError, "tool_call_count needs min, max or both"),
+        (lambda: ToolResultContains("s", 5), ValueError,
+         "tool_result_contains needs a non-empty value, got 5"),
+        (lambda: ToolResultContains("s", ""), ValueError,
+         "tool_result_contains needs a non-empty value, got ''"),
+        (lambda: ToolResultContains("s", "x", case_sensitive="yes"), TypeError,
+         "case_sensitive must be true or false, got 'yes'"),
+    ],
+)  # fmt: skip
+def test_construction_errors_say_what_was_expected_and_found(
+    build: Any, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as info:
+        build()
+    assert str(info.value) == message
