@@ -158,6 +158,12 @@ def test_a_reply_without_json_names_it_shortened_in_the_middle() -> None:
     with pytest.raises(JudgeReplyError) as whole:
         extract_json(exactly)
     assert str(whole.value) == f"the judge's reply holds no JSON object: {exactly!r}"
+    just_over = "z" * 201
+    with pytest.raises(JudgeReplyError) as over:
+        extract_json(just_over)
+    assert str(over.value) == (
+        f"the judge's reply holds no JSON object: {'z' * 100 + '…' + 'z' * 100!r}"
+    )
     long = "a" * 150 + "b" * 150
     with pytest.raises(JudgeReplyError) as cut:
         extract_json(long)
