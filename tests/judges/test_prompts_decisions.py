@@ -126,6 +126,11 @@ def test_extract_json_finds_the_verdict(text: str, found: Any) -> None:
     assert extract_json(text) == found
 
 
+def test_a_fenced_block_wins_over_prose_even_after_a_fence_that_is_not_json() -> None:
+    text = 'Draft: {"passed": true}\n```\nnot json\n```\n```json\n{"passed": false}\n```'
+    assert extract_json(text) == {"passed": False}
+
+
 def test_extract_json_key_chooses_among_embedded_objects() -> None:
     text = 'first {"passed": true} then {"verdicts": []}'
     assert extract_json(text, key="verdicts") == {"verdicts": []}
