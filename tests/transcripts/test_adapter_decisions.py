@@ -394,3 +394,490 @@ def test_parsed_conversations_copy_pickle_and_dump_like_validated_ones(record: A
     assert c.model_dump(exclude_unset=True) == c.model_dump()
     assert c.turns[0].model_copy(update={"text": "x"}).text == "x"
     assert Conversation.model_validate(json.loads(c.model_dump_json())) == c
+
+
+# ---------------------------------------------------------------------------------------------
+# Anthropic Messages
+
+ANTHROPIC_TRANSCRIPT = {
+    "id": "a1",
+    "model": "claude-x",
+    "case": "booking",
+    "system": [{"type": "text", "text": "You "}, {"type": "text", "text": "book."}],
+    "messages": [
+        {"role": "user", "content": "Table for 4?"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hmm"},
+                {"type": "text", "text": "Let me "},
+                {"type": "text", "text": "check."},
+                {"type": "tool_use", "id": "toolu_1", "name": "check", "input": {"n": 4}},
+                {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {"q": "x"}},
+            ],
+        },
+        # only tool results: the tools answering, so the turn goes on
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True, "content": "timeout"},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "srv_1",
+                    "content": [{"type": "text", "text": "found "}, {"type": "image"}, {"type": "text", "text": "it"}],
+                },
+            ],
+        },
+        {"role": "assistant", "content": [{"type": "text"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Booking."}, {"type": "tool_use", "id": "toolu_2", "name": "book", "input": {}}]},
+        # results and text: the results end this turn, the text starts the next one
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_2", "content": {"rows": 1}},
+                {"type": "tool_result", "tool_use_id": "toolu_2", "content": 42, "is_error": "yes"},
+                {"type": "text", "text": "Also Sunday?"},
+            ],
+        },
+        {"role": "assistant", "content": None},
+    ],
+    "response": {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "Booked."}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 30, "output_tokens": 4, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 20},
+    },
+}
+
+ANTHROPIC_TRANSCRIPT_EXPECTED = conv(
+    id="a1",
+    metadata={"case": "booking", "model": "claude-x"},
+    turns=[
+        turn(
+            "Table for 4?",
+            "Booking.",
+            [
+                msg("system", "You book."),
+                msg("user", "Table for 4?"),
+                msg(
+                    "assistant",
+                    "Let me check.",
+                    (call("check", {"n": 4}, "toolu_1"), call("web_search", {"q": "x"}, "srv_1")),
+                ),
+                msg("tool", "timeout", call_id="toolu_1"),
+                msg("tool", "found it", call_id="srv_1"),
+                msg("assistant", ""),
+                msg("assistant", "Booking.", (call("book", {}, "toolu_2"),)),
+                msg("tool", '{"rows": 1}', call_id="toolu_2"),
+                msg("tool", "42", call_id="toolu_2"),
+            ],
+            (
+                result("timeout", "toolu_1", "check", is_error=True),
+                result("found it", "srv_1", "web_search"),
+                result('{"rows": 1}', "toolu_2", "book", data={"rows": 1}),
+                result("42", "toolu_2", "book"),
+            ),
+        ),
+        turn(
+            "Also Sunday?",
+            "Booked.",
+            [msg("user", "Also Sunday?"), msg("assistant", None), msg("assistant", "Booked.")],
+            metadata={
+                "model": "claude-x",
+                "input_tokens": 150,
+                "output_tokens": 4,
+                "total_tokens": 154,
+                "stop_reason": "end_turn",
+                "model_calls": 1,
+            },
+        ),
+    ],
+)
+
+ANTHROPIC_ONE_CALL = {
+    "id": "c-1",
+    "metadata": {"env": "dev"},
+    "latency_ms": 20,
+    "request": {"model": "claude-x", "system": "S", "messages": [{"role": "user", "content": "Hi"}]},
+    "response": {
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-x-2025",
+        "content": [{"type": "text", "text": "Hello"}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 3, "output_tokens": 1},
+    },
+}
+
+ANTHROPIC_ONE_CALL_EXPECTED = conv(
+    id="c-1",
+    metadata={"env": "dev", "latency_ms": 20},
+    turns=[
+        turn(
+            "Hi",
+            "Hello",
+            [msg("system", "S"), msg("user", "Hi"), msg("assistant", "Hello")],
+            metadata={
+                "model": "claude-x",
+                "latency_ms": 20,
+                "input_tokens": 3,
+                "output_tokens": 1,
+                "total_tokens": 4,
+                "stop_reason": "end_turn",
+                "model_calls": 1,
+            },
+        )
+    ],
+)
+
+_T1 = {"type": "tool_use", "id": "t1", "name": "w", "input": {"c": "Oslo"}}
+_ANTHROPIC_FIRST = {
+    "request": {"system": "S", "messages": [{"role": "user", "content": "Weather?"}]},
+    "response": {"content": [_T1], "stop_reason": "tool_use", "usage": {"input_tokens": 5, "output_tokens": 2}},
+}
+ANTHROPIC_CALLS = {
+    "id": "c-2",
+    "tags": ["t"],
+    "calls": [
+        _ANTHROPIC_FIRST,
+        {
+            "request": {
+                "system": "S",
+                "messages": [
+                    {"role": "user", "content": "Weather?"},
+                    {"role": "assistant", "content": [_T1]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5C"}]},
+                ],
+            },
+            "response": {"content": [{"type": "text", "text": "5C in Oslo."}], "stop_reason": "end_turn", "usage": {"input_tokens": 9, "output_tokens": 3}},
+        },
+    ],
+}
+
+_OSLO_TURN = turn(
+    "Weather?",
+    "5C in Oslo.",
+    [
+        msg("system", "S"),
+        msg("user", "Weather?"),
+        msg("assistant", None, (call("w", {"c": "Oslo"}, "t1"),)),
+        msg("tool", "5C", call_id="t1"),
+        msg("assistant", "5C in Oslo."),
+    ],
+    (result("5C", "t1", "w"),),
+    metadata={
+        "input_tokens": 14,
+        "output_tokens": 5,
+        "total_tokens": 19,
+        "stop_reason": "tool_use",
+        "model_calls": 2,
+    },
+)
+ANTHROPIC_CALLS_EXPECTED = conv(id="c-2", metadata={"tags": ["t"]}, turns=[_OSLO_TURN])
+
+ANTHROPIC_ARRAY = [
+    {"request": {"messages": [{"role": "user", "content": "Hi"}]}, "response": {"type": "message", "content": [{"type": "text", "text": "Hey"}]}},
+]
+ANTHROPIC_ARRAY_EXPECTED = conv(
+    turns=[turn("Hi", "Hey", [msg("user", "Hi"), msg("assistant", "Hey")], metadata={"model_calls": 1})]
+)
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        pytest.param(ANTHROPIC_TRANSCRIPT, ANTHROPIC_TRANSCRIPT_EXPECTED, id="transcript"),
+        pytest.param(ANTHROPIC_ONE_CALL, ANTHROPIC_ONE_CALL_EXPECTED, id="one-call"),
+        pytest.param(ANTHROPIC_CALLS, ANTHROPIC_CALLS_EXPECTED, id="calls"),
+        pytest.param(ANTHROPIC_ARRAY, ANTHROPIC_ARRAY_EXPECTED, id="array-of-calls"),
+    ],
+)
+def test_anthropic_records_become_these_conversations(record: Any, expected: dict[str, Any]) -> None:
+    """docs/offline.md "Anthropic Messages": tool_use blocks are calls, a user message of only
+    tool_result blocks continues the turn, text beside results starts the next one."""
+    check(record, "anthropic", expected)
+
+
+_ANTHROPIC_OK = {"content": [], "stop_reason": "end_turn"}
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ("x", "expected an object with 'messages' (Anthropic Messages format)"),
+        ({}, "expected 'messages', a {request, response} call, or 'calls' (Anthropic Messages format)"),
+        ({"messages": [5]}, "messages[0] is not a message object with a 'role'"),
+        ({"messages": [{"role": "user", "content": 5}]}, "messages[0].content must be a string or a list of blocks"),
+        ({"messages": [{"role": "user", "content": [5]}]}, "messages[0].content[0] is not a content block with a 'type'"),
+        ({"messages": [{"role": "assistant", "content": [{"type": "tool_use", "name": "f"}]}]}, "messages[0].content[0] (tool_use) has no 'id'"),
+        ({"messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": "t"}]}]}, "a tool call has no name (got None)"),
+        ({"messages": [{"role": "user", "content": [{"type": "tool_result"}]}]}, "messages[0].content[0] (tool_result) has no 'tool_use_id'"),
+        ({"messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": 1}]}]}]}, "messages[0].content[0].content[0]: 'type' must be a string (got 1)"),
+        ({"system": [{"type": 1}], "messages": []}, "system[0]: 'type' must be a string (got 1)"),
+        ({"messages": [], "response": "x"}, "response is not a message with 'content' blocks"),
+        ({"messages": [], "response": {"content": [5]}}, "response.content[0] is not a content block with a 'type'"),
+        ({"messages": [], "response": {**_ANTHROPIC_OK, "usage": {"output_tokens": -1}}}, "response: usage.output_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got -1"),
+        ({"request": {"system": "S", "messages": []}, "response": {**_ANTHROPIC_OK, "usage": {"output_tokens": 1.5}}}, "record[0].response: usage.output_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got 1.5"),
+        ({"request": {"system": "S", "messages": []}, "response": _ANTHROPIC_OK, "cost": -1}, "record[0]: cost must be an amount (a number from 0 to 2**63 - 1), got -1"),
+        ([{"request": {"system": "S", "messages": []}}, 5], "record[1] is not a {request, response} call"),
+        ({"calls": [{"request": {"system": "S", "messages": []}}, 5]}, "calls[1] is not a {request, response} call"),
+        ({"calls": [{"request": {"system": "S", "messages": [5]}}]}, "calls[0].request.messages[0] is not a message object with a 'role'"),
+        ({"calls": [{"request": {"system": [{"type": 1}], "messages": []}}]}, "calls[0].request.system[0]: 'type' must be a string (got 1)"),
+    ],
+)
+def test_malformed_anthropic_records_say_where_and_why(record: Any, expected: str) -> None:
+    """docs/offline.md: an unreadable line is reported naming the field and what it should hold."""
+    assert error_of(record, "anthropic") == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# OpenAI Responses API
+
+RESPONSES_OBJECT = {
+    "id": "resp_1",
+    "object": "response",
+    "model": "gpt-4.1",
+    "status": "completed",
+    "instructions": "Travel.",
+    "input": [
+        {"role": "user", "content": "Rome?"},
+        {"type": "function_call", "call_id": "fc_1", "name": "search", "arguments": '{"to": "FCO"}'},
+        {"type": "function_call", "call_id": "fc_2", "name": "hotels", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "fc_1", "output": "[]"},
+        {"type": "function_call_output", "call_id": "fc_2", "output": [{"type": "input_text", "text": "none"}], "status": "failed"},
+        {"type": "reasoning", "summary": []},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Trying trains."}]},
+        # a call after text is a step of its own
+        {"type": "function_call", "call_id": 3, "name": "trains"},
+        {"type": "function_call_output", "call_id": 3, "output": None, "is_error": True},
+        {"type": "function_call_output", "call_id": "fc_9", "output": "late", "status": "completed", "is_error": "yes"},
+        {"type": "message", "role": "assistant", "content": []},
+        {"type": "function_call", "call_id": "fc_4", "name": "buses", "arguments": "{}"},
+    ],
+    "output": [
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "No "}, {"type": "output_text", "text": "luck."}]}
+    ],
+    "usage": {"input_tokens": 80, "output_tokens": 6},
+}
+
+_ROME_CALLS = (call("search", {"to": "FCO"}, "fc_1", '{"to": "FCO"}'), call("hotels", {}, "fc_2", "{}"))
+RESPONSES_OBJECT_EXPECTED = conv(
+    id="resp_1",
+    metadata={"model": "gpt-4.1", "input_tokens": 80, "output_tokens": 6, "total_tokens": 86},
+    turns=[
+        turn(
+            "Rome?",
+            "No luck.",
+            [
+                msg("system", "Travel."),
+                msg("user", "Rome?"),
+                msg("assistant", None, _ROME_CALLS),
+                msg("tool", "[]", call_id="fc_1"),
+                msg("tool", "none", call_id="fc_2"),
+                msg("assistant", "Trying trains."),
+                msg("assistant", None, (call("trains", {}, "3"),)),
+                msg("tool", "", call_id="3"),
+                msg("tool", "late", call_id="fc_9"),
+                msg("assistant", None),
+                msg("assistant", None, (call("buses", {}, "fc_4", "{}"),)),
+                msg("assistant", "No luck."),
+            ],
+            (
+                result("[]", "fc_1", "search"),
+                result("none", "fc_2", "hotels", is_error=True),
+                result("", "3", "trains", is_error=True),
+                # an id no call has: named after the call at its position, as the core model does
+                result("late", "fc_9", "buses"),
+            ),
+            metadata={
+                "model": "gpt-4.1",
+                "input_tokens": 80,
+                "output_tokens": 6,
+                "total_tokens": 86,
+                "status": "completed",
+                "model_calls": 1,
+            },
+        )
+    ],
+)
+
+RESPONSES_ONE_CALL = {
+    "id": "r2",
+    "latency_ms": 9,
+    "request": {"model": "gpt-4.1", "instructions": "I", "input": "Hello"},
+    "response": {
+        "model": "gpt-4.1-2025",
+        "status": "incomplete",
+        "output": [{"role": "assistant", "content": "Hi there"}],
+        "usage": {"input_tokens": 2, "output_tokens": 2},
+    },
+}
+RESPONSES_ONE_CALL_EXPECTED = conv(
+    id="r2",
+    metadata={"latency_ms": 9},
+    turns=[
+        turn(
+            "Hello",
+            "Hi there",
+            [msg("system", "I"), msg("user", "Hello"), msg("assistant", "Hi there")],
+            metadata={
+                "model": "gpt-4.1",
+                "latency_ms": 9,
+                "input_tokens": 2,
+                "output_tokens": 2,
+                "total_tokens": 4,
+                "status": "incomplete",
+                "model_calls": 1,
+            },
+        )
+    ],
+)
+
+RESPONSES_CALLS = {
+    "id": "r3",
+    "test_case": "search",
+    "calls": [
+        {"request": {"input": [{"role": "user", "content": "Find x"}]}, "response": {"output": [{"type": "function_call", "call_id": "f", "name": "find", "arguments": "{}"}]}},
+        {
+            "request": {
+                "input": [
+                    {"role": "user", "content": "Find x"},
+                    {"type": "function_call", "call_id": "f", "name": "find", "arguments": "{}"},
+                    {"type": "function_call_output", "call_id": "f", "output": "x found"},
+                ]
+            },
+            "response": {"output": []},
+        },
+    ],
+}
+RESPONSES_CALLS_EXPECTED = conv(
+    id="r3",
+    metadata={"test_case": "search"},
+    turns=[
+        turn(
+            "Find x",
+            "",
+            [
+                msg("user", "Find x"),
+                msg("assistant", None, (call("find", {}, "f", "{}"),)),
+                msg("tool", "x found", call_id="f"),
+            ],
+            (result("x found", "f", "find"),),
+            metadata={"model_calls": 1},
+        )
+    ],
+)
+
+RESPONSES_ITEMS = {
+    "metadata": {"k": 1},
+    "items": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]}, {"role": "assistant", "content": "Yo"}],
+}
+RESPONSES_ITEMS_EXPECTED = conv(
+    metadata={"k": 1}, turns=[turn("Hi", "Yo", [msg("user", "Hi"), msg("assistant", "Yo")])]
+)
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        pytest.param(RESPONSES_OBJECT, RESPONSES_OBJECT_EXPECTED, id="response-object"),
+        pytest.param(RESPONSES_ONE_CALL, RESPONSES_ONE_CALL_EXPECTED, id="one-call"),
+        pytest.param(RESPONSES_CALLS, RESPONSES_CALLS_EXPECTED, id="calls"),
+        pytest.param(RESPONSES_ITEMS, RESPONSES_ITEMS_EXPECTED, id="items"),
+    ],
+)
+def test_openai_responses_records_become_these_conversations(record: Any, expected: dict[str, Any]) -> None:
+    """docs/offline.md "OpenAI Responses API": consecutive calls are one assistant step,
+    results link by call_id, `status: failed` or `is_error: true` marks a result errored."""
+    check(record, "openai-responses", expected)
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ("x", "expected an object with 'output' or 'items' (OpenAI Responses)"),
+        ({}, "expected 'input' and 'output', a {request, response} call, 'calls' or 'items' (OpenAI Responses format)"),
+        ({"input": 5, "output": []}, "input must be a string or a list of items"),
+        ({"input": [5], "output": []}, "input[0] is not an item object"),
+        ({"input": [{"type": 5}], "output": []}, "input[0]: 'type' must be a string (got 5)"),
+        ({"input": [{"content": "x"}], "output": []}, "input[0] (message) has no 'role'"),
+        ({"input": [{"role": "user", "content": 5}], "output": []}, "input[0].content: message content must be a string or a list of parts, got 5"),
+        ({"input": [{"type": "function_call", "name": "f"}], "output": []}, "input[0] (function_call) has no 'call_id'"),
+        ({"input": [{"type": "function_call", "call_id": "c"}], "output": []}, "a tool call has no name (got None)"),
+        ({"input": [{"type": "function_call_output", "output": "x"}], "output": []}, "input[0] (function_call_output) has no 'call_id'"),
+        ({"input": [{"type": "function_call_output", "call_id": "c", "output": 5}], "output": []}, "input[0].output: message content must be a string or a list of parts, got 5"),
+        ({"output": [5]}, "output[0] is not an item object"),
+        ({"items": [5]}, "items[0] is not an item object"),
+        ({"output": [{"role": "assistant", "content": "x"}], "usage": {"input_tokens": -1}}, "usage.input_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got -1"),
+        ({"request": {"input": [5]}, "response": None}, "record[0].request.input[0] is not an item object"),
+        ({"request": {"input": []}, "response": {"output": 5}}, "record[0].response has no 'output' list"),
+        ({"request": {"input": []}, "response": "x"}, "record[0].response has no 'output' list"),
+        ({"request": {"input": []}, "response": {"output": [5]}}, "record[0].response.output[0] is not an item object"),
+        ({"calls": [{"request": {"input": []}, "response": {"output": [{"role": "assistant", "content": "x"}], "usage": {"input_tokens": -1}}}]}, "calls[0].response: usage.input_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got -1"),
+        ({"calls": [{"request": {"input": []}, "response": {"output": [{"role": "assistant", "content": "x"}]}, "cost": -1}]}, "calls[0]: cost must be an amount (a number from 0 to 2**63 - 1), got -1"),
+        ({"calls": [{"request": {"input": []}}, 5]}, "calls[1] is not a {request, response} call"),
+    ],
+)
+def test_malformed_openai_responses_records_say_where_and_why(record: Any, expected: str) -> None:
+    """docs/offline.md: an unreadable line is reported naming the field and what it should hold."""
+    assert error_of(record, "openai-responses") == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# format detection, line by line, in the documented order
+
+_USER = {"role": "user", "content": "Hi"}
+_TOOL_USE = {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]}
+_CHAT_REPLY = {"choices": [{"message": {"role": "assistant", "content": "ok"}}]}
+
+
+def detected(record: Any) -> str | None:
+    from chatassert.transcripts import FORMATS
+
+    return next((name for name, (detect, _) in FORMATS.items() if detect(record)), None)
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ({"messages": [_USER]}, "openai"),
+        ({"messages": [_USER], "system": "S"}, "anthropic"),
+        ({"messages": [_TOOL_USE]}, "anthropic"),
+        ({"messages": ["x", {"role": "user", "content": ["x", {"type": "tool_result"}]}]}, "anthropic"),
+        ({"messages": [{"role": "assistant", "content": [{"type": "thinking"}]}]}, "anthropic"),
+        ({"messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}, "openai"),
+        ({"messages": [_USER], "response": {"type": "message", "content": "x"}}, "anthropic"),
+        ({"messages": [_USER], "response": {"content": [], "stop_reason": "end_turn"}}, "anthropic"),
+        ({"messages": [_USER], "response": {"content": []}}, "openai"),
+        ({"messages": [_USER], "response": {"content": "x", "stop_reason": "end_turn"}}, "openai"),
+        ({"messages": [_USER], "response": {"type": "other", "content": []}}, "openai"),
+        ({"request": {"system": "S", "messages": [_USER]}, "response": None}, "anthropic"),
+        ({"request": {"messages": [_USER]}, "response": {"type": "message", "content": []}}, "anthropic"),
+        ({"request": {"messages": [_TOOL_USE]}, "response": None}, "anthropic"),
+        ({"request": {"messages": [_USER]}, "response": _CHAT_REPLY}, "openai"),
+        ({"request": {"system": "S", "messages": "x"}}, None),
+        ([{"request": {"system": "S", "messages": [_USER]}}], "anthropic"),
+        ([{"request": {"messages": [_USER]}, "response": _CHAT_REPLY}], "openai"),
+        ([], None),
+        ({"calls": [{"request": {"system": "S", "messages": [_USER]}}]}, "anthropic"),
+        ({"calls": [{"request": {"messages": [_USER]}}]}, "openai"),
+        ({"calls": [{"request": {"input": "x"}}]}, "openai-responses"),
+        ({"calls": [5, {"request": {"input": "x"}}]}, None),
+        ({"calls": []}, None),
+        ({"request": {"input": "x"}}, "openai-responses"),
+        ({"request": {"inputs": "x"}}, None),
+        ({"output": []}, "openai-responses"),
+        ({"output": [{"type": "message"}]}, "openai-responses"),
+        ({"output": [{"foo": 1}]}, None),
+        ({"output": [{"type": "other"}]}, None),
+        ({"object": "response", "output": [{"foo": 1}]}, "openai-responses"),
+        ({"items": [{"type": "function_call"}]}, "openai-responses"),
+        ({"items": [{"foo": 1}]}, None),
+    ],
+)
+def test_each_line_is_detected_as_its_format(record: Any, expected: str | None) -> None:
+    """docs/offline.md "Log formats": native, otel, openai-responses, anthropic, openai, in order;
+    a `messages` line is Anthropic when it has a top-level `system`, an Anthropic `response`
+    (`type: message`, or content blocks with a `stop_reason`), or an Anthropic-only block."""
+    assert detected(record) == expected
