@@ -881,3 +881,384 @@ def test_each_line_is_detected_as_its_format(record: Any, expected: str | None) 
     a `messages` line is Anthropic when it has a top-level `system`, an Anthropic `response`
     (`type: message`, or content blocks with a `stop_reason`), or an Anthropic-only block."""
     assert detected(record) == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# OpenTelemetry GenAI spans
+
+
+def _a(key: str, value: dict[str, Any]) -> dict[str, Any]:
+    return {"key": key, "value": value}
+
+
+def _s(text: str) -> dict[str, Any]:
+    return {"stringValue": text}
+
+
+def _j(value: Any) -> dict[str, Any]:
+    return {"stringValue": json.dumps(value)}
+
+
+_OSLO_ASSISTANT = {
+    "role": "assistant",
+    "parts": [
+        {"type": "text", "content": "Checking."},
+        {"type": "reasoning", "content": "not said"},
+        {"type": "tool_call", "id": "call_7", "name": "get_weather", "arguments": {"city": "Oslo"}},
+        {"type": "tool_call", "id": "call_8", "name": "get_weather", "arguments": '{"city": "Rome"}'},
+    ],
+}
+_OSLO_USER = {"role": "user", "parts": [{"type": "text", "content": "Oslo and Rome?"}]}
+
+OTEL_OTLP = {
+    "resourceSpans": [
+        {
+            "scopeSpans": [
+                {
+                    "spans": [
+                        {
+                            "name": "chat gpt-4o",
+                            "traceId": "abc",
+                            "startTimeUnixNano": "3000000000",
+                            "endTimeUnixNano": "3200000000",
+                            "attributes": [
+                                _a("gen_ai.operation.name", _s("chat")),
+                                _a("gen_ai.request.model", _s("gpt-4o")),
+                                _a("gen_ai.usage.prompt_tokens", {"intValue": 60}),
+                                _a("gen_ai.usage.completion_tokens", {"doubleValue": 9.0}),
+                                _a("gen_ai.system_instructions", _j("Be brief.")),
+                                _a(
+                                    "gen_ai.input.messages",
+                                    _j(
+                                        [
+                                            _OSLO_USER,
+                                            _OSLO_ASSISTANT,
+                                            {
+                                                "role": "tool",
+                                                "parts": [
+                                                    {"type": "tool_call_response", "id": "call_7", "response": "5C", "result": "not this"}
+                                                ],
+                                            },
+                                        ]
+                                    ),
+                                ),
+                                _a("gen_ai.output.messages", _j([{"role": "assistant", "parts": [{"type": "text", "content": "Oslo 5C."}]}])),
+                            ],
+                        },
+                        {
+                            "name": "execute_tool get_weather",
+                            "startTimeUnixNano": "2000000000",
+                            "attributes": [
+                                _a("gen_ai.operation.name", _s("execute_tool")),
+                                _a("gen_ai.tool.call.id", _s("call_7")),
+                                _a("error.type", _s("TimeoutError")),
+                            ],
+                        },
+                        {
+                            "name": "chat gpt-4o",
+                            "traceId": "abc",
+                            "startTimeUnixNano": "1000000000",
+                            "endTimeUnixNano": "1500000000",
+                            "attributes": [
+                                _a("gen_ai.operation.name", _s("chat")),
+                                _a("gen_ai.request.model", _s("gpt-4o")),
+                                _a("gen_ai.response.model", _s("gpt-4o-2024")),
+                                _a("gen_ai.conversation.id", _s("conv-x")),
+                                _a("gen_ai.agent.name", _s("weather-bot")),
+                                _a("gen_ai.usage.input_tokens", {"intValue": "40"}),
+                                _a("gen_ai.usage.output_tokens", {"intValue": "7"}),
+                                _a(
+                                    "gen_ai.system_instructions",
+                                    _j([{"type": "text", "content": "Be "}, "x", {"type": "image"}, {"type": "text"}, {"type": "text", "content": "brief."}]),
+                                ),
+                                _a("gen_ai.input.messages", _j([_OSLO_USER])),
+                                _a("gen_ai.output.messages", _j([_OSLO_ASSISTANT])),
+                            ],
+                        },
+                    ]
+                }
+            ]
+        },
+        {
+            "instrumentationLibrarySpans": [
+                {
+                    "spans": [
+                        {
+                            "name": "execute_tool get_weather",
+                            "startTimeUnixNano": "2500000000",
+                            "status": {"code": 2},
+                            "attributes": [
+                                _a("gen_ai.operation.name", _s("execute_tool")),
+                                _a("gen_ai.tool.call.id", _s("call_8")),
+                                _a(
+                                    "gen_ai.tool.call.result",
+                                    {
+                                        "arrayValue": {
+                                            "values": [
+                                                {"intValue": "-9223372036854775808"},
+                                                {"doubleValue": "1.5"},
+                                                {"doubleValue": 2},
+                                                {"boolValue": False},
+                                                {"kvlistValue": {"values": [_a("a", _s("b")), "skipped"]}},
+                                                {"arrayValue": None},
+                                                {"kvlistValue": {}},
+                                                {"bytesValue": "AA=="},
+                                                {"stringValue": "x", "extra": 1},
+                                                7,
+                                            ]
+                                        }
+                                    },
+                                ),
+                            ],
+                        }
+                    ]
+                }
+            ]
+        },
+    ]
+}
+
+_OSLO_CALLS = (
+    call("get_weather", {"city": "Oslo"}, "call_7"),
+    call("get_weather", {"city": "Rome"}, "call_8", '{"city": "Rome"}'),
+)
+_OTLP_RESULT = '[-9223372036854775808, 1.5, 2, false, {"a": "b"}, [], {}, {"bytesValue": "AA=="}, {"stringValue": "x", "extra": 1}, 7]'
+OTEL_OTLP_EXPECTED = conv(
+    id="conv-x",
+    metadata={"trace_id": "abc", "agent": "weather-bot"},
+    turns=[
+        turn(
+            "Oslo and Rome?",
+            "Oslo 5C.",
+            [
+                msg("system", "Be brief."),
+                msg("user", "Oslo and Rome?"),
+                msg("assistant", "Checking.", _OSLO_CALLS),
+                msg("tool", "5C", call_id="call_7"),
+                # the result only the tool span shows, after the results the chat spans show
+                msg("tool", _OTLP_RESULT, call_id="call_8"),
+                msg("assistant", "Oslo 5C."),
+            ],
+            (
+                result("5C", "call_7", "get_weather", is_error=True),
+                result(_OTLP_RESULT, "call_8", "get_weather", is_error=True),
+            ),
+            metadata={
+                "model": "gpt-4o-2024",
+                "input_tokens": 100,
+                "output_tokens": 16.0,
+                "latency_ms": 700.0,
+                "model_calls": 2,
+            },
+        )
+    ],
+)
+
+
+def _chat_span(start: int, inputs: list[Any], outputs: list[Any], **attrs: Any) -> dict[str, Any]:
+    return {
+        "span_id": f"s{start}",
+        "start_time_unix_nano": start,
+        "attributes": {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": json.dumps(inputs),
+            "gen_ai.output.messages": json.dumps(outputs),
+            **attrs,
+        },
+    }
+
+
+def _tool_span(start: int, call_id: Any, status: Any = None, **attrs: Any) -> dict[str, Any]:
+    span: dict[str, Any] = {
+        "start_time_unix_nano": start,
+        "attributes": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.id": call_id, **attrs},
+    }
+    if status is not None:
+        span["status"] = status
+    return span
+
+
+_GO = {"role": "user", "parts": [{"type": "text", "content": "Go"}]}
+_LETTERS = "abcdefgh"
+_ALL_CALLS = {"role": "assistant", "parts": [{"type": "tool_call", "id": c, "name": f"t_{c}"} for c in _LETTERS]}
+OTEL_TOOL_SPANS = {
+    "id": "t-1",
+    "spans": [
+        _chat_span(1, [_GO], [_ALL_CALLS]),
+        _tool_span(2, "a", {"code": 2}),
+        _tool_span(3, "b", {"code": 1}),
+        _tool_span(4, "c", {"code": "STATUS_CODE_ERROR"}, **{"gen_ai.tool.call.result": "c-out"}),
+        _tool_span(5, "d", **{"error.type": "Boom"}),
+        _tool_span(6, "e", {"code": "ERROR"}, **{"gen_ai.tool.call.result": {"x": 1}}),
+        _tool_span(7, "f", {"code": "error"}),
+        _tool_span(8, "g", "ERROR"),
+        _tool_span(8, "z", {"code": 2}),
+        _tool_span(9, None, {"code": 2}),
+        _chat_span(
+            10,
+            [
+                _GO,
+                _ALL_CALLS,
+                {"role": "tool", "parts": [{"type": "tool_call_response", "id": "a", "response": {"r": 1}}, {"type": "text", "content": "dropped"}]},
+                {
+                    "role": "user",
+                    "parts": [
+                        {"type": "tool_call_response", "id": "b", "result": [1, 2]},
+                        {"type": "tool_call_response", "response": 5},
+                        {"type": "text", "content": "Also "},
+                        {"type": "text"},
+                        {"type": "text", "content": "this."},
+                    ],
+                },
+            ],
+            [{"role": "assistant", "parts": [{"type": "text", "content": "Done"}]}],
+        ),
+        _chat_span(20, [{"role": "user", "parts": [{"type": "text", "content": "More"}]}], [{"role": "assistant", "parts": [{"type": "tool_call", "id": 11, "name": "t_k"}]}]),
+        _tool_span(21, 11, **{"gen_ai.tool.call.result": "k-out"}),
+    ],
+}
+
+_ALL_CALLS_DUMP = tuple(call(f"t_{c}", {}, c) for c in _LETTERS)
+OTEL_TOOL_SPANS_EXPECTED = conv(
+    id="t-1",
+    turns=[
+        turn(
+            "Go",
+            "",
+            [
+                msg("user", "Go"),
+                msg("assistant", None, _ALL_CALLS_DUMP),
+                msg("tool", '{"r": 1}', call_id="a"),
+                msg("tool", "[1, 2]", call_id="b"),
+                msg("tool", "5"),
+                msg("tool", "c-out", call_id="c"),
+                msg("tool", "Boom", call_id="d"),
+                msg("tool", '{"x": 1}', call_id="e"),
+                msg("tool", "", call_id="f"),
+                msg("tool", "", call_id="g"),
+            ],
+            (
+                result('{"r": 1}', "a", "t_a", data={"r": 1}, is_error=True),
+                result("[1, 2]", "b", "t_b", data=[1, 2]),
+                result("5", None, "t_c"),
+                result("c-out", "c", "t_c", is_error=True),
+                result("Boom", "d", "t_d", is_error=True),
+                result('{"x": 1}', "e", "t_e", is_error=True),
+                result("", "f", "t_f", is_error=True),
+                result("", "g", "t_g"),
+            ),
+            metadata={"model_calls": 1},
+        ),
+        turn("Also this.", "Done", [msg("user", "Also this."), msg("assistant", "Done")], metadata={"model_calls": 1}),
+        turn(
+            "More",
+            "",
+            [msg("user", "More"), msg("assistant", None, (call("t_k", {}, "11"),)), msg("tool", "k-out", call_id="11")],
+            (result("k-out", "11", "t_k"),),
+            metadata={"model_calls": 1},
+        ),
+    ],
+)
+
+_FN_CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+OTEL_EVENTS = {
+    "case": "legacy",
+    "spans": [
+        {
+            "name": "chat",
+            "trace_id": "tt",
+            "start_time_unix_nano": 5,
+            "end_time_unix_nano": 2000005,
+            "attributes": {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"},
+            "events": [
+                {"name": "gen_ai.system.message", "body": {"content": "Sys"}},
+                {"name": "gen_ai.user.message", "attributes": {"gen_ai.event.content": '{"content": "Hi"}'}},
+                {"name": "gen_ai.assistant.message", "body": {"content": None, "tool_calls": [_FN_CALL, {"id": "cx", "function": "bad"}, "bad"]}},
+                {"name": "gen_ai.tool.message", "body": {"id": "c1", "content": {"ok": True}}},
+                {"name": "gen_ai.assistant.message", "body": {"id": "ignored", "content": ["a"]}},
+                {"name": "other.event", "body": {"content": "ignored"}},
+                {"body": {"content": "no name"}},
+                "not an event",
+                {"name": "gen_ai.user.message", "body": "not a mapping"},
+                {"name": "gen_ai.choice", "body": {"index": 0, "finish_reason": "stop", "message": {"content": "Done."}}},
+                {"name": "gen_ai.user.message", "attributes": [_a("content", _s("Again"))]},
+                {"name": "gen_ai.choice", "body": {"content": "Again done.", "message": "not a mapping"}},
+            ],
+        }
+    ],
+}
+OTEL_EVENTS_EXPECTED = conv(
+    metadata={"case": "legacy", "trace_id": "tt"},
+    turns=[
+        turn(
+            "Hi",
+            '["a"]',
+            [
+                msg("system", "Sys"),
+                msg("user", "Hi"),
+                msg("assistant", None, (call("f", {"a": 1}, "c1", '{"a": 1}'),)),
+                msg("tool", '{"ok": true}', call_id="c1"),
+                msg("assistant", '["a"]'),
+            ],
+            (result('{"ok": true}', "c1", "f"),),
+        ),
+        turn(
+            "Again",
+            "Again done.",
+            [msg("user", "Again"), msg("assistant", "Done."), msg("assistant", "Again done.")],
+            metadata={"model": "m", "latency_ms": 2.0, "model_calls": 1},
+        ),
+    ],
+)
+
+# a trace of agent spans only: they are all there is to read; no trace id, agent or id at all
+OTEL_AGENT_ONLY = {
+    "spans": [
+        {
+            "spanId": "1",
+            "startTimeUnixNano": 7,
+            "endTimeUnixNano": 7,
+            "attributes": {
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.system_instructions": "5",
+                "gen_ai.input.messages": [{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}],
+                "gen_ai.output.messages": [{"role": "assistant", "parts": [{"type": "text", "content": "Yo"}]}],
+            },
+        }
+    ]
+}
+OTEL_AGENT_ONLY_EXPECTED = conv(
+    turns=[turn("Hi", "Yo", [msg("user", "Hi"), msg("assistant", "Yo")], metadata={"latency_ms": 0.0, "model_calls": 1})]
+)
+
+# no operation name but messages: an inference span; output only, no input at all
+OTEL_UNNAMED = {
+    "spans": [
+        {
+            "attributes": {
+                "gen_ai.input.messages": '[{"role": "user", "parts": [{"type": "text", "content": "Q"}]}]',
+            }
+        },
+        {"attributes": {"gen_ai.operation.name": "chat", "gen_ai.output.messages": '[{"role": "assistant", "parts": [{"type": "text", "content": "A"}]}]'}},
+    ]
+}
+OTEL_UNNAMED_EXPECTED = conv(
+    turns=[turn("Q", "A", [msg("user", "Q"), msg("assistant", "A")], metadata={"model_calls": 1})]
+)
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        pytest.param(OTEL_OTLP, OTEL_OTLP_EXPECTED, id="otlp"),
+        pytest.param(OTEL_TOOL_SPANS, OTEL_TOOL_SPANS_EXPECTED, id="tool-spans"),
+        pytest.param(OTEL_EVENTS, OTEL_EVENTS_EXPECTED, id="message-events"),
+        pytest.param(OTEL_AGENT_ONLY, OTEL_AGENT_ONLY_EXPECTED, id="agent-spans-only"),
+        pytest.param(OTEL_UNNAMED, OTEL_UNNAMED_EXPECTED, id="unnamed-inference"),
+    ],
+)
+def test_otel_traces_become_these_conversations(record: Any, expected: dict[str, Any]) -> None:
+    """docs/offline.md "OpenTelemetry GenAI spans": spans in start order; inference spans give
+    the messages and their turn's metadata; tool spans supply missing results and mark a result
+    errored when the status is ERROR or the span has `error.type`."""
+    check(record, "otel", expected)
