@@ -1262,3 +1262,91 @@ def test_otel_traces_become_these_conversations(record: Any, expected: dict[str,
     the messages and their turn's metadata; tool spans supply missing results and mark a result
     errored when the status is ERROR or the span has `error.type`."""
     check(record, "otel", expected)
+
+
+def _one(**span: Any) -> dict[str, Any]:
+    return {"spans": [{"name": "s", "attributes": {}, **span}]}
+
+
+def _attr(value: Any) -> dict[str, Any]:
+    return {"spans": [{"name": "s", "attributes": [_a("k", value)]}]}
+
+
+def _chat(**attrs: Any) -> dict[str, Any]:
+    return _one(attributes={"gen_ai.operation.name": "chat", **attrs})
+
+
+_TIME = "must be a time in nanoseconds since 1970 (a whole number from 0 to 2**64 - 1, or a string of one)"
+_DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ("x", "expected an exported trace with 'resourceSpans' or 'spans'"),
+        ({"spans": [{"attributes": {"gen_ai.operation.name": "execute_tool"}}]}, "the trace has no GenAI inference span (gen_ai.operation.name 'chat') to read messages from"),
+        (_one(attributes={"gen_ai.operation.name": 5}), "span 's': gen_ai.operation.name must be a string, got 5"),
+        ({"spans": [{"attributes": {"gen_ai.operation.name": 5}}]}, "span 0: gen_ai.operation.name must be a string, got 5"),
+        ({"resourceSpans": [5]}, "resourceSpans[0] must be an object, got 5"),
+        ({"resourceSpans": [{"scopeSpans": "x"}]}, 'resourceSpans[0].scopeSpans must be a list, got "x"'),
+        ({"resourceSpans": [{"scopeSpans": [5]}]}, "resourceSpans[0].scopeSpans[0] must be an object, got 5"),
+        ({"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": 5}]}]}, "resourceSpans[0].instrumentationLibrarySpans[0].spans must be a list, got 5"),
+        ({"resourceSpans": [{"scopeSpans": [{"spans": [{}, 5]}]}]}, "resourceSpans[0].scopeSpans[0].spans[1] must be an object, got 5"),
+        ({"spans": [{"attributes": {}}, 5]}, "spans[1] must be an object, got 5"),
+        (_one(startTimeUnixNano="-1"), f'span \'s\': startTimeUnixNano {_TIME}, got "-1"'),
+        (_one(start_time_unix_nano=2**64), f"span 's': start_time_unix_nano {_TIME}, got 18446744073709551616"),
+        (_one(startTimeUnixNano=True), f"span 's': startTimeUnixNano {_TIME}, got true"),
+        (_one(attributes={"gen_ai.operation.name": "chat", "gen_ai.input.messages": "[]"}, endTimeUnixNano=1.5), f"span 's': endTimeUnixNano {_TIME}, got 1.5"),
+        (_attr(_s(5)), "span 's': attribute 'k': stringValue must be a string, got 5"),
+        (_attr({"boolValue": "true"}), "span 's': attribute 'k': boolValue must be true or false, got \"true\""),
+        (_attr({"intValue": "x"}), "span 's': attribute 'k': intValue must be a 64-bit integer, or a string of one, got \"x\""),
+        (_attr({"intValue": 2**63}), "span 's': attribute 'k': intValue must be a 64-bit integer, or a string of one, got 9223372036854775808"),
+        (_attr({"intValue": True}), "span 's': attribute 'k': intValue must be a 64-bit integer, or a string of one, got true"),
+        (_attr({"doubleValue": "abc"}), "span 's': attribute 'k': doubleValue must be a number, got \"abc\""),
+        (_attr({"doubleValue": False}), "span 's': attribute 'k': doubleValue must be a number, got false"),
+        (_attr({"arrayValue": 5}), "span 's': attribute 'k': arrayValue must be an object with a 'values' list, got 5"),
+        (_attr({"kvlistValue": {"values": 5}}), "span 's': attribute 'k': kvlistValue must be an object with a 'values' list, got an object"),
+        (_attr({"arrayValue": {"values": [{"intValue": "x"}]}}), "span 's': attribute 'k'[0]: intValue must be a 64-bit integer, or a string of one, got \"x\""),
+        (_attr({"kvlistValue": {"values": [_a("a", {"boolValue": 1})]}}), "span 's': attribute 'k': attribute 'a': boolValue must be true or false, got 1"),
+        (_one(attributes={"k": {"boolValue": 1}}), "span 's': attribute 'k': boolValue must be true or false, got 1"),
+        (_chat(**{"gen_ai.system_instructions": "Be brief.", "gen_ai.input.messages": "[]"}), "span 's': system instructions is not valid JSON: Expecting value: line 1 column 1 (char 0)"),
+        (_chat(**{"gen_ai.input.messages": _DEEP}), "span 's': gen_ai.input.messages is JSON nested too deeply to read"),
+        (_chat(**{"gen_ai.output.messages": "[" + "1" * 5000 + "]"}), "span 's': gen_ai.output.messages is not valid JSON: a number has more than 4300 digits"),
+        (_chat(**{"gen_ai.input.messages": '{"a": 1}'}), "span 's': gen_ai.input.messages is not a list of messages"),
+        (_chat(**{"gen_ai.output.messages": "5"}), "span 's': gen_ai.output.messages is not a list of messages"),
+        (_chat(**{"gen_ai.input.messages": '[{"parts": []}]'}), "span 's': gen_ai.input.messages[0] is not a message with a 'role'"),
+        (_chat(**{"gen_ai.input.messages": '[{"role": "user", "parts": 5}]'}), "span 's': gen_ai.input.messages[0].parts must be a list, got 5"),
+        (_chat(**{"gen_ai.input.messages": '[{"role": "user", "parts": [5]}]'}), "span 's': gen_ai.input.messages[0].parts[0] is not an object"),
+        (_chat(**{"gen_ai.output.messages": '[{"role": "assistant", "parts": [{"type": "tool_call"}]}]'}), "a tool call has no name (got None)"),
+        (_chat(**{"gen_ai.usage.input_tokens": -1, "gen_ai.input.messages": "[]"}), "span 's': gen_ai.usage.input_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got -1"),
+        (_chat(**{"gen_ai.usage.completion_tokens": 1.5, "gen_ai.input.messages": "[]"}), "span 's': gen_ai.usage.completion_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got 1.5"),
+        (_one(attributes={"gen_ai.operation.name": "chat"}, events=5), "span 's': events must be a list, got 5"),
+        (_one(attributes={"gen_ai.operation.name": "chat"}, events=[{"name": 5}]), "span 's'.events[0]: 'name' must be a string (got 5)"),
+        (_one(attributes={"gen_ai.operation.name": "chat"}, events=[{"name": "gen_ai.assistant.message", "body": {"tool_calls": 5}}]), "span 's'.events[0]: tool_calls must be a list, got 5"),
+        (_one(attributes={"gen_ai.operation.name": "chat"}, events=[{"name": "gen_ai.user.message", "attributes": {"gen_ai.event.content": "{"}}]), "span 's'.events[0]: gen_ai.event.content is not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+        (_one(attributes={"gen_ai.operation.name": "chat"}, events=[{"name": "gen_ai.user.message", "attributes": {"x": {"intValue": "y"}}}]), "span 's'.events[0]: attribute 'x': intValue must be a 64-bit integer, or a string of one, got \"y\""),
+    ],
+)
+def test_malformed_otel_traces_say_where_and_why(record: Any, expected: str) -> None:
+    """docs/offline.md: span times must be nanoseconds from 0 to 2**64 - 1, an OTLP attribute
+    must hold the type its key names, and every error names the span and the field."""
+    assert error_of(record, "otel") == expected
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ({"resourceSpans": []}, "otel"),
+        ({"spans": [{"attributes": {}}]}, "otel"),
+        ({"spans": [{"spanId": "x"}]}, "otel"),
+        ({"spans": [{"span_id": "x"}]}, "otel"),
+        ({"spans": [{"name": "x"}]}, None),
+        ({"spans": []}, None),
+        ({"spans": ["x"]}, None),
+        ({"spans": {"attributes": {}}}, None),
+        (["x"], None),
+    ],
+)
+def test_otel_traces_are_detected(record: Any, expected: str | None) -> None:
+    """docs/offline.md "OpenTelemetry GenAI spans": `resourceSpans`, or `spans` of span objects."""
+    assert detected(record) == expected
