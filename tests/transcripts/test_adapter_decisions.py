@@ -65,7 +65,13 @@ def result(
     is_error: bool = False,
 ) -> dict[str, Any]:
     """A dumped `ToolResult`."""
-    return {"content": content, "call_id": call_id, "name": name, "data": data, "is_error": is_error}
+    return {
+        "content": content,
+        "call_id": call_id,
+        "name": name,
+        "data": data,
+        "is_error": is_error,
+    }
 
 
 def turn(
@@ -132,21 +138,48 @@ OPENAI_TRANSCRIPT = {
             "role": "assistant",
             "content": None,
             "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": ARGS}},
-                {"id": "c2", "type": "function", "function": {"name": "get_time", "arguments": "{}"}},
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": ARGS},
+                },
+                {
+                    "id": "c2",
+                    "type": "function",
+                    "function": {"name": "get_time", "arguments": "{}"},
+                },
             ],
         },
         # answered out of order, the second one failing: linked by id (G2)
-        {"role": "tool", "tool_call_id": "c2", "name": "clock", "content": "noon", "is_error": True},
+        {
+            "role": "tool",
+            "tool_call_id": "c2",
+            "name": "clock",
+            "content": "noon",
+            "is_error": True,
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "18C"},
         {"role": "assistant", "content": "It is 18C at noon.", "refusal": "ignored: content wins"},
-        {"role": "user", "content": [{"type": "text", "text": "And "}, {"type": "text", "text": "Rome?"}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "And "},
+                {"type": "image_url", "text": "not a text part"},
+                {"type": "text", "text": "Rome?"},
+            ],
+        },
         # the legacy single call and its `function` result message
-        {"role": "assistant", "content": None, "function_call": {"name": "get_weather", "arguments": '{"city": "Rome"}'}},
+        {
+            "role": "assistant",
+            "content": None,
+            "function_call": {"name": "get_weather", "arguments": '{"city": "Rome"}'},
+        },
         {"role": "function", "name": "get_weather", "content": "20C"},
         {"role": "assistant", "content": None, "refusal": "I can't say."},
         {"role": "assistant", "content": None, "refusal": ""},
         {"role": "tool", "tool_call_id": "c9", "name": 5, "content": "x", "is_error": False},
+        {"role": "tool", "tool_call_id": "c9", "content": None},
+        {"role": "assistant", "content": [{"type": "image_url", "image_url": {"url": "u"}}]},
     ],
 }
 
@@ -192,19 +225,27 @@ OPENAI_TRANSCRIPT_EXPECTED = conv(
             "I can't say.",
             [
                 msg("user", "And Rome?"),
-                msg("assistant", None, (call("get_weather", {"city": "Rome"}, None, '{"city": "Rome"}'),)),
+                msg(
+                    "assistant",
+                    None,
+                    (call("get_weather", {"city": "Rome"}, None, '{"city": "Rome"}'),),
+                ),
                 msg("tool", "20C", name="get_weather"),
                 msg("assistant", "I can't say."),
                 msg("assistant", None),
                 msg("tool", "x", call_id="c9"),
+                msg("tool", None, call_id="c9"),
+                msg("assistant", None),
             ],
-            (result("20C", None, "get_weather"), result("x", "c9", None)),
+            (result("20C", None, "get_weather"), result("x", "c9", None), result("", "c9", None)),
         ),
     ],
 )
 
 
-def _chat_call(request: list[dict[str, Any]], reply: dict[str, Any], **response: Any) -> dict[str, Any]:
+def _chat_call(
+    request: list[dict[str, Any]], reply: dict[str, Any], **response: Any
+) -> dict[str, Any]:
     return {
         "request": {"model": "gpt-4o", "messages": request},
         "response": {"choices": [{"message": reply, "finish_reason": "stop"}], **response},
@@ -260,7 +301,9 @@ OPENAI_CALLS = {
         {
             "request": {"messages": _FIRST},
             "response": {
-                "choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [_WEATHER]}}],
+                "choices": [
+                    {"message": {"role": "assistant", "content": None, "tool_calls": [_WEATHER]}}
+                ],
                 "usage": {"prompt_tokens": 5, "completion_tokens": 1},
             },
             "latency_s": 0.5,
@@ -268,7 +311,9 @@ OPENAI_CALLS = {
         {
             "request": {"messages": _SECOND},
             "response": {
-                "choices": [{"message": {"role": "assistant", "content": "18C."}, "finish_reason": "stop"}],
+                "choices": [
+                    {"message": {"role": "assistant", "content": "18C."}, "finish_reason": "stop"}
+                ],
                 "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 12},
             },
             "cost": 0.5,
@@ -307,7 +352,14 @@ OPENAI_CALLS_EXPECTED = conv(
 OPENAI_ARRAY = [
     _chat_call([{"role": "user", "content": "Hi"}], {"role": "assistant", "content": "Hello!"}),
     {
-        "request": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "Bye"}]},
+        "request": {
+            "model": "gpt-4o-mini",
+            "messages": [
+                {"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "Hello!"},
+                {"role": "user", "content": "Bye"},
+            ],
+        },
         "response": None,
     },
 ]
@@ -335,7 +387,9 @@ OPENAI_ARRAY_EXPECTED = conv(
         pytest.param(OPENAI_ARRAY, OPENAI_ARRAY_EXPECTED, id="array-of-calls"),
     ],
 )
-def test_openai_chat_records_become_these_conversations(record: Any, expected: dict[str, Any]) -> None:
+def test_openai_chat_records_become_these_conversations(
+    record: Any, expected: dict[str, Any]
+) -> None:
     """docs/offline.md "OpenAI Chat Completions": a transcript, one call, several calls."""
     check(record, "openai", expected)
 
@@ -347,26 +401,97 @@ _OK_REPLY = {"choices": [{"message": {"role": "assistant", "content": "ok"}}]}
     ("record", "expected"),
     [
         ("x", "expected an object with a 'messages' list (OpenAI chat format)"),
-        ({}, "expected an object with a 'messages' list, a {request, response} call, or 'calls' (OpenAI chat format)"),
+        (
+            {},
+            (
+                "expected an object with a 'messages' list, a {request, response} "
+                "call, or 'calls' (OpenAI chat format)"
+            ),
+        ),
         ({"messages": [1]}, "messages[0] is not a message object"),
         ({"messages": [{"content": "x"}]}, "messages[0] has no 'role'"),
-        ({"messages": [{"role": "assistant", "tool_calls": "x"}]}, "messages[0].tool_calls is not a list"),
-        ({"messages": [{"role": "assistant", "tool_calls": [{"id": "a"}]}]}, "messages[0].tool_calls[0] has no 'function'"),
-        ({"messages": [{"role": "assistant", "tool_calls": [{"function": {"arguments": "{}"}}]}]}, "a tool call has no name (got None)"),
-        ({"messages": [{"role": "user", "content": 5}]}, "messages[0].content: message content must be a string or a list of parts, got 5"),
-        ({"messages": [{"role": "user", "content": [{"type": 1}]}]}, "messages[0].content[0]: 'type' must be a string (got 1)"),
+        (
+            {"messages": [{"role": "assistant", "tool_calls": "x"}]},
+            "messages[0].tool_calls is not a list",
+        ),
+        (
+            {"messages": [{"role": "assistant", "tool_calls": [{"id": "a"}]}]},
+            "messages[0].tool_calls[0] has no 'function'",
+        ),
+        (
+            {
+                "messages": [
+                    {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}"}}]}
+                ]
+            },
+            "a tool call has no name (got None)",
+        ),
+        (
+            {"messages": [{"role": "user", "content": 5}]},
+            "messages[0].content: message content must be a string or a list of parts, got 5",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": 1}]}]},
+            "messages[0].content[0]: 'type' must be a string (got 1)",
+        ),
         ({"request": {"messages": []}, "response": "x"}, "response is not an object"),
         ({"request": {"messages": []}, "response": {"choices": []}}, "response has no 'choices'"),
-        ({"request": {"messages": []}, "response": {"choices": [{"message": "x"}]}}, "response.choices[0] has no 'message'"),
-        ({"request": {"messages": []}, "response": {"choices": [{"message": {"content": "x"}}]}}, "response.choices[0].message has no 'role'"),
-        ({"request": {"messages": []}, "response": {**_OK_REPLY, "usage": {"completion_tokens": -1}}}, "response: usage.completion_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got -1"),
-        ({"request": {"messages": []}, "response": _OK_REPLY, "cost": -1}, "cost must be an amount (a number from 0 to 2**63 - 1), got -1"),
-        ({"calls": [{"request": {"messages": []}, "response": _OK_REPLY, "latency_ms": -1}]}, "calls[0]: latency_ms must be a duration (a number from 0 to 2**63 - 1), got -1"),
-        ({"calls": [{"request": {"messages": []}, "response": _OK_REPLY, "latency": -2}]}, "calls[0]: latency must be a duration (a number from 0 to 2**63 - 1), got -2"),
-        ({"calls": [{"request": {"messages": []}, "response": _OK_REPLY}, 5]}, "calls[1] is not a {request, response} call"),
-        ([{"request": {"messages": []}, "response": _OK_REPLY}, 5], "record[1] is not a {request, response} call"),
-        ({"calls": [{"request": {"messages": [5]}}]}, "calls[0].request.messages[0] is not a message object"),
-        ({"calls": [{"request": {"messages": []}, "response": {"choices": [{"message": {"role": "assistant", "content": 5}}]}}]}, "calls[0].response.choices[0].message.content: message content must be a string or a list of parts, got 5"),
+        (
+            {"request": {"messages": []}, "response": {"choices": [{"message": "x"}]}},
+            "response.choices[0] has no 'message'",
+        ),
+        (
+            {"request": {"messages": []}, "response": {"choices": [{"message": {"content": "x"}}]}},
+            "response.choices[0].message has no 'role'",
+        ),
+        (
+            {
+                "request": {"messages": []},
+                "response": {**_OK_REPLY, "usage": {"completion_tokens": -1}},
+            },
+            (
+                "response: usage.completion_tokens must be a number of tokens (a whole "
+                "number from 0 to 2**63 - 1), got -1"
+            ),
+        ),
+        (
+            {"request": {"messages": []}, "response": _OK_REPLY, "cost": -1},
+            "cost must be an amount (a number from 0 to 2**63 - 1), got -1",
+        ),
+        (
+            {"calls": [{"request": {"messages": []}, "response": _OK_REPLY, "latency_ms": -1}]},
+            "calls[0]: latency_ms must be a duration (a number from 0 to 2**63 - 1), got -1",
+        ),
+        (
+            {"calls": [{"request": {"messages": []}, "response": _OK_REPLY, "latency": -2}]},
+            "calls[0]: latency must be a duration (a number from 0 to 2**63 - 1), got -2",
+        ),
+        (
+            {"calls": [{"request": {"messages": []}, "response": _OK_REPLY}, 5]},
+            "calls[1] is not a {request, response} call",
+        ),
+        (
+            [{"request": {"messages": []}, "response": _OK_REPLY}, 5],
+            "record[1] is not a {request, response} call",
+        ),
+        (
+            {"calls": [{"request": {"messages": [5]}}]},
+            "calls[0].request.messages[0] is not a message object",
+        ),
+        (
+            {
+                "calls": [
+                    {
+                        "request": {"messages": []},
+                        "response": {"choices": [{"message": {"role": "assistant", "content": 5}}]},
+                    }
+                ]
+            },
+            (
+                "calls[0].response.choices[0].message.content: message content must be "
+                "a string or a list of parts, got 5"
+            ),
+        ),
     ],
 )
 def test_malformed_openai_chat_records_say_where_and_why(record: Any, expected: str) -> None:
@@ -376,16 +501,16 @@ def test_malformed_openai_chat_records_say_where_and_why(record: Any, expected: 
 
 def test_an_empty_calls_list_is_no_known_format() -> None:
     """A `calls` list must hold calls to be read as chat completions (detection needs one)."""
-    assert error_of({"calls": []}, None).startswith("unrecognised transcript record (keys: ['calls'])")
+    assert error_of({"calls": []}, None).startswith(
+        "unrecognised transcript record (keys: ['calls'])"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # the models built fast from logs behave as validated ones
 
 
-@pytest.mark.parametrize(
-    "record", [OPENAI_TRANSCRIPT, OPENAI_CALLS], ids=["transcript", "calls"]
-)
+@pytest.mark.parametrize("record", [OPENAI_TRANSCRIPT, OPENAI_CALLS], ids=["transcript", "calls"])
 def test_parsed_conversations_copy_pickle_and_dump_like_validated_ones(record: Any) -> None:
     c = parse_record(record)
     assert pickle.loads(pickle.dumps(c)) == c
@@ -413,23 +538,43 @@ ANTHROPIC_TRANSCRIPT = {
                 {"type": "text", "text": "Let me "},
                 {"type": "text", "text": "check."},
                 {"type": "tool_use", "id": "toolu_1", "name": "check", "input": {"n": 4}},
-                {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {"q": "x"}},
+                {
+                    "type": "server_tool_use",
+                    "id": "srv_1",
+                    "name": "web_search",
+                    "input": {"q": "x"},
+                },
             ],
         },
         # only tool results: the tools answering, so the turn goes on
         {
             "role": "user",
             "content": [
-                {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True, "content": "timeout"},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_1",
+                    "is_error": True,
+                    "content": "timeout",
+                },
                 {
                     "type": "tool_result",
                     "tool_use_id": "srv_1",
-                    "content": [{"type": "text", "text": "found "}, {"type": "image"}, {"type": "text", "text": "it"}],
+                    "content": [
+                        {"type": "text", "text": "found "},
+                        {"type": "image"},
+                        {"type": "text", "text": "it"},
+                    ],
                 },
             ],
         },
         {"role": "assistant", "content": [{"type": "text"}]},
-        {"role": "assistant", "content": [{"type": "text", "text": "Booking."}, {"type": "tool_use", "id": "toolu_2", "name": "book", "input": {}}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Booking."},
+                {"type": "tool_use", "id": "toolu_2", "name": "book", "input": {}},
+            ],
+        },
         # results and text: the results end this turn, the text starts the next one
         {
             "role": "user",
@@ -446,7 +591,12 @@ ANTHROPIC_TRANSCRIPT = {
         "role": "assistant",
         "content": [{"type": "text", "text": "Booked."}],
         "stop_reason": "end_turn",
-        "usage": {"input_tokens": 30, "output_tokens": 4, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 20},
+        "usage": {
+            "input_tokens": 30,
+            "output_tokens": 4,
+            "cache_read_input_tokens": 100,
+            "cache_creation_input_tokens": 20,
+        },
     },
 }
 
@@ -499,7 +649,11 @@ ANTHROPIC_ONE_CALL = {
     "id": "c-1",
     "metadata": {"env": "dev"},
     "latency_ms": 20,
-    "request": {"model": "claude-x", "system": "S", "messages": [{"role": "user", "content": "Hi"}]},
+    "request": {
+        "model": "claude-x",
+        "system": "S",
+        "messages": [{"role": "user", "content": "Hi"}],
+    },
     "response": {
         "type": "message",
         "role": "assistant",
@@ -534,7 +688,11 @@ ANTHROPIC_ONE_CALL_EXPECTED = conv(
 _T1 = {"type": "tool_use", "id": "t1", "name": "w", "input": {"c": "Oslo"}}
 _ANTHROPIC_FIRST = {
     "request": {"system": "S", "messages": [{"role": "user", "content": "Weather?"}]},
-    "response": {"content": [_T1], "stop_reason": "tool_use", "usage": {"input_tokens": 5, "output_tokens": 2}},
+    "response": {
+        "content": [_T1],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 5, "output_tokens": 2},
+    },
 }
 ANTHROPIC_CALLS = {
     "id": "c-2",
@@ -547,10 +705,17 @@ ANTHROPIC_CALLS = {
                 "messages": [
                     {"role": "user", "content": "Weather?"},
                     {"role": "assistant", "content": [_T1]},
-                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5C"}]},
+                    {
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5C"}],
+                    },
                 ],
             },
-            "response": {"content": [{"type": "text", "text": "5C in Oslo."}], "stop_reason": "end_turn", "usage": {"input_tokens": 9, "output_tokens": 3}},
+            "response": {
+                "content": [{"type": "text", "text": "5C in Oslo."}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 9, "output_tokens": 3},
+            },
         },
     ],
 }
@@ -577,10 +742,15 @@ _OSLO_TURN = turn(
 ANTHROPIC_CALLS_EXPECTED = conv(id="c-2", metadata={"tags": ["t"]}, turns=[_OSLO_TURN])
 
 ANTHROPIC_ARRAY = [
-    {"request": {"messages": [{"role": "user", "content": "Hi"}]}, "response": {"type": "message", "content": [{"type": "text", "text": "Hey"}]}},
+    {
+        "request": {"messages": [{"role": "user", "content": "Hi"}]},
+        "response": {"type": "message", "content": [{"type": "text", "text": "Hey"}]},
+    },
 ]
 ANTHROPIC_ARRAY_EXPECTED = conv(
-    turns=[turn("Hi", "Hey", [msg("user", "Hi"), msg("assistant", "Hey")], metadata={"model_calls": 1})]
+    turns=[
+        turn("Hi", "Hey", [msg("user", "Hi"), msg("assistant", "Hey")], metadata={"model_calls": 1})
+    ]
 )
 
 
@@ -593,7 +763,9 @@ ANTHROPIC_ARRAY_EXPECTED = conv(
         pytest.param(ANTHROPIC_ARRAY, ANTHROPIC_ARRAY_EXPECTED, id="array-of-calls"),
     ],
 )
-def test_anthropic_records_become_these_conversations(record: Any, expected: dict[str, Any]) -> None:
+def test_anthropic_records_become_these_conversations(
+    record: Any, expected: dict[str, Any]
+) -> None:
     """docs/offline.md "Anthropic Messages": tool_use blocks are calls, a user message of only
     tool_result blocks continues the turn, text beside results starts the next one."""
     check(record, "anthropic", expected)
@@ -606,24 +778,90 @@ _ANTHROPIC_OK = {"content": [], "stop_reason": "end_turn"}
     ("record", "expected"),
     [
         ("x", "expected an object with 'messages' (Anthropic Messages format)"),
-        ({}, "expected 'messages', a {request, response} call, or 'calls' (Anthropic Messages format)"),
+        (
+            {},
+            (
+                "expected 'messages', a {request, response} call, or 'calls' "
+                "(Anthropic Messages format)"
+            ),
+        ),
         ({"messages": [5]}, "messages[0] is not a message object with a 'role'"),
-        ({"messages": [{"role": "user", "content": 5}]}, "messages[0].content must be a string or a list of blocks"),
-        ({"messages": [{"role": "user", "content": [5]}]}, "messages[0].content[0] is not a content block with a 'type'"),
-        ({"messages": [{"role": "assistant", "content": [{"type": "tool_use", "name": "f"}]}]}, "messages[0].content[0] (tool_use) has no 'id'"),
-        ({"messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": "t"}]}]}, "a tool call has no name (got None)"),
-        ({"messages": [{"role": "user", "content": [{"type": "tool_result"}]}]}, "messages[0].content[0] (tool_result) has no 'tool_use_id'"),
-        ({"messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": 1}]}]}]}, "messages[0].content[0].content[0]: 'type' must be a string (got 1)"),
+        (
+            {"messages": [{"role": "user", "content": 5}]},
+            "messages[0].content must be a string or a list of blocks",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [5]}]},
+            "messages[0].content[0] is not a content block with a 'type'",
+        ),
+        (
+            {"messages": [{"role": "assistant", "content": [{"type": "tool_use", "name": "f"}]}]},
+            "messages[0].content[0] (tool_use) has no 'id'",
+        ),
+        (
+            {"messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": "t"}]}]},
+            "a tool call has no name (got None)",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "tool_result"}]}]},
+            "messages[0].content[0] (tool_result) has no 'tool_use_id'",
+        ),
+        (
+            {
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "tool_result", "tool_use_id": "t", "content": [{"type": 1}]}
+                        ],
+                    }
+                ]
+            },
+            "messages[0].content[0].content[0]: 'type' must be a string (got 1)",
+        ),
         ({"system": [{"type": 1}], "messages": []}, "system[0]: 'type' must be a string (got 1)"),
         ({"messages": [], "response": "x"}, "response is not a message with 'content' blocks"),
-        ({"messages": [], "response": {"content": [5]}}, "response.content[0] is not a content block with a 'type'"),
-        ({"messages": [], "response": {**_ANTHROPIC_OK, "usage": {"output_tokens": -1}}}, "response: usage.output_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got -1"),
-        ({"request": {"system": "S", "messages": []}, "response": {**_ANTHROPIC_OK, "usage": {"output_tokens": 1.5}}}, "record[0].response: usage.output_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got 1.5"),
-        ({"request": {"system": "S", "messages": []}, "response": _ANTHROPIC_OK, "cost": -1}, "record[0]: cost must be an amount (a number from 0 to 2**63 - 1), got -1"),
-        ([{"request": {"system": "S", "messages": []}}, 5], "record[1] is not a {request, response} call"),
-        ({"calls": [{"request": {"system": "S", "messages": []}}, 5]}, "calls[1] is not a {request, response} call"),
-        ({"calls": [{"request": {"system": "S", "messages": [5]}}]}, "calls[0].request.messages[0] is not a message object with a 'role'"),
-        ({"calls": [{"request": {"system": [{"type": 1}], "messages": []}}]}, "calls[0].request.system[0]: 'type' must be a string (got 1)"),
+        (
+            {"messages": [], "response": {"content": [5]}},
+            "response.content[0] is not a content block with a 'type'",
+        ),
+        (
+            {"messages": [], "response": {**_ANTHROPIC_OK, "usage": {"output_tokens": -1}}},
+            (
+                "response: usage.output_tokens must be a number of tokens (a whole "
+                "number from 0 to 2**63 - 1), got -1"
+            ),
+        ),
+        (
+            {
+                "request": {"system": "S", "messages": []},
+                "response": {**_ANTHROPIC_OK, "usage": {"output_tokens": 1.5}},
+            },
+            (
+                "record[0].response: usage.output_tokens must be a number of tokens (a "
+                "whole number from 0 to 2**63 - 1), got 1.5"
+            ),
+        ),
+        (
+            {"request": {"system": "S", "messages": []}, "response": _ANTHROPIC_OK, "cost": -1},
+            "record[0]: cost must be an amount (a number from 0 to 2**63 - 1), got -1",
+        ),
+        (
+            [{"request": {"system": "S", "messages": []}}, 5],
+            "record[1] is not a {request, response} call",
+        ),
+        (
+            {"calls": [{"request": {"system": "S", "messages": []}}, 5]},
+            "calls[1] is not a {request, response} call",
+        ),
+        (
+            {"calls": [{"request": {"system": "S", "messages": [5]}}]},
+            "calls[0].request.messages[0] is not a message object with a 'role'",
+        ),
+        (
+            {"calls": [{"request": {"system": [{"type": 1}], "messages": []}}]},
+            "calls[0].request.system[0]: 'type' must be a string (got 1)",
+        ),
     ],
 )
 def test_malformed_anthropic_records_say_where_and_why(record: Any, expected: str) -> None:
@@ -642,26 +880,56 @@ RESPONSES_OBJECT = {
     "instructions": "Travel.",
     "input": [
         {"role": "user", "content": "Rome?"},
-        {"type": "function_call", "call_id": "fc_1", "name": "search", "arguments": '{"to": "FCO"}'},
+        {
+            "type": "function_call",
+            "call_id": "fc_1",
+            "name": "search",
+            "arguments": '{"to": "FCO"}',
+        },
         {"type": "function_call", "call_id": "fc_2", "name": "hotels", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "fc_1", "output": "[]"},
-        {"type": "function_call_output", "call_id": "fc_2", "output": [{"type": "input_text", "text": "none"}], "status": "failed"},
+        {
+            "type": "function_call_output",
+            "call_id": "fc_2",
+            "output": [{"type": "input_text", "text": "none"}],
+            "status": "failed",
+        },
         {"type": "reasoning", "summary": []},
-        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Trying trains."}]},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Trying trains."}],
+        },
         # a call after text is a step of its own
         {"type": "function_call", "call_id": 3, "name": "trains"},
         {"type": "function_call_output", "call_id": 3, "output": None, "is_error": True},
-        {"type": "function_call_output", "call_id": "fc_9", "output": "late", "status": "completed", "is_error": "yes"},
+        {
+            "type": "function_call_output",
+            "call_id": "fc_9",
+            "output": "late",
+            "status": "completed",
+            "is_error": "yes",
+        },
         {"type": "message", "role": "assistant", "content": []},
         {"type": "function_call", "call_id": "fc_4", "name": "buses", "arguments": "{}"},
     ],
     "output": [
-        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "No "}, {"type": "output_text", "text": "luck."}]}
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [
+                {"type": "output_text", "text": "No "},
+                {"type": "output_text", "text": "luck."},
+            ],
+        }
     ],
     "usage": {"input_tokens": 80, "output_tokens": 6},
 }
 
-_ROME_CALLS = (call("search", {"to": "FCO"}, "fc_1", '{"to": "FCO"}'), call("hotels", {}, "fc_2", "{}"))
+_ROME_CALLS = (
+    call("search", {"to": "FCO"}, "fc_1", '{"to": "FCO"}'),
+    call("hotels", {}, "fc_2", "{}"),
+)
 RESPONSES_OBJECT_EXPECTED = conv(
     id="resp_1",
     metadata={"model": "gpt-4.1", "input_tokens": 80, "output_tokens": 6, "total_tokens": 86},
@@ -738,7 +1006,14 @@ RESPONSES_CALLS = {
     "id": "r3",
     "test_case": "search",
     "calls": [
-        {"request": {"input": [{"role": "user", "content": "Find x"}]}, "response": {"output": [{"type": "function_call", "call_id": "f", "name": "find", "arguments": "{}"}]}},
+        {
+            "request": {"input": [{"role": "user", "content": "Find x"}]},
+            "response": {
+                "output": [
+                    {"type": "function_call", "call_id": "f", "name": "find", "arguments": "{}"}
+                ]
+            },
+        },
         {
             "request": {
                 "input": [
@@ -771,7 +1046,10 @@ RESPONSES_CALLS_EXPECTED = conv(
 
 RESPONSES_ITEMS = {
     "metadata": {"k": 1},
-    "items": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]}, {"role": "assistant", "content": "Yo"}],
+    "items": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]},
+        {"role": "assistant", "content": "Yo"},
+    ],
 }
 RESPONSES_ITEMS_EXPECTED = conv(
     metadata={"k": 1}, turns=[turn("Hi", "Yo", [msg("user", "Hi"), msg("assistant", "Yo")])]
@@ -787,7 +1065,9 @@ RESPONSES_ITEMS_EXPECTED = conv(
         pytest.param(RESPONSES_ITEMS, RESPONSES_ITEMS_EXPECTED, id="items"),
     ],
 )
-def test_openai_responses_records_become_these_conversations(record: Any, expected: dict[str, Any]) -> None:
+def test_openai_responses_records_become_these_conversations(
+    record: Any, expected: dict[str, Any]
+) -> None:
     """docs/offline.md "OpenAI Responses API": consecutive calls are one assistant step,
     results link by call_id, `status: failed` or `is_error: true` marks a result errored."""
     check(record, "openai-responses", expected)
@@ -797,25 +1077,91 @@ def test_openai_responses_records_become_these_conversations(record: Any, expect
     ("record", "expected"),
     [
         ("x", "expected an object with 'output' or 'items' (OpenAI Responses)"),
-        ({}, "expected 'input' and 'output', a {request, response} call, 'calls' or 'items' (OpenAI Responses format)"),
+        (
+            {},
+            (
+                "expected 'input' and 'output', a {request, response} call, 'calls' or "
+                "'items' (OpenAI Responses format)"
+            ),
+        ),
         ({"input": 5, "output": []}, "input must be a string or a list of items"),
         ({"input": [5], "output": []}, "input[0] is not an item object"),
         ({"input": [{"type": 5}], "output": []}, "input[0]: 'type' must be a string (got 5)"),
         ({"input": [{"content": "x"}], "output": []}, "input[0] (message) has no 'role'"),
-        ({"input": [{"role": "user", "content": 5}], "output": []}, "input[0].content: message content must be a string or a list of parts, got 5"),
-        ({"input": [{"type": "function_call", "name": "f"}], "output": []}, "input[0] (function_call) has no 'call_id'"),
-        ({"input": [{"type": "function_call", "call_id": "c"}], "output": []}, "a tool call has no name (got None)"),
-        ({"input": [{"type": "function_call_output", "output": "x"}], "output": []}, "input[0] (function_call_output) has no 'call_id'"),
-        ({"input": [{"type": "function_call_output", "call_id": "c", "output": 5}], "output": []}, "input[0].output: message content must be a string or a list of parts, got 5"),
+        (
+            {"input": [{"role": "user", "content": 5}], "output": []},
+            "input[0].content: message content must be a string or a list of parts, got 5",
+        ),
+        (
+            {"input": [{"type": "function_call", "name": "f"}], "output": []},
+            "input[0] (function_call) has no 'call_id'",
+        ),
+        (
+            {"input": [{"type": "function_call", "call_id": "c"}], "output": []},
+            "a tool call has no name (got None)",
+        ),
+        (
+            {"input": [{"type": "function_call_output", "output": "x"}], "output": []},
+            "input[0] (function_call_output) has no 'call_id'",
+        ),
+        (
+            {
+                "input": [{"type": "function_call_output", "call_id": "c", "output": 5}],
+                "output": [],
+            },
+            "input[0].output: message content must be a string or a list of parts, got 5",
+        ),
         ({"output": [5]}, "output[0] is not an item object"),
         ({"items": [5]}, "items[0] is not an item object"),
-        ({"output": [{"role": "assistant", "content": "x"}], "usage": {"input_tokens": -1}}, "usage.input_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got -1"),
-        ({"request": {"input": [5]}, "response": None}, "record[0].request.input[0] is not an item object"),
-        ({"request": {"input": []}, "response": {"output": 5}}, "record[0].response has no 'output' list"),
+        (
+            {"output": [{"role": "assistant", "content": "x"}], "usage": {"input_tokens": -1}},
+            (
+                "usage.input_tokens must be a number of tokens (a whole number from 0 "
+                "to 2**63 - 1), got -1"
+            ),
+        ),
+        (
+            {"request": {"input": [5]}, "response": None},
+            "record[0].request.input[0] is not an item object",
+        ),
+        (
+            {"request": {"input": []}, "response": {"output": 5}},
+            "record[0].response has no 'output' list",
+        ),
         ({"request": {"input": []}, "response": "x"}, "record[0].response has no 'output' list"),
-        ({"request": {"input": []}, "response": {"output": [5]}}, "record[0].response.output[0] is not an item object"),
-        ({"calls": [{"request": {"input": []}, "response": {"output": [{"role": "assistant", "content": "x"}], "usage": {"input_tokens": -1}}}]}, "calls[0].response: usage.input_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got -1"),
-        ({"calls": [{"request": {"input": []}, "response": {"output": [{"role": "assistant", "content": "x"}]}, "cost": -1}]}, "calls[0]: cost must be an amount (a number from 0 to 2**63 - 1), got -1"),
+        (
+            {"request": {"input": []}, "response": {"output": [5]}},
+            "record[0].response.output[0] is not an item object",
+        ),
+        (
+            {
+                "calls": [
+                    {
+                        "request": {"input": []},
+                        "response": {
+                            "output": [{"role": "assistant", "content": "x"}],
+                            "usage": {"input_tokens": -1},
+                        },
+                    }
+                ]
+            },
+            (
+                "calls[0].response: usage.input_tokens must be a number of tokens (a "
+                "whole number from 0 to 2**63 - 1), got -1"
+            ),
+        ),
+        (
+            {
+                "calls": [
+                    {
+                        "request": {"input": []},
+                        "response": {"output": [{"role": "assistant", "content": "x"}]},
+                        "cost": -1,
+                    }
+                ]
+            },
+            "calls[0]: cost must be an amount (a number from 0 to 2**63 - 1), got -1",
+        ),
         ({"calls": [{"request": {"input": []}}, 5]}, "calls[1] is not a {request, response} call"),
     ],
 )
@@ -828,7 +1174,10 @@ def test_malformed_openai_responses_records_say_where_and_why(record: Any, expec
 # format detection, line by line, in the documented order
 
 _USER = {"role": "user", "content": "Hi"}
-_TOOL_USE = {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]}
+_TOOL_USE = {
+    "role": "assistant",
+    "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}],
+}
 _CHAT_REPLY = {"choices": [{"message": {"role": "assistant", "content": "ok"}}]}
 
 
@@ -844,16 +1193,25 @@ def detected(record: Any) -> str | None:
         ({"messages": [_USER]}, "openai"),
         ({"messages": [_USER], "system": "S"}, "anthropic"),
         ({"messages": [_TOOL_USE]}, "anthropic"),
-        ({"messages": ["x", {"role": "user", "content": ["x", {"type": "tool_result"}]}]}, "anthropic"),
+        (
+            {"messages": ["x", {"role": "user", "content": ["x", {"type": "tool_result"}]}]},
+            "anthropic",
+        ),
         ({"messages": [{"role": "assistant", "content": [{"type": "thinking"}]}]}, "anthropic"),
         ({"messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}, "openai"),
         ({"messages": [_USER], "response": {"type": "message", "content": "x"}}, "anthropic"),
-        ({"messages": [_USER], "response": {"content": [], "stop_reason": "end_turn"}}, "anthropic"),
+        (
+            {"messages": [_USER], "response": {"content": [], "stop_reason": "end_turn"}},
+            "anthropic",
+        ),
         ({"messages": [_USER], "response": {"content": []}}, "openai"),
         ({"messages": [_USER], "response": {"content": "x", "stop_reason": "end_turn"}}, "openai"),
         ({"messages": [_USER], "response": {"type": "other", "content": []}}, "openai"),
         ({"request": {"system": "S", "messages": [_USER]}, "response": None}, "anthropic"),
-        ({"request": {"messages": [_USER]}, "response": {"type": "message", "content": []}}, "anthropic"),
+        (
+            {"request": {"messages": [_USER]}, "response": {"type": "message", "content": []}},
+            "anthropic",
+        ),
         ({"request": {"messages": [_TOOL_USE]}, "response": None}, "anthropic"),
         ({"request": {"messages": [_USER]}, "response": _CHAT_REPLY}, "openai"),
         ({"request": {"system": "S", "messages": "x"}}, None),
@@ -905,7 +1263,12 @@ _OSLO_ASSISTANT = {
         {"type": "text", "content": "Checking."},
         {"type": "reasoning", "content": "not said"},
         {"type": "tool_call", "id": "call_7", "name": "get_weather", "arguments": {"city": "Oslo"}},
-        {"type": "tool_call", "id": "call_8", "name": "get_weather", "arguments": '{"city": "Rome"}'},
+        {
+            "type": "tool_call",
+            "id": "call_8",
+            "name": "get_weather",
+            "arguments": '{"city": "Rome"}',
+        },
     ],
 }
 _OSLO_USER = {"role": "user", "parts": [{"type": "text", "content": "Oslo and Rome?"}]}
@@ -936,13 +1299,28 @@ OTEL_OTLP = {
                                             {
                                                 "role": "tool",
                                                 "parts": [
-                                                    {"type": "tool_call_response", "id": "call_7", "response": "5C", "result": "not this"}
+                                                    {
+                                                        "type": "tool_call_response",
+                                                        "id": "call_7",
+                                                        "response": "5C",
+                                                        "result": "not this",
+                                                    }
                                                 ],
                                             },
                                         ]
                                     ),
                                 ),
-                                _a("gen_ai.output.messages", _j([{"role": "assistant", "parts": [{"type": "text", "content": "Oslo 5C."}]}])),
+                                _a(
+                                    "gen_ai.output.messages",
+                                    _j(
+                                        [
+                                            {
+                                                "role": "assistant",
+                                                "parts": [{"type": "text", "content": "Oslo 5C."}],
+                                            }
+                                        ]
+                                    ),
+                                ),
                             ],
                         },
                         {
@@ -969,7 +1347,15 @@ OTEL_OTLP = {
                                 _a("gen_ai.usage.output_tokens", {"intValue": "7"}),
                                 _a(
                                     "gen_ai.system_instructions",
-                                    _j([{"type": "text", "content": "Be "}, "x", {"type": "image"}, {"type": "text"}, {"type": "text", "content": "brief."}]),
+                                    _j(
+                                        [
+                                            {"type": "text", "content": "Be "},
+                                            "x",
+                                            {"type": "image"},
+                                            {"type": "text"},
+                                            {"type": "text", "content": "brief."},
+                                        ]
+                                    ),
                                 ),
                                 _a("gen_ai.input.messages", _j([_OSLO_USER])),
                                 _a("gen_ai.output.messages", _j([_OSLO_ASSISTANT])),
@@ -999,7 +1385,11 @@ OTEL_OTLP = {
                                                 {"doubleValue": "1.5"},
                                                 {"doubleValue": 2},
                                                 {"boolValue": False},
-                                                {"kvlistValue": {"values": [_a("a", _s("b")), "skipped"]}},
+                                                {
+                                                    "kvlistValue": {
+                                                        "values": [_a("a", _s("b")), "skipped"]
+                                                    }
+                                                },
                                                 {"arrayValue": None},
                                                 {"kvlistValue": {}},
                                                 {"bytesValue": "AA=="},
@@ -1022,7 +1412,10 @@ _OSLO_CALLS = (
     call("get_weather", {"city": "Oslo"}, "call_7"),
     call("get_weather", {"city": "Rome"}, "call_8", '{"city": "Rome"}'),
 )
-_OTLP_RESULT = '[-9223372036854775808, 1.5, 2, false, {"a": "b"}, [], {}, {"bytesValue": "AA=="}, {"stringValue": "x", "extra": 1}, 7]'
+_OTLP_RESULT = (
+    '[-9223372036854775808, 1.5, 2, false, {"a": "b"}, [], {}, '
+    '{"bytesValue": "AA=="}, {"stringValue": "x", "extra": 1}, 7]'
+)
 OTEL_OTLP_EXPECTED = conv(
     id="conv-x",
     metadata={"trace_id": "abc", "agent": "weather-bot"},
@@ -1071,7 +1464,11 @@ def _chat_span(start: int, inputs: list[Any], outputs: list[Any], **attrs: Any) 
 def _tool_span(start: int, call_id: Any, status: Any = None, **attrs: Any) -> dict[str, Any]:
     span: dict[str, Any] = {
         "start_time_unix_nano": start,
-        "attributes": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.id": call_id, **attrs},
+        "attributes": {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.call.id": call_id,
+            **attrs,
+        },
     }
     if status is not None:
         span["status"] = status
@@ -1080,7 +1477,10 @@ def _tool_span(start: int, call_id: Any, status: Any = None, **attrs: Any) -> di
 
 _GO = {"role": "user", "parts": [{"type": "text", "content": "Go"}]}
 _LETTERS = "abcdefgh"
-_ALL_CALLS = {"role": "assistant", "parts": [{"type": "tool_call", "id": c, "name": f"t_{c}"} for c in _LETTERS]}
+_ALL_CALLS = {
+    "role": "assistant",
+    "parts": [{"type": "tool_call", "id": c, "name": f"t_{c}"} for c in _LETTERS],
+}
 OTEL_TOOL_SPANS = {
     "id": "t-1",
     "spans": [
@@ -1099,7 +1499,13 @@ OTEL_TOOL_SPANS = {
             [
                 _GO,
                 _ALL_CALLS,
-                {"role": "tool", "parts": [{"type": "tool_call_response", "id": "a", "response": {"r": 1}}, {"type": "text", "content": "dropped"}]},
+                {
+                    "role": "tool",
+                    "parts": [
+                        {"type": "tool_call_response", "id": "a", "response": {"r": 1}},
+                        {"type": "text", "content": "dropped"},
+                    ],
+                },
                 {
                     "role": "user",
                     "parts": [
@@ -1113,7 +1519,11 @@ OTEL_TOOL_SPANS = {
             ],
             [{"role": "assistant", "parts": [{"type": "text", "content": "Done"}]}],
         ),
-        _chat_span(20, [{"role": "user", "parts": [{"type": "text", "content": "More"}]}], [{"role": "assistant", "parts": [{"type": "tool_call", "id": 11, "name": "t_k"}]}]),
+        _chat_span(
+            20,
+            [{"role": "user", "parts": [{"type": "text", "content": "More"}]}],
+            [{"role": "assistant", "parts": [{"type": "tool_call", "id": 11, "name": "t_k"}]}],
+        ),
         _tool_span(21, 11, **{"gen_ai.tool.call.result": "k-out"}),
     ],
 }
@@ -1149,11 +1559,20 @@ OTEL_TOOL_SPANS_EXPECTED = conv(
             ),
             metadata={"model_calls": 1},
         ),
-        turn("Also this.", "Done", [msg("user", "Also this."), msg("assistant", "Done")], metadata={"model_calls": 1}),
+        turn(
+            "Also this.",
+            "Done",
+            [msg("user", "Also this."), msg("assistant", "Done")],
+            metadata={"model_calls": 1},
+        ),
         turn(
             "More",
             "",
-            [msg("user", "More"), msg("assistant", None, (call("t_k", {}, "11"),)), msg("tool", "k-out", call_id="11")],
+            [
+                msg("user", "More"),
+                msg("assistant", None, (call("t_k", {}, "11"),)),
+                msg("tool", "k-out", call_id="11"),
+            ],
             (result("k-out", "11", "t_k"),),
             metadata={"model_calls": 1},
         ),
@@ -1172,17 +1591,32 @@ OTEL_EVENTS = {
             "attributes": {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"},
             "events": [
                 {"name": "gen_ai.system.message", "body": {"content": "Sys"}},
-                {"name": "gen_ai.user.message", "attributes": {"gen_ai.event.content": '{"content": "Hi"}'}},
-                {"name": "gen_ai.assistant.message", "body": {"content": None, "tool_calls": [_FN_CALL, {"id": "cx", "function": "bad"}, "bad"]}},
+                {
+                    "name": "gen_ai.user.message",
+                    "attributes": {"gen_ai.event.content": '{"content": "Hi"}'},
+                },
+                {
+                    "name": "gen_ai.assistant.message",
+                    "body": {
+                        "content": None,
+                        "tool_calls": [_FN_CALL, {"id": "cx", "function": "bad"}, "bad"],
+                    },
+                },
                 {"name": "gen_ai.tool.message", "body": {"id": "c1", "content": {"ok": True}}},
                 {"name": "gen_ai.assistant.message", "body": {"id": "ignored", "content": ["a"]}},
                 {"name": "other.event", "body": {"content": "ignored"}},
                 {"body": {"content": "no name"}},
                 "not an event",
                 {"name": "gen_ai.user.message", "body": "not a mapping"},
-                {"name": "gen_ai.choice", "body": {"index": 0, "finish_reason": "stop", "message": {"content": "Done."}}},
+                {
+                    "name": "gen_ai.choice",
+                    "body": {"index": 0, "finish_reason": "stop", "message": {"content": "Done."}},
+                },
                 {"name": "gen_ai.user.message", "attributes": [_a("content", _s("Again"))]},
-                {"name": "gen_ai.choice", "body": {"content": "Again done.", "message": "not a mapping"}},
+                {
+                    "name": "gen_ai.choice",
+                    "body": {"content": "Again done.", "message": "not a mapping"},
+                },
             ],
         }
     ],
@@ -1221,14 +1655,25 @@ OTEL_AGENT_ONLY = {
             "attributes": {
                 "gen_ai.operation.name": "invoke_agent",
                 "gen_ai.system_instructions": "5",
-                "gen_ai.input.messages": [{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}],
-                "gen_ai.output.messages": [{"role": "assistant", "parts": [{"type": "text", "content": "Yo"}]}],
+                "gen_ai.input.messages": [
+                    {"role": "user", "parts": [{"type": "text", "content": "Hi"}]}
+                ],
+                "gen_ai.output.messages": [
+                    {"role": "assistant", "parts": [{"type": "text", "content": "Yo"}]}
+                ],
             },
         }
     ]
 }
 OTEL_AGENT_ONLY_EXPECTED = conv(
-    turns=[turn("Hi", "Yo", [msg("user", "Hi"), msg("assistant", "Yo")], metadata={"latency_ms": 0.0, "model_calls": 1})]
+    turns=[
+        turn(
+            "Hi",
+            "Yo",
+            [msg("user", "Hi"), msg("assistant", "Yo")],
+            metadata={"latency_ms": 0.0, "model_calls": 1},
+        )
+    ]
 )
 
 # no operation name but messages: an inference span; output only, no input at all
@@ -1236,10 +1681,19 @@ OTEL_UNNAMED = {
     "spans": [
         {
             "attributes": {
-                "gen_ai.input.messages": '[{"role": "user", "parts": [{"type": "text", "content": "Q"}]}]',
+                "gen_ai.input.messages": (
+                    '[{"role": "user", "parts": [{"type": "text", "content": "Q"}]}]'
+                ),
             }
         },
-        {"attributes": {"gen_ai.operation.name": "chat", "gen_ai.output.messages": '[{"role": "assistant", "parts": [{"type": "text", "content": "A"}]}]'}},
+        {
+            "attributes": {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.output.messages": (
+                    '[{"role": "assistant", "parts": [{"type": "text", "content": "A"}]}]'
+                ),
+            }
+        },
     ]
 }
 OTEL_UNNAMED_EXPECTED = conv(
@@ -1276,7 +1730,10 @@ def _chat(**attrs: Any) -> dict[str, Any]:
     return _one(attributes={"gen_ai.operation.name": "chat", **attrs})
 
 
-_TIME = "must be a time in nanoseconds since 1970 (a whole number from 0 to 2**64 - 1, or a string of one)"
+_TIME = (
+    "must be a time in nanoseconds since 1970 (a whole number from 0 to "
+    "2**64 - 1, or a string of one)"
+)
 _DEEP = "[" * 100_000 + "]" * 100_000
 
 
@@ -1284,47 +1741,211 @@ _DEEP = "[" * 100_000 + "]" * 100_000
     ("record", "expected"),
     [
         ("x", "expected an exported trace with 'resourceSpans' or 'spans'"),
-        ({"spans": [{"attributes": {"gen_ai.operation.name": "execute_tool"}}]}, "the trace has no GenAI inference span (gen_ai.operation.name 'chat') to read messages from"),
-        (_one(attributes={"gen_ai.operation.name": 5}), "span 's': gen_ai.operation.name must be a string, got 5"),
-        ({"spans": [{"attributes": {"gen_ai.operation.name": 5}}]}, "span 0: gen_ai.operation.name must be a string, got 5"),
+        (
+            {"spans": [{"attributes": {"gen_ai.operation.name": "execute_tool"}}]},
+            (
+                "the trace has no GenAI inference span (gen_ai.operation.name 'chat') "
+                "to read messages from"
+            ),
+        ),
+        (
+            _one(attributes={"gen_ai.operation.name": 5}),
+            "span 's': gen_ai.operation.name must be a string, got 5",
+        ),
+        (
+            {"spans": [{"attributes": {"gen_ai.operation.name": 5}}]},
+            "span 0: gen_ai.operation.name must be a string, got 5",
+        ),
         ({"resourceSpans": [5]}, "resourceSpans[0] must be an object, got 5"),
-        ({"resourceSpans": [{"scopeSpans": "x"}]}, 'resourceSpans[0].scopeSpans must be a list, got "x"'),
-        ({"resourceSpans": [{"scopeSpans": [5]}]}, "resourceSpans[0].scopeSpans[0] must be an object, got 5"),
-        ({"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": 5}]}]}, "resourceSpans[0].instrumentationLibrarySpans[0].spans must be a list, got 5"),
-        ({"resourceSpans": [{"scopeSpans": [{"spans": [{}, 5]}]}]}, "resourceSpans[0].scopeSpans[0].spans[1] must be an object, got 5"),
+        (
+            {"resourceSpans": [{"scopeSpans": "x"}]},
+            'resourceSpans[0].scopeSpans must be a list, got "x"',
+        ),
+        (
+            {"resourceSpans": [{"scopeSpans": [5]}]},
+            "resourceSpans[0].scopeSpans[0] must be an object, got 5",
+        ),
+        (
+            {"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": 5}]}]},
+            "resourceSpans[0].instrumentationLibrarySpans[0].spans must be a list, got 5",
+        ),
+        (
+            {"resourceSpans": [{"scopeSpans": [{"spans": [{}, 5]}]}]},
+            "resourceSpans[0].scopeSpans[0].spans[1] must be an object, got 5",
+        ),
         ({"spans": [{"attributes": {}}, 5]}, "spans[1] must be an object, got 5"),
-        (_one(startTimeUnixNano="-1"), f'span \'s\': startTimeUnixNano {_TIME}, got "-1"'),
-        (_one(start_time_unix_nano=2**64), f"span 's': start_time_unix_nano {_TIME}, got 18446744073709551616"),
+        (_one(startTimeUnixNano="-1"), f"span 's': startTimeUnixNano {_TIME}, got \"-1\""),
+        (
+            _one(start_time_unix_nano=2**64),
+            f"span 's': start_time_unix_nano {_TIME}, got 18446744073709551616",
+        ),
         (_one(startTimeUnixNano=True), f"span 's': startTimeUnixNano {_TIME}, got true"),
-        (_one(attributes={"gen_ai.operation.name": "chat", "gen_ai.input.messages": "[]"}, endTimeUnixNano=1.5), f"span 's': endTimeUnixNano {_TIME}, got 1.5"),
+        (
+            _one(
+                attributes={"gen_ai.operation.name": "chat", "gen_ai.input.messages": "[]"},
+                endTimeUnixNano=1.5,
+            ),
+            f"span 's': endTimeUnixNano {_TIME}, got 1.5",
+        ),
         (_attr(_s(5)), "span 's': attribute 'k': stringValue must be a string, got 5"),
-        (_attr({"boolValue": "true"}), "span 's': attribute 'k': boolValue must be true or false, got \"true\""),
-        (_attr({"intValue": "x"}), "span 's': attribute 'k': intValue must be a 64-bit integer, or a string of one, got \"x\""),
-        (_attr({"intValue": 2**63}), "span 's': attribute 'k': intValue must be a 64-bit integer, or a string of one, got 9223372036854775808"),
-        (_attr({"intValue": True}), "span 's': attribute 'k': intValue must be a 64-bit integer, or a string of one, got true"),
-        (_attr({"doubleValue": "abc"}), "span 's': attribute 'k': doubleValue must be a number, got \"abc\""),
-        (_attr({"doubleValue": False}), "span 's': attribute 'k': doubleValue must be a number, got false"),
-        (_attr({"arrayValue": 5}), "span 's': attribute 'k': arrayValue must be an object with a 'values' list, got 5"),
-        (_attr({"kvlistValue": {"values": 5}}), "span 's': attribute 'k': kvlistValue must be an object with a 'values' list, got an object"),
-        (_attr({"arrayValue": {"values": [{"intValue": "x"}]}}), "span 's': attribute 'k'[0]: intValue must be a 64-bit integer, or a string of one, got \"x\""),
-        (_attr({"kvlistValue": {"values": [_a("a", {"boolValue": 1})]}}), "span 's': attribute 'k': attribute 'a': boolValue must be true or false, got 1"),
-        (_one(attributes={"k": {"boolValue": 1}}), "span 's': attribute 'k': boolValue must be true or false, got 1"),
-        (_chat(**{"gen_ai.system_instructions": "Be brief.", "gen_ai.input.messages": "[]"}), "span 's': system instructions is not valid JSON: Expecting value: line 1 column 1 (char 0)"),
-        (_chat(**{"gen_ai.input.messages": _DEEP}), "span 's': gen_ai.input.messages is JSON nested too deeply to read"),
-        (_chat(**{"gen_ai.output.messages": "[" + "1" * 5000 + "]"}), "span 's': gen_ai.output.messages is not valid JSON: a number has more than 4300 digits"),
-        (_chat(**{"gen_ai.input.messages": '{"a": 1}'}), "span 's': gen_ai.input.messages is not a list of messages"),
-        (_chat(**{"gen_ai.output.messages": "5"}), "span 's': gen_ai.output.messages is not a list of messages"),
-        (_chat(**{"gen_ai.input.messages": '[{"parts": []}]'}), "span 's': gen_ai.input.messages[0] is not a message with a 'role'"),
-        (_chat(**{"gen_ai.input.messages": '[{"role": "user", "parts": 5}]'}), "span 's': gen_ai.input.messages[0].parts must be a list, got 5"),
-        (_chat(**{"gen_ai.input.messages": '[{"role": "user", "parts": [5]}]'}), "span 's': gen_ai.input.messages[0].parts[0] is not an object"),
-        (_chat(**{"gen_ai.output.messages": '[{"role": "assistant", "parts": [{"type": "tool_call"}]}]'}), "a tool call has no name (got None)"),
-        (_chat(**{"gen_ai.usage.input_tokens": -1, "gen_ai.input.messages": "[]"}), "span 's': gen_ai.usage.input_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got -1"),
-        (_chat(**{"gen_ai.usage.completion_tokens": 1.5, "gen_ai.input.messages": "[]"}), "span 's': gen_ai.usage.completion_tokens must be a number of tokens (a whole number from 0 to 2**63 - 1), got 1.5"),
-        (_one(attributes={"gen_ai.operation.name": "chat"}, events=5), "span 's': events must be a list, got 5"),
-        (_one(attributes={"gen_ai.operation.name": "chat"}, events=[{"name": 5}]), "span 's'.events[0]: 'name' must be a string (got 5)"),
-        (_one(attributes={"gen_ai.operation.name": "chat"}, events=[{"name": "gen_ai.assistant.message", "body": {"tool_calls": 5}}]), "span 's'.events[0]: tool_calls must be a list, got 5"),
-        (_one(attributes={"gen_ai.operation.name": "chat"}, events=[{"name": "gen_ai.user.message", "attributes": {"gen_ai.event.content": "{"}}]), "span 's'.events[0]: gen_ai.event.content is not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
-        (_one(attributes={"gen_ai.operation.name": "chat"}, events=[{"name": "gen_ai.user.message", "attributes": {"x": {"intValue": "y"}}}]), "span 's'.events[0]: attribute 'x': intValue must be a 64-bit integer, or a string of one, got \"y\""),
+        (
+            _attr({"boolValue": "true"}),
+            "span 's': attribute 'k': boolValue must be true or false, got \"true\"",
+        ),
+        (
+            _attr({"intValue": "x"}),
+            (
+                "span 's': attribute 'k': intValue must be a 64-bit integer, or a "
+                'string of one, got "x"'
+            ),
+        ),
+        (
+            _attr({"intValue": 2**63}),
+            (
+                "span 's': attribute 'k': intValue must be a 64-bit integer, or a "
+                "string of one, got 9223372036854775808"
+            ),
+        ),
+        (
+            _attr({"intValue": True}),
+            (
+                "span 's': attribute 'k': intValue must be a 64-bit integer, or a "
+                "string of one, got true"
+            ),
+        ),
+        (
+            _attr({"doubleValue": "abc"}),
+            "span 's': attribute 'k': doubleValue must be a number, got \"abc\"",
+        ),
+        (
+            _attr({"doubleValue": False}),
+            "span 's': attribute 'k': doubleValue must be a number, got false",
+        ),
+        (
+            _attr({"arrayValue": 5}),
+            "span 's': attribute 'k': arrayValue must be an object with a 'values' list, got 5",
+        ),
+        (
+            _attr({"kvlistValue": {"values": 5}}),
+            (
+                "span 's': attribute 'k': kvlistValue must be an object with a "
+                "'values' list, got an object"
+            ),
+        ),
+        (
+            _attr({"arrayValue": {"values": [{"intValue": "x"}]}}),
+            (
+                "span 's': attribute 'k'[0]: intValue must be a 64-bit integer, or a "
+                'string of one, got "x"'
+            ),
+        ),
+        (
+            _attr({"kvlistValue": {"values": [_a("a", {"boolValue": 1})]}}),
+            "span 's': attribute 'k': attribute 'a': boolValue must be true or false, got 1",
+        ),
+        (
+            _one(attributes={"k": {"boolValue": 1}}),
+            "span 's': attribute 'k': boolValue must be true or false, got 1",
+        ),
+        (
+            _chat(**{"gen_ai.system_instructions": "Be brief.", "gen_ai.input.messages": "[]"}),
+            (
+                "span 's': system instructions is not valid JSON: Expecting value: "
+                "line 1 column 1 (char 0)"
+            ),
+        ),
+        (
+            _chat(**{"gen_ai.input.messages": _DEEP}),
+            "span 's': gen_ai.input.messages is JSON nested too deeply to read",
+        ),
+        (
+            _chat(**{"gen_ai.output.messages": "[" + "1" * 5000 + "]"}),
+            (
+                "span 's': gen_ai.output.messages is not valid JSON: a number has more "
+                "than 4300 digits"
+            ),
+        ),
+        (
+            _chat(**{"gen_ai.input.messages": '{"a": 1}'}),
+            "span 's': gen_ai.input.messages is not a list of messages",
+        ),
+        (
+            _chat(**{"gen_ai.output.messages": "5"}),
+            "span 's': gen_ai.output.messages is not a list of messages",
+        ),
+        (
+            _chat(**{"gen_ai.input.messages": '[{"parts": []}]'}),
+            "span 's': gen_ai.input.messages[0] is not a message with a 'role'",
+        ),
+        (
+            _chat(**{"gen_ai.input.messages": '[{"role": "user", "parts": 5}]'}),
+            "span 's': gen_ai.input.messages[0].parts must be a list, got 5",
+        ),
+        (
+            _chat(**{"gen_ai.input.messages": '[{"role": "user", "parts": [5]}]'}),
+            "span 's': gen_ai.input.messages[0].parts[0] is not an object",
+        ),
+        (
+            _chat(
+                **{
+                    "gen_ai.output.messages": (
+                        '[{"role": "assistant", "parts": [{"type": "tool_call"}]}]'
+                    )
+                }
+            ),
+            "a tool call has no name (got None)",
+        ),
+        (
+            _chat(**{"gen_ai.usage.input_tokens": -1, "gen_ai.input.messages": "[]"}),
+            (
+                "span 's': gen_ai.usage.input_tokens must be a number of tokens (a "
+                "whole number from 0 to 2**63 - 1), got -1"
+            ),
+        ),
+        (
+            _chat(**{"gen_ai.usage.completion_tokens": 1.5, "gen_ai.input.messages": "[]"}),
+            (
+                "span 's': gen_ai.usage.completion_tokens must be a number of tokens "
+                "(a whole number from 0 to 2**63 - 1), got 1.5"
+            ),
+        ),
+        (
+            _one(attributes={"gen_ai.operation.name": "chat"}, events=5),
+            "span 's': events must be a list, got 5",
+        ),
+        (
+            _one(attributes={"gen_ai.operation.name": "chat"}, events=[{"name": 5}]),
+            "span 's'.events[0]: 'name' must be a string (got 5)",
+        ),
+        (
+            _one(
+                attributes={"gen_ai.operation.name": "chat"},
+                events=[{"name": "gen_ai.assistant.message", "body": {"tool_calls": 5}}],
+            ),
+            "span 's'.events[0]: tool_calls must be a list, got 5",
+        ),
+        (
+            _one(
+                attributes={"gen_ai.operation.name": "chat"},
+                events=[
+                    {"name": "gen_ai.user.message", "attributes": {"gen_ai.event.content": "{"}}
+                ],
+            ),
+            (
+                "span 's'.events[0]: gen_ai.event.content is not valid JSON: Expecting "
+                "property name enclosed in double quotes: line 1 column 2 (char 1)"
+            ),
+        ),
+        (
+            _one(
+                attributes={"gen_ai.operation.name": "chat"},
+                events=[{"name": "gen_ai.user.message", "attributes": {"x": {"intValue": "y"}}}],
+            ),
+            (
+                "span 's'.events[0]: attribute 'x': intValue must be a 64-bit integer, "
+                'or a string of one, got "y"'
+            ),
+        ),
     ],
 )
 def test_malformed_otel_traces_say_where_and_why(record: Any, expected: str) -> None:

@@ -17,7 +17,6 @@ continues the turn: it is the tools answering, not the user speaking.
 from __future__ import annotations
 
 import json
-
 from collections.abc import Mapping, Sequence
 from typing import Any
 
