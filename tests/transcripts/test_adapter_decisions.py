@@ -435,6 +435,7 @@ _OK_REPLY = {"choices": [{"message": {"role": "assistant", "content": "ok"}}]}
             "messages[0].content[0]: 'type' must be a string (got 1)",
         ),
         ({"request": {"messages": []}, "response": "x"}, "response is not an object"),
+        ({"request": {"messages": [5]}}, "request.messages[0] is not a message object"),
         ({"request": {"messages": []}, "response": {"choices": []}}, "response has no 'choices'"),
         (
             {"request": {"messages": []}, "response": {"choices": [{"message": "x"}]}},
@@ -1049,10 +1050,27 @@ RESPONSES_ITEMS = {
     "items": [
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]},
         {"role": "assistant", "content": "Yo"},
+        # two calls after text: one step of their own
+        {"type": "function_call", "call_id": "x", "name": "fx", "arguments": "{}"},
+        {"type": "function_call", "call_id": "y", "name": "fy", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "y", "output": "y-out"},
     ],
 }
 RESPONSES_ITEMS_EXPECTED = conv(
-    metadata={"k": 1}, turns=[turn("Hi", "Yo", [msg("user", "Hi"), msg("assistant", "Yo")])]
+    metadata={"k": 1},
+    turns=[
+        turn(
+            "Hi",
+            "Yo",
+            [
+                msg("user", "Hi"),
+                msg("assistant", "Yo"),
+                msg("assistant", None, (call("fx", {}, "x", "{}"), call("fy", {}, "y", "{}"))),
+                msg("tool", "y-out", call_id="y"),
+            ],
+            (result("y-out", "y", "fy"),),
+        )
+    ],
 )
 
 
