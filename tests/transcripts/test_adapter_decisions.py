@@ -582,6 +582,8 @@ ANTHROPIC_TRANSCRIPT = {
             "content": [
                 {"type": "tool_result", "tool_use_id": "toolu_2", "content": {"rows": 1}},
                 {"type": "tool_result", "tool_use_id": "toolu_2", "content": 42, "is_error": "yes"},
+                {"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "image"}]},
+                {"type": "tool_result", "tool_use_id": "toolu_2"},
                 {"type": "text", "text": "Also Sunday?"},
             ],
         },
@@ -622,12 +624,16 @@ ANTHROPIC_TRANSCRIPT_EXPECTED = conv(
                 msg("assistant", "Booking.", (call("book", {}, "toolu_2"),)),
                 msg("tool", '{"rows": 1}', call_id="toolu_2"),
                 msg("tool", "42", call_id="toolu_2"),
+                msg("tool", "", call_id="toolu_2"),
+                msg("tool", "", call_id="toolu_2"),
             ],
             (
                 result("timeout", "toolu_1", "check", is_error=True),
                 result("found it", "srv_1", "web_search"),
                 result('{"rows": 1}', "toolu_2", "book", data={"rows": 1}),
                 result("42", "toolu_2", "book"),
+                result("", "toolu_2", "book"),
+                result("", "toolu_2", "book"),
             ),
         ),
         turn(
