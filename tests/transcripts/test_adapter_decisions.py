@@ -531,7 +531,10 @@ ANTHROPIC_TRANSCRIPT = {
     "case": "booking",
     "system": [{"type": "text", "text": "You "}, {"type": "text", "text": "book."}],
     "messages": [
-        {"role": "user", "content": "Table for 4?"},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "Table "}, {"type": "text", "text": "for 4?"}],
+        },
         {
             "role": "assistant",
             "content": [
@@ -1725,10 +1728,43 @@ OTEL_UNNAMED_EXPECTED = conv(
 )
 
 
+# the agent spoke first, calling a tool: a turn of its own, its result from the tool span
+OTEL_AGENT_FIRST = {
+    "spans": [
+        {
+            "attributes": {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.output.messages": json.dumps(
+                    [
+                        {
+                            "role": "assistant",
+                            "parts": [{"type": "tool_call", "id": "q", "name": "tq"}],
+                        }
+                    ]
+                ),
+            }
+        },
+        _tool_span(1, "q", **{"gen_ai.tool.call.result": "q-out"}),
+    ]
+}
+OTEL_AGENT_FIRST_EXPECTED = conv(
+    turns=[
+        turn(
+            None,
+            "",
+            [msg("assistant", None, (call("tq", {}, "q"),)), msg("tool", "q-out", call_id="q")],
+            (result("q-out", "q", "tq"),),
+            metadata={"model_calls": 1},
+        )
+    ]
+)
+
+
 @pytest.mark.parametrize(
     ("record", "expected"),
     [
         pytest.param(OTEL_OTLP, OTEL_OTLP_EXPECTED, id="otlp"),
+        pytest.param(OTEL_AGENT_FIRST, OTEL_AGENT_FIRST_EXPECTED, id="agent-first"),
         pytest.param(OTEL_TOOL_SPANS, OTEL_TOOL_SPANS_EXPECTED, id="tool-spans"),
         pytest.param(OTEL_EVENTS, OTEL_EVENTS_EXPECTED, id="message-events"),
         pytest.param(OTEL_AGENT_ONLY, OTEL_AGENT_ONLY_EXPECTED, id="agent-spans-only"),
