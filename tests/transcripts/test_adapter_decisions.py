@@ -1760,10 +1760,56 @@ OTEL_AGENT_FIRST_EXPECTED = conv(
 )
 
 
+# a tool span answers one call once: not a call a user message carries, not a reused id again
+_Q = {"role": "assistant", "parts": [{"type": "tool_call", "id": "q", "name": "tq"}]}
+OTEL_ODD_CALLS = {
+    "spans": [
+        _chat_span(
+            1,
+            [
+                {
+                    "role": "user",
+                    "parts": [
+                        {"type": "text", "content": "u"},
+                        {"type": "tool_call", "id": "p", "name": "tp"},
+                    ],
+                }
+            ],
+            [_Q],
+        ),
+        _chat_span(2, [{"role": "user", "parts": [{"type": "text", "content": "again"}]}], [_Q]),
+        _tool_span(3, "p", **{"gen_ai.tool.call.result": "p-out"}),
+        _tool_span(4, "q", **{"gen_ai.tool.call.result": "q-out"}),
+    ]
+}
+OTEL_ODD_CALLS_EXPECTED = conv(
+    turns=[
+        turn(
+            "u",
+            "",
+            [
+                msg("user", "u", (call("tp", {}, "p"),)),
+                msg("assistant", None, (call("tq", {}, "q"),)),
+                msg("tool", "q-out", call_id="q"),
+            ],
+            (result("q-out", "q", "tq"),),
+            metadata={"model_calls": 1},
+        ),
+        turn(
+            "again",
+            "",
+            [msg("user", "again"), msg("assistant", None, (call("tq", {}, "q"),))],
+            metadata={"model_calls": 1},
+        ),
+    ]
+)
+
+
 @pytest.mark.parametrize(
     ("record", "expected"),
     [
         pytest.param(OTEL_OTLP, OTEL_OTLP_EXPECTED, id="otlp"),
+        pytest.param(OTEL_ODD_CALLS, OTEL_ODD_CALLS_EXPECTED, id="odd-calls"),
         pytest.param(OTEL_AGENT_FIRST, OTEL_AGENT_FIRST_EXPECTED, id="agent-first"),
         pytest.param(OTEL_TOOL_SPANS, OTEL_TOOL_SPANS_EXPECTED, id="tool-spans"),
         pytest.param(OTEL_EVENTS, OTEL_EVENTS_EXPECTED, id="message-events"),
