@@ -1805,10 +1805,42 @@ OTEL_ODD_CALLS_EXPECTED = conv(
 )
 
 
+def _named_chat(name: str, start: int | None, user: str, reply: str) -> dict[str, Any]:
+    span = _chat_span(
+        0,
+        [{"role": "user", "parts": [{"type": "text", "content": user}]}],
+        [{"role": "assistant", "parts": [{"type": "text", "content": reply}]}],
+    )
+    del span["start_time_unix_nano"]
+    return (
+        {"name": name, **span}
+        if start is None
+        else {"name": name, "startTimeUnixNano": start, **span}
+    )
+
+
+# spans in start order; a span without a start time counts as starting at 0; ties keep the
+# order of the line
+OTEL_ORDER = {
+    "spans": [
+        _named_chat("z", 1, "second", "2"),
+        _named_chat("y", 1, "third", "3"),
+        _named_chat("x", None, "first", "1"),
+    ]
+}
+OTEL_ORDER_EXPECTED = conv(
+    turns=[
+        turn(u, r, [msg("user", u), msg("assistant", r)], metadata={"model_calls": 1})
+        for u, r in (("first", "1"), ("second", "2"), ("third", "3"))
+    ]
+)
+
+
 @pytest.mark.parametrize(
     ("record", "expected"),
     [
         pytest.param(OTEL_OTLP, OTEL_OTLP_EXPECTED, id="otlp"),
+        pytest.param(OTEL_ORDER, OTEL_ORDER_EXPECTED, id="start-order"),
         pytest.param(OTEL_ODD_CALLS, OTEL_ODD_CALLS_EXPECTED, id="odd-calls"),
         pytest.param(OTEL_AGENT_FIRST, OTEL_AGENT_FIRST_EXPECTED, id="agent-first"),
         pytest.param(OTEL_TOOL_SPANS, OTEL_TOOL_SPANS_EXPECTED, id="tool-spans"),
