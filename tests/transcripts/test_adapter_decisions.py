@@ -2084,6 +2084,20 @@ _DEEP = "[" * 100_000 + "]" * 100_000
                 'or a string of one, got "y"'
             ),
         ),
+        (
+            {
+                "spans": [
+                    {
+                        "name": "agent",
+                        "attributes": {
+                            "gen_ai.operation.name": "invoke_agent",
+                            "gen_ai.input.messages": '{"a": 1}',
+                        },
+                    }
+                ]
+            },
+            "span 'agent': gen_ai.input.messages is not a list of messages",
+        ),
     ],
 )
 def test_malformed_otel_traces_say_where_and_why(record: Any, expected: str) -> None:
