@@ -73,8 +73,9 @@ def _texts(messages: list[Msg]) -> list[str]:
 def test_merge_exchange_adds_only_the_new_part_of_a_request(
     history: list[Msg], request_: list[Msg], response: list[Msg], expected: list[str]
 ) -> None:
-    merge_exchange(history, request_, response)
-    assert _texts(history) == expected
+    merged = list(history)  # the table's lists are shared by every run of this test
+    merge_exchange(merged, request_, response)
+    assert _texts(merged) == expected
 
 
 @pytest.mark.parametrize(
