@@ -16,6 +16,7 @@ continues the turn: it is the tools answering, not the user speaking.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -96,7 +97,8 @@ def _block_text(content: object, where: str) -> str:
         return content
     if isinstance(content, list):
         return text_of(content, ("text",), where) or ""
-    return "" if content is None else str(content)
+    # not the API's shape (a string or a list of blocks): kept as JSON text, as OTel results are
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
 
 
 def message(raw: object, where: str) -> list[Msg]:

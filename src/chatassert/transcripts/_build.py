@@ -177,14 +177,14 @@ _SUMMED = ("input_tokens", "output_tokens", "total_tokens", "latency_ms", "cost"
 
 
 def _merge_metadata(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
-    """Merge a model call's metadata into a turn's: numbers that add up are summed."""
+    """Merge a model call's metadata into a turn's: numbers that add up are summed, and the
+    call is counted in `model_calls`."""
     for key, value in extra.items():
         if key in _SUMMED and number(value) is not None and number(target.get(key)) is not None:
             target[key] = target[key] + value
         else:
             target.setdefault(key, value)
-    if "model_calls" in target or extra:
-        target["model_calls"] = int(target.get("model_calls", 0)) + 1
+    target["model_calls"] = int(target.get("model_calls", 0)) + 1
 
 
 def _message(msg: Msg) -> Message:
@@ -219,7 +219,7 @@ def _turn(group: Sequence[Msg]) -> Turn:
             results.append(
                 _result(msg.content or "", msg.tool_call_id, msg.name, msg.data, msg.is_error)
             )
-        if msg.metadata:
+        if msg.metadata is not None:  # a model call's response, even one that logged no facts
             _merge_metadata(metadata, msg.metadata)
     if results:
         results = _link(calls, results)

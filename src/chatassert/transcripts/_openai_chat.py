@@ -111,7 +111,6 @@ def _response_messages(response: object, extra: Mapping[str, Any], where: str) -
     if not isinstance(first, dict) or not isinstance(first.get("message"), Mapping):
         raise TranscriptError(f"{where}.choices[0] has no 'message'")
     out = message(first["message"], f"{where}.choices[0].message")
-    out.role = "assistant" if out.role is None else out.role
     meta = call_metadata(extra, response, places=(parent(where), where))
     finish = first.get("finish_reason")
     if isinstance(finish, str):
