@@ -12,6 +12,8 @@ which must give the same record.
 from __future__ import annotations
 
 import datetime as dt
+import pickle
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -2830,3 +2832,62 @@ def test_a_bad_parameter_is_rejected_when_the_check_is_built(
     with pytest.raises(kind) as caught:
         build()
     assert str(caught.value) == message
+
+
+def test_a_time_written_in_the_end_bound_is_kept() -> None:
+    """docs/expect.md, Keys: only an `end` written without a time means the end of that day."""
+    check = AllDatesBetween("d", "2026-01-01", "2026-01-31T12:00:00Z")
+    assert check.check({"d": "2026-01-31T12:00:00Z"}).passed
+    late = check.check({"d": "2026-01-31T12:00:01Z"})
+    assert (late.status, late.reason) == (
+        F,
+        "Date 2026-01-31 at d is outside range 2026-01-01 to 2026-01-31",
+    )
+
+
+def fixed_clock() -> dt.datetime:
+    """A picklable injected clock, ten days before NOW."""
+    return NOW - dt.timedelta(days=10)
+
+
+def test_an_unpickled_check_keeps_its_settings_and_its_quick_test() -> None:
+    """JsonCheck: the quick test is compiled again on first use after unpickling, and an
+    injected clock survives the copy (DatesWithinDays docstring: the clock is injectable)."""
+    doc = {"r": [{"v": 1.0}, {"v": 1}]}
+    match = pickle.loads(pickle.dumps(AllMatch("r[*].v", 1)))
+    passed = match.check(doc)
+    assert _record(passed) == (
+        P,
+        "every r[*].v is 1",
+        {"path": "r[*].v", "expected": 1, "checked": 2},
+    )
+    assert match._quick_test()(doc) is passed
+    assert match.check({"r": [{"v": True}]}).reason == "Found non-matching item: true at r[0].v"
+    nothing = pickle.loads(pickle.dumps(AllMatch("r[*].v", None)))
+    assert nothing.check({"r": [{"v": None}]}).passed
+    assert not nothing.check({"r": [{"v": 0}]}).passed
+
+    within = pickle.loads(pickle.dumps(DatesWithinDays("d", 1, clock=fixed_clock)))
+    assert within.check({"d": "2026-01-10T12:00:00Z"}).passed
+    assert within.check({"d": NOW.isoformat()}).reason == (
+        "Date 2026-01-20 at d is 10 days from 2026-01-10 (more than 1)"
+    )
+
+
+def test_the_default_clock_is_utc_whatever_the_local_time_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/expect.md, Options: without `clock=`, `dates_within_days` reads the system clock,
+    and dates compare as instants (naive means UTC)."""
+    monkeypatch.setenv("TZ", "Asia/Tokyo")  # nine hours east of UTC, no daylight saving
+    time.tzset()
+    try:
+        now = dt.datetime.now(dt.UTC)
+        check = DatesWithinDays("d", 0.1)  # 2.4 hours either side
+        assert check.check({"d": now.isoformat()}).passed
+        assert check.check({"d": now.replace(tzinfo=None).isoformat()}).passed
+        unpickled = pickle.loads(pickle.dumps(check))
+        assert unpickled.check({"d": now.isoformat()}).passed
+    finally:
+        monkeypatch.undo()
+        time.tzset()
