@@ -1307,6 +1307,15 @@ ROWS = [
         {"path": "results[*].metadata.tags", "expected": ["draft", "old"], "checked": 2},
     ),
     row(
+        "tags-none-pass-quick",
+        lambda: NoneHaveTags(["draft", "old"]),
+        {"results": [{"metadata": {"tags": ["work"]}}, {"metadata": {"tags": []}}]},
+        P,
+        "no result has tags 'draft', 'old'",
+        {"path": "results[*].metadata.tags", "expected": ["draft", "old"], "checked": 2},
+        quick=True,
+    ),
+    row(
         "tags-none-fail",
         lambda: NoneHaveTags(["draft", "old"]),
         {"results": [{"metadata": {"tags": ["work"]}}, {"metadata": {"tags": ["old", "draft"]}}]},
@@ -2484,8 +2493,13 @@ def test_a_check_decides_the_documented_record(
         alone = build()
         assert isinstance(alone, JsonCheck)
         assert _record(alone._check_in_full(subject)) == (status, reason, details)
-    if quick:  # the common-case pass is the quick test's shared result (JsonCheck docstring)
-        assert check._quick_test()(subject) is result
+    if quick:  # the quick test answers the common-case pass itself (JsonCheck docstring)
+        fresh = build()
+        assert isinstance(fresh, JsonCheck)
+        answer = fresh._quick_test()(subject)
+        assert answer is not None
+        assert _record(answer) == (status, reason, details)
+        assert fresh.check(subject) is answer  # the shared passing result
 
 
 def err(name: str, build: Callable[[], Any], kind: type[Exception], message: str) -> Any:
