@@ -2469,11 +2469,106 @@ ROWS = [
         "condition not met: no result file starts with 'people/' or 'documents/'",
         {"condition": False},
     ),
+    row(
+        "ac-timeout",
+        lambda: ArrayContains("a", pattern="(a+)+$", regex_timeout=0.05),
+        {"a": ["x", "a" * 5000 + "b"]},
+        E,
+        "pattern '(a+)+$' ran out of this check's 0.05s limit for regular expressions on a text of 5001 characters",  # noqa: E501
+        {"path": "a", "error": "timeout"},
+    ),
+    row(
+        "pat-timeout",
+        lambda: AllMatchPattern("r[*].t", "(a+)+$", regex_timeout=0.05),
+        {"r": [{"t": "a"}, {"t": "a" * 5000 + "b"}]},
+        E,
+        "pattern '(a+)+$' ran out of this check's 0.05s limit for regular expressions on a text of 5001 characters",  # noqa: E501
+        {"path": "r[1].t", "pattern": "(a+)+$", "error": "timeout"},
+    ),
+    row(
+        "ifr-not-object",
+        lambda: IfResults(StatusIs("ok")),
+        [1],
+        S,
+        "condition not met: no results",
+        {"condition": False},
+    ),
+    row(
+        "ifs-not-object",
+        lambda: IfSensitiveResults(has_field="s"),
+        [{"file": "people/a"}],
+        S,
+        "condition not met: no result file starts with 'people/' or 'documents/'",
+        {"condition": False},
+    ),
+    row(
+        "tags-not-object",
+        lambda: AllHaveTags(["work"]),
+        [{"metadata": {"tags": []}}],
+        P,
+        "every result has tags 'work'",
+        {"path": "results[*].metadata.tags", "expected": ["work"], "checked": 0},
+    ),
+    row(
+        "tags-not-list-long",
+        lambda: EachHasAnyTag(["work"]),
+        {
+            "results": [
+                {
+                    "metadata": {
+                        "tags": {
+                            "work": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                        }
+                    }
+                }
+            ]
+        },
+        E,
+        'results[0].metadata.tags is not a list of tags ({"work": "xxxxxxxxxxxxxxxx…xxxxxxxxxxx"})',
+        {
+            "path": "results[0].metadata.tags",
+            "actual": {"work": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"},
+        },
+    ),
+    row(
+        "contains-long-fail",
+        lambda: JsonContains("needle"),
+        {
+            "text": "hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay "  # noqa: E501
+        },
+        F,
+        "Expected the response to contain 'needle'",
+        {
+            "expected": "needle",
+            "actual": '{"text": "hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay…hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay "}',  # noqa: E501
+        },
+    ),
+    row(
+        "dw-far",
+        lambda: DatesWithinDays("r[*].d", 7, clock=clock),
+        {"r": [{"d": "1998-09-04T12:00:00Z"}]},
+        F,
+        "Date 1998-09-04 at r[0].d is 10000 days from 2026-01-20 (more than 7)",
+        {
+            "path": "r[0].d",
+            "expected": {"days": 7},
+            "actual": "1998-09-04T12:00:00Z",
+            "index": 0,
+            "offending": [{"path": "r[0].d", "actual": "1998-09-04T12:00:00Z", "index": 0}],
+            "offending_count": 1,
+            "checked": 1,
+        },
+    ),
 ]
 
 
 def _record(result: Any) -> tuple[Status, str, dict[str, Any]]:
     return result.status, result.reason, dict(result.details)
+
+
+def _named(result: Any, check: Assertion) -> Any:
+    assert result.name == check.kind  # every outcome names the check's kind
+    return result
 
 
 @pytest.mark.parametrize(("build", "subject", "status", "reason", "details", "quick"), ROWS)
@@ -2487,12 +2582,12 @@ def test_a_check_decides_the_documented_record(
 ) -> None:
     """docs/expect.md, Keys and Details: the status, reason and details of each outcome."""
     check = build()
-    result = check.check(subject)
+    result = _named(check.check(subject), check)
     assert _record(result) == (status, reason, details)
     if isinstance(check, JsonCheck):  # the full evaluation alone decides the same, built anew
         alone = build()
         assert isinstance(alone, JsonCheck)
-        assert _record(alone._check_in_full(subject)) == (status, reason, details)
+        assert _record(_named(alone._check_in_full(subject), alone)) == (status, reason, details)
     if quick:  # the quick test answers the common-case pass itself (JsonCheck docstring)
         fresh = build()
         assert isinstance(fresh, JsonCheck)
@@ -2841,6 +2936,42 @@ ERRORS = [
         TypeError,
         "has_field must be a string, got int 3",
     ),
+    err(
+        "array-contains-bad-regex",
+        lambda: ArrayContains("a", pattern="("),
+        ValueError,
+        "invalid regular expression '(': missing closing ) at position 0; add ')' or escape '(' as \\(",  # noqa: E501
+    ),
+    err(
+        "array-contains-empty-regex",
+        lambda: ArrayContains("a", pattern=""),
+        ValueError,
+        "expect_array_contains pattern must not be empty",
+    ),
+    err(
+        "array-contains-regex-not-text",
+        lambda: ArrayContains("a", pattern=3),
+        TypeError,
+        "expect_array_contains pattern must be a string, got int",
+    ),
+    err(
+        "pattern-empty-regex",
+        lambda: AllMatchPattern("a", ""),
+        ValueError,
+        "expect_all_match_pattern pattern must not be empty",
+    ),
+    err(
+        "pattern-regex-not-text",
+        lambda: NoneMatchPattern("a", ["x"]),
+        TypeError,
+        "expect_none_match_pattern pattern must be a string, got list",
+    ),
+    err(
+        "pattern-bad-regex",
+        lambda: NoneMatchPattern("a", "["),
+        ValueError,
+        "invalid regular expression '[': missing closing ] at position 0; add ']' or escape '[' as \\[ to match it",  # noqa: E501
+    ),
 ]
 
 
@@ -2852,6 +2983,76 @@ def test_a_bad_parameter_is_rejected_when_the_check_is_built(
     with pytest.raises(kind) as caught:
         build()
     assert str(caught.value) == message
+
+
+DESCRIPTIONS = [
+    (
+        lambda: IfResults(AllOf(StatusIs("ok"), ResultsMin(1))),
+        "if there are results: status is 'ok' and at least 1 result",
+    ),
+    (
+        lambda: IfHasHistory(AllMatch("history_results[*].op", "delete")),
+        "if there is history: every history_results[*].op is 'delete'",
+    ),
+    (
+        lambda: IfSensitiveResults(has_field="sensitive", value=True),
+        "every sensitive result's sensitive is true",
+    ),
+    (
+        lambda: IfSensitiveResults(has_field="sensitive"),
+        "every sensitive result's sensitive exists",
+    ),
+    (lambda: IfSensitiveResults(StatusIs("ok")), "if some result is sensitive: status is 'ok'"),
+    (
+        lambda: OneOf(StatusIs("error"), AllOf(JsonContains("filter"), ResultsMax(0))),
+        "(status is 'error') or (response contains 'filter' and at most 0 results)",
+    ),
+    (lambda: AllHaveTags(["work", "security"]), "every result has tags 'work', 'security'"),
+    (lambda: NoneHaveTags(["draft", "old"]), "no result has tags 'draft', 'old'"),
+    (
+        lambda: EachHasAnyTag(["work", "personal"]),
+        "every result has one of the tags 'work', 'personal'",
+    ),
+    (
+        lambda: ResultsMatchSchema({"file": "string", "rel": {"type": "number", "min": 0}}),
+        'every result matches {"file": "string", "rel": {"type": "number", "min": 0}}',
+    ),
+    (lambda: HasFields(["a", "b.c"]), "has fields a, b.c"),
+    (lambda: FieldEquals({"a": 0, "b": "x"}), "a is 0, b is 'x'"),
+    (lambda: FieldContains("summary", "Sec"), "summary contains 'Sec'"),
+    (lambda: MessageContains("done"), "message contains 'done'"),
+    (lambda: SummaryContains("found"), "summary contains 'found'"),
+    (lambda: JsonContains("x"), "response contains 'x'"),
+    (lambda: AllMatch("r[*].t", "note"), "every r[*].t is 'note'"),
+    (lambda: AllMatchOneOf("r[*].t", ["note", 1]), "every r[*].t is one of 'note', 1"),
+    (lambda: AllMatchPattern("r[*].f", "^a"), "every r[*].f matches /^a/"),
+    (lambda: NoneMatchPattern("r[*].f", "^a"), "no r[*].f matches /^a/"),
+    (
+        lambda: ArrayContains("dirs", ["people/", "documents/"]),
+        "dirs contains 'people/', 'documents/'",
+    ),
+    (lambda: ArrayContains("dirs", pattern="^peo"), "dirs has an item matching /^peo/"),
+    (
+        lambda: AllDatesBetween("d", "2026-01-01", "2026-01-31"),
+        "every d is between 2026-01-01 and 2026-01-31",
+    ),
+    (lambda: DatesWithinDays("d", 1.5), "every d is within 1.5 days of now"),
+    (lambda: AllDatesInYear("d", 2026), "every d is in 2026"),
+    (lambda: AllInRange("v", 0, 1.5), "v in 0-1.5"),
+    (lambda: InRange("v", max=5), "v in -inf-5"),
+    (lambda: SortedDesc("r[*].v"), "r[*].v sorted descending"),
+    (lambda: ResultsMin(1), "at least 1 result"),
+    (lambda: ResultsCount(2), "exactly 2 results"),
+    (lambda: StatusIs("ok"), "status is 'ok'"),
+    (lambda: ErrorCodeIs("E"), "error_code is 'E'"),
+]
+
+
+@pytest.mark.parametrize(("build", "words"), DESCRIPTIONS)
+def test_a_check_describes_its_requirement(build: Callable[[], Assertion], words: str) -> None:
+    """docs/expect.md: a pass says what held, and `one_of` and the conditional checks spell
+    out their branches with these words (`Neither status is 'error' nor ...`)."""
+    assert build().describe() == words
 
 
 def test_a_time_written_in_the_end_bound_is_kept() -> None:
@@ -2908,6 +3109,14 @@ def test_the_default_clock_is_utc_whatever_the_local_time_zone(
         assert check.check({"d": now.replace(tzinfo=None).isoformat()}).passed
         unpickled = pickle.loads(pickle.dumps(check))
         assert unpickled.check({"d": now.isoformat()}).passed
+        # 20:00 UTC is 05:00 the next day in Tokyo: the clock's day is its UTC day
+        late = dt.datetime(2026, 1, 20, 20, 0)
+        naive = DatesWithinDays("d", 0.1, clock=lambda: late)
+        assert naive.check({"d": "2026-01-20T20:00:00Z"}).passed
+        aware = DatesWithinDays("d", 0.1, clock=lambda: late.replace(tzinfo=dt.UTC))
+        assert aware.check({"d": "2026-01-10T20:00:00Z"}).reason == (
+            "Date 2026-01-10 at d is 10 days from 2026-01-20 (more than 0.1)"
+        )
     finally:
         monkeypatch.undo()
         time.tzset()
