@@ -2559,6 +2559,28 @@ ROWS = [
             "checked": 1,
         },
     ),
+    row(
+        "db-one-instant",
+        lambda: AllDatesBetween("r[*].d", "2026-01-01T10:00:00Z", "2026-01-01T11:00:00+01:00"),
+        {"r": [{"d": "2026-01-01T10:00:00Z"}]},
+        P,
+        "every r[*].d is between 2026-01-01T10:00:00Z and 2026-01-01T11:00:00+01:00",
+        {
+            "path": "r[*].d",
+            "expected": {"start": "2026-01-01T10:00:00Z", "end": "2026-01-01T11:00:00+01:00"},
+            "checked": 1,
+        },
+        quick=True,
+    ),
+    row(
+        "range-one-value",
+        lambda: InRange("v", 1, 1),
+        {"v": 1.0},
+        P,
+        "v in 1-1",
+        {"path": "v", "expected": {"min": 1, "max": 1}, "checked": 1},
+        quick=True,
+    ),
 ]
 
 
