@@ -3142,3 +3142,20 @@ def test_the_default_clock_is_utc_whatever_the_local_time_zone(
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+@pytest.mark.parametrize(
+    "subject", [{"status": "ok"}, {"results": None}, {"results": "x"}, [{"file": "a"}]]
+)
+def test_tags_and_schema_pass_with_nothing_checked_without_a_results_array(subject: Any) -> None:
+    """docs/expect.md, Keys (decided): like `all_*`, the tag keys and `results_schema` pass
+    with `checked: 0` when there is no `results` array; `if_results` is there to require one."""
+    for check in (
+        AllHaveTags(["work"]),
+        NoneHaveTags(["draft"]),
+        EachHasAnyTag(["work"]),
+        ResultsMatchSchema({"file": "string"}),
+    ):
+        result = check.check(subject)
+        assert (result.status, result.details["checked"]) == (P, 0)
+    assert IfResults(ResultsMatchSchema({"file": "string"})).check(subject).status is S
