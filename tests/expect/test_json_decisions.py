@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import pickle
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -55,7 +56,7 @@ from chatassert import (
     StatusIs,
     SummaryContains,
 )
-from chatassert._json import JsonCheck
+from chatassert._json import JsonCheck, json_equal, parse_date
 
 P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 NOW = dt.datetime(2026, 1, 20, 12, 0, tzinfo=dt.UTC)
@@ -2581,6 +2582,71 @@ ROWS = [
         {"path": "v", "expected": {"min": 1, "max": 1}, "checked": 1},
         quick=True,
     ),
+    row(
+        "sorted-no-index",
+        lambda: SortedDesc("$..v"),
+        {"a": {"v": 1}, "b": {"v": 2}},
+        F,
+        "Values not sorted descending at index 1: b.v is 2, after 1",
+        {
+            "path": "b.v",
+            "expected": "descending",
+            "actual": 2,
+            "index": 1,
+            "values": [1, 2],
+            "offending": [{"path": "b.v", "actual": 2, "index": 1, "previous": 1}],
+            "offending_count": 1,
+            "checked": 2,
+        },
+    ),
+    row(
+        "db-week-date-end",
+        lambda: AllDatesBetween("d", "2026-01-01", "2026-W05-6"),
+        {"d": "2026-01-31T23:00:00Z"},
+        P,
+        "every d is between 2026-01-01 and 2026-W05-6",
+        {"path": "d", "expected": {"start": "2026-01-01", "end": "2026-W05-6"}, "checked": 1},
+        quick=True,
+    ),
+    row(
+        "db-end-minute",
+        lambda: AllDatesBetween("d", "2026-01-01", "Jan 31 2026 23:59 UTC"),
+        {"d": "2026-01-31T23:59:30Z"},
+        F,
+        "Date 2026-01-31 at d is outside range 2026-01-01 to 2026-01-31",
+        {
+            "path": "d",
+            "expected": {"start": "2026-01-01", "end": "Jan 31 2026 23:59 UTC"},
+            "actual": "2026-01-31T23:59:30Z",
+            "offending": [{"path": "d", "actual": "2026-01-31T23:59:30Z"}],
+            "offending_count": 1,
+            "checked": 1,
+        },
+    ),
+    row(
+        "feq-tuple",
+        lambda: FieldEquals({"a": (1, 2)}),
+        {"a": [1, 2.0]},
+        P,
+        "a is [1, 2]",
+        {"expected": {"a": (1, 2)}, "checked": 1},
+    ),
+    row(
+        "am-string-vs-list",
+        lambda: AllMatch("r[*].v", ["a", "b"]),
+        {"r": [{"v": "ab"}]},
+        F,
+        "Found non-matching item: 'ab' at r[0].v",
+        {
+            "path": "r[0].v",
+            "expected": ["a", "b"],
+            "actual": "ab",
+            "index": 0,
+            "offending": [{"path": "r[0].v", "actual": "ab", "index": 0}],
+            "offending_count": 1,
+            "checked": 1,
+        },
+    ),
 ]
 
 
@@ -3159,3 +3225,36 @@ def test_tags_and_schema_pass_with_nothing_checked_without_a_results_array(subje
         result = check.check(subject)
         assert (result.status, result.details["checked"]) == (P, 0)
     assert IfResults(ResultsMatchSchema({"file": "string"})).check(subject).status is S
+
+
+def test_json_equal_compares_mappings_and_sequences_of_any_kind_but_never_a_string() -> None:
+    """`json_equal` docstring: strict JSON equality, recursive; a tuple is an array, any
+    mapping an object, and a string is never an array of its characters."""
+    assert json_equal(OrderedDict(a=1), {"a": 1.0})
+    assert not json_equal(OrderedDict(a=1), {"a": 2})
+    assert json_equal([1, [2]], (1.0, (2,)))
+    assert not json_equal((1, 2), [2, 1])
+    assert not json_equal(["a", "b"], "ab")
+    assert not json_equal("ab", ("a", "b"))
+    assert not json_equal(1, "1")
+    assert not json_equal(1.0, None)
+
+
+def test_parse_date_reads_a_string_subclass_as_its_text() -> None:
+    """`parse_date` docstring: an ISO 8601 date is parsed; anything that is not text is None."""
+
+    class Text(str):
+        __slots__ = ()
+
+    assert parse_date(Text("2026-01-31"), end_of_day=True) == dt.datetime(
+        2026, 1, 31, 23, 59, 59, 999999, tzinfo=dt.UTC
+    )
+    assert parse_date(20260131) is None
+
+
+def test_a_pass_left_to_the_full_evaluation_is_shared_as_well() -> None:
+    """`JsonCheck._passed`: a pass is built once per count, then shared (see `Result.shared`)."""
+    check = FieldEquals({"total": 3.0})  # 3 for 3.0: the quick test leaves it to `_eval`
+    first = check.check({"total": 3})
+    assert first.passed
+    assert check.check({"total": 3}) is first
