@@ -911,11 +911,9 @@ class FieldEquals(JsonCheck):
 
     def _eval(self, data: Any) -> Result:
         bad = _Offenders()
-        missing: list[str] = []
         for path, expected in self._fields:
             found = path.find(data)
             if not found:
-                missing.append(path.source)
                 bad.add(path.source, None, expected=expected, missing=True)
                 continue
             for value, where in found:
