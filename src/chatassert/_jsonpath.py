@@ -78,8 +78,8 @@ class JsonPath:
         if text.startswith("$"):
             set_(self, "_steps", ())
             set_(self, "_parts", ())
-            set_(self, "fans_out", any(c in text for c in ("*", "..", "?", ":")))
-            finder = _compile_jsonpath(text)
+            finder, fans_out = _compile_jsonpath(text)
+            set_(self, "fans_out", fans_out)
             set_(self, "_finder", finder)
             set_(self, "values", lambda doc: [v for v, _ in finder(doc)])
             return
@@ -344,7 +344,8 @@ def _template(steps: tuple[_Step, ...]) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def _compile_jsonpath(text: str) -> Callable[[Any], list[tuple[Any, Where]]]:
+def _compile_jsonpath(text: str) -> tuple[Callable[[Any], list[tuple[Any, Where]]], bool]:
+    """The `find` of a full JSONPath, and whether the path may select several values."""
     from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
     from jsonpath_ng.ext import parse
 
@@ -365,7 +366,31 @@ def _compile_jsonpath(text: str) -> Callable[[Any], list[tuple[Any, Where]]]:
                 f"{type(exc).__name__}: {exc}"
             ) from None
 
-    return find
+    return find, _fans_out(expr)
+
+
+def _fans_out(node: Any) -> bool:
+    """Whether a parsed JSONPath may select several values: a wildcard, a slice, several
+    names or indices (`['a','b']`, `[0,1]`), recursive descent, a filter, a union or `where`.
+    One field, one index, the root and the extensions that compute one value (`len`) do not."""
+    from jsonpath_ng.jsonpath import Child, Fields, Index, Parent, Root, This
+
+    if isinstance(node, Child):
+        return _fans_out(node.left) or _fans_out(node.right)
+    if isinstance(node, Fields):
+        return len(node.fields) != 1 or node.fields[0] == "*"
+    if isinstance(node, Index):
+        return len(node.indices) != 1
+    if isinstance(node, Root | This | Parent):
+        return False
+    from jsonpath_ng.ext.arithmetic import Operation
+    from jsonpath_ng.ext.iterable import Len
+
+    if isinstance(node, Len):
+        return False
+    if isinstance(node, Operation):  # `$.a + $.b`: one value per pair of operands
+        return _fans_out(node.left) or _fans_out(node.right)
+    return True  # slices, descendants, filters, unions, where, sorted, …: may be several
 
 
 class PathEvaluationError(ValueError):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chatassert import AllMatch, SortedDesc
+from chatassert import AllMatch, FieldContains, SortedDesc, Status
 from chatassert._jsonpath import MISSING, compile_path
 
 DOC: dict[str, Any] = {
@@ -192,3 +192,30 @@ def test_a_jsonpath_that_cannot_be_evaluated_is_an_error_result(path: str) -> No
         result = check.check(doc)
         assert result.status == "error", result
         assert "cannot be evaluated" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("path", "fans_out"),
+    [
+        ("$.results[0,1]", True),
+        ("$['a','b']", True),
+        ("$.results[*].x", True),
+        ("$..x", True),
+        ("$.a[?(@.x > 1)]", True),
+        ("$.a[1:3]", True),
+        ("$.a.*", True),
+        ("$.a[-1]", False),
+        ("$.results[0].file", False),
+        ("$['a:b']", False),
+        ("$.a.`len`", False),
+    ],
+)
+def test_a_jsonpath_fans_out_when_it_may_select_several_values(path: str, fans_out: bool) -> None:
+    # JsonPath.fans_out: a path that names one field reports it missing instead of passing
+    # vacuously, so a union of indices or names must count as several.
+    assert compile_path(path).fans_out is fans_out
+
+
+def test_a_missing_field_named_by_a_union_passes_vacuously_as_a_wildcard_would() -> None:
+    check = FieldContains("$.results[0,1].title", "x")
+    assert check.check({"results": []}).status is Status.PASSED
