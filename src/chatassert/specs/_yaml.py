@@ -117,12 +117,9 @@ class _Loader(yaml.SafeLoader):
             assert node is not None  # an event was there to compose
         finally:
             self.depth -= 1
-        known = self.sizes.get(id(node))
-        if known is not None:  # an alias: the anchored node once more
-            self.written += 1
-            size = known
-        else:
-            self.written += 1
+        self.written += 1
+        size = self.sizes.get(id(node), 0)  # an alias: the anchored node's size, once more
+        if not size:
             size = 1
             if isinstance(node, yaml.SequenceNode):
                 size += sum(self.sizes[id(child)] for child in node.value)
@@ -141,8 +138,6 @@ class _Loader(yaml.SafeLoader):
         """Construct a node; a scalar its tag cannot read is a `_Refused` at its mark."""
         try:
             value = super().construct_object(node, deep=deep)
-        except yaml.YAMLError:
-            raise
         except (ValueError, TypeError, LookupError, AttributeError, OverflowError) as exc:
             tag, text = _tag(node), _shown(node.value)
             if "digits" in str(exc):  # Python's limit on int("…"), 4300 digits
@@ -271,10 +266,9 @@ def read_spec_file(path: str | os.PathLike[str], *, regular_only: bool = False) 
         info = os.fstat(fd)
         if regular_only and not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", name)
-        if info.st_size > MAX_SPEC_CHARS:
-            raise OSError(errno.EFBIG, f"larger than {MAX_SPEC_CHARS // 2**20} MiB", name)
-        data = file.read(MAX_SPEC_CHARS + 1)
-    if len(data) > MAX_SPEC_CHARS:  # a pipe, whose size shows only once read
+        too_big = info.st_size > MAX_SPEC_CHARS  # a pipe's size shows only once it is read
+        data = b"" if too_big else file.read(MAX_SPEC_CHARS + 1)
+    if too_big or len(data) > MAX_SPEC_CHARS:
         raise OSError(errno.EFBIG, f"larger than {MAX_SPEC_CHARS // 2**20} MiB", name)
     try:
         return data.decode("utf-8")

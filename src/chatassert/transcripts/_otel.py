@@ -127,12 +127,12 @@ def _attributes(raw: object, where: str) -> dict[str, Any]:
 
 _NANOS = 2**64  # OTLP times are fixed64 nanoseconds since 1970
 _DIGITS = re.compile("[0-9]{1,20}")
+_SNAKE_CASE = {"startTimeUnixNano": "start_time_unix_nano", "endTimeUnixNano": "end_time_unix_nano"}
 
 
 def _nanos(span: Mapping[str, Any], key: str, where: str) -> int | None:
     """A span's start or end time (`startTimeUnixNano`, or the snake_case spelling)."""
-    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
-    field = key if key in span else snake
+    field = key if key in span else _SNAKE_CASE[key]
     value = span.get(field)
     if value is None:
         return None
