@@ -347,7 +347,7 @@ def _template(steps: tuple[_Step, ...]) -> tuple[str, ...]:
 def _compile_jsonpath(text: str) -> tuple[Callable[[Any], list[tuple[Any, Where]]], bool]:
     """The `find` of a full JSONPath, and whether the path may select several values."""
     from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
-    from jsonpath_ng.ext import parse
+    from jsonpath_ng.ext.parser import parse
 
     try:
         expr = parse(text)
@@ -360,7 +360,7 @@ def _compile_jsonpath(text: str) -> tuple[Callable[[Any], list[tuple[Any, Where]
             return [(m.value, _jsonpath_location(m)) for m in expr.find(doc)]
         except (RegexTimeoutError, RecursionError, MemoryError):
             raise
-        except Exception as exc:  # jsonpath-ng's own: `@.n > 'a'` over a number, `parent` of $
+        except Exception as exc:  # jsonpath-ng's own: `parent` of $, …
             raise PathEvaluationError(
                 f"the JSONPath {text!r} cannot be evaluated on this value: "
                 f"{type(exc).__name__}: {exc}"
@@ -394,8 +394,8 @@ def _fans_out(node: Any) -> bool:
 
 
 class PathEvaluationError(ValueError):
-    """A JSONPath compiled but failed on a value (a filter comparing a number with a string,
-    `parent` of the root); a check reports it as an `error` result."""
+    """A JSONPath compiled but failed on a value (`parent` of the root); a check reports
+    it as an `error` result."""
 
 
 def _limit_regexes(node: Any, text: str) -> None:
@@ -412,12 +412,12 @@ def _limit_regexes(node: Any, text: str) -> None:
     from jsonpath_ng.ext.string import Sub
 
     if isinstance(node, Sub):
-        node.regex = _LimitedRegex(node.expr, text)
+        node.regex = _LimitedRegex(node.expr, text)  # type: ignore[assignment]
     elif isinstance(node, Expression) and node.op == "=~":
         if not isinstance(node.value, str):
             raise ValueError(f"invalid JSONPath {text!r}: `=~` needs a pattern in quotes")
         node.__class__ = _limited_match_class(Expression)
-        node.regex = _LimitedRegex(node.value, text)
+        node.regex = _LimitedRegex(node.value, text)  # type: ignore[attr-defined]
     for value in vars(node).values():
         for child in value if isinstance(value, list | tuple) else (value,):
             if isinstance(child, JSONPath):
