@@ -16,13 +16,18 @@ typecheck:
 	mypy --strict src
 
 test:
-	python -m pytest --cov --cov-report=term
+	python -m pytest
 
 # Branch coverage of the whole suite, CLI subprocesses included, then of the decision logic
 # alone (the modules mutation testing covers: [tool.mutmut] only_mutate).
 DECISION = $(shell python -c "import tomllib; print(','.join(tomllib.load(open('pyproject.toml', 'rb'))['tool']['mutmut']['only_mutate']))")
+# `coverage run` rather than pytest-cov: since pytest-cov 7 only coverage itself follows the
+# CLI tests' subprocesses (`patch = ["subprocess"]`), and their data files need `combine`.
 coverage:
-	python -m pytest --cov --cov-report=term
+	python -m coverage erase
+	python -m coverage run -m pytest -p no:cacheprovider
+	python -m coverage combine -q
+	python -m coverage report
 	python -m coverage report --include="$(DECISION)"
 
 # Mutation testing of the decision logic (tens of minutes; see docs/mutation.md).
