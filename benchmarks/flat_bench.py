@@ -33,7 +33,6 @@ import chatassert
 from chatassert import (
     Assertion,
     Contains,
-    ContainsAll,
     ContainsAny,
     ContainsFunctionCall,
     Equals,
@@ -42,6 +41,7 @@ from chatassert import (
     ToolCall,
     Turn,
 )
+from chatassert.flat import ContainsAll
 
 # -- synthetic turns ------------------------------------------------------------------------
 

@@ -13,19 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from chatassert import (
-    Contains,
-    Conversation,
-    FakeJudge,
-    LLMJudge,
-    LLMRubric,
-    OnTurn,
-    Repeat,
-    Status,
-    Turn,
-    Verdict,
-)
+from chatassert import Contains, Conversation, LLMRubric, OnTurn, Repeat, Status, Turn
+from chatassert.judges import Verdict
+from chatassert.promptkit import LLMJudge
 from chatassert.reporting import EXIT_ERRORS, EXIT_FAILED, EXIT_NOTHING, EXIT_OK, Summary
+from chatassert.testing import FakeJudge
 
 
 def turns(*texts: str) -> Conversation:

@@ -14,7 +14,6 @@ from chatassert import (
     AtLeast,
     Contains,
     Conversation,
-    FakeJudge,
     LLMRubric,
     Not,
     NotContains,
@@ -28,6 +27,7 @@ from chatassert import (
     When,
     from_spec,
 )
+from chatassert.testing import FakeJudge
 
 P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 ALL_STATUSES = (P, F, E, S)

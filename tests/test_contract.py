@@ -21,7 +21,6 @@ import pytest
 from chatassert import (
     Assertion,
     Conversation,
-    FakeJudge,
     GuardrailEvent,
     Result,
     Status,
@@ -31,8 +30,9 @@ from chatassert import (
     WorkflowState,
     WorkflowTransition,
     from_spec,
-    registered,
 )
+from chatassert.specs import registered
+from chatassert.testing import FakeJudge
 
 
 @dataclass(frozen=True)
@@ -421,7 +421,8 @@ def test_equal_assertions_hash_equally_and_distinguish_json_types() -> None:
 def test_specs_of_tuples_dates_and_empty_mappings_round_trip() -> None:
     import datetime as dt
 
-    from chatassert import ContainsFunctionCall, ToolCallsWithArgs, from_spec
+    from chatassert import ContainsFunctionCall, from_spec
+    from chatassert.promptkit import ToolCallsWithArgs
 
     for assertion in (
         ToolCallsWithArgs("f", expected_args={"x": (1, 2)}),

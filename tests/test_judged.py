@@ -7,19 +7,10 @@ import json
 
 import pytest
 
-from chatassert import (
-    FakeJudge,
-    FunctionJudge,
-    JudgeError,
-    LLMRubric,
-    Repeat,
-    SpecError,
-    Status,
-    ToolCall,
-    Turn,
-    Verdict,
-    from_spec,
-)
+from chatassert import LLMRubric, Repeat, SpecError, Status, ToolCall, Turn, from_spec
+from chatassert.errors import JudgeError
+from chatassert.judges import FunctionJudge, Verdict
+from chatassert.testing import FakeJudge
 
 EMPATHY = "Agent should be empathetic and acknowledge the customer's frustration"
 

@@ -14,21 +14,12 @@ from typing import Any
 
 import pytest
 
-from chatassert import (
-    Contains,
-    FakeJudge,
-    FunctionJudge,
-    JudgeRequest,
-    LLMJudge,
-    LLMRubric,
-    Repeat,
-    Status,
-    Turn,
-    Verdict,
-)
+from chatassert import Contains, LLMRubric, Repeat, Status, Turn
 from chatassert._judged import resolve_judge
 from chatassert._judging import fill_template, template_fields
-from chatassert.judges import CachedJudge
+from chatassert.judges import CachedJudge, FunctionJudge, JudgeRequest, Verdict
+from chatassert.promptkit import LLMJudge
+from chatassert.testing import FakeJudge
 
 P, F, E = Status.PASSED, Status.FAILED, Status.ERROR
 DOWN = "judge fake gave no verdict: down"

@@ -6,8 +6,7 @@ import pickle
 import string
 from typing import Any
 
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from chatassert import (
     AllOf,
@@ -15,7 +14,6 @@ from chatassert import (
     Assertion,
     AtLeast,
     Contains,
-    ContainsAll,
     ContainsAny,
     ContainsFunctionCall,
     Equals,
@@ -34,6 +32,7 @@ from chatassert import (
     When,
     from_spec,
 )
+from chatassert.flat import ContainsAll
 
 P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 

@@ -280,7 +280,7 @@ def test_as_json_raises_when_there_is_no_json(subject: object) -> None:
 
 
 def test_a_copy_with_new_fields_forgets_what_was_derived_from_the_old_ones() -> None:
-    from chatassert import ToolsCalled
+    from chatassert.promptkit import ToolsCalled
 
     turn = Turn(text="Hello", tool_calls=[ToolCall(name="a")])
     assert Contains("hello").check(turn).passed  # caches the lowered text

@@ -7,8 +7,7 @@ import pickle
 import string
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from chatassert._errors import RegexTimeoutError
 from chatassert._regex import Pattern, _translate, compile_pattern

@@ -264,7 +264,7 @@ def test_constant_outcomes_are_shared_and_placing_them_copies() -> None:
 
 
 def test_failures_naming_a_subset_are_remembered_per_subset() -> None:
-    from chatassert import ContainsAll
+    from chatassert.flat import ContainsAll
 
     check = ContainsAll(["date", "time", "size"])
     a, b = check.check("the date"), check.check("a DATE")

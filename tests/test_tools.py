@@ -8,15 +8,8 @@ from typing import Any
 
 import pytest
 
-from chatassert import (
-    ContainsFunctionCall,
-    SpecError,
-    Status,
-    ToolCall,
-    Turn,
-    from_spec,
-    loose_equal,
-)
+from chatassert import ContainsFunctionCall, SpecError, Status, ToolCall, Turn, from_spec
+from chatassert.args import loose_equal
 
 
 def turn_with(*calls: ToolCall) -> Turn:

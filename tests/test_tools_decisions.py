@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from chatassert import ContainsFunctionCall, Status, ToolCall, Turn, loose_equal
+from chatassert import ContainsFunctionCall, Status, ToolCall, Turn
+from chatassert.args import loose_equal
 
 
 def calls(*calls: ToolCall) -> Turn:

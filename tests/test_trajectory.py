@@ -12,13 +12,8 @@ import pytest
 import yaml
 
 from chatassert import (
-    ArgAny,
-    ArgInRange,
-    ArgMatches,
-    ArgOneOf,
     ContainsFunctionCall,
     Conversation,
-    ExpectedCall,
     MaxToolCalls,
     NoRepeatedCalls,
     NoToolErrors,
@@ -35,6 +30,7 @@ from chatassert import (
     from_spec,
 )
 from chatassert._matchers import compare_arguments, compile_arguments, error_flag
+from chatassert.args import ArgAny, ArgInRange, ArgMatches, ArgOneOf, ExpectedCall
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "trajectories.md"
 

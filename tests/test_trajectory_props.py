@@ -11,8 +11,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from chatassert import Conversation, ToolCall, ToolSequence, Turn
 

@@ -35,7 +35,7 @@ class VerdictCache:
 
     Example:
         >>> import tempfile, os
-        >>> from chatassert import Verdict
+        >>> from chatassert.judges import Verdict
         >>> cache = VerdictCache(os.path.join(tempfile.mkdtemp(), "v.sqlite3"))
         >>> cache.put("k", Verdict(True, 0.9, "fine"))
         >>> cache.get("k").reason, cache.get("other")
@@ -181,7 +181,8 @@ class CachedJudge:
 
     Example:
         >>> import tempfile, os
-        >>> from chatassert import FakeJudge, LLMRubric
+        >>> from chatassert import LLMRubric
+        >>> from chatassert.testing import FakeJudge
         >>> fake = FakeJudge.passing()
         >>> judge = CachedJudge(fake, os.path.join(tempfile.mkdtemp(), "c.sqlite3"))
         >>> check = LLMRubric("Is polite", judge=judge)

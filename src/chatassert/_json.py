@@ -18,7 +18,8 @@ Decided semantics (see the expect section of the semantics page):
   `actual` and `index` for the first offender, `offending` (up to 20) and `checked`.
 
 Example:
-    >>> from chatassert import AllMatch, StatusIs
+    >>> from chatassert import AllMatch
+    >>> from chatassert.expect import StatusIs
     >>> response = {"status": "success", "results": [{"type": "note"}, {"type": "incident-log"}]}
     >>> StatusIs("success").check(response).passed
     True
@@ -35,8 +36,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from chatassert._base import Assertion, QuickTest, remember
-from chatassert._base import never as _never
+from chatassert._base import Assertion, QuickTest, never as _never, remember
 from chatassert._combinators import AllOf, AnyOf
 from chatassert._errors import RegexTimeoutError
 from chatassert._jsonpath import MISSING, JsonPath, Where, compile_path
@@ -489,7 +489,7 @@ class StatusIs(_FieldIs):
     """Passes when `response.status` equals the value (expect `status`).
 
     Example:
-        >>> from chatassert import StatusIs
+        >>> from chatassert.expect import StatusIs
         >>> StatusIs("success").check({"status": "error"}).reason
         "Expected status 'success', got 'error'"
     """
@@ -507,7 +507,7 @@ class ErrorCodeIs(_FieldIs):
     When the response has no `error_code`, a string `error` field is compared instead.
 
     Example:
-        >>> from chatassert import ErrorCodeIs
+        >>> from chatassert.expect import ErrorCodeIs
         >>> ErrorCodeIs("NO_FILTERS").check({"status": "error", "error": "NO_FILTERS"}).passed
         True
     """
@@ -558,7 +558,7 @@ class JsonContains(_TextContains):
     Case-insensitive unless `case_sensitive=True`.
 
     Example:
-        >>> from chatassert import JsonContains
+        >>> from chatassert.expect import JsonContains
         >>> JsonContains("security").check({"summary": "Found 3 Security incidents"}).passed
         True
     """
@@ -648,7 +648,7 @@ class MessageContains(_StringFieldContains):
     """Passes when `response.message` contains the text, ignoring case (expect `message_contains`).
 
     Example:
-        >>> from chatassert import MessageContains
+        >>> from chatassert.expect import MessageContains
         >>> MessageContains("filter").check({"message": "Please provide a FILTER"}).passed
         True
     """
@@ -664,7 +664,7 @@ class SummaryContains(_StringFieldContains):
     """Passes when `response.summary` contains the text, ignoring case (expect `summary_contains`).
 
     Example:
-        >>> from chatassert import SummaryContains
+        >>> from chatassert.expect import SummaryContains
         >>> SummaryContains("no results").check({"summary": "No results found"}).passed
         True
     """
@@ -744,7 +744,7 @@ class ResultsMin(_ResultsCount):
     """Passes when `response.results` has at least N items (expect `results_min`).
 
     Example:
-        >>> from chatassert import ResultsMin
+        >>> from chatassert.expect import ResultsMin
         >>> ResultsMin(1).check({"results": []}).reason
         'Expected at least 1 result, got 0'
     """
@@ -763,7 +763,7 @@ class ResultsMax(_ResultsCount):
     """Passes when `response.results` has at most N items (expect `results_max`).
 
     Example:
-        >>> from chatassert import ResultsMax
+        >>> from chatassert.expect import ResultsMax
         >>> ResultsMax(5).check({"results": [{}, {}, {}]}).passed
         True
     """
@@ -782,7 +782,7 @@ class ResultsCount(_ResultsCount):
     """Passes when `response.results` has exactly N items (expect `results_count`).
 
     Example:
-        >>> from chatassert import ResultsCount
+        >>> from chatassert.expect import ResultsCount
         >>> ResultsCount(2).check({"results": [{}]}).reason
         'Expected exactly 2 results, got 1'
     """
@@ -1107,7 +1107,7 @@ class AllMatchOneOf(_EachValue):
     """Passes when every value at the path is one of the values (expect `all_match_one_of`).
 
     Example:
-        >>> from chatassert import AllMatchOneOf
+        >>> from chatassert.expect import AllMatchOneOf
         >>> AllMatchOneOf("results[*].type", ["note", "task"]).check(
         ...     {"results": [{"type": "note"}, {"type": "draft"}]}).reason
         "Found non-matching item: 'draft' at results[1].type (expected one of 'note', 'task')"
@@ -1277,7 +1277,7 @@ class NoneMatchPattern(_PatternEach):
     """Passes when no value at the path matches the regex (expect `none_match_pattern`).
 
     Example:
-        >>> from chatassert import NoneMatchPattern
+        >>> from chatassert.expect import NoneMatchPattern
         >>> NoneMatchPattern("results[*].file", "^(people/|documents/)").check(
         ...     {"results": [{"file": "people/alice.md"}]}).reason
         "File 'people/alice.md' at results[0] matches excluded pattern '^(people/|documents/)'"
@@ -1301,7 +1301,7 @@ class ArrayContains(_PathCheck):
     values found make up the array.
 
     Example:
-        >>> from chatassert import ArrayContains
+        >>> from chatassert.expect import ArrayContains
         >>> ArrayContains("sensitive_dirs_skipped", ["people/", "documents/"]).check(
         ...     {"sensitive_dirs_skipped": ["people/"]}).reason
         "sensitive_dirs_skipped does not contain 'documents/'"
@@ -1509,7 +1509,7 @@ class AllHaveTags(_Tags):
     """Passes when every result has all of the tags in `metadata.tags` (expect `all_have_tags`).
 
     Example:
-        >>> from chatassert import AllHaveTags
+        >>> from chatassert.expect import AllHaveTags
         >>> AllHaveTags(["work", "security"]).check({"results": [
         ...     {"metadata": {"tags": ["work"]}}, {"metadata": {"tags": ["work", "security"]}}]}
         ... ).reason
@@ -1535,7 +1535,7 @@ class NoneHaveTags(_Tags):
     """Passes when no result has any of the tags (expect `none_have_tags`).
 
     Example:
-        >>> from chatassert import NoneHaveTags
+        >>> from chatassert.expect import NoneHaveTags
         >>> NoneHaveTags(["draft"]).check({"results": [{"metadata": {"tags": ["draft"]}}]}).reason
         "Result 0 has excluded tag: 'draft'"
     """
@@ -1559,7 +1559,7 @@ class EachHasAnyTag(_Tags):
     """Passes when every result has at least one of the tags (expect `each_has_any_tag`).
 
     Example:
-        >>> from chatassert import EachHasAnyTag
+        >>> from chatassert.expect import EachHasAnyTag
         >>> EachHasAnyTag(["work", "personal"]).check(
         ...     {"results": [{"metadata": {"tags": ["misc"]}}]}).reason
         "Result 0 has none of the tags: 'work', 'personal'"
@@ -1807,7 +1807,7 @@ class DatesWithinDays(_Dates):
 
     Example:
         >>> import datetime as dt
-        >>> from chatassert import DatesWithinDays
+        >>> from chatassert.expect import DatesWithinDays
         >>> now = lambda: dt.datetime(2026, 1, 31, tzinfo=dt.timezone.utc)
         >>> check = DatesWithinDays("results[*].date", 7, clock=now)
         >>> check.check({"results": [{"date": "2026-01-28"}, {"date": "2026-01-02"}]}).reason
@@ -1882,7 +1882,7 @@ class AllDatesInYear(_Dates):
     The year is that of the date as written (its own time zone).
 
     Example:
-        >>> from chatassert import AllDatesInYear
+        >>> from chatassert.expect import AllDatesInYear
         >>> AllDatesInYear("results[*].date", 2026).check(
         ...     {"results": [{"date": "2025-12-31T23:00:00Z"}]}).reason
         'Date 2025-12-31 at results[0].date is not in 2026'
@@ -1986,7 +1986,7 @@ class AllInRange(_Range, _EachValue):
     """Passes when every number at the path is in the inclusive range (expect `all_in_range`).
 
     Example:
-        >>> from chatassert import AllInRange
+        >>> from chatassert.expect import AllInRange
         >>> AllInRange("results[*].relevance", 0.0, 1.0).check(
         ...     {"results": [{"relevance": 1.2}]}).reason
         'Value 1.2 at results[0].relevance is outside range 0.0-1.0'
@@ -2145,7 +2145,7 @@ class ResultsMatchSchema(JsonCheck):
     or `{type, min, max}`: a number in range, or a string or array whose length is in range.
 
     Example:
-        >>> from chatassert import ResultsMatchSchema
+        >>> from chatassert.expect import ResultsMatchSchema
         >>> check = ResultsMatchSchema({"file": "string", "relevance": {"type": "number",
         ...                                                              "min": 0, "max": 1}})
         >>> check.check({"results": [{"file": "a.md", "relevance": "0.9"}]}).reason
@@ -2240,7 +2240,7 @@ class OneOf(AnyOf):
     """Passes when at least one branch passes (expect `one_of`; each branch an AND of keys).
 
     Example:
-        >>> from chatassert import JsonContains, OneOf, StatusIs
+        >>> from chatassert.expect import JsonContains, OneOf, StatusIs
         >>> check = OneOf(StatusIs("error"), JsonContains("filter"))
         >>> check.check({"status": "success", "message": "Please provide a filter"}).passed
         True
@@ -2334,7 +2334,7 @@ class IfResults(_Conditional):
     Expect `if_results`.
 
     Example:
-        >>> from chatassert import AllHaveTags, IfResults
+        >>> from chatassert.expect import AllHaveTags, IfResults
         >>> check = IfResults(AllHaveTags(["work"]))
         >>> check.check({"results": []}).status.value
         'skipped'
@@ -2363,7 +2363,8 @@ class IfHasHistory(_Conditional):
     Expect `if_has_history`. A `history_results` of `null` exists (as in `has_fields`).
 
     Example:
-        >>> from chatassert import AllMatch, IfHasHistory
+        >>> from chatassert import AllMatch
+        >>> from chatassert.expect import IfHasHistory
         >>> check = IfHasHistory(AllMatch("history_results[*].operation", "delete"))
         >>> check.check({"results": []}).status.value
         'skipped'
@@ -2392,7 +2393,7 @@ class IfSensitiveResults(_Conditional):
     construction option `sensitive_prefixes` changes them.
 
     Example:
-        >>> from chatassert import IfSensitiveResults
+        >>> from chatassert.expect import IfSensitiveResults
         >>> check = IfSensitiveResults(has_field="sensitive", value=True)
         >>> check.check({"results": [{"file": "people/bob.md", "sensitive": False}]}).reason
         'results[0].sensitive: expected true, got false'

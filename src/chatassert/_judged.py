@@ -204,7 +204,8 @@ class LLMRubric(JudgedAssertion):
     overrides the judge's model. The judge's reason is the result's reason, on a pass too.
 
     Example:
-        >>> from chatassert import FakeJudge, LLMRubric
+        >>> from chatassert import LLMRubric
+        >>> from chatassert.testing import FakeJudge
         >>> judge = FakeJudge({"passed": True, "score": 0.9, "reason": "acknowledges it"})
         >>> r = LLMRubric("Acknowledges the frustration", judge=judge).check("I'm sorry.")
         >>> r.passed, r.reason, r.details["verdict"]["score"]
@@ -290,7 +291,8 @@ class Repeat(Assertion):
       a fail) is at least the child's `min_score` (0.5 when unset); any error is an error.
 
     Example:
-        >>> from chatassert import FakeJudge, LLMRubric, Repeat
+        >>> from chatassert import LLMRubric, Repeat
+        >>> from chatassert.testing import FakeJudge
         >>> judge = FakeJudge(True, False, True)
         >>> result = Repeat(3, LLMRubric("Is polite", judge=judge)).check("Please.")
         >>> result.passed, result.reason, [r.location for r in result.children]

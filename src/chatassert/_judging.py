@@ -223,7 +223,8 @@ def limit_judges(concurrency: int) -> Iterator[_JudgeLimit]:
 
     Example:
         >>> import asyncio
-        >>> from chatassert import FakeJudge, LLMRubric
+        >>> from chatassert import LLMRubric
+        >>> from chatassert.testing import FakeJudge
         >>> async def main():
         ...     with limit_judges(2):
         ...         check = LLMRubric("Is polite", judge=FakeJudge.passing())
@@ -293,7 +294,8 @@ class FunctionJudge:
         anonymous: Whether the name does not tell the function apart from others.
 
     Example:
-        >>> from chatassert import FunctionJudge, LLMRubric
+        >>> from chatassert import LLMRubric
+        >>> from chatassert.judges import FunctionJudge
         >>> polite = FunctionJudge(lambda req: "please" in req.response.lower())
         >>> LLMRubric("Is polite", judge=polite).check("Please hold.").passed
         True
@@ -349,7 +351,8 @@ class FakeJudge:
             `JudgeError`.
 
     Example:
-        >>> from chatassert import FakeJudge, LLMRubric
+        >>> from chatassert import LLMRubric
+        >>> from chatassert.testing import FakeJudge
         >>> judge = FakeJudge({"passed": False, "reason": "no apology"})
         >>> result = LLMRubric("Apologises", judge=judge).check("Whatever.")
         >>> result.status.value, result.reason

@@ -107,7 +107,7 @@ class ContentIncludes(Assertion):
     """Passes when the turn's response contains every pattern, ignoring case.
 
     Example:
-        >>> from chatassert import ContentIncludes
+        >>> from chatassert.promptkit import ContentIncludes
         >>> ContentIncludes(["Paris"]).check("The capital is PARIS").passed
         True
         >>> ContentIncludes(["Paris", "France"]).check("It is Paris").details
@@ -153,7 +153,7 @@ class ContentMatches(Assertion):
     On a failure the details keep the first 500 characters of the response as `content`.
 
     Example:
-        >>> from chatassert import ContentMatches
+        >>> from chatassert.promptkit import ContentMatches
         >>> ContentMatches(r"\\d{3}-\\d{3}-\\d{4}").check("Call 555-123-4567").passed
         True
         >>> ContentMatches("(?i)email").check("Please call us instead").details
@@ -232,7 +232,8 @@ class ToolsCalled(_NamesCheck):
     """Passes when every tool was called at least once in the turn (order and count ignored).
 
     Example:
-        >>> from chatassert import ToolCall, ToolsCalled, Turn
+        >>> from chatassert import ToolCall, Turn
+        >>> from chatassert.promptkit import ToolsCalled
         >>> turn = Turn(tool_calls=[ToolCall(name="search_web")])
         >>> ToolsCalled(["get_weather"]).check(turn).details
         {'missing_tools': ['get_weather'], 'called_tools': ['search_web']}
@@ -266,7 +267,8 @@ class ToolsNotCalled(_NamesCheck):
     """Passes when none of the tools was called in the turn.
 
     Example:
-        >>> from chatassert import ToolCall, ToolsNotCalled, Turn
+        >>> from chatassert import ToolCall, Turn
+        >>> from chatassert.promptkit import ToolsNotCalled
         >>> turn = Turn(tool_calls=[ToolCall(name="get_account"), ToolCall(name="delete_account")])
         >>> details = ToolsNotCalled(["delete_account"]).check(turn).details
         >>> details["forbidden_tools_called"], details["all_called_tools"]
@@ -301,7 +303,8 @@ class AgentInvoked(_NamesCheck):
     """Passes when every agent (an agent member's tool name) was called in the turn.
 
     Example:
-        >>> from chatassert import AgentInvoked, ToolCall, Turn
+        >>> from chatassert import ToolCall, Turn
+        >>> from chatassert.promptkit import AgentInvoked
         >>> AgentInvoked(["a2a__research_agent__search_papers"]).check(Turn(text="hi")).details
         {'missing_agents': ['a2a__research_agent__search_papers'], 'called_tools': []}
     """
@@ -335,7 +338,8 @@ class AgentNotInvoked(_NamesCheck):
     """Passes when none of the agents was called in the turn.
 
     Example:
-        >>> from chatassert import AgentNotInvoked, ToolCall, Turn
+        >>> from chatassert import ToolCall, Turn
+        >>> from chatassert.promptkit import AgentNotInvoked
         >>> turn = Turn(tool_calls=[ToolCall(name="a2a__research_agent__search_papers")])
         >>> AgentNotInvoked(["a2a__research_agent__search_papers"]).check(turn).passed
         False
@@ -370,7 +374,8 @@ class AgentResponseContains(Assertion):
     """Passes when a result of the agent's calls in the turn contains the text (case-sensitive).
 
     Example:
-        >>> from chatassert import AgentResponseContains, Turn
+        >>> from chatassert import Turn
+        >>> from chatassert.promptkit import AgentResponseContains
         >>> turn = Turn(messages=[
         ...     {"role": "user", "content": "Find papers"},
         ...     {"role": "assistant", "tool_calls": [{"id": "a1", "type": "function",
@@ -598,7 +603,8 @@ class ToolCallsWithArgs(_ArgsCheck):
     At least one call must satisfy every requirement; with `match="all"` every call must.
 
     Example:
-        >>> from chatassert import ToolCall, ToolCallsWithArgs, Turn
+        >>> from chatassert import ToolCall, Turn
+        >>> from chatassert.promptkit import ToolCallsWithArgs
         >>> turn = Turn(tool_calls=[ToolCall(name="get_weather", arguments={"location": "SF"})])
         >>> ToolCallsWithArgs("get_weather", {"location": None}).check(turn).passed
         True
@@ -841,7 +847,8 @@ class LLMJudge(_Judged):
     """Passes when a judge finds the turn's response meets the criteria (promptkit `llm_judge`).
 
     Example:
-        >>> from chatassert import FakeJudge, LLMJudge
+        >>> from chatassert.promptkit import LLMJudge
+        >>> from chatassert.testing import FakeJudge
         >>> judge = FakeJudge({"passed": True, "score": 0.8, "reason": "polite"})
         >>> r = LLMJudge("Is polite", min_score=0.7, judge=judge).check("Thank you!")
         >>> r.passed, r.details["reasoning"], r.details["score"]
@@ -886,7 +893,9 @@ class LLMJudgeConversation(_Judged):
     """Passes when a judge finds the whole conversation meets the criteria.
 
     Example:
-        >>> from chatassert import Conversation, FakeJudge, LLMJudgeConversation
+        >>> from chatassert import Conversation
+        >>> from chatassert.promptkit import LLMJudgeConversation
+        >>> from chatassert.testing import FakeJudge
         >>> conv = Conversation(messages=[{"role": "user", "content": "Hi"},
         ...                               {"role": "assistant", "content": "Hello!"}])
         >>> judge = FakeJudge({"passed": False, "score": 0.2, "reason": "too curt"})
@@ -985,7 +994,8 @@ class ConversationToolsCalled(_ConversationNames):
     """Passes when each tool was called at least `min_calls` times in the conversation.
 
     Example:
-        >>> from chatassert import Conversation, ConversationToolsCalled, ToolCall, Turn
+        >>> from chatassert import Conversation, ToolCall, Turn
+        >>> from chatassert.promptkit import ConversationToolsCalled
         >>> conv = Conversation(turns=[Turn(tool_calls=[ToolCall(name="search")])])
         >>> ConversationToolsCalled(["search", "book"]).check(conv).reason
         'missing required tools: book'
@@ -1022,7 +1032,8 @@ class ConversationToolsNotCalled(_ConversationNames):
     """Passes when none of the tools was called anywhere in the conversation.
 
     Example:
-        >>> from chatassert import Conversation, ConversationToolsNotCalled, ToolCall, Turn
+        >>> from chatassert import Conversation, ToolCall, Turn
+        >>> from chatassert.promptkit import ConversationToolsNotCalled
         >>> conv = Conversation(turns=[Turn(text="ok"), Turn(tool_calls=[
         ...     ToolCall(name="delete_account", arguments={"id": 7})])])
         >>> violation = ConversationToolsNotCalled(["delete_account"]).check(conv).details[
@@ -1057,7 +1068,8 @@ class ConversationAgentInvoked(_ConversationNames):
     """Passes when each agent was invoked at least `min_calls` times in the conversation.
 
     Example:
-        >>> from chatassert import Conversation, ConversationAgentInvoked, ToolCall, Turn
+        >>> from chatassert import Conversation, ToolCall, Turn
+        >>> from chatassert.promptkit import ConversationAgentInvoked
         >>> conv = Conversation(turns=[Turn(tool_calls=[ToolCall(name="a2a__research")])])
         >>> r = ConversationAgentInvoked(["a2a__research", "a2a__translate"]).check(conv)
         >>> r.reason, r.details["counts"]
@@ -1092,7 +1104,8 @@ class ConversationAgentNotInvoked(_ConversationNames):
     """Passes when none of the agents was invoked anywhere in the conversation.
 
     Example:
-        >>> from chatassert import Conversation, ConversationAgentNotInvoked, ToolCall, Turn
+        >>> from chatassert import Conversation, ToolCall, Turn
+        >>> from chatassert.promptkit import ConversationAgentNotInvoked
         >>> conv = Conversation(turns=[Turn(tool_calls=[ToolCall(name="a2a__admin")])])
         >>> ConversationAgentNotInvoked(["a2a__admin"]).check(conv).reason
         'forbidden agents were invoked'
@@ -1125,7 +1138,8 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
     satisfy them. On a failure, `actual` holds the arguments of the closest call.
 
     Example:
-        >>> from chatassert import Conversation, ConversationToolCallsWithArgs, ToolCall, Turn
+        >>> from chatassert import Conversation, ToolCall, Turn
+        >>> from chatassert.promptkit import ConversationToolCallsWithArgs
         >>> conv = Conversation(turns=[Turn(tool_calls=[
         ...     ToolCall(name="get_weather", arguments={"location": "SF"})])])
         >>> check = ConversationToolCallsWithArgs("get_weather", {"location": "San Francisco"})
@@ -1227,7 +1241,8 @@ class ConversationToolsNotCalledWithArgs(Assertion):
     G9; `None` forbids the argument altogether).
 
     Example:
-        >>> from chatassert import Conversation, ConversationToolsNotCalledWithArgs, ToolCall, Turn
+        >>> from chatassert import Conversation, ToolCall, Turn
+        >>> from chatassert.promptkit import ConversationToolsNotCalledWithArgs
         >>> conv = Conversation(turns=[Turn(tool_calls=[
         ...     ToolCall(name="refund", arguments={"amount": "5000"})])])
         >>> r = ConversationToolsNotCalledWithArgs("refund", {"amount": [1000, 5000]}).check(conv)
@@ -1374,7 +1389,8 @@ class ConversationContentIncludes(_ConversationPatterns):
     """Passes when one assistant message of the conversation contains every pattern.
 
     Example:
-        >>> from chatassert import Conversation, ConversationContentIncludes, Turn
+        >>> from chatassert import Conversation, Turn
+        >>> from chatassert.promptkit import ConversationContentIncludes
         >>> conv = Conversation(turns=[Turn(text="Your order shipped"), Turn(text="It is #12345")])
         >>> ConversationContentIncludes(["order", "#12345"]).check(conv).reason
         'no response contained all patterns'
@@ -1418,7 +1434,8 @@ class ConversationContentIncludesAny(_ConversationPatterns):
     """Passes when some assistant message contains some pattern (case-insensitive by default).
 
     Example:
-        >>> from chatassert import Conversation, ConversationContentIncludesAny, Turn
+        >>> from chatassert import Conversation, Turn
+        >>> from chatassert.promptkit import ConversationContentIncludesAny
         >>> conv = Conversation(turns=[Turn(text="Refund issued")])
         >>> r = ConversationContentIncludesAny(["refund", "credit"]).check(conv)
         >>> r.details["matched_pattern"]
@@ -1468,7 +1485,8 @@ class ConversationContentNotIncludes(_ConversationPatterns):
     Each (message, pattern) found is one violation with a snippet of the message around it.
 
     Example:
-        >>> from chatassert import Conversation, ConversationContentNotIncludes, Turn
+        >>> from chatassert import Conversation, Turn
+        >>> from chatassert.promptkit import ConversationContentNotIncludes
         >>> conv = Conversation(turns=[Turn(text="ok"), Turn(text="I guarantee it")])
         >>> r = ConversationContentNotIncludes(["guarantee"]).check(conv)
         >>> r.reason, r.details["violations"][0]["turn_index"]
@@ -1505,7 +1523,8 @@ class ConversationContentMatches(Assertion):
     """Passes when some assistant message of the conversation matches the regular expression.
 
     Example:
-        >>> from chatassert import Conversation, ConversationContentMatches, Turn
+        >>> from chatassert import Conversation, Turn
+        >>> from chatassert.promptkit import ConversationContentMatches
         >>> conv = Conversation(turns=[Turn(text="Hi"), Turn(text="Order #12345 shipped")])
         >>> ConversationContentMatches("#\\\\d{5,}").check(conv).details["turn_index"]
         1

@@ -244,7 +244,7 @@ class ContainsAll(_Substrings):
     """Passes when the text contains every value, ignoring case (flat `contains_all`).
 
     Example:
-        >>> from chatassert import ContainsAll
+        >>> from chatassert.flat import ContainsAll
         >>> r = ContainsAll(["date", "time", "party size"]).check("Confirm the date and time")
         >>> r.details["missing"]
         ['party size']

@@ -437,7 +437,8 @@ class ConversationStateIs(_StateIsMixin, _ConversationWorkflow):
     """Passes when the conversation's workflow ends in `state` (conversation-level `state_is`).
 
     Example:
-        >>> from chatassert import Conversation, ConversationStateIs, WorkflowState
+        >>> from chatassert import Conversation, WorkflowState
+        >>> from chatassert.promptkit import ConversationStateIs
         >>> conv = Conversation(workflow=WorkflowState(current="closed", complete=True))
         >>> ConversationStateIs("closed").check(conv).passed
         True
@@ -456,7 +457,8 @@ class ConversationTransitionedTo(_StateIsMixin, _ConversationWorkflow):
     """Passes when some valid transition of the conversation went to `state`.
 
     Example:
-        >>> from chatassert import Conversation, ConversationTransitionedTo, WorkflowState
+        >>> from chatassert import Conversation, WorkflowState
+        >>> from chatassert.promptkit import ConversationTransitionedTo
         >>> from chatassert import WorkflowTransition
         >>> state = WorkflowState(current="closed", transitions=[
         ...     WorkflowTransition.model_validate({"from": "intake", "to": "closed",
@@ -479,7 +481,8 @@ class ConversationWorkflowComplete(_ConversationWorkflow):
     """Passes when the conversation's workflow ended in a terminal state.
 
     Example:
-        >>> from chatassert import Conversation, ConversationWorkflowComplete, WorkflowState
+        >>> from chatassert import Conversation, WorkflowState
+        >>> from chatassert.promptkit import ConversationWorkflowComplete
         >>> r = ConversationWorkflowComplete().check(
         ...     Conversation(workflow=WorkflowState(current="intake")))
         >>> r.reason, r.details["complete"]

@@ -10,23 +10,29 @@ import pytest
 
 from chatassert import (
     AllDatesBetween,
+    AllMatch,
+    AllMatchPattern,
+    FieldContains,
+    FieldEquals,
+    HasFields,
+    InRange,
+    SortedDesc,
+    Status,
+    Turn,
+)
+from chatassert._json import MAX_OFFENDING, json_equal, parse_date
+from chatassert.expect import (
     AllDatesInYear,
     AllHaveTags,
     AllInRange,
-    AllMatch,
     AllMatchOneOf,
-    AllMatchPattern,
     ArrayContains,
     DatesWithinDays,
     EachHasAnyTag,
     ErrorCodeIs,
-    FieldContains,
-    FieldEquals,
-    HasFields,
     IfHasHistory,
     IfResults,
     IfSensitiveResults,
-    InRange,
     JsonContains,
     MessageContains,
     NoneHaveTags,
@@ -36,13 +42,9 @@ from chatassert import (
     ResultsMatchSchema,
     ResultsMax,
     ResultsMin,
-    SortedDesc,
-    Status,
     StatusIs,
     SummaryContains,
-    Turn,
 )
-from chatassert._json import MAX_OFFENDING, json_equal, parse_date
 
 P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 

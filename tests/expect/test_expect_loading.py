@@ -8,18 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from chatassert import (
-    AllOf,
-    FieldEquals,
-    HasFields,
-    IfResults,
-    JsonContains,
-    OneOf,
-    SpecError,
-    Status,
-    StatusIs,
-    from_spec,
-)
+from chatassert import AllOf, FieldEquals, HasFields, SpecError, Status, from_spec
+from chatassert.expect import IfResults, JsonContains, OneOf, StatusIs
 from chatassert.specs import detect_dialect, load_suite, loads_suite
 
 DATA = Path(__file__).parent / "data"

@@ -6,8 +6,7 @@ import pickle
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from chatassert import AllMatch, FieldContains, SortedDesc, Status
 from chatassert._jsonpath import MISSING, compile_path

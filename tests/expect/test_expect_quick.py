@@ -16,31 +16,32 @@ import pickle
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from chatassert import (
     AllDatesBetween,
-    AllHaveTags,
-    AllInRange,
     AllMatch,
-    AllMatchOneOf,
     AllMatchPattern,
     Assertion,
-    DatesWithinDays,
-    EachHasAnyTag,
-    ErrorCodeIs,
     FieldEquals,
     HasFields,
     InRange,
+    SortedDesc,
+    Status,
+)
+from chatassert.expect import (
+    AllHaveTags,
+    AllInRange,
+    AllMatchOneOf,
+    DatesWithinDays,
+    EachHasAnyTag,
+    ErrorCodeIs,
     MessageContains,
     NoneHaveTags,
     NoneMatchPattern,
     ResultsCount,
     ResultsMax,
     ResultsMin,
-    SortedDesc,
-    Status,
     StatusIs,
     SummaryContains,
 )
@@ -254,7 +255,8 @@ def test_a_case_tries_a_quick_test_once_per_check() -> None:
 
 
 def test_a_json_string_inside_a_turn_is_decoded_once_in_a_case_as_alone() -> None:
-    from chatassert import JsonContains, Turn
+    from chatassert import Turn
+    from chatassert.expect import JsonContains
 
     checks = (StatusIs("ok"), JsonContains("hello"))
     case = Case("text", checks=checks, subject="json")

@@ -23,25 +23,30 @@ import pytest
 
 from chatassert import (
     AllDatesBetween,
-    AllDatesInYear,
-    AllHaveTags,
-    AllInRange,
     AllMatch,
-    AllMatchOneOf,
     AllMatchPattern,
     AllOf,
-    ArrayContains,
     Assertion,
-    DatesWithinDays,
-    EachHasAnyTag,
-    ErrorCodeIs,
     FieldContains,
     FieldEquals,
     HasFields,
+    InRange,
+    SortedDesc,
+    Status,
+)
+from chatassert._json import JsonCheck, json_equal, parse_date
+from chatassert.expect import (
+    AllDatesInYear,
+    AllHaveTags,
+    AllInRange,
+    AllMatchOneOf,
+    ArrayContains,
+    DatesWithinDays,
+    EachHasAnyTag,
+    ErrorCodeIs,
     IfHasHistory,
     IfResults,
     IfSensitiveResults,
-    InRange,
     JsonContains,
     MessageContains,
     NoneHaveTags,
@@ -51,12 +56,9 @@ from chatassert import (
     ResultsMatchSchema,
     ResultsMax,
     ResultsMin,
-    SortedDesc,
-    Status,
     StatusIs,
     SummaryContains,
 )
-from chatassert._json import JsonCheck, json_equal, parse_date
 
 P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 NOW = dt.datetime(2026, 1, 20, 12, 0, tzinfo=dt.UTC)

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chatassert import Conversation, FakeJudge
+from chatassert import Conversation
+from chatassert.testing import FakeJudge
 from chatassert.transcripts import parse_line
 
 EXAMPLES = Path(__file__).parents[2] / "examples"

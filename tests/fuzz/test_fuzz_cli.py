@@ -16,8 +16,7 @@ from typing import Any
 
 import specgen
 from fuzzing import fuzz_target
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from test_fuzz_logs import SAMPLES, mutated_record, to_line
 
 from chatassert._cli import main

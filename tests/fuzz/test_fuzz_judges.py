@@ -26,11 +26,11 @@ from typing import Any
 import pytest
 import specgen
 from fuzzing import fuzz_target
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
-from chatassert import JudgeError, LLMRubric, Result, Status, Turn, Verdict
-from chatassert.judges import OpenAIJudge
+from chatassert import LLMRubric, Result, Status, Turn
+from chatassert.errors import JudgeError
+from chatassert.judges import OpenAIJudge, Verdict
 from chatassert.judges._prompts import (
     JudgeReplyError,
     extract_json,

@@ -21,21 +21,22 @@ from typing import Any
 
 import specgen
 from fuzzing import fuzz_target
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from chatassert import (
     Contains,
     Conversation,
-    ConversationContentMatches,
-    ConversationToolCallsWithArgs,
-    ConversationToolsCalled,
     NoToolErrors,
     OnEveryTurn,
     Result,
     StepsBeforeAnswer,
     ToolResultContains,
-    TranscriptError,
+)
+from chatassert.errors import TranscriptError
+from chatassert.promptkit import (
+    ConversationContentMatches,
+    ConversationToolCallsWithArgs,
+    ConversationToolsCalled,
 )
 from chatassert.reporting import json_line
 from chatassert.transcripts import READ_ERRORS, Record, parse_line, parse_record, read_error

@@ -22,30 +22,27 @@ from typing import Any
 
 import specgen
 from fuzzing import fuzz_target
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from subjects import RESPONSES
 
 from chatassert import (
     AllDatesBetween,
-    AllInRange,
     AllMatch,
     AllMatchPattern,
-    ArrayContains,
     Assertion,
     FieldContains,
     FieldEquals,
     HasFields,
     InRange,
     Matches,
-    NoneMatchPattern,
-    RegexTimeoutError,
     Result,
     SortedDesc,
     Status,
 )
 from chatassert._jsonpath import MISSING, JsonPath, PathEvaluationError, compile_path
 from chatassert._regex import Pattern, compile_pattern
+from chatassert.errors import RegexTimeoutError
+from chatassert.expect import AllInRange, ArrayContains, NoneMatchPattern
 from chatassert.reporting import json_line
 
 

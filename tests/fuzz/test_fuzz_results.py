@@ -15,8 +15,7 @@ from typing import Any
 
 import specgen
 from fuzzing import fuzz_target
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from chatassert import Result, Status
 

@@ -170,7 +170,8 @@ def test_misuse_raises_with_a_message_promptfoo_shows() -> None:
 
 
 def test_a_judged_score_becomes_the_grading_score() -> None:
-    from chatassert import FakeJudge, LLMRubric
+    from chatassert import LLMRubric
+    from chatassert.testing import FakeJudge
 
     result = LLMRubric("Polite", judge=FakeJudge({"passed": True, "score": 0.75})).check("Hi")
     assert grading_result(result)["score"] == 0.75

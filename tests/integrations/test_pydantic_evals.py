@@ -11,17 +11,9 @@ import pytest
 from pydantic_evals import Case, Dataset
 from pydantic_evals.evaluators import EvaluationReason
 
-from chatassert import (
-    Contains,
-    ContainsFunctionCall,
-    FakeJudge,
-    LLMRubric,
-    Matches,
-    OnLastTurn,
-    SpecError,
-)
+from chatassert import Contains, ContainsFunctionCall, LLMRubric, Matches, OnLastTurn, SpecError
 from chatassert.integrations.pydantic_evals import ChatAssertEvaluator, subject_of
-from chatassert.testing import call, conversation, turn
+from chatassert.testing import FakeJudge, call, conversation, turn
 
 
 def run(evaluators: list[ChatAssertEvaluator], output: object) -> object:

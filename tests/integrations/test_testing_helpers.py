@@ -12,17 +12,17 @@ import pytest
 from chatassert import (
     Contains,
     ContainsFunctionCall,
-    FakeJudge,
     GuardrailEvent,
     LLMRubric,
     ToolCall,
-    TranscriptError,
     Turn,
     WorkflowState,
 )
+from chatassert.errors import TranscriptError
 from chatassert.testing import (
     ChatAssertionError,
     ChatAssertMixin,
+    FakeJudge,
     add_observer,
     assert_fails,
     assert_passes,

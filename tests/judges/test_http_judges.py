@@ -20,7 +20,8 @@ from loopback import (
     openai_verdict,
 )
 
-from chatassert import LLMRubric, Status, ToolCall, Turn, UsageError
+from chatassert import LLMRubric, Status, ToolCall, Turn
+from chatassert.errors import UsageError
 from chatassert.judges import AnthropicJudge, JudgeReplyError, OpenAIJudge
 from chatassert.judges._http import _retry_after
 from conftest import SECRET

@@ -13,27 +13,20 @@ from typing import Any
 import pytest
 from loopback import LoopbackServer, Recorded, Reply, openai_content, openai_verdict
 
-from chatassert import (
-    AllOf,
-    Contains,
-    FakeJudge,
-    FunctionJudge,
-    JudgeRequest,
-    LLMRubric,
-    Repeat,
-    Status,
-    Verdict,
-    from_spec,
-)
+from chatassert import AllOf, Contains, LLMRubric, Repeat, Status, from_spec
 from chatassert.judges import (
     BatchingJudge,
     CachedJudge,
+    FunctionJudge,
+    JudgeRequest,
     OpenAIJudge,
+    Verdict,
     VerdictCache,
     check_all,
     check_many,
     limit_judges,
 )
+from chatassert.testing import FakeJudge
 
 # -- cache --------------------------------------------------------------------------------
 
@@ -178,7 +171,7 @@ def test_a_judge_without_cache_params_is_keyed_by_its_repr(tmp_path: Path) -> No
 
 _WRITER = """
 import sys
-from chatassert import Verdict
+from chatassert.judges import Verdict
 from chatassert.judges import VerdictCache
 cache = VerdictCache(sys.argv[1])
 for i in range(50):
@@ -294,7 +287,7 @@ def test_check_all_keeps_order_and_runs_deterministic_checks_without_judges() ->
         await asyncio.sleep(0.01)
         return True
 
-    from chatassert import FunctionJudge
+    from chatassert.judges import FunctionJudge
 
     rubric = LLMRubric("Is polite", judge=FunctionJudge(slow))
     pairs = [(rubric, "a"), (Contains("x"), "x"), (rubric, "b"), (Contains("x"), "y")]

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from faulty import FAULTS, FaultyServer, expected
 
-from chatassert import FakeJudge, LLMRubric, Result
+from chatassert import LLMRubric, Result
 from chatassert.judges import CachedJudge, OpenAIJudge, VerdictCache, check_many
 from chatassert.judges._http import DEFAULT_MAX_REPLY_BYTES
+from chatassert.testing import FakeJudge
 
 
 @pytest.fixture

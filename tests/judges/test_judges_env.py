@@ -98,7 +98,7 @@ def test_env_options_build_the_judge(tmp_path: object) -> None:
     ],
 )
 def test_bad_configuration_says_what_to_set(env: dict[str, str], message: str) -> None:
-    from chatassert import JudgeError
+    from chatassert.errors import JudgeError
 
     with pytest.raises(JudgeError, match=message):
         judge_from_env(environ=env)

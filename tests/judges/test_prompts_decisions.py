@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from chatassert import JudgeError, JudgeRequest, Verdict
+from chatassert.errors import JudgeError
+from chatassert.judges import JudgeRequest, Verdict
 from chatassert.judges._prompts import (
     DuplicateKeyError,
     JudgeReplyError,

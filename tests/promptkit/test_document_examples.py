@@ -9,7 +9,8 @@ import pytest
 import yaml
 from promptkit_helpers import chat, scenario, turn
 
-from chatassert import ContentMatches, Conversation, SpecError, Status, WorkflowState
+from chatassert import Conversation, SpecError, Status, WorkflowState
+from chatassert.promptkit import ContentMatches
 from chatassert.specs import loads_suite
 
 DATA = Path(__file__).parent / "data"

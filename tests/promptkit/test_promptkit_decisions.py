@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 from promptkit_helpers import chat, turn
 
-from chatassert import (
+from chatassert import Assertion, Conversation, GuardrailEvent, GuardrailTriggered, ToolCall, Turn
+from chatassert.promptkit import (
     AgentInvoked,
     AgentNotInvoked,
     AgentResponseContains,
-    Assertion,
     ContentIncludes,
-    Conversation,
     ConversationAgentInvoked,
     ConversationAgentNotInvoked,
     ConversationContentIncludes,
@@ -30,17 +29,13 @@ from chatassert import (
     ConversationToolsCalled,
     ConversationToolsNotCalled,
     ConversationToolsNotCalledWithArgs,
-    FakeJudge,
-    GuardrailEvent,
-    GuardrailTriggered,
     LLMJudge,
     LLMJudgeConversation,
-    ToolCall,
     ToolCallsWithArgs,
     ToolsCalled,
     ToolsNotCalled,
-    Turn,
 )
+from chatassert.testing import FakeJudge
 
 Record = tuple[str, str, dict[str, Any]]
 # Table rows build their check when the test runs: a check caches its description, and a

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from promptkit_helpers import HEADER, chat, turn
 
-from chatassert import (
+from chatassert import GuardrailTriggered, SpecError, Status, Workflow
+from chatassert.promptkit import (
     ContentMatches,
     ConversationAgentInvoked,
     ConversationContentNotIncludes,
@@ -18,11 +19,7 @@ from chatassert import (
     ConversationToolCallsWithArgs,
     ConversationTransitionedTo,
     ConversationWorkflowComplete,
-    GuardrailTriggered,
-    SpecError,
-    Status,
     ToolCallsWithArgs,
-    Workflow,
 )
 from chatassert.specs import loads_suite
 
@@ -333,7 +330,8 @@ SLOW = "a" * 40000 + "!"  # `(a|aa)+$` backtracks for far longer than 50 ms on t
 
 
 def test_a_regex_timeout_on_one_candidate_does_not_hide_a_decision_on_another() -> None:
-    from chatassert import ConversationContentMatches, ToolCall, ToolCallsWithArgs, Turn
+    from chatassert import ToolCall, Turn
+    from chatassert.promptkit import ConversationContentMatches, ToolCallsWithArgs
 
     calls = Turn(
         tool_calls=[

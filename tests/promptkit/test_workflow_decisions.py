@@ -17,9 +17,6 @@ import pytest
 
 from chatassert import (
     Conversation,
-    ConversationStateIs,
-    ConversationTransitionedTo,
-    ConversationWorkflowComplete,
     StateIs,
     Status,
     TransitionedTo,
@@ -28,6 +25,11 @@ from chatassert import (
     WorkflowComplete,
     WorkflowState,
     WorkflowTransition,
+)
+from chatassert.promptkit import (
+    ConversationStateIs,
+    ConversationTransitionedTo,
+    ConversationWorkflowComplete,
 )
 
 P, F, E = Status.PASSED, Status.FAILED, Status.ERROR

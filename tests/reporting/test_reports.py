@@ -199,7 +199,7 @@ def test_the_html_report_holds_no_control_characters() -> None:
 
 
 def test_a_skipped_check_does_not_lower_a_pass_rate() -> None:
-    from chatassert import IfResults, ResultsMin
+    from chatassert.expect import IfResults, ResultsMin
     from chatassert.reporting import Outcome, Summary, pass_rate
     from chatassert.specs import Case
 

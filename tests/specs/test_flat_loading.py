@@ -12,7 +12,6 @@ from chatassert import (
     ContainsAny,
     ContainsFunctionCall,
     Conversation,
-    FakeJudge,
     LLMRubric,
     NotContains,
     OnEveryTurn,
@@ -21,6 +20,7 @@ from chatassert import (
     Turn,
 )
 from chatassert.specs import load_assertion, load_suite, loads_suite
+from chatassert.testing import FakeJudge
 
 DOCUMENT_EXAMPLE = """
 turns:

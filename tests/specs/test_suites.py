@@ -115,7 +115,7 @@ def test_a_case_failing_on_a_node_without_a_failing_leaf_names_that_node() -> No
 
 
 def test_a_json_case_that_passes_reports_every_check_and_its_duration() -> None:
-    from chatassert import StatusIs, SummaryContains
+    from chatassert.expect import StatusIs, SummaryContains
 
     case = Case("ok", checks=(StatusIs("success"), SummaryContains("notes")), subject="json")
     result = case.check({"status": "success", "summary": "3 notes"})

@@ -1,6 +1,12 @@
-"""Judges over HTTP (OpenAI-compatible and Anthropic), a verdict cache, and batch checking.
+"""Judges: the protocol a judge implements, judges over HTTP, a verdict cache, batch checking.
 
-This namespace imports httpx; `import chatassert` does not import it.
+`Judge` is the protocol (`async judge(request) -> Verdict`), `FunctionJudge` wraps a plain
+function, and `JudgedAssertion` is the base of assertions that ask one (`LLMRubric` at the top
+level). `OpenAIJudge` and `AnthropicJudge` talk to OpenAI-compatible and Anthropic servers over
+httpx; `chatassert.testing.FakeJudge` is the judge for tests.
+
+Like the top level, this namespace is lazy: `from chatassert.judges import Judge` does not
+import httpx; the HTTP judges import it when first used.
 
 Example:
     >>> from chatassert.judges import CachedJudge, OpenAIJudge
@@ -9,36 +15,91 @@ Example:
     'openai:llama3.1'
 """
 
-from chatassert._cache import CachedJudge, VerdictCache, default_cache_path
-from chatassert._judging import judge_slot, limit_judges
-from chatassert.judges._batch import BatchingJudge, Checkable, check_all, check_many
-from chatassert.judges._env import ENV_VARS, env_concurrency, judge_from_env
-from chatassert.judges._http import AnthropicJudge, HTTPJudge, OpenAIJudge
-from chatassert.judges._prompts import (
-    DEFAULT_SYSTEM_PROMPT,
-    JudgeReplyError,
-    extract_json,
-    render_prompt,
-)
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_SYSTEM_PROMPT",
-    "ENV_VARS",
-    "AnthropicJudge",
-    "BatchingJudge",
-    "CachedJudge",
-    "Checkable",
-    "HTTPJudge",
-    "JudgeReplyError",
-    "OpenAIJudge",
-    "VerdictCache",
-    "check_all",
-    "check_many",
-    "default_cache_path",
-    "env_concurrency",
-    "extract_json",
-    "judge_from_env",
-    "judge_slot",
-    "limit_judges",
-    "render_prompt",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chatassert._cache import (
+        CachedJudge as CachedJudge,
+        VerdictCache as VerdictCache,
+        default_cache_path as default_cache_path,
+    )
+    from chatassert._judged import JudgedAssertion as JudgedAssertion
+    from chatassert._judging import (
+        FunctionJudge as FunctionJudge,
+        Judge as Judge,
+        JudgeRequest as JudgeRequest,
+        Verdict as Verdict,
+        judge_slot as judge_slot,
+        limit_judges as limit_judges,
+    )
+    from chatassert.judges._batch import (
+        BatchingJudge as BatchingJudge,
+        Checkable as Checkable,
+        check_all as check_all,
+        check_many as check_many,
+    )
+    from chatassert.judges._env import (
+        ENV_VARS as ENV_VARS,
+        env_concurrency as env_concurrency,
+        judge_from_env as judge_from_env,
+    )
+    from chatassert.judges._http import (
+        AnthropicJudge as AnthropicJudge,
+        HTTPJudge as HTTPJudge,
+        OpenAIJudge as OpenAIJudge,
+    )
+    from chatassert.judges._prompts import (
+        DEFAULT_SYSTEM_PROMPT as DEFAULT_SYSTEM_PROMPT,
+        JudgeReplyError as JudgeReplyError,
+        extract_json as extract_json,
+        render_prompt as render_prompt,
+    )
+
+_EXPORTS: dict[str, str] = {
+    # the protocol
+    "Judge": "chatassert._judging",
+    "JudgeRequest": "chatassert._judging",
+    "Verdict": "chatassert._judging",
+    "FunctionJudge": "chatassert._judging",
+    "JudgedAssertion": "chatassert._judged",
+    # judges over HTTP, and what they read from the environment
+    "HTTPJudge": "chatassert.judges._http",
+    "OpenAIJudge": "chatassert.judges._http",
+    "AnthropicJudge": "chatassert.judges._http",
+    "ENV_VARS": "chatassert.judges._env",
+    "env_concurrency": "chatassert.judges._env",
+    "judge_from_env": "chatassert.judges._env",
+    # prompts and replies
+    "DEFAULT_SYSTEM_PROMPT": "chatassert.judges._prompts",
+    "JudgeReplyError": "chatassert.judges._prompts",
+    "extract_json": "chatassert.judges._prompts",
+    "render_prompt": "chatassert.judges._prompts",
+    # caching, batching and limits
+    "CachedJudge": "chatassert._cache",
+    "VerdictCache": "chatassert._cache",
+    "default_cache_path": "chatassert._cache",
+    "BatchingJudge": "chatassert.judges._batch",
+    "Checkable": "chatassert.judges._batch",
+    "check_all": "chatassert.judges._batch",
+    "check_many": "chatassert.judges._batch",
+    "judge_slot": "chatassert._judging",
+    "limit_judges": "chatassert._judging",
+}
+"""Each public name and the module it is imported from on first use."""
+
+__all__ = sorted(_EXPORTS, key=str.casefold)
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first use (PEP 562)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'chatassert.judges' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

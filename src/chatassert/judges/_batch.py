@@ -58,7 +58,8 @@ async def check_all(
 
     Example:
         >>> import asyncio
-        >>> from chatassert import Contains, FakeJudge, LLMRubric
+        >>> from chatassert import Contains, LLMRubric
+        >>> from chatassert.testing import FakeJudge
         >>> rubric = LLMRubric("Is polite", judge=FakeJudge.passing())
         >>> results = asyncio.run(check_all([(rubric, "Please."), (Contains("x"), "y")]))
         >>> [r.status.value for r in results]
@@ -89,7 +90,8 @@ async def check_many(
 
     Example:
         >>> import asyncio
-        >>> from chatassert import FakeJudge, LLMRubric
+        >>> from chatassert import LLMRubric
+        >>> from chatassert.testing import FakeJudge
         >>> judge = FakeJudge(by_criteria={}, default={"passed": True, "reason": "ok"})
         >>> results = asyncio.run(check_many(LLMRubric("Is polite", judge=judge),
         ...                                  ["Please.", "Thanks."], concurrency=4))
@@ -144,7 +146,8 @@ class BatchingJudge:
         max_criteria: The most criteria in one request; larger groups are split.
 
     Example:
-        >>> from chatassert import FakeJudge, LLMRubric
+        >>> from chatassert import LLMRubric
+        >>> from chatassert.testing import FakeJudge
         >>> judge = BatchingJudge(FakeJudge.passing())  # FakeJudge has no judge_many
         >>> (LLMRubric("Is polite", judge=judge) & LLMRubric("Is short", judge=judge)
         ...  ).check("Please.").passed

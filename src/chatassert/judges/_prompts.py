@@ -120,7 +120,7 @@ def render_prompt(request: JudgeRequest, template: str | None = None) -> str:
     then the response.
 
     Example:
-        >>> from chatassert import JudgeRequest
+        >>> from chatassert.judges import JudgeRequest
         >>> print(render_prompt(JudgeRequest("Is polite", "Please hold.")))
         <criteria>
         Is polite

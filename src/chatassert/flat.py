@@ -1,0 +1,15 @@
+"""The flat agent-turn vocabulary's own names (docs/flat.md).
+
+The flat vocabulary's other types are the native checks of the top level: `contains` is
+`chatassert.Contains`, `contains_function_call` is `chatassert.ContainsFunctionCall`,
+`llm_rubric` is `chatassert.LLMRubric`, and so on. What only the flat vocabulary spells is here.
+
+Example:
+    >>> from chatassert.flat import ContainsAll
+    >>> ContainsAll(["date", "party size"]).check("Confirm the date").details["missing"]
+    ['party size']
+"""
+
+from chatassert._text import ContainsAll
+
+__all__ = ["ContainsAll"]

@@ -1,0 +1,69 @@
+"""PromptKit's assertion types, turn-level and conversation-level (docs/promptkit.md).
+
+A PromptKit scenario file loads with `chatassert.specs.load_suite`; these are the same checks
+written in Python. Turn-level types check one turn; the `Conversation…` types check a whole
+conversation, with PromptKit's own parameters, details and reasons. `state_is`,
+`transitioned_to`, `workflow_complete` and `guardrail_triggered` are the native `StateIs`,
+`TransitionedTo`, `WorkflowComplete` and `GuardrailTriggered` of the top level.
+
+Example:
+    >>> from chatassert import ToolCall, Turn
+    >>> from chatassert.promptkit import ToolsCalled
+    >>> turn = Turn(tool_calls=[ToolCall(name="search"), ToolCall(name="fetch")])
+    >>> ToolsCalled(["search", "book"]).check(turn).details["missing_tools"]
+    ['book']
+"""
+
+from chatassert._promptkit import (
+    AgentInvoked,
+    AgentNotInvoked,
+    AgentResponseContains,
+    ContentIncludes,
+    ContentMatches,
+    ConversationAgentInvoked,
+    ConversationAgentNotInvoked,
+    ConversationContentIncludes,
+    ConversationContentIncludesAny,
+    ConversationContentMatches,
+    ConversationContentNotIncludes,
+    ConversationToolCallsWithArgs,
+    ConversationToolsCalled,
+    ConversationToolsNotCalled,
+    ConversationToolsNotCalledWithArgs,
+    LLMJudge,
+    LLMJudgeConversation,
+    ToolCallsWithArgs,
+    ToolsCalled,
+    ToolsNotCalled,
+)
+from chatassert._workflow import (
+    ConversationStateIs,
+    ConversationTransitionedTo,
+    ConversationWorkflowComplete,
+)
+
+__all__ = [
+    "AgentInvoked",
+    "AgentNotInvoked",
+    "AgentResponseContains",
+    "ContentIncludes",
+    "ContentMatches",
+    "ConversationAgentInvoked",
+    "ConversationAgentNotInvoked",
+    "ConversationContentIncludes",
+    "ConversationContentIncludesAny",
+    "ConversationContentMatches",
+    "ConversationContentNotIncludes",
+    "ConversationStateIs",
+    "ConversationToolCallsWithArgs",
+    "ConversationToolsCalled",
+    "ConversationToolsNotCalled",
+    "ConversationToolsNotCalledWithArgs",
+    "ConversationTransitionedTo",
+    "ConversationWorkflowComplete",
+    "LLMJudge",
+    "LLMJudgeConversation",
+    "ToolCallsWithArgs",
+    "ToolsCalled",
+    "ToolsNotCalled",
+]
