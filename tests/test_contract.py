@@ -457,7 +457,7 @@ def test_a_user_assertion_without_slots_keeps_its_attributes_when_pickled() -> N
 
 def test_class_names_with_acronyms_are_type_names() -> None:
     from chatassert import LLMRubric, from_spec
-    from chatassert._registry import normalise_type
+    from chatassert._params import normalise_type
 
     assert normalise_type("LLMRubric") == "llm_rubric"
     assert normalise_type("LLMJudge") == "llm_judge"

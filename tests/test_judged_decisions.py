@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from chatassert import Contains, LLMRubric, Repeat, Status, Turn
-from chatassert._judged import resolve_judge
+from chatassert._judged_base import resolve_judge
 from chatassert._judging import fill_template, template_fields
 from chatassert.judges import CachedJudge, FunctionJudge, JudgeRequest, Verdict
 from chatassert.promptkit import LLMJudge

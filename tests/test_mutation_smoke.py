@@ -37,12 +37,12 @@ def test_mutmut_builds_and_kills_the_mutants_of_one_function(tmp_path: Path) -> 
     for name in ("conftest.py", "test_combinators.py"):
         shutil.copy(ROOT / "tests" / name, tmp_path / "tests" / name)
     (tmp_path / "pyproject.toml").write_text(
-        _narrowed_config("src/chatassert/_combinators.py", "tests/test_combinators.py"),
+        _narrowed_config("src/chatassert/_result.py", "tests/test_combinators.py"),
         encoding="utf-8",
     )
     run = subprocess.run(
         [sys.executable, "-m", "mutmut", "run", "--max-children", "2",
-         "chatassert._combinators.x_all_status*"],
+         "chatassert._result.x_all_status*"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]

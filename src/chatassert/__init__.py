@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from chatassert._base import (
-        Assertion as Assertion,
-    )
-    from chatassert._combinators import (
         AllOf as AllOf,
         AnyOf as AnyOf,
-        AtLeast as AtLeast,
+        Assertion as Assertion,
         Not as Not,
+    )
+    from chatassert._combinators import (
+        AtLeast as AtLeast,
         OnAnyTurn as OnAnyTurn,
         OnEveryTurn as OnEveryTurn,
         OnLastTurn as OnLastTurn,
@@ -67,14 +67,11 @@ if TYPE_CHECKING:
         WorkflowState as WorkflowState,
         WorkflowTransition as WorkflowTransition,
     )
+    from chatassert._params import Param as Param, register as register
     from chatassert._promptkit import (
         GuardrailTriggered as GuardrailTriggered,
     )
-    from chatassert._registry import (
-        Param as Param,
-        from_spec as from_spec,
-        register as register,
-    )
+    from chatassert._registry import from_spec as from_spec
     from chatassert._result import (
         Result as Result,
         Status as Status,
@@ -115,13 +112,13 @@ _EXPORTS: dict[str, str] = {
     "Assertion": "_base",
     "Result": "_result",
     "Status": "_result",
-    "Param": "_registry",
-    "register": "_registry",
+    "Param": "_params",
+    "register": "_params",
     "from_spec": "_registry",
     # combinators and turn selectors
-    "AllOf": "_combinators",
-    "AnyOf": "_combinators",
-    "Not": "_combinators",
+    "AllOf": "_base",
+    "AnyOf": "_base",
+    "Not": "_base",
     "When": "_combinators",
     "AtLeast": "_combinators",
     "OnTurn": "_combinators",

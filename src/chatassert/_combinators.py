@@ -1,16 +1,8 @@
-"""Combinators (AND, OR, NOT, conditional, at-least) and turn selectors over conversations.
+"""The conditional and at-least combinators, and the turn selectors over conversations.
 
-Outcomes combine by Kleene logic over the four statuses. A skipped child is left out, so a
-group in which nothing was evaluated behaves like an empty group: `AllOf` passes vacuously and
-`AnyOf` fails (the expect vocabulary's `if_results` relies on this: no results, so the
-conditional check is skipped and the test passes). These rules keep De Morgan's laws and the
-identities `AllOf()` (passed) and `AnyOf()` (failed) exact over all four outcomes.
-
-| combinator | passed when | failed when | otherwise |
-|---|---|---|---|
-| `AllOf` | no child failed or errored | any child failed | error |
-| `AnyOf` | any child passed | every counted child failed | error |
-| `Not` | the child failed | the child passed | the child's status |
+`AllOf`, `AnyOf` and `Not`, which the operators `&`, `|` and `~` build, are in `_base` with the
+Kleene rules all combinators follow; `When` and `AtLeast` follow them too (docs/guide.md,
+"Combining assertions"). The selectors run one assertion on chosen turns of a conversation.
 """
 
 from __future__ import annotations
@@ -19,225 +11,22 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from chatassert._base import Assertion
+from chatassert._base import Assertion, _count, _first, _Group
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, as_conversation
-from chatassert._registry import Param, register
-from chatassert._result import Result, Status
+from chatassert._params import Param, register
+from chatassert._result import Result, Status, all_status, any_status
 
 __all__ = [
-    "AllOf",
-    "AnyOf",
     "AtLeast",
-    "Not",
     "OnAnyTurn",
     "OnEveryTurn",
     "OnLastTurn",
     "OnTurn",
     "When",
-    "all_status",
-    "any_status",
 ]
 
 _P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
-
-
-def all_status(statuses: Sequence[Status]) -> Status:
-    """Kleene AND: failed if any failed, else error if any errored, else passed.
-
-    Skipped statuses are left out; with nothing left (no statuses, or only skipped ones) the
-    outcome is passed, the identity of AND.
-    """
-    if _F in statuses:
-        return _F
-    if _E in statuses:
-        return _E
-    return _P
-
-
-def any_status(statuses: Sequence[Status]) -> Status:
-    """Kleene OR: passed if any passed, else error if any errored, else failed.
-
-    Skipped statuses are left out; with nothing left (no statuses, or only skipped ones) the
-    outcome is failed, the identity of OR.
-    """
-    if _P in statuses:
-        return _P
-    if _E in statuses:
-        return _E
-    return _F
-
-
-def _count(results: Sequence[Result]) -> dict[str, int]:
-    counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
-    for r in results:
-        counts[r.status] += 1  # a StrEnum member finds its plain-string key
-    return counts
-
-
-def _first(results: Sequence[Result], status: Status) -> Result | None:
-    return next((r for r in results if r.status is status), None)
-
-
-def _where(result: Result) -> str:
-    return f"{result.location}: " if result.location else ""
-
-
-def _check_all(children: Sequence[Assertion], subject: object) -> list[Result]:
-    return [child.check(subject) for child in children]
-
-
-async def _acheck_all(children: Sequence[Assertion], subject: object) -> list[Result]:
-    if not any(c.needs_judge() for c in children):
-        return [child.check(subject) for child in children]
-    return list(await asyncio.gather(*(child.acheck(subject) for child in children)))
-
-
-class _Group(Assertion):
-    """Shared machinery of combinators over a list of children."""
-
-    _searches = True  # children may: all share one regex time budget
-
-    __slots__ = ("_judged_inside", "children")
-
-    level = "any"
-    children: tuple[Assertion, ...]
-    _judged_inside: bool
-
-    def __init__(
-        self,
-        *children: Assertion,
-        message: str | None = None,
-        **kw: Sequence[Assertion],
-    ) -> None:
-        super().__init__(message=message)
-        if "children" in kw:  # the keyword form used by the spec loader
-            children = (*children, *kw.pop("children"))
-        if kw:
-            raise TypeError(f"{type(self).__name__} got unexpected arguments {sorted(kw)}")
-        if len(children) == 1 and isinstance(children[0], list | tuple):
-            children = tuple(children[0])
-        for child in children:
-            if not isinstance(child, Assertion):
-                raise TypeError(
-                    f"{type(self).__name__} takes assertions, got {type(child).__name__}"
-                )
-        self._set("children", tuple(children))
-        self._set("_judged_inside", any(c.needs_judge() for c in self.children))
-
-    def needs_judge(self) -> bool:
-        """Whether any child may call a judge (decided once, at construction)."""
-        return bool(self._judged_inside)
-
-    def _check(self, subject: object) -> Result:
-        if self._judged_inside:  # one event loop, judged children concurrently (and batched)
-            result: Result = run_sync(self._acheck(subject))
-            return result
-        return self._combine(_check_all(self.children, subject))
-
-    async def _acheck(self, subject: object) -> Result:
-        return self._combine(await _acheck_all(self.children, subject))
-
-    def _combine(self, results: list[Result]) -> Result:
-        raise NotImplementedError
-
-    def describe(self) -> str:
-        """Describe the group and its children."""
-        inner = ", ".join(c.describe() for c in self.children)
-        return f"{self.kind}({inner})"
-
-
-@register
-class AllOf(_Group):
-    """Passes when every child passes (AND); `a & b` builds one.
-
-    Fails if any child failed, else is an error if any errored; skipped children are left out.
-
-    Example:
-        >>> from chatassert import Contains, NotContains
-        >>> (Contains("table") & NotContains("goodbye")).check("A table for 4?").passed
-        True
-    """
-
-    __slots__ = ()
-    kind = "all_of"
-    params = (
-        Param(
-            "assertions",
-            "assertions",
-            required=True,
-            aliases=("of",),
-            attr="children",
-            allow_empty=True,
-            doc="the assertions that must all pass",
-        ),
-    )
-
-    def _combine(self, results: list[Result]) -> Result:
-        status = all_status([r.status for r in results])
-        counts = _count(results)
-        total = len(results)
-        if status is _P:
-            reason = (
-                f"all {total} passed"
-                if not counts["skipped"]
-                else (f"{counts['passed']} passed, {counts['skipped']} skipped")
-            )
-        elif status is _F:
-            first = _first(results, _F)
-            assert first is not None
-            reason = f"{counts['failed']} of {total} failed; first: {_where(first)}{first.reason}"
-        elif status is _E:
-            first = _first(results, _E)
-            assert first is not None
-            reason = f"{counts['error']} of {total} could not be evaluated: {first.reason}"
-        return Result(status, self.kind, reason, counts, children=tuple(results))
-
-
-@register
-class AnyOf(_Group):
-    """Passes when at least one child passes (OR); `a | b` builds one.
-
-    Otherwise it is an error if any child errored, else it fails.
-
-    Example:
-        >>> from chatassert import Contains
-        >>> (Contains("open") | Contains("available")).check("Tables are available").passed
-        True
-    """
-
-    __slots__ = ()
-    kind = "any_of"
-    params = (
-        Param(
-            "assertions",
-            "assertions",
-            required=True,
-            aliases=("of",),
-            attr="children",
-            allow_empty=True,
-            doc="the assertions of which one must pass",
-        ),
-    )
-
-    def _combine(self, results: list[Result]) -> Result:
-        status = any_status([r.status for r in results])
-        counts = _count(results)
-        total = len(results)
-        if status is _P:
-            first = _first(results, _P)
-            assert first is not None
-            reason = f"{_where(first)}{first.label} passed"
-        elif status is _E:
-            first = _first(results, _E)
-            assert first is not None
-            reason = f"none passed and {counts['error']} could not be evaluated: {first.reason}"
-        elif counts["failed"]:
-            reasons = "; ".join(f"{_where(r)}{r.reason}" for r in results if r.status is _F)
-            reason = f"none of {total} passed: {reasons}"
-        else:
-            reason = f"nothing was evaluated (all {total} skipped)" if total else "no alternatives"
-        return Result(status, self.kind, reason, counts, children=tuple(results))
 
 
 @register
@@ -312,68 +101,6 @@ class AtLeast(_Group):
     def describe(self) -> str:
         """Describe the requirement and the candidates."""
         return f"at_least({self.n}, {', '.join(c.describe() for c in self.children)})"
-
-
-@register
-class Not(Assertion):
-    """Passes when its child fails; an error or a skip stays what it is (`~a` builds one).
-
-    Example:
-        >>> from chatassert import Contains
-        >>> (~Contains("goodbye")).check("See you soon").passed
-        True
-    """
-
-    _searches = True  # children may: all share one regex time budget
-
-    __slots__ = ("child",)
-    kind = "not"
-    level = "any"
-    params = (
-        Param(
-            "assertion",
-            "assertion",
-            required=True,
-            attr="child",
-            doc="the assertion that must not pass",
-        ),
-    )
-    child: Assertion
-
-    def __init__(self, child: Assertion, *, message: str | None = None) -> None:
-        super().__init__(message=message)
-        if not isinstance(child, Assertion):
-            raise TypeError(f"Not takes an assertion, got {type(child).__name__}")
-        self._set("child", child)
-
-    def needs_judge(self) -> bool:
-        """Whether the child may call a judge."""
-        return self.child.needs_judge()
-
-    def _check(self, subject: object) -> Result:
-        return self._negate(self.child.check(subject))
-
-    async def _acheck(self, subject: object) -> Result:
-        return self._negate(await self.child.acheck(subject))
-
-    def _negate(self, inner: Result) -> Result:
-        status = inner.status
-        if status is _P:
-            described = self.child.describe()
-            reason = f"expected not {described}, but it held"
-            if inner.reason and inner.reason != described:  # a judge's reason, say
-                reason += f" ({inner.reason})"
-            status = _F
-        elif status is _F:
-            status = _P
-            reason = f"not {self.child.describe()}"
-        else:
-            reason = inner.reason
-        return Result(status, self.kind, reason, None, children=(inner,))
-
-    def describe(self) -> str:
-        """Describe the negated child."""
-        return f"not {self.child.describe()}"
 
 
 @register

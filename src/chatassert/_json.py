@@ -36,15 +36,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from chatassert._base import Assertion, QuickTest, never as _never, remember
-from chatassert._combinators import AllOf, AnyOf
+from chatassert._base import AllOf, AnyOf, Assertion, QuickTest, never as _never, remember
 from chatassert._errors import RegexTimeoutError
 from chatassert._jsonpath import MISSING, JsonPath, Where, compile_path
 from chatassert._models import NotJSONError, as_json
-from chatassert._regex import Pattern
-from chatassert._registry import Param, register
+from chatassert._params import Param, register
+from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
 from chatassert._result import Result, Status, shorten
-from chatassert._text import DEFAULT_REGEX_TIMEOUT, compile_regex
 
 __all__ = [
     "DEFAULT_SENSITIVE_PREFIXES",

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from chatassert._budget import run_limited
 from chatassert._errors import RegexTimeoutError
-from chatassert._registry import MISSING
+from chatassert._params import MISSING
 
 __all__ = ["MISSING", "JsonPath", "PathEvaluationError", "compile_path"]
 
@@ -452,7 +452,7 @@ class _LimitedRegex:
     def __init__(self, source: str, path: str) -> None:
         import regex
 
-        from chatassert._text import DEFAULT_REGEX_TIMEOUT
+        from chatassert._regex import DEFAULT_REGEX_TIMEOUT
 
         self.source = source
         try:

@@ -8,192 +8,19 @@ environment variables when the check runs.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import os
 from collections.abc import Sequence
 from typing import Any
 
 from chatassert._base import Assertion
-from chatassert._judging import Judge, JudgeRequest, Verdict, run_sync, template_fields
-from chatassert._models import Turn
-from chatassert._registry import Param, register
+from chatassert._judged_base import JudgedAssertion, tool_call_summary
+from chatassert._judging import Judge, JudgeRequest, Verdict, run_sync
+from chatassert._models import turn_of
+from chatassert._params import Param, register
 from chatassert._result import Result, Status
-from chatassert._tools import turn_of
 
-__all__ = ["JudgedAssertion", "LLMRubric", "Repeat", "resolve_judge"]
+__all__ = ["LLMRubric", "Repeat"]
 
 _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
-
-NO_JUDGE = (
-    "no judge configured: pass judge=... when building the assertion (or to the loader), "
-    "or set CHATASSERT_JUDGE (openai or anthropic) and CHATASSERT_JUDGE_MODEL; "
-    "see docs/judges.md"
-)
-
-
-def resolve_judge(model: str | None = None) -> Judge | None:
-    """Return the judge configured by environment variables, or None when none is configured.
-
-    `CHATASSERT_JUDGE` names the judge; `chatassert.judges` reads the rest of the configuration
-    (and is imported only here, when a judge is actually needed).
-    """
-    if not os.environ.get("CHATASSERT_JUDGE"):
-        return None
-    from chatassert import judges
-
-    return judges.judge_from_env(model=model)
-
-
-class JudgedAssertion(Assertion):
-    """Shared machinery of judged assertions: resolve the judge, ask it, record the verdict.
-
-    Subclasses build the `JudgeRequest` (`_request`) and may add details (`_details`).
-    """
-
-    __slots__ = ("judge", "min_score", "model", "prompt")
-    judged = True
-    options = ("judge",)
-    judge: Judge | None
-    model: str | None
-    min_score: float | None
-    prompt: str | None
-
-    def __init__(
-        self,
-        *,
-        model: str | None = None,
-        judge: Judge | None = None,
-        min_score: float | None = None,
-        message: str | None = None,
-        prompt: str | None = None,
-    ) -> None:
-        super().__init__(message=message)
-        if prompt is not None:
-            template_fields(prompt)
-        if model is not None and (not isinstance(model, str) or not model.strip()):
-            raise ValueError("model must be a non-empty string")
-        if judge is not None and not callable(getattr(judge, "judge", None)):
-            raise TypeError(f"judge must have an async judge(request) method, got {judge!r}")
-        if min_score is not None and (
-            isinstance(min_score, bool) or not isinstance(min_score, int | float)
-        ):
-            raise TypeError(f"min_score must be a number, got {min_score!r}")
-        self._set("judge", judge)
-        self._set("model", model)
-        self._set("min_score", None if min_score is None else float(min_score))
-        self._set("prompt", prompt)
-
-    @property
-    def criteria(self) -> str:
-        """The text the judge grades against."""
-        raise NotImplementedError
-
-    def _request(self, subject: object) -> JudgeRequest:
-        raise NotImplementedError
-
-    def _details(self, verdict: Verdict | None) -> dict[str, Any]:
-        return {}
-
-    def _check(self, subject: object) -> Result:
-        result: Result = run_sync(self._acheck(subject))
-        return result
-
-    async def _acheck(self, subject: object) -> Result:
-        return await self._ajudge(subject, 0)
-
-    async def _ajudge(self, subject: object, sample: int) -> Result:
-        """Ask the judge once; `sample` numbers independent verdicts of one subject (`Repeat`)."""
-        request = self._request(subject)
-        if sample or self.prompt is not None:
-            request = dataclasses.replace(
-                request,
-                sample=sample,
-                prompt=self.prompt if self.prompt is not None else request.prompt,
-            )
-        judge = self.judge if self.judge is not None else resolve_judge(self.model)
-        if judge is None:
-            return Result(_E, self.kind, NO_JUDGE, {**self._details(None), "error": "no_judge"})
-        try:
-            verdict = Verdict.from_reply(await judge.judge(request))
-        except (Exception, asyncio.CancelledError) as exc:
-            if isinstance(exc, asyncio.CancelledError) and _being_cancelled():
-                raise  # this check itself is being cancelled
-            details = {
-                **self._details(None),
-                "judge": getattr(judge, "name", None),
-                "error": type(exc).__name__,
-                "error_message": str(exc),
-            }
-            for key in ("prompt", "raw"):  # judges attach what they sent and got, when known
-                if getattr(exc, key, None) is not None:
-                    details[key] = _plain(getattr(exc, key))
-            return Result(
-                _E,
-                self.kind,
-                f"judge {getattr(judge, 'name', judge)!s} gave no verdict: "
-                f"{str(exc) or type(exc).__name__}",
-                details,
-            )
-        return self._result(verdict, getattr(judge, "name", None))
-
-    def _result(self, verdict: Verdict, judge_name: str | None) -> Result:
-        result = self._verdict_result(verdict, judge_name)
-        if verdict.prompt is not None:  # a judge that renders prompts: keep prompt and reply
-            result.__dict__["details"] = {
-                **result.details,
-                "prompt": verdict.prompt,
-                "raw": _plain(verdict.raw),
-            }
-        return result
-
-    def _verdict_result(self, verdict: Verdict, judge_name: str | None) -> Result:
-        passed = verdict.passed
-        reason = verdict.reason
-        if passed and self.min_score is not None:
-            if verdict.score is None:
-                return Result(
-                    _E,
-                    self.kind,
-                    f"min_score {self.min_score} was set but the judge gave no score",
-                    {**self._details(verdict), "judge": judge_name},
-                    score=None,
-                )
-            if verdict.score < self.min_score:
-                passed = False
-                reason = f"score {verdict.score} is below min_score {self.min_score}" + (
-                    f": {verdict.reason}" if verdict.reason else ""
-                )
-        if not reason:
-            reason = "the judge passed it" if passed else "the judge failed it"
-        return Result(
-            _P if passed else _F,
-            self.kind,
-            reason,
-            {**self._details(verdict), "judge": judge_name},
-            score=verdict.score,
-        )
-
-
-def _being_cancelled() -> bool:
-    """Whether the running task has been asked to cancel (not just handed a CancelledError)."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
-
-
-def _plain(value: Any) -> Any:
-    """Return `value` if it is JSON-serialisable, else its `repr` (details stay serialisable)."""
-    import json
-
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        return repr(value)
-    return value
-
-
-def tool_call_summary(turn: Turn) -> tuple[dict[str, Any], ...]:
-    """Return a turn's tool calls as `{name, arguments}` mappings for a judge request."""
-    return tuple({"name": c.name, "arguments": c.arguments} for c in turn.tool_calls)
 
 
 @register

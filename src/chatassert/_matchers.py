@@ -21,6 +21,7 @@ one `$` key:
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -28,10 +29,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from chatassert._models import ToolResult
-from chatassert._regex import Pattern, compile_pattern
-from chatassert._registry import did_you_mean
-from chatassert._text import DEFAULT_REGEX_TIMEOUT
-from chatassert._tools import loose_equal
+from chatassert._params import did_you_mean
+from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_pattern
 
 __all__ = [
     "ARGUMENT_MODES",
@@ -45,6 +44,7 @@ __all__ = [
     "compare_arguments",
     "compile_arguments",
     "error_flag",
+    "loose_equal",
     "render_arguments",
 ]
 
@@ -716,3 +716,71 @@ def error_flag(result: ToolResult | None) -> str | None:
     ):
         return "data"
     return None
+
+
+def loose_equal(expected: Any, actual: Any) -> bool:
+    """Return whether `actual` loosely equals `expected` (G9).
+
+    - JSON-equal values are equal, and numbers compare numerically (`4 == 4.0`);
+    - a number equals the string of its canonical decimal rendering (`4 == "4"`, `2.5 == "2.5"`);
+    - a bool equals `"true"` / `"false"`; a date equals its ISO string;
+    - an expected `None` means "present, any value";
+    - an expected mapping matches a mapping with at least those keys, loosely equal (recursive);
+    - an expected list matches a list of the same length, loosely equal item by item.
+
+    Example:
+        >>> loose_equal({"party_size": 4}, {"party_size": "4", "date": "2024-02-15"})
+        True
+        >>> loose_equal([1, 2], [1, 2, 3])
+        False
+    """
+    if expected is None:
+        return True
+    if isinstance(expected, Mapping):
+        return isinstance(actual, Mapping) and all(
+            key in actual and loose_equal(value, actual[key]) for key, value in expected.items()
+        )
+    if isinstance(expected, list | tuple):
+        return (
+            isinstance(actual, list | tuple)
+            and len(actual) == len(expected)
+            and all(loose_equal(e, a) for e, a in zip(expected, actual, strict=True))
+        )
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return _bool_equal(expected, actual)
+    if _is_number(expected):
+        if _is_number(actual):
+            return bool(expected == actual)
+        return isinstance(actual, str) and actual.strip() in _number_renderings(expected)
+    if _is_number(actual):
+        return isinstance(expected, str) and expected.strip() in _number_renderings(actual)
+    if isinstance(expected, _dt.date):
+        return _date_equal(expected, actual)
+    if isinstance(actual, _dt.date):
+        return _date_equal(actual, expected)
+    return bool(expected == actual)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _number_renderings(value: float) -> set[str]:
+    if isinstance(value, float) and not math.isfinite(value):
+        return {repr(value)}
+    if float(value).is_integer():
+        return {str(int(value)), repr(float(value))}
+    return {repr(float(value))}
+
+
+def _bool_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) and isinstance(b, bool):
+        return a is b
+    flag, other = (a, b) if isinstance(a, bool) else (b, a)
+    return isinstance(other, str) and other.strip().lower() == ("true" if flag else "false")
+
+
+def _date_equal(date: _dt.date, other: Any) -> bool:
+    if isinstance(other, _dt.date):
+        return date == other
+    return isinstance(other, str) and other.strip() == date.isoformat()

@@ -27,6 +27,9 @@ __all__ = [
     "as_conversation",
     "as_json",
     "as_turn",
+    "lower_text_of",
+    "text_of",
+    "turn_of",
 ]
 
 JSONValue: TypeAlias = bool | int | float | str | list[Any] | dict[str, Any] | None
@@ -485,3 +488,26 @@ def as_json(subject: object) -> Any:
         except json.JSONDecodeError as exc:
             raise NotJSONError(f"the response is not JSON ({exc})") from exc
     return subject
+
+
+def text_of(subject: object) -> str:
+    """Return the text a text check reads: a string itself, or a turn's text (G1)."""
+    if type(subject) is str:
+        return subject
+    if type(subject) is Turn:
+        return subject.text
+    return as_turn(subject).text
+
+
+def lower_text_of(subject: object) -> str:
+    """Return the lowered text (cached on turns, so many checks lower it once)."""
+    if type(subject) is str:
+        return subject.lower()
+    if type(subject) is Turn:
+        return subject.text_lower
+    return as_turn(subject).text_lower
+
+
+def turn_of(subject: object) -> Turn:
+    """Return the turn a turn-level check reads."""
+    return subject if type(subject) is Turn else as_turn(subject)

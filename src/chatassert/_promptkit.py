@@ -15,14 +15,13 @@ from typing import Any, ClassVar
 
 from chatassert._base import Assertion
 from chatassert._errors import RegexTimeoutError
-from chatassert._judged import JudgedAssertion, tool_call_summary
+from chatassert._judged_base import JudgedAssertion, tool_call_summary
 from chatassert._judging import Judge, JudgeRequest, Verdict, render_conversation
-from chatassert._models import Conversation, ToolCall, as_conversation
-from chatassert._regex import Pattern
-from chatassert._registry import Param, normalise_type, register
+from chatassert._matchers import loose_equal
+from chatassert._models import Conversation, ToolCall, as_conversation, text_of, turn_of
+from chatassert._params import Param, normalise_type, register, string_values
+from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
 from chatassert._result import Result, Status
-from chatassert._text import DEFAULT_REGEX_TIMEOUT, _values, compile_regex, text_of
-from chatassert._tools import loose_equal, turn_of
 
 __all__ = [
     "AgentInvoked",
@@ -96,7 +95,7 @@ def _timeout(kind: str, exc: RegexTimeoutError, pattern: str) -> Result:
 
 
 def _names(value: str | Sequence[str], what: str) -> tuple[str, ...]:
-    return _values(value, what)
+    return string_values(value, what)
 
 
 # -- content -------------------------------------------------------------------------------
@@ -123,7 +122,7 @@ class ContentIncludes(Assertion):
 
     def __init__(self, patterns: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set("patterns", _values(patterns, self.kind))
+        self._set("patterns", string_values(patterns, self.kind))
         self._set("_lowered", tuple(p.lower() for p in self.patterns))
 
     def _check(self, subject: object) -> Result:
@@ -1369,7 +1368,7 @@ class _ConversationPatterns(Assertion):
         super().__init__(message=message)
         if not isinstance(case_sensitive, bool):
             raise TypeError(f"case_sensitive must be true or false, got {case_sensitive!r}")
-        self._set("patterns", _values(patterns, self.kind))
+        self._set("patterns", string_values(patterns, self.kind))
         self._set("case_sensitive", case_sensitive)
         self._set(
             "_folded", self.patterns if case_sensitive else tuple(p.lower() for p in self.patterns)

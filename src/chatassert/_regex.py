@@ -40,7 +40,12 @@ import regex
 
 from chatassert._budget import BUDGET, run_limited, timed_out
 
-__all__ = ["Pattern", "compile_pattern"]
+__all__ = [
+    "DEFAULT_REGEX_TIMEOUT",
+    "Pattern",
+    "compile_pattern",
+    "compile_regex",
+]
 
 # Go limits repeat counts such as `a{2,5}` to this value (regexp/syntax: maxRepeat... 1000).
 _MAX_REPEAT = 1000
@@ -790,3 +795,15 @@ def compile_pattern(source: str, *, timeout: float = 1.0) -> Pattern:
 def _unpickle_pattern(source: str, timeout: float) -> Pattern:
     """Rebuild a pickled `Pattern` by compiling it again."""
     return compile_pattern(source, timeout=timeout)
+
+
+DEFAULT_REGEX_TIMEOUT = 1.0
+
+
+def compile_regex(pattern: object, what: str, timeout: float) -> Pattern:
+    """Compile a pattern for an assertion, rejecting non-strings and empty patterns (G4)."""
+    if not isinstance(pattern, str):
+        raise TypeError(f"{what} pattern must be a string, got {type(pattern).__name__}")
+    if not pattern:
+        raise ValueError(f"{what} pattern must not be empty")
+    return compile_pattern(pattern, timeout=timeout)

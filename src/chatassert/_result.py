@@ -5,10 +5,10 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NoReturn
 
-__all__ = ["Result", "Status"]
+__all__ = ["Result", "Status", "all_status", "any_status"]
 
 
 class Status(enum.StrEnum):
@@ -23,6 +23,32 @@ class Status(enum.StrEnum):
     FAILED = "failed"
     ERROR = "error"
     SKIPPED = "skipped"
+
+
+def all_status(statuses: Sequence[Status]) -> Status:
+    """Kleene AND: failed if any failed, else error if any errored, else passed.
+
+    Skipped statuses are left out; with nothing left (no statuses, or only skipped ones) the
+    outcome is passed, the identity of AND.
+    """
+    if Status.FAILED in statuses:
+        return Status.FAILED
+    if Status.ERROR in statuses:
+        return Status.ERROR
+    return Status.PASSED
+
+
+def any_status(statuses: Sequence[Status]) -> Status:
+    """Kleene OR: passed if any passed, else error if any errored, else failed.
+
+    Skipped statuses are left out; with nothing left (no statuses, or only skipped ones) the
+    outcome is failed, the identity of OR.
+    """
+    if Status.PASSED in statuses:
+        return Status.PASSED
+    if Status.ERROR in statuses:
+        return Status.ERROR
+    return Status.FAILED
 
 
 _MARKS = {

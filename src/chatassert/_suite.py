@@ -17,11 +17,10 @@ from time import perf_counter
 from typing import Any
 
 from chatassert._base import Assertion, QuickTest
-from chatassert._combinators import all_status
 from chatassert._errors import RegexTimeoutError
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, NotJSONError, Turn, as_conversation, as_json
-from chatassert._result import Result, Status
+from chatassert._result import Result, Status, all_status
 
 __all__ = ["Case", "Suite", "TurnSpec"]
 

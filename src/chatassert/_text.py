@@ -11,9 +11,9 @@ from typing import Any
 
 from chatassert._base import Assertion, remember
 from chatassert._errors import RegexTimeoutError
-from chatassert._models import Turn, as_turn
-from chatassert._regex import Pattern, compile_pattern
-from chatassert._registry import Param, register
+from chatassert._models import Turn, lower_text_of, text_of
+from chatassert._params import Param, register, string_values
+from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
 from chatassert._result import Result, Status, shorten
 
 __all__ = [
@@ -23,41 +23,9 @@ __all__ = [
     "Equals",
     "Matches",
     "NotContains",
-    "text_of",
 ]
 
 _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
-DEFAULT_REGEX_TIMEOUT = 1.0
-
-
-def text_of(subject: object) -> str:
-    """Return the text a text check reads: a string itself, or a turn's text (G1)."""
-    if type(subject) is str:
-        return subject
-    if type(subject) is Turn:
-        return subject.text
-    return as_turn(subject).text
-
-
-def lower_text_of(subject: object) -> str:
-    """Return the lowered text (cached on turns, so many checks lower it once)."""
-    if type(subject) is str:
-        return subject.lower()
-    if type(subject) is Turn:
-        return subject.text_lower
-    return as_turn(subject).text_lower
-
-
-def _values(value: str | Sequence[str], what: str) -> tuple[str, ...]:
-    values = (value,) if isinstance(value, str) else tuple(value)
-    if not values:
-        raise ValueError(f"{what} needs at least one value, got an empty list")
-    for v in values:
-        if not isinstance(v, str):
-            raise TypeError(f"{what} values must be strings, got {type(v).__name__} {v!r}")
-        if not v:
-            raise ValueError(f"{what} values must not be empty strings")
-    return values
 
 
 def _one_or_list(values: tuple[str, ...]) -> str | list[str]:
@@ -88,7 +56,7 @@ class _Substrings(Assertion):
 
     def __init__(self, values: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set("values", _values(values, self.kind))
+        self._set("values", string_values(values, self.kind))
         self._set("_lowered", tuple(v.lower() for v in self.values))
         self._set("_pairs", tuple(zip(self.values, self._lowered, strict=True)))
         self._set("_pass", self._constant(_P, "", self._details_on_pass()))
@@ -386,15 +354,6 @@ class Matches(Assertion):
     def describe(self) -> str:
         """Describe the requirement."""
         return f"matches /{self.pattern}/"
-
-
-def compile_regex(pattern: object, what: str, timeout: float) -> Pattern:
-    """Compile a pattern for an assertion, rejecting non-strings and empty patterns (G4)."""
-    if not isinstance(pattern, str):
-        raise TypeError(f"{what} pattern must be a string, got {type(pattern).__name__}")
-    if not pattern:
-        raise ValueError(f"{what} pattern must not be empty")
-    return compile_pattern(pattern, timeout=timeout)
 
 
 def excerpt(text: str, width: int = 80) -> str:

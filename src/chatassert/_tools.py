@@ -3,92 +3,23 @@
 from __future__ import annotations
 
 import datetime as _dt
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from chatassert._base import Assertion, remember
+from chatassert._matchers import loose_equal
 from chatassert._models import ToolCall, Turn, as_turn
-from chatassert._registry import Param, register
+from chatassert._params import Param, register
 from chatassert._result import Result, Status
 
 __all__ = [
     "ContainsFunctionCall",
     "Mismatch",
     "argument_mismatches",
-    "loose_equal",
 ]
 
 _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _number_renderings(value: float) -> set[str]:
-    if isinstance(value, float) and not math.isfinite(value):
-        return {repr(value)}
-    if float(value).is_integer():
-        return {str(int(value)), repr(float(value))}
-    return {repr(float(value))}
-
-
-def loose_equal(expected: Any, actual: Any) -> bool:
-    """Return whether `actual` loosely equals `expected` (G9).
-
-    - JSON-equal values are equal, and numbers compare numerically (`4 == 4.0`);
-    - a number equals the string of its canonical decimal rendering (`4 == "4"`, `2.5 == "2.5"`);
-    - a bool equals `"true"` / `"false"`; a date equals its ISO string;
-    - an expected `None` means "present, any value";
-    - an expected mapping matches a mapping with at least those keys, loosely equal (recursive);
-    - an expected list matches a list of the same length, loosely equal item by item.
-
-    Example:
-        >>> loose_equal({"party_size": 4}, {"party_size": "4", "date": "2024-02-15"})
-        True
-        >>> loose_equal([1, 2], [1, 2, 3])
-        False
-    """
-    if expected is None:
-        return True
-    if isinstance(expected, Mapping):
-        return isinstance(actual, Mapping) and all(
-            key in actual and loose_equal(value, actual[key]) for key, value in expected.items()
-        )
-    if isinstance(expected, list | tuple):
-        return (
-            isinstance(actual, list | tuple)
-            and len(actual) == len(expected)
-            and all(loose_equal(e, a) for e, a in zip(expected, actual, strict=True))
-        )
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return _bool_equal(expected, actual)
-    if _is_number(expected):
-        if _is_number(actual):
-            return bool(expected == actual)
-        return isinstance(actual, str) and actual.strip() in _number_renderings(expected)
-    if _is_number(actual):
-        return isinstance(expected, str) and expected.strip() in _number_renderings(actual)
-    if isinstance(expected, _dt.date):
-        return _date_equal(expected, actual)
-    if isinstance(actual, _dt.date):
-        return _date_equal(actual, expected)
-    return bool(expected == actual)
-
-
-def _bool_equal(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) and isinstance(b, bool):
-        return a is b
-    flag, other = (a, b) if isinstance(a, bool) else (b, a)
-    return isinstance(other, str) and other.strip().lower() == ("true" if flag else "false")
-
-
-def _date_equal(date: _dt.date, other: Any) -> bool:
-    if isinstance(other, _dt.date):
-        return date == other
-    return isinstance(other, str) and other.strip() == date.isoformat()
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,11 +76,6 @@ def argument_mismatches(
         elif not loose_equal(want, got):
             out.append(Mismatch(name, want, got))
     return out
-
-
-def turn_of(subject: object) -> Turn:
-    """Return the turn a turn-level check reads."""
-    return subject if type(subject) is Turn else as_turn(subject)
 
 
 @register

@@ -25,10 +25,9 @@ from chatassert._matchers import (
     render_arguments,
 )
 from chatassert._models import Conversation, ToolCall, ToolResult, Turn, as_turn
-from chatassert._regex import Pattern, compile_pattern
-from chatassert._registry import Param, did_you_mean, register
+from chatassert._params import Param, did_you_mean, register
+from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_pattern
 from chatassert._result import Result, Status, shorten
-from chatassert._text import DEFAULT_REGEX_TIMEOUT
 
 __all__ = [
     "ORDERS",

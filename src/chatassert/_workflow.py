@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chatassert._base import Assertion
-from chatassert._models import Conversation, ToolCall, WorkflowState, WorkflowTransition
-from chatassert._registry import Param, register
+from chatassert._models import Conversation, ToolCall, WorkflowState, WorkflowTransition, turn_of
+from chatassert._params import Param, register
 from chatassert._result import Result, Status
-from chatassert._tools import turn_of
 
 __all__ = [
     "NO_WORKFLOW",

@@ -18,7 +18,6 @@ Example:
     True
 """
 
-from chatassert._matchers import ArgAny, ArgInRange, ArgMatches, ArgOneOf, ExpectedCall
-from chatassert._tools import loose_equal
+from chatassert._matchers import ArgAny, ArgInRange, ArgMatches, ArgOneOf, ExpectedCall, loose_equal
 
 __all__ = ["ArgAny", "ArgInRange", "ArgMatches", "ArgOneOf", "ExpectedCall", "loose_equal"]

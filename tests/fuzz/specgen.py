@@ -21,7 +21,8 @@ from typing import Any
 import yaml
 from hypothesis import strategies as st
 
-from chatassert._registry import Param, dialect_types, registered
+from chatassert._params import Param
+from chatassert._registry import dialect_types, registered
 from chatassert.specs._promptkit import API_VERSION
 
 # -- atoms ---------------------------------------------------------------------------------

@@ -95,7 +95,7 @@ def test_openai_extracts_fenced_or_embedded_json(
 def test_min_score_and_passed_combine_as_and(
     server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
 ) -> None:
-    from chatassert._judged import JudgedAssertion
+    from chatassert._judged_base import JudgedAssertion
 
     class Scored(LLMRubric):
         __slots__ = ()

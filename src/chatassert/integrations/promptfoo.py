@@ -172,7 +172,7 @@ def _freeze(value: Any) -> str:
 
 @lru_cache(maxsize=256)
 def _assertion(frozen: str, dialect: str, many: bool) -> Assertion:
-    from chatassert._combinators import AllOf
+    from chatassert._base import AllOf
     from chatassert.specs import load_assertion, parse_yaml
 
     spec: Any = parse_yaml(frozen, None)  # JSON is YAML: one parser for both

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         VerdictCache as VerdictCache,
         default_cache_path as default_cache_path,
     )
-    from chatassert._judged import JudgedAssertion as JudgedAssertion
+    from chatassert._judged_base import JudgedAssertion as JudgedAssertion
     from chatassert._judging import (
         FunctionJudge as FunctionJudge,
         Judge as Judge,
@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     )
     from chatassert.judges._env import (
         ENV_VARS as ENV_VARS,
-        env_concurrency as env_concurrency,
         judge_from_env as judge_from_env,
     )
     from chatassert.judges._http import (
@@ -57,6 +56,7 @@ if TYPE_CHECKING:
         extract_json as extract_json,
         render_prompt as render_prompt,
     )
+    from chatassert.judges._settings import env_concurrency as env_concurrency
 
 _EXPORTS: dict[str, str] = {
     # the protocol
@@ -64,13 +64,13 @@ _EXPORTS: dict[str, str] = {
     "JudgeRequest": "chatassert._judging",
     "Verdict": "chatassert._judging",
     "FunctionJudge": "chatassert._judging",
-    "JudgedAssertion": "chatassert._judged",
+    "JudgedAssertion": "chatassert._judged_base",
     # judges over HTTP, and what they read from the environment
     "HTTPJudge": "chatassert.judges._http",
     "OpenAIJudge": "chatassert.judges._http",
     "AnthropicJudge": "chatassert.judges._http",
     "ENV_VARS": "chatassert.judges._env",
-    "env_concurrency": "chatassert.judges._env",
+    "env_concurrency": "chatassert.judges._settings",
     "judge_from_env": "chatassert.judges._env",
     # prompts and replies
     "DEFAULT_SYSTEM_PROMPT": "chatassert.judges._prompts",

@@ -11,10 +11,9 @@ from typing import Any, Protocol
 from chatassert._errors import JudgeError
 from chatassert._judging import Judge, JudgeRequest, Verdict, limit_judges
 from chatassert._result import Result
+from chatassert.judges._settings import env_concurrency
 
 __all__ = ["BatchingJudge", "Checkable", "check_all", "check_many"]
-
-DEFAULT_CONCURRENCY = 32
 
 
 class Checkable(Protocol):
@@ -35,8 +34,6 @@ class Checkable(Protocol):
 
 def _concurrency(concurrency: int | None) -> int:
     if concurrency is None:
-        from chatassert.judges._env import env_concurrency
-
         return env_concurrency()
     return concurrency
 

@@ -10,10 +10,11 @@ from typing import Any
 from chatassert._cache import CachedJudge, default_cache_path
 from chatassert._errors import JudgeError
 from chatassert._judging import Judge
-from chatassert.judges._batch import DEFAULT_CONCURRENCY, BatchingJudge
+from chatassert.judges._batch import BatchingJudge
 from chatassert.judges._http import AnthropicJudge, HTTPJudge, OpenAIJudge
+from chatassert.judges._settings import env_number
 
-__all__ = ["ENV_VARS", "env_concurrency", "judge_from_env"]
+__all__ = ["ENV_VARS", "judge_from_env"]
 
 ENV_VARS = {
     "CHATASSERT_JUDGE": "which judge: openai (any OpenAI-compatible server) or anthropic",
@@ -33,29 +34,6 @@ _KINDS: dict[str, type[HTTPJudge]] = {"openai": OpenAIJudge, "anthropic": Anthro
 _OFF = ("", "0", "off", "false", "no", "none")
 _memo: dict[tuple[Any, ...], Judge] = {}
 _memo_lock = threading.Lock()
-
-
-def _number(environ: Mapping[str, str], name: str, default: float) -> float:
-    text = environ.get(name)
-    if not text:
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        raise JudgeError(f"{name} must be a number, got {text!r}") from None
-    if value < 0:
-        raise JudgeError(f"{name} must not be negative, got {text!r}")
-    return value
-
-
-def env_concurrency(environ: Mapping[str, str] | None = None) -> int:
-    """Return `CHATASSERT_JUDGE_CONCURRENCY` (default 32)."""
-    value = _number(
-        os.environ if environ is None else environ,
-        "CHATASSERT_JUDGE_CONCURRENCY",
-        DEFAULT_CONCURRENCY,
-    )
-    return max(1, int(value))
 
 
 def judge_from_env(
@@ -114,8 +92,8 @@ api_key_env='OPENAI_API_KEY')
         chosen,
         env.get("CHATASSERT_JUDGE_BASE_URL") or None,
         env.get("CHATASSERT_JUDGE_API_KEY_ENV") or None,
-        _number(env, "CHATASSERT_JUDGE_TIMEOUT", 60.0),
-        int(_number(env, "CHATASSERT_JUDGE_RETRIES", 2)),
+        env_number(env, "CHATASSERT_JUDGE_TIMEOUT", 60.0),
+        int(env_number(env, "CHATASSERT_JUDGE_RETRIES", 2)),
         cache,
         (env.get("CHATASSERT_JUDGE_BATCH") or "").strip().lower() not in _OFF,
     )

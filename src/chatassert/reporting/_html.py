@@ -6,11 +6,11 @@ from collections import Counter
 from html import escape
 from typing import TYPE_CHECKING
 
-from chatassert.reporting import pass_rate  # defined before the package imports this module
 from chatassert.reporting._junit import _INVALID_XML
+from chatassert.reporting._summary import pass_rate
 
 if TYPE_CHECKING:
-    from chatassert.reporting import Summary
+    from chatassert.reporting._summary import Summary
 
 __all__ = ["render_html"]
 

@@ -17,7 +17,7 @@ from chatassert._result import Status, shorten
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
-    from chatassert.reporting import Outcome
+    from chatassert.reporting._summary import Outcome
 
 __all__ = ["JUnitWriter", "render_junit_case"]
 

@@ -26,7 +26,8 @@ from typing import Any
 
 from chatassert._base import Assertion
 from chatassert._errors import SpecError, SpecProblem
-from chatassert._registry import SpecContext, build, did_you_mean, registered
+from chatassert._params import did_you_mean
+from chatassert._registry import SpecContext, build, registered
 from chatassert._suite import Case, Suite, TurnSpec
 from chatassert.specs import (  # noqa: F401  (register their dialects)
     _expect,

@@ -37,14 +37,8 @@ from chatassert._base import Assertion
 from chatassert._combinators import OnEveryTurn
 from chatassert._errors import SpecError
 from chatassert._models import as_conversation
-from chatassert._registry import (
-    MISSING,
-    SpecContext,
-    build_typed,
-    did_you_mean,
-    join_path,
-    normalise_type,
-)
+from chatassert._params import MISSING, did_you_mean, normalise_type
+from chatassert._registry import SpecContext, build_typed, join_path
 from chatassert._result import Result
 from chatassert._suite import Case, Suite, TurnSpec
 from chatassert._workflow import Workflow, has_workflow

@@ -1,0 +1,328 @@
+"""The summary of a run: outcomes as they are produced, counts, exit codes, the text rendering."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from chatassert._result import Result, Status, shorten, strict_json
+
+__all__ = [
+    "EXIT_ERRORS",
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_NOTHING",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "Outcome",
+    "Summary",
+    "assertion_statuses",
+    "excerpt",
+    "json_line",
+    "pass_rate",
+    "render_text",
+]
+
+EXIT_OK = 0
+"""Every check passed."""
+EXIT_FAILED = 1
+"""At least one check failed."""
+EXIT_USAGE = 2
+"""The command line or a spec was wrong; nothing was checked."""
+EXIT_ERRORS = 3
+"""Nothing failed, but something could not be evaluated (a log line could not be read, or a
+subject matched no case)."""
+EXIT_NOTHING = 4
+"""Nothing was checked: the logs held no records (an empty log, or empty standard input)."""
+EXIT_INTERRUPTED = 130
+"""The run was interrupted (Ctrl-C, SIGINT) and its report is partial: 128 + SIGINT, as shells
+report a program that SIGINT ended."""
+
+NOTHING_READ = (
+    "nothing was checked: the logs held no records (an empty log, or empty standard input)"
+)
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate cannot be written as UTF-8
+
+
+def json_line(value: Any) -> str:
+    r"""Render `value` as one line of JSON, newline included, non-ASCII text kept as it is.
+
+    A lone surrogate (JSON `"\ud800"` in a log) cannot be written as UTF-8; it is written as
+    its `\uXXXX` escape, so the line still reads back as the same value. An infinite or NaN
+    number is written as the string `"Infinity"`, `"-Infinity"` or `"NaN"`.
+
+    Example:
+        >>> json_line({"text": "café", "odd": "\ud800"})
+        '{"text": "café", "odd": "\\ud800"}\n'
+    """
+    try:  # strict JSON: `NaN` and `Infinity` are not JSON, and strict readers refuse them
+        text = json.dumps(value, ensure_ascii=False, default=repr, allow_nan=False)
+    except ValueError:
+        text = json.dumps(strict_json(value), ensure_ascii=False, default=repr)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One case checked against one subject.
+
+    Attributes:
+        suite: The suite's name.
+        case: The case's name.
+        result: The case's result tree.
+        source: Where the subject came from (`log.jsonl:12`).
+        subject_id: The conversation's or response's id, when it has one.
+        excerpt: A short rendering of the transcript, kept for failing outcomes' reports.
+    """
+
+    suite: str
+    case: str
+    result: Result
+    source: str = ""
+    subject_id: str | None = None
+    excerpt: str | None = None
+
+    @property
+    def seconds(self) -> float:
+        """Time spent checking: the sum of the measured durations of the assertions."""
+        if self.result.duration is not None:
+            return self.result.duration
+        return sum(r.duration for r in self.result.leaves() if r.duration is not None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form: the identifying fields and the whole result tree."""
+        return {
+            "suite": self.suite,
+            "case": self.case,
+            "source": self.source,
+            "subject_id": self.subject_id,
+            "result": self.result.to_dict(),
+        }
+
+
+@dataclass
+class Summary:
+    """Counts and examples accumulated from outcomes, in constant memory per assertion.
+
+    Attributes:
+        counts: Case outcomes by status.
+        per_assertion: For each assertion label, its outcomes by status.
+        per_case: For each `suite / case`, its outcomes by status.
+        failures: The first failing or erroring outcomes (up to `keep`).
+        unreadable: Log lines that could not be read, as `(where, error)` (up to `keep`).
+        unreadable_count: How many lines could not be read.
+        unmatched: How many subjects had no case to check them against.
+        keep: How many examples to keep.
+        records: How many log records (non-blank lines) were read, when the reader counts them.
+        interrupted: Whether the run was interrupted before it read every record.
+    """
+
+    counts: Counter[str] = field(default_factory=Counter)
+    per_assertion: dict[str, Counter[str]] = field(default_factory=dict)
+    per_case: dict[str, Counter[str]] = field(default_factory=dict)
+    failures: list[Outcome] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    unreadable_count: int = 0
+    unmatched: int = 0
+    keep: int = 20
+    records: int | None = None
+    interrupted: bool = False
+
+    def add(self, outcome: Outcome) -> None:
+        """Count one outcome and keep it as an example if it did not pass."""
+        status = outcome.result.status
+        self.count(
+            outcome.suite,
+            outcome.case,
+            status.value,
+            [(label, s.value) for label, s in assertion_statuses(outcome.result)],
+        )
+        if status in (Status.FAILED, Status.ERROR) and len(self.failures) < self.keep:
+            self.failures.append(outcome)
+
+    def count(
+        self, suite: str, case: str, status: str, assertions: Iterable[tuple[str, str]]
+    ) -> None:
+        """Count one case outcome from its status and its assertions' `(label, status)`."""
+        self.counts[status] += 1
+        key = f"{suite} / {case}"
+        per_case = self.per_case.get(key)
+        if per_case is None:
+            per_case = self.per_case[key] = Counter()
+        per_case[status] += 1
+        per_assertion = self.per_assertion
+        for label, leaf_status in assertions:
+            counter = per_assertion.get(label)
+            if counter is None:
+                counter = per_assertion[label] = Counter()
+            counter[leaf_status] += 1
+
+    @property
+    def failing(self) -> int:
+        """How many case outcomes failed."""
+        return self.counts["failed"]
+
+    def add_unreadable(self, where: str, error: str) -> None:
+        """Count a log line that could not be read."""
+        self.unreadable_count += 1
+        if len(self.unreadable) < self.keep:
+            self.unreadable.append((where, error))
+
+    @property
+    def total(self) -> int:
+        """How many case outcomes were counted."""
+        return sum(self.counts.values())
+
+    @property
+    def notice(self) -> str | None:
+        """What a report must say before its counts: that the run was interrupted, or that it
+        checked nothing; None for a run that read and checked its logs.
+
+        Example:
+            >>> Summary(records=0).notice
+            'nothing was checked: the logs held no records (an empty log, or empty standard input)'
+            >>> Summary(records=12, interrupted=True).notice
+            'interrupted after 12 log records (0 cases checked): this report is partial'
+        """
+        if self.interrupted:
+            read = "" if self.records is None else f" after {self.records} log records"
+            return f"interrupted{read} ({self.total} cases checked): this report is partial"
+        if self.records == 0:
+            return NOTHING_READ
+        if self.records is None and not (self.total or self.unreadable_count or self.unmatched):
+            return "nothing was checked"
+        return None
+
+    def exit_code(self) -> int:
+        """130 interrupted, 4 nothing checked (G17: nothing read is not success), 1 something
+        failed, 3 errors only (unevaluable checks, unreadable lines, or subjects no case
+        matched), 0 all passed."""
+        if self.interrupted:
+            return EXIT_INTERRUPTED
+        if self.notice is not None:
+            return EXIT_NOTHING
+        if self.counts["failed"]:
+            return EXIT_FAILED
+        if self.counts["error"] or self.unreadable_count or self.unmatched:
+            return EXIT_ERRORS
+        return EXIT_OK
+
+
+def assertion_statuses(result: Result) -> Iterable[tuple[str, Status]]:
+    """Yield `(label, status)` for each assertion of a case result (turn groups unwrapped)."""
+    for child in result.children:
+        if child.name == "turn" and child.children:
+            for leaf in child.children:
+                yield leaf.label, leaf.status
+        else:
+            yield child.label, child.status
+
+
+def render_text(
+    summary: Summary, *, max_failures: int = 10, verbose: bool = False, width: int = 120
+) -> str:
+    """Render a terminal summary: counts, a table per assertion, then the first failures."""
+    lines: list[str] = []
+    c = summary.counts
+    head = (
+        f"{summary.total} checked: {c['passed']} passed, {c['failed']} failed, "
+        f"{c['error']} errors, {c['skipped']} skipped"
+    )
+    if summary.unreadable_count:
+        head += f"; {summary.unreadable_count} unreadable log lines"
+    if summary.unmatched:
+        head += f"; {summary.unmatched} without a matching case"
+    notice = summary.notice
+    if notice is not None and not summary.interrupted:
+        head = notice  # "0 checked" would read as a run that checked something
+    elif notice is not None:
+        head += "\n" + notice
+    if summary.per_assertion:
+        lines.append("per assertion:")
+        width_label = min(48, max(len(k) for k in summary.per_assertion))
+        for label, counts in sorted(summary.per_assertion.items()):
+            rate = pass_rate(counts)
+            rate_text = "     —" if rate is None else f"{rate:6.1%}"
+            lines.append(
+                f"  {shorten(label, 48):<{width_label}}  {rate_text} passed  "
+                f"({counts['passed']}/{counts['passed'] + counts['failed'] + counts['error']}"
+                + (f", {counts['failed']} failed" if counts["failed"] else "")
+                + (f", {counts['error']} errors" if counts["error"] else "")
+                + (f", {counts['skipped']} skipped" if counts["skipped"] else "")
+                + ")"
+            )
+    if summary.failures:
+        lines.append("")
+        shown = summary.failures[:max_failures]
+        lines.append(f"first {len(shown)} failing case{'s' if len(shown) != 1 else ''}:")
+        for outcome in shown:
+            where = outcome.source or outcome.subject_id or ""
+            lines.append(f"- {outcome.suite} / {outcome.case} ({where})")
+            body = outcome.result.render(verbose=verbose, width=width)
+            lines.extend("  " + line for line in body.splitlines()[1:] or body.splitlines())
+    if summary.unreadable:
+        lines.append("")
+        lines.append("unreadable log lines:")
+        lines.extend(f"- {where}: {error}" for where, error in summary.unreadable)
+    lines.append("")
+    lines.append(head)
+    return _SURROGATE.sub("\ufffd", "\n".join(lines))
+
+
+def pass_rate(counts: Mapping[str, int]) -> float | None:
+    """The share of evaluated outcomes that passed; skipped ones were not evaluated.
+
+    None when nothing was evaluated (every outcome skipped, or none).
+
+    Example:
+        >>> pass_rate({"passed": 1, "failed": 1, "error": 0, "skipped": 2}), pass_rate({})
+        (0.5, None)
+    """
+    evaluated = counts.get("passed", 0) + counts.get("failed", 0) + counts.get("error", 0)
+    return counts.get("passed", 0) / evaluated if evaluated else None
+
+
+def excerpt(subject: object, *, turns: int = 6, width: int = 240) -> str:
+    """Render a short transcript excerpt of a conversation (or a turn, or a JSON value).
+
+    Example:
+        >>> from chatassert import Conversation
+        >>> print(excerpt(Conversation(messages=[{"role": "user", "content": "Hi"},
+        ...                                      {"role": "assistant", "content": "Hello!"}])))
+        user: Hi
+        assistant: Hello!
+    """
+    from chatassert._models import Conversation, Turn
+
+    if isinstance(subject, Turn):
+        subject = Conversation.model_construct(
+            turns=(subject,), metadata={}, workflow=None, id=None
+        )
+    if not isinstance(subject, Conversation):
+        return shorten(json.dumps(subject, ensure_ascii=False, default=str), width * 2)
+    lines: list[str] = []
+    for turn in subject.turns[:turns]:
+        if turn.input is not None:
+            lines.append("user: " + shorten(" ".join(turn.input.split()), width))
+        for call in turn.tool_calls:
+            args = (
+                json.dumps(call.arguments, ensure_ascii=False)
+                if not call.arguments_error
+                else call.raw_arguments or ""
+            )
+            lines.append(f"  -> {call.name}({shorten(args, width // 2)})")
+        for res in turn.tool_results:
+            flag = " [error]" if res.is_error else ""
+            lines.append(
+                f"  <- {res.name or '?'}{flag}: "
+                + shorten(" ".join(res.content.split()), width // 2)
+            )
+        lines.append("assistant: " + shorten(" ".join(turn.text.split()), width))
+    if len(subject.turns) > turns:
+        lines.append(f"… {len(subject.turns) - turns} more turns")
+    return "\n".join(lines)

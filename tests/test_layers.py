@@ -1,0 +1,204 @@
+"""The layers of the package (docs/architecture.md): imports go down, families stand alone.
+
+Every module of `src/chatassert` belongs to one layer. A module imports from its own layer or a
+lower one, never a higher one; an assertion family imports no other family; and no set of
+modules imports itself in a circle. Imports inside functions count (they run too); imports
+under `if TYPE_CHECKING:` do not (they never run). The two upward imports the design needs are
+listed in `ALLOWED_UP`, each with its reason.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+LAYERS: list[tuple[str, set[str]]] = [
+    (
+        "foundation",  # data and kernels: subjects, results, parameters, patterns, paths
+        {
+            "_errors",
+            "_budget",
+            "_regex",
+            "_jsonpath",
+            "_models",
+            "_result",
+            "_params",
+            "_judging",
+        },
+    ),
+    ("bases", {"_base", "_matchers", "_judged_base"}),  # what families build on
+    (
+        "families",  # one module per kind of check; none imports another
+        {
+            "_text",
+            "_tools",
+            "_json",
+            "_trajectory",
+            "_workflow",
+            "_promptkit",
+            "_judged",
+            "_combinators",
+        },
+    ),
+    ("building", {"_registry", "_suite"}),  # type lookup, spec building, cases and suites
+    ("namespaces", {"", "flat", "promptkit", "expect", "args", "errors"}),  # the public names
+    (
+        "edges",  # each with its own outside dependency or I/O
+        {
+            "_cache",
+            "_cli",
+            "__main__",
+            "specs",
+            "judges",
+            "transcripts",
+            "reporting",
+            "integrations",
+            "testing",
+            "pytest_plugin",
+        },
+    ),
+]
+"""The layers, lowest first, by name under `chatassert` (a package stands for its modules)."""
+
+FAMILIES = LAYERS[2][1]
+
+ALLOWED_UP = {
+    ("_judged_base", "judges._env"): "a judged check given no judge builds the one "
+    "CHATASSERT_JUDGE names, when it first needs one (the core never imports httpx otherwise)",
+    ("_workflow", "specs._yaml"): "Workflow.from_file reads its YAML through the spec reader, "
+    "with the spec reader's limits, when a file is read",
+}
+"""Upward imports the design needs, each inside the one function that needs it."""
+
+
+def _name(path: Path) -> str:
+    parts = path.relative_to(SRC / "chatassert").with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(name: str) -> bool:
+    base = SRC / "chatassert" / name.replace(".", "/")
+    return base.with_suffix(".py").exists() or (base / "__init__.py").exists()
+
+
+def _imports(source: str) -> set[str]:
+    """The chatassert modules `source` imports at run time, by name under `chatassert`."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in (
+            "TYPE_CHECKING",
+            "typing.TYPE_CHECKING",
+        ):
+            node.body = []
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module != "chatassert" and not node.module.startswith("chatassert."):
+                continue
+            module = node.module.removeprefix("chatassert").removeprefix(".")
+            found.add(module)
+            for alias in node.names:  # `from chatassert.specs import _expect`: a submodule
+                sub = f"{module}.{alias.name}" if module else alias.name
+                if _is_module(sub):
+                    found.add(sub)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "chatassert" or alias.name.startswith("chatassert."):
+                    found.add(alias.name.removeprefix("chatassert").removeprefix("."))
+    return found
+
+
+GRAPH = {
+    _name(p): _imports(p.read_text(encoding="utf-8")) - {_name(p)}
+    for p in sorted((SRC / "chatassert").rglob("*.py"))
+}
+
+
+def layer_of(module: str) -> int:
+    """The index of the layer holding `module` (a package's layer holds its modules)."""
+    for index, (_, members) in enumerate(LAYERS):
+        if module in members or module.split(".")[0] in members:
+            return index
+    raise LookupError(module)
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = []
+    for module in GRAPH:
+        try:
+            layer_of(module)
+        except LookupError:
+            unplaced.append(module or "chatassert")
+    assert unplaced == [], "add each new module to a layer in LAYERS"
+
+
+@pytest.mark.parametrize("module", sorted(GRAPH))
+def test_imports_go_down(module: str) -> None:
+    mine = layer_of(module)
+    upward = {
+        target: LAYERS[layer_of(target)][0]
+        for target in GRAPH[module]
+        if layer_of(target) > mine and (module, target) not in ALLOWED_UP
+    }
+    assert upward == {}, f"{module or 'chatassert'} ({LAYERS[mine][0]}) imports from above"
+
+
+@pytest.mark.parametrize("module", sorted(FAMILIES))
+def test_a_family_imports_no_other_family(module: str) -> None:
+    assert GRAPH[module] & FAMILIES == set()
+
+
+def test_no_module_imports_itself_in_a_circle() -> None:
+    # Tarjan's strongly connected components: a component of more than one module is a circle.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in GRAPH[module]:
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in GRAPH:
+        if module not in index:
+            visit(module)
+    assert circles == []
+
+
+def test_the_allowed_upward_imports_are_still_needed() -> None:
+    # An exception that no longer happens is removed from the list, so the list stays true.
+    for module, target in ALLOWED_UP:
+        assert target in GRAPH[module], (module, target)
+
+
+def test_the_scan_sees_lazy_imports_and_skips_type_checking_ones() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from chatassert._base import Assertion\n"
+        "from chatassert.specs import _yaml, load_suite\n"
+        "import chatassert.judges\n"
+        "if TYPE_CHECKING:\n"
+        "    from chatassert._suite import Case\n"
+        "def f():\n"
+        "    from chatassert._text import Contains\n"
+    )
+    assert _imports(source) == {"_base", "specs", "specs._yaml", "judges", "_text"}
