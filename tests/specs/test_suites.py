@@ -222,6 +222,28 @@ def test_top_level_native_assertions_are_checked_on_every_case() -> None:
     assert [c.name for c in rules_only.cases] == ["assertions"]
 
 
+def test_a_group_holding_a_turn_check_where_a_conversation_is_checked_is_a_spec_error() -> None:
+    # A group that reads JSON (expect's one_of) adds its own level to its children's: a turn
+    # check inside it, at a whole-conversation position, cannot know its turn. The loader says
+    # so (it used to load, and checking raised TypeError). Found by the fuzz suite.
+    from chatassert.errors import SpecError
+
+    text = (
+        "chatassert: 1\n"
+        "assertions:\n"
+        "  - type: expect_one_of\n"
+        "    assertions: [{type: agent_invoked, agents: [check_availability]}]\n"
+    )
+    with pytest.raises(SpecError) as info:
+        loads_suite(text, filename="n.yaml")
+    (problem,) = info.value.problems
+    assert (problem.line, problem.path) == (3, "assertions[0]")
+    assert "'expect_one_of' holds a check of one turn" in problem.message
+    # the same check alone is wrapped in on_every_turn, as every native turn check there is
+    alone = loads_suite("chatassert: 1\nassertions: [{type: agent_invoked, agents: [a]}]\n")
+    assert [a.kind for a in alone.cases[0].assertions()] == ["on_every_turn"]
+
+
 TWO_OPENINGS = """
 test_cases:
   - name: refund

@@ -11,16 +11,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chatassert._base import Assertion
+from chatassert._base import AllOf, AnyOf, Assertion
 from chatassert._combinators import OnEveryTurn
-from chatassert._registry import (
-    MISSING,
-    SpecContext,
-    build,
-    dialect_types,
-    did_you_mean,
-    join_path,
-)
+from chatassert._params import MISSING, did_you_mean
+from chatassert._registry import SpecContext, build, dialect_types, join_path
 from chatassert._suite import Case, TurnSpec
 
 __all__ = [
@@ -186,10 +180,13 @@ def build_list(
 def levels(assertion: Assertion) -> set[str]:
     """Return what an assertion needs as its subject: `turn`, `conversation` and/or `json`.
 
-    Combinators take the union of their children; selectors need a conversation.
+    Combinators take the union of their children, and a group that declares a level of its
+    own (expect's `one_of` reads JSON) adds it; selectors need a conversation, whatever their
+    child reads.
     """
-    if assertion.level != "any":
-        return {assertion.level}
+    own = set() if assertion.level == "any" else {assertion.level}
+    if own and not isinstance(assertion, AllOf | AnyOf):
+        return own
     children: list[Assertion] = []
     for name in ("children", "child", "condition", "then", "otherwise"):
         value = getattr(assertion, name, None)
@@ -197,7 +194,7 @@ def levels(assertion: Assertion) -> set[str]:
             children.append(value)
         elif isinstance(value, tuple):
             children.extend(v for v in value if isinstance(v, Assertion))
-    out: set[str] = set()
+    out = own
     for child in children:
         out |= levels(child)
     return out
@@ -227,8 +224,9 @@ def whole_subject(
             ctx.problem(
                 node,
                 join_path(path, i),
-                f"{assertion.kind!r} checks one turn, but "
-                "this position checks the whole conversation",
+                f"{assertion.kind!r} "
+                + ("checks one turn" if needs == {"turn"} else "holds a check of one turn")
+                + ", but this position checks the whole conversation",
                 hint="wrap it in on_every_turn, on_last_turn, on_any_turn or on_turn, "
                 "or move it under a turn's assertions",
             )
