@@ -376,14 +376,13 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
             return None
     if plan.workflow is not None:
         from chatassert._workflow import Workflow
-        from chatassert.specs._promptkit import with_workflow
 
         try:
             flow = Workflow.load(plan.workflow)
         except (OSError, ValueError) as exc:
             err.write(f"cannot load workflow {plan.workflow}: {exc}\n")
             return None
-        suites = [with_workflow(suite, flow) for suite in suites]
+        suites = [suite.with_workflow(flow) for suite in suites]
     if plan.fail_fast:
         suites = [
             replace(suite, cases=tuple(replace(c, fail_fast=True) for c in suite.cases))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from time import perf_counter
 from typing import Any
@@ -21,6 +21,7 @@ from chatassert._errors import RegexTimeoutError
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, NotJSONError, Turn, as_conversation, as_json
 from chatassert._result import Result, Status, all_status
+from chatassert._workflow import Workflow, has_workflow
 
 __all__ = ["Case", "Suite", "TurnSpec"]
 
@@ -58,6 +59,9 @@ class Case:
         fail_fast: Skip the rest of a turn after its first failure (PromptKit's behaviour).
         metadata: Anything else the spec says about the case (priority, suite name, ...).
         source: Where the case came from (`file.yaml: test_cases[2]`).
+        workflow: A workflow definition (PromptKit's `workflow:`). A conversation that carries
+            no workflow state of its own gets the state derived from its transition calls
+            before it is checked; one that carries state is checked as it is.
     """
 
     name: str
@@ -71,6 +75,7 @@ class Case:
     fail_fast: bool = False
     metadata: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""
+    workflow: Workflow | None = None
 
     def assertions(self) -> list[Assertion]:
         """Every assertion of the case, turn by turn, then the whole-subject checks."""
@@ -122,7 +127,7 @@ class Case:
             else:
                 results = [a.check(data) for a in self.checks]
             return self._finish(results, start)
-        conversation = as_conversation(subject)
+        conversation = self._prepared(subject)
         user_turns = _user_turns(conversation)
         results = [self._turn(i, spec, user_turns) for i, spec in enumerate(self.turns)]
         results += [self._whole(a, a.check(conversation)) for a in self.checks]
@@ -138,7 +143,7 @@ class Case:
             return self._finish(
                 [self._whole(a, r) for a, r in zip(self.checks, outs, strict=True)], start
             )
-        conversation = as_conversation(subject)
+        conversation = self._prepared(subject)
         user_turns = _user_turns(conversation)
         turn_results = await asyncio.gather(
             *(self._aturn(i, spec, user_turns) for i, spec in enumerate(self.turns))
@@ -148,6 +153,12 @@ class Case:
             [*turn_results, *(self._whole(a, r) for a, r in zip(self.checks, whole, strict=True))],
             start,
         )
+
+    def _prepared(self, subject: object) -> Conversation:
+        conversation = as_conversation(subject)
+        if self.workflow is None or has_workflow(conversation):
+            return conversation
+        return self.workflow.apply(conversation)
 
     def _turn(self, index: int, spec: TurnSpec, user_turns: list[tuple[int, Turn]]) -> Result:
         if index >= len(user_turns):
@@ -365,6 +376,23 @@ class Suite:
             if case.id is not None and str(case.id) == text:
                 return case
         return next((c for c in self.cases if c.name == text), None)
+
+    def with_workflow(self, workflow: Workflow) -> Suite:
+        """Return the suite with every conversation case checked under `workflow`.
+
+        Example:
+            >>> from chatassert import Workflow
+            >>> from chatassert.specs import loads_suite
+            >>> suite = loads_suite("- type: workflow_complete")
+            >>> flow = Workflow("open", {"open": {"Close": "done"}, "done": {}})
+            >>> suite.with_workflow(flow).cases[0].workflow.entry
+            'open'
+        """
+        cases = tuple(
+            replace(case, workflow=workflow) if case.subject == "conversation" else case
+            for case in self.cases
+        )
+        return replace(self, cases=cases)
 
     def cases_for(self, conversation: Conversation) -> list[Case]:
         """Choose the cases a logged conversation should be checked against.

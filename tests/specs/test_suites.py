@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -242,6 +243,34 @@ def test_a_group_holding_a_turn_check_where_a_conversation_is_checked_is_a_spec_
     # the same check alone is wrapped in on_every_turn, as every native turn check there is
     alone = loads_suite("chatassert: 1\nassertions: [{type: agent_invoked, agents: [a]}]\n")
     assert [a.kind for a in alone.cases[0].assertions()] == ["on_every_turn"]
+
+
+def test_a_case_with_a_workflow_derives_state_unless_the_conversation_has_its_own() -> None:
+    # Case.workflow (PromptKit's `workflow:`): state is derived from the transition calls of a
+    # conversation that logged none, before any check reads it; logged state is left alone.
+    from chatassert import StateIs, ToolCall, Workflow, WorkflowState
+    from chatassert.promptkit import ConversationStateIs
+
+    flow = Workflow("open", {"open": {"Escalate": "human"}, "human": {}})
+    escalates = Turn(
+        input="I want a person",
+        text="Passing you on.",
+        tool_calls=[ToolCall(name="workflow__transition", arguments={"event": "Escalate"})],
+    )
+    case = Case(
+        name="escalation",
+        turns=(TurnSpec(assertions=(StateIs("human"),)),),
+        checks=(ConversationStateIs("human"),),
+        workflow=flow,
+    )
+    assert case.check(Conversation(turns=[escalates])).status is Status.PASSED
+    assert replace(case, workflow=None).check(Conversation(turns=[escalates])).status is (
+        Status.ERROR  # without the definition there is no state to read
+    )
+    logged = Conversation(turns=[escalates], workflow=WorkflowState(current="open"))
+    assert case.check(logged).children[-1].status is Status.FAILED  # its own state wins
+    suite = Suite(name="s", cases=(replace(case, workflow=None),)).with_workflow(flow)
+    assert suite.cases[0].workflow is flow
 
 
 TWO_OPENINGS = """

@@ -29,19 +29,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 from chatassert._base import Assertion
 from chatassert._combinators import OnEveryTurn
 from chatassert._errors import SpecError
-from chatassert._models import as_conversation
 from chatassert._params import MISSING, did_you_mean, normalise_type
 from chatassert._registry import SpecContext, build_typed, join_path
-from chatassert._result import Result
-from chatassert._suite import Case, Suite, TurnSpec
-from chatassert._workflow import Workflow, has_workflow
+from chatassert._suite import Case, TurnSpec
+from chatassert._workflow import Workflow
 from chatassert.specs._common import (
     Dialect,
     check_keys,
@@ -55,7 +52,7 @@ from chatassert.specs._common import (
 )
 from chatassert.specs._yaml import LocatedDict
 
-__all__ = ["API_VERSION", "PROMPTKIT", "ScenarioCase", "with_workflow"]
+__all__ = ["API_VERSION", "PROMPTKIT"]
 
 API_VERSION = "promptkit.altairalabs.ai/v1alpha1"
 
@@ -81,55 +78,6 @@ _SPEC_KEYS = (
 )
 _TURN_KEYS = ("role", "content", "assertions", "parts")
 _STEP_KEYS = ("type", "content", "assertions")
-
-
-@dataclass(frozen=True)
-class ScenarioCase(Case):
-    """A case that derives workflow state from each conversation before checking it.
-
-    Attributes:
-        workflow: The workflow definition; a conversation that carries no workflow information
-            of its own gets the state derived from its `workflow__transition` calls, once.
-    """
-
-    workflow: Workflow | None = None
-
-    def _prepare(self, subject: object) -> object:
-        if self.workflow is None or self.subject != "conversation":
-            return subject
-        conversation = as_conversation(subject)
-        return conversation if has_workflow(conversation) else self.workflow.apply(conversation)
-
-    def check(self, subject: object) -> Result:
-        """Check a conversation, deriving its workflow state first when there is a definition."""
-        return super().check(self._prepare(subject))
-
-    async def acheck(self, subject: object) -> Result:
-        """Check asynchronously, deriving workflow state first when there is a definition."""
-        return await super().acheck(self._prepare(subject))
-
-
-def with_workflow(suite: Suite, workflow: Workflow) -> Suite:
-    """Return the suite with every conversation case checked under `workflow`.
-
-    Example:
-        >>> from chatassert import Workflow
-        >>> from chatassert.specs import loads_suite
-        >>> suite = loads_suite("- type: workflow_complete")
-        >>> flow = Workflow("open", {"open": {"Close": "done"}, "done": {}})
-        >>> with_workflow(suite, flow).cases[0].workflow.entry
-        'open'
-    """
-    cases: list[Case] = []
-    for case in suite.cases:
-        if case.subject != "conversation":
-            cases.append(case)
-        elif isinstance(case, ScenarioCase):
-            cases.append(replace(case, workflow=workflow))
-        else:
-            values = {f.name: getattr(case, f.name) for f in fields(case) if f.init}
-            cases.append(ScenarioCase(**values, workflow=workflow))
-    return replace(suite, cases=tuple(cases))
 
 
 # -- detection -----------------------------------------------------------------------------
@@ -371,7 +319,7 @@ def _scenario(spec: Mapping[str, Any], ctx: SpecContext, name: str) -> Case:
         fail_fast = False
     description = spec.get("description") if isinstance(spec.get("description"), str) else None
     raw_id = spec.get("id")
-    case = ScenarioCase(
+    case = Case(
         name=name,
         turns=tuple(turns),
         checks=tuple(checks),
@@ -487,7 +435,7 @@ def _bare_list(doc: list[Any], ctx: SpecContext) -> Case:
         built = build_item(node, ctx, join_path("", i), level)
         if built is not None:
             checks.append(OnEveryTurn(built) if level == "turn" else built)
-    return ScenarioCase(name=_stem(ctx), checks=tuple(checks), source=ctx.file or "")
+    return Case(name=_stem(ctx), checks=tuple(checks), source=ctx.file or "")
 
 
 def _stem(ctx: SpecContext) -> str:
