@@ -38,7 +38,7 @@ def test_a_name_is_imported_on_first_use_from_the_module_loaded_now() -> None:
     out = run(
         "import sys, chatassert\n"
         "contains = chatassert.Contains\n"
-        "print('chatassert._text' in sys.modules, 'chatassert._json' in sys.modules)\n"
+        "print('chatassert._text' in sys.modules, 'chatassert._each' in sys.modules)\n"
         "del sys.modules['chatassert._text']  # unloaded, as pytest's pytester does\n"
         "import chatassert._text\n"
         "print(chatassert.Contains is chatassert._text.Contains, contains is chatassert.Contains)"

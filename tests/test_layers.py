@@ -30,13 +30,16 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_judging",
         },
     ),
-    ("bases", {"_base", "_matchers", "_judged_base"}),  # what families build on
+    ("bases", {"_base", "_matchers", "_judged_base", "_jsonbase"}),  # what families build on
     (
         "families",  # one module per kind of check; none imports another
         {
             "_text",
             "_tools",
-            "_json",
+            "_fields",
+            "_each",
+            "_dates",
+            "_results",
             "_trajectory",
             "_workflow",
             "_promptkit",

@@ -39,19 +39,21 @@ if TYPE_CHECKING:
         OnTurn as OnTurn,
         When as When,
     )
+    from chatassert._dates import AllDatesBetween as AllDatesBetween
+    from chatassert._each import (
+        AllMatch as AllMatch,
+        AllMatchPattern as AllMatchPattern,
+        InRange as InRange,
+        SortedDesc as SortedDesc,
+    )
     from chatassert._errors import (
         ChatAssertError as ChatAssertError,
         SpecError as SpecError,
     )
-    from chatassert._json import (
-        AllDatesBetween as AllDatesBetween,
-        AllMatch as AllMatch,
-        AllMatchPattern as AllMatchPattern,
+    from chatassert._fields import (
         FieldContains as FieldContains,
         FieldEquals as FieldEquals,
         HasFields as HasFields,
-        InRange as InRange,
-        SortedDesc as SortedDesc,
     )
     from chatassert._judged import (
         LLMRubric as LLMRubric,
@@ -157,14 +159,14 @@ _EXPORTS: dict[str, str] = {
     "WorkflowComplete": "_workflow",
     "GuardrailTriggered": "_promptkit",
     # JSON responses, at any path
-    "FieldEquals": "_json",
-    "FieldContains": "_json",
-    "HasFields": "_json",
-    "AllMatch": "_json",
-    "AllMatchPattern": "_json",
-    "InRange": "_json",
-    "SortedDesc": "_json",
-    "AllDatesBetween": "_json",
+    "FieldEquals": "_fields",
+    "FieldContains": "_fields",
+    "HasFields": "_fields",
+    "AllMatch": "_each",
+    "AllMatchPattern": "_each",
+    "InRange": "_each",
+    "SortedDesc": "_each",
+    "AllDatesBetween": "_dates",
     # judged
     "LLMRubric": "_judged",
     "Repeat": "_judged",

@@ -14,29 +14,21 @@ Example:
     '1 of 2 failed; first: Expected at least 2 results, got 1'
 """
 
-from chatassert._json import (
-    AllDatesInYear,
+from chatassert._dates import AllDatesInYear, DatesWithinDays
+from chatassert._each import AllInRange, AllMatchOneOf, ArrayContains, NoneMatchPattern
+from chatassert._fields import ErrorCodeIs, JsonContains, MessageContains, StatusIs, SummaryContains
+from chatassert._results import (
     AllHaveTags,
-    AllInRange,
-    AllMatchOneOf,
-    ArrayContains,
-    DatesWithinDays,
     EachHasAnyTag,
-    ErrorCodeIs,
     IfHasHistory,
     IfResults,
     IfSensitiveResults,
-    JsonContains,
-    MessageContains,
     NoneHaveTags,
-    NoneMatchPattern,
     OneOf,
     ResultsCount,
     ResultsMatchSchema,
     ResultsMax,
     ResultsMin,
-    StatusIs,
-    SummaryContains,
 )
 
 __all__ = [

@@ -20,7 +20,8 @@ from chatassert import (
     Status,
     Turn,
 )
-from chatassert._json import MAX_OFFENDING, json_equal, parse_date
+from chatassert._dates import parse_date
+from chatassert._jsonbase import MAX_OFFENDING, json_equal
 from chatassert.expect import (
     AllDatesInYear,
     AllHaveTags,

@@ -129,7 +129,7 @@ items = st.lists(st.fixed_dictionaries({}, optional={"type": json_scalars}), max
 def test_all_match_agrees_with_all_over_extracted_values(
     results: list[dict[str, Any]], value: Any
 ) -> None:
-    from chatassert._json import json_equal
+    from chatassert._jsonbase import json_equal
 
     extracted = [r["type"] for r in results if "type" in r]
     result = AllMatch("results[*].type", value).check({"results": results})

@@ -34,7 +34,8 @@ from chatassert import (
     SortedDesc,
     Status,
 )
-from chatassert._json import JsonCheck, json_equal, parse_date
+from chatassert._dates import parse_date
+from chatassert._jsonbase import JsonCheck, json_equal
 from chatassert.expect import (
     AllDatesInYear,
     AllHaveTags,

@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from chatassert._base import AllOf, Assertion
-from chatassert._json import IfSensitiveResults, OneOf
 from chatassert._params import did_you_mean, normalise_type
 from chatassert._registry import SpecContext, build_typed, join_path, line_of
+from chatassert._results import IfSensitiveResults, OneOf
 from chatassert._suite import Case
 from chatassert.specs._common import (
     Dialect,
