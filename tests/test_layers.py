@@ -30,7 +30,17 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_judging",
         },
     ),
-    ("bases", {"_base", "_matchers", "_judged_base", "_jsonbase"}),  # what families build on
+    (
+        "bases",  # what families build on
+        {
+            "_base",
+            "_matchers",
+            "_judged_base",
+            "_jsonbase",
+            "_promptkit_base",
+            "_trajectory_base",
+        },
+    ),
     (
         "families",  # one module per kind of check; none imports another
         {
@@ -40,9 +50,15 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_each",
             "_dates",
             "_results",
-            "_trajectory",
+            "_sequence",
+            "_call_counts",
+            "_tool_results",
             "_workflow",
-            "_promptkit",
+            "_promptkit_content",
+            "_promptkit_names",
+            "_promptkit_args",
+            "_guardrails",
+            "_promptkit_judged",
             "_judged",
             "_combinators",
         },

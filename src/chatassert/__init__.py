@@ -31,6 +31,12 @@ if TYPE_CHECKING:
         Assertion as Assertion,
         Not as Not,
     )
+    from chatassert._call_counts import (
+        MaxToolCalls as MaxToolCalls,
+        NoRepeatedCalls as NoRepeatedCalls,
+        StepsBeforeAnswer as StepsBeforeAnswer,
+        ToolCallCount as ToolCallCount,
+    )
     from chatassert._combinators import (
         AtLeast as AtLeast,
         OnAnyTurn as OnAnyTurn,
@@ -55,6 +61,7 @@ if TYPE_CHECKING:
         FieldEquals as FieldEquals,
         HasFields as HasFields,
     )
+    from chatassert._guardrails import GuardrailTriggered as GuardrailTriggered
     from chatassert._judged import (
         LLMRubric as LLMRubric,
         Repeat as Repeat,
@@ -70,14 +77,12 @@ if TYPE_CHECKING:
         WorkflowTransition as WorkflowTransition,
     )
     from chatassert._params import Param as Param, register as register
-    from chatassert._promptkit import (
-        GuardrailTriggered as GuardrailTriggered,
-    )
     from chatassert._registry import from_spec as from_spec
     from chatassert._result import (
         Result as Result,
         Status as Status,
     )
+    from chatassert._sequence import ToolSequence as ToolSequence
     from chatassert._text import (
         Contains as Contains,
         ContainsAny as ContainsAny,
@@ -85,18 +90,13 @@ if TYPE_CHECKING:
         Matches as Matches,
         NotContains as NotContains,
     )
-    from chatassert._tools import (
-        ContainsFunctionCall as ContainsFunctionCall,
-    )
-    from chatassert._trajectory import (
-        MaxToolCalls as MaxToolCalls,
-        NoRepeatedCalls as NoRepeatedCalls,
+    from chatassert._tool_results import (
         NoToolErrors as NoToolErrors,
-        StepsBeforeAnswer as StepsBeforeAnswer,
-        ToolCallCount as ToolCallCount,
         ToolResultContains as ToolResultContains,
         ToolResultMatches as ToolResultMatches,
-        ToolSequence as ToolSequence,
+    )
+    from chatassert._tools import (
+        ContainsFunctionCall as ContainsFunctionCall,
     )
     from chatassert._workflow import (
         StateIs as StateIs,
@@ -144,20 +144,20 @@ _EXPORTS: dict[str, str] = {
     "Equals": "_text",
     # tool calls and trajectories
     "ContainsFunctionCall": "_tools",
-    "ToolSequence": "_trajectory",
-    "ToolCallCount": "_trajectory",
-    "MaxToolCalls": "_trajectory",
-    "NoRepeatedCalls": "_trajectory",
-    "NoToolErrors": "_trajectory",
-    "StepsBeforeAnswer": "_trajectory",
-    "ToolResultContains": "_trajectory",
-    "ToolResultMatches": "_trajectory",
+    "ToolSequence": "_sequence",
+    "ToolCallCount": "_call_counts",
+    "MaxToolCalls": "_call_counts",
+    "NoRepeatedCalls": "_call_counts",
+    "NoToolErrors": "_tool_results",
+    "StepsBeforeAnswer": "_call_counts",
+    "ToolResultContains": "_tool_results",
+    "ToolResultMatches": "_tool_results",
     # workflow and guardrails
     "Workflow": "_workflow",
     "StateIs": "_workflow",
     "TransitionedTo": "_workflow",
     "WorkflowComplete": "_workflow",
-    "GuardrailTriggered": "_promptkit",
+    "GuardrailTriggered": "_guardrails",
     # JSON responses, at any path
     "FieldEquals": "_fields",
     "FieldContains": "_fields",

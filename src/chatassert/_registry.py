@@ -58,8 +58,14 @@ _BUILTIN_MODULES = (
     "chatassert._each",
     "chatassert._dates",
     "chatassert._results",
-    "chatassert._promptkit",
-    "chatassert._trajectory",
+    "chatassert._promptkit_content",
+    "chatassert._promptkit_names",
+    "chatassert._promptkit_args",
+    "chatassert._guardrails",
+    "chatassert._promptkit_judged",
+    "chatassert._sequence",
+    "chatassert._call_counts",
+    "chatassert._tool_results",
     "chatassert._workflow",
 )
 """The modules whose assertion types register themselves when imported."""

@@ -14,25 +14,28 @@ Example:
     ['book']
 """
 
-from chatassert._promptkit import (
-    AgentInvoked,
-    AgentNotInvoked,
-    AgentResponseContains,
+from chatassert._promptkit_args import (
+    ConversationToolCallsWithArgs,
+    ConversationToolsNotCalledWithArgs,
+    ToolCallsWithArgs,
+)
+from chatassert._promptkit_content import (
     ContentIncludes,
     ContentMatches,
-    ConversationAgentInvoked,
-    ConversationAgentNotInvoked,
     ConversationContentIncludes,
     ConversationContentIncludesAny,
     ConversationContentMatches,
     ConversationContentNotIncludes,
-    ConversationToolCallsWithArgs,
+)
+from chatassert._promptkit_judged import LLMJudge, LLMJudgeConversation
+from chatassert._promptkit_names import (
+    AgentInvoked,
+    AgentNotInvoked,
+    AgentResponseContains,
+    ConversationAgentInvoked,
+    ConversationAgentNotInvoked,
     ConversationToolsCalled,
     ConversationToolsNotCalled,
-    ConversationToolsNotCalledWithArgs,
-    LLMJudge,
-    LLMJudgeConversation,
-    ToolCallsWithArgs,
     ToolsCalled,
     ToolsNotCalled,
 )

@@ -114,7 +114,7 @@ def test_min_score_and_passed_combine_as_and(
 def test_a_score_outside_0_to_1_is_an_error_even_above_min_score(
     server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge], score: str
 ) -> None:
-    from chatassert._promptkit import LLMJudge
+    from chatassert._promptkit_judged import LLMJudge
 
     server.push(openai_content('{"passed": true, "score": ' + score + ', "reason": "ok"}'))
     result = LLMJudge(RUBRIC, min_score=0.9, judge=openai_judge()).check(TURN)

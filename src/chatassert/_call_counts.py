@@ -1,0 +1,368 @@
+"""How many calls: `ToolCallCount`, `MaxToolCalls`, `NoRepeatedCalls`, `StepsBeforeAnswer`.
+
+Counts are of the calls in a turn or a whole conversation (docs/trajectories.md, "Counts and
+limits"). Tests: tests/test_trajectory.py and tests/test_trajectory_decisions.py.
+
+Example:
+    >>> from chatassert import ToolCall, ToolCallCount, Turn
+    >>> turn = Turn(tool_calls=[ToolCall(name="search"), ToolCall(name="search")])
+    >>> ToolCallCount("search", max=1).check(turn).passed
+    False
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from chatassert._matchers import (
+    check_keys,
+    error_flag,
+)
+from chatassert._models import Turn
+from chatassert._params import Param, register
+from chatassert._result import Result, Status, shorten
+from chatassert._trajectory_base import LocatedCall, _CallCheck, _count, _turns, located_calls
+
+__all__ = [
+    "MaxToolCalls",
+    "NoRepeatedCalls",
+    "StepsBeforeAnswer",
+    "ToolCallCount",
+]
+
+_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+
+
+# -- counts and limits -----------------------------------------------------------------------
+
+
+def _times(n: int) -> str:
+    return f"{n} time" if n == 1 else f"{n} times"
+
+
+@register
+class ToolCallCount(_CallCheck):
+    """Passes when `tool` was called between `min` and `max` times (inclusive).
+
+    Give `min`, `max` or both. Errored calls count as calls; `details.errored` counts them
+    separately.
+
+    Example:
+        >>> from chatassert import ToolCall, Turn
+        >>> turn = Turn(tool_calls=[ToolCall(name="search")] * 4)
+        >>> ToolCallCount("search", max=2).check(turn).reason
+        "expected 'search' to be called at most 2 times but it was called 4 times \
+(tool_calls[0], tool_calls[1], tool_calls[2], tool_calls[3])"
+    """
+
+    __slots__ = ("max", "min", "tool")
+    kind = "tool_call_count"
+    params = (
+        Param("tool", "str", required=True, doc="the tool's exact name"),
+        Param("min", "int", default=None, doc="the fewest calls allowed"),
+        Param("max", "int", default=None, doc="the most calls allowed"),
+    )
+    tool: str
+    min: int | None
+    max: int | None
+
+    def __init__(
+        self,
+        tool: str,
+        min: int | None = None,
+        max: int | None = None,
+        *,
+        message: str | None = None,
+    ) -> None:
+        super().__init__(message=message)
+        if not isinstance(tool, str) or not tool.strip():
+            raise ValueError(f"tool_call_count needs a non-empty tool name, got {tool!r}")
+        low = _count(min, "min", optional=True)
+        high = _count(max, "max", optional=True)
+        if low is None and high is None:
+            raise ValueError("tool_call_count needs min, max or both")
+        if low is not None and high is not None and low > high:
+            raise ValueError(f"min ({low}) must not be greater than max ({high})")
+        self._set("tool", tool)
+        self._set("min", low)
+        self._set("max", high)
+
+    def _bounds(self) -> str:
+        if self.min is not None and self.max is not None:
+            if self.min == self.max:
+                return f"exactly {_times(self.min)}"
+            return f"between {self.min} and {self.max} times"
+        if self.min is not None:
+            return f"at least {_times(self.min)}"
+        return f"at most {_times(self.max or 0)}"
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        return f"calls {self.tool} {self._bounds()}"
+
+    def _check(self, subject: object) -> Result:
+        calls = [c for c in located_calls(subject) if c.call.name == self.tool]
+        count = len(calls)
+        details = {
+            "tool": self.tool,
+            "min": self.min,
+            "max": self.max,
+            "count": count,
+            "calls": [c.location for c in calls],
+            "errored": sum(1 for c in calls if error_flag(c.result)),
+        }
+        if (self.min is None or count >= self.min) and (self.max is None or count <= self.max):
+            return Result(_P, self.kind, f"'{self.tool}' was called {_times(count)}", details)
+        where = (
+            f" ({', '.join(c.location for c in calls[:5])}" + (", …)" if count > 5 else ")")
+            if calls
+            else ""
+        )
+        return Result(
+            _F,
+            self.kind,
+            f"expected '{self.tool}' to be called {self._bounds()} "
+            f"but it was called {_times(count)}{where}",
+            details,
+        )
+
+
+@register
+class MaxToolCalls(_CallCheck):
+    """Passes when the agent made at most `max` tool calls in total.
+
+    Example:
+        >>> from chatassert import ToolCall, Turn
+        >>> turn = Turn(tool_calls=[ToolCall(name="search"), ToolCall(name="search"),
+        ...                         ToolCall(name="fetch")])
+        >>> MaxToolCalls(2).check(turn).reason
+        'expected at most 2 tool calls but got 3: search x2, fetch x1'
+    """
+
+    __slots__ = ("max",)
+    kind = "max_tool_calls"
+    params = (Param("max", "int", required=True, doc="the most tool calls allowed"),)
+    max: int
+
+    def __init__(self, max: int, *, message: str | None = None) -> None:
+        super().__init__(message=message)
+        self._set("max", _count(max, "max"))
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        return f"makes at most {self.max} tool calls"
+
+    def _check(self, subject: object) -> Result:
+        calls = located_calls(subject)
+        by_tool: dict[str, int] = {}
+        for c in calls:
+            by_tool[c.call.name] = by_tool.get(c.call.name, 0) + 1
+        details = {"max": self.max, "count": len(calls), "by_tool": by_tool}
+        if len(calls) <= self.max:
+            return Result(_P, self.kind, f"{len(calls)} tool calls", details)
+        counts = ", ".join(f"{name} x{n}" for name, n in by_tool.items())
+        return Result(
+            _F,
+            self.kind,
+            f"expected at most {self.max} tool calls but got {len(calls)}: {counts}",
+            details,
+        )
+
+
+def _canonical(value: Any) -> Any:
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return int(value) if value.is_integer() else value
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical(v) for v in value]
+    return value
+
+
+def _without(arguments: Mapping[str, Any], ignored: Sequence[str]) -> dict[str, Any]:
+    """A copy of `arguments` without the `ignored` keys (dotted paths reach into objects).
+
+    The mappings along each path are copied before a key is removed: the call's own
+    arguments, which every other check reads, are never changed.
+    """
+    out = dict(arguments)
+    for path in ignored:
+        *parents, last = path.split(".")
+        node = out
+        for part in parents:
+            inner = node.get(part)
+            if not isinstance(inner, Mapping):
+                break
+            node[part] = node = dict(inner)
+        else:
+            node.pop(last, None)
+    return out
+
+
+@register
+class NoRepeatedCalls(_CallCheck):
+    """Passes when no tool was called twice with the same arguments (a sign of a loop).
+
+    Arguments are equal when their JSON is equal (`4` and `4.0` are equal); `ignore_keys`
+    leaves out arguments such as request ids. Arguments that are not valid JSON compare as text.
+
+    Example:
+        >>> from chatassert import ToolCall, Turn
+        >>> call = ToolCall(name="search", arguments={"q": "refund"})
+        >>> NoRepeatedCalls().check(Turn(tool_calls=[call, call])).reason
+        'expected no repeated calls but \\'search\\' was called 2 times with the same \
+arguments {"q": "refund"} (tool_calls[0], tool_calls[1])'
+    """
+
+    __slots__ = ("ignore_keys",)
+    kind = "no_repeated_calls"
+    params = (
+        Param(
+            "ignore_keys",
+            "str_list",
+            default=(),
+            allow_empty=True,
+            doc="argument paths left out when comparing calls",
+        ),
+    )
+    ignore_keys: tuple[str, ...]
+
+    def __init__(self, ignore_keys: Sequence[str] = (), *, message: str | None = None) -> None:
+        super().__init__(message=message)
+        self._set("ignore_keys", check_keys(ignore_keys, "ignore_keys"))
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        return "repeats no tool call"
+
+    def _check(self, subject: object) -> Result:
+        groups: dict[tuple[str, str], list[LocatedCall]] = {}
+        for c in located_calls(subject):
+            if c.call.arguments_error is not None:
+                key = (c.call.name, "raw:" + (c.call.raw_arguments or ""))
+            else:
+                args = _canonical(_without(c.call.arguments, self.ignore_keys))
+                key = (c.call.name, json.dumps(args, sort_keys=True, default=str))
+            groups.setdefault(key, []).append(c)
+        repeats: list[dict[str, Any]] = [
+            {
+                "tool": name,
+                "arguments": group[0].call.arguments
+                if group[0].call.arguments_error is None
+                else group[0].call.raw_arguments,
+                "count": len(group),
+                "calls": [c.location for c in group],
+            }
+            for (name, _), group in groups.items()
+            if len(group) > 1
+        ]
+        details = {"repeats": repeats, "ignore_keys": list(self.ignore_keys)}
+        if not repeats:
+            return Result(_P, self.kind, self._held(), details)
+        first = repeats[0]
+        args = json.dumps(first["arguments"], ensure_ascii=False, sort_keys=True, default=str)
+        more = f"; and {len(repeats) - 1} more repeated call(s)" if len(repeats) > 1 else ""
+        return Result(
+            _F,
+            self.kind,
+            f"expected no repeated calls but '{first['tool']}' was "
+            f"called {first['count']} times with the same arguments "
+            f"{shorten(args, 80)} ({', '.join(first['calls'][:5])}){more}",
+            details,
+        )
+
+
+def _steps_of(turn: Turn) -> tuple[int, int, bool]:
+    """Count `(tool calls, intermediate messages, answered)` before a turn's final answer."""
+    if not turn.messages:
+        return len(turn.tool_calls), 0, bool(turn.text)
+    assistant = [m for m in turn.messages if m.role == "assistant"]
+    final = next(
+        (
+            k
+            for k in range(len(assistant) - 1, -1, -1)
+            if assistant[k].content and not assistant[k].tool_calls
+        ),
+        None,
+    )
+    before = assistant if final is None else assistant[:final]
+    calls = sum(len(m.tool_calls) for m in before)
+    messages = sum(1 for m in before if not m.tool_calls)
+    return calls, messages, final is not None
+
+
+@register
+class StepsBeforeAnswer(_CallCheck):
+    """Passes when every turn reaches its final answer within `max` steps.
+
+    A step is one tool call, or one intermediate assistant message (an assistant message
+    without tool calls that is not the final answer). The final answer is the turn's last
+    assistant message that has text and no tool calls; a turn given without `messages` has
+    its tool calls as steps and its `text` as the answer. A turn with no final answer fails.
+    In a conversation every turn is counted on its own.
+
+    Example:
+        >>> from chatassert import ToolCall, Turn
+        >>> turn = Turn(text="Done.", tool_calls=[ToolCall(name="search")] * 3)
+        >>> StepsBeforeAnswer(2).check(turn).reason
+        'expected at most 2 steps before the final answer but took 3 (3 tool calls, \
+0 intermediate messages)'
+    """
+
+    __slots__ = ("max",)
+    kind = "steps_before_answer"
+    params = (
+        Param(
+            "max",
+            "int",
+            required=True,
+            doc="the most steps (tool calls and intermediate messages) per turn",
+        ),
+    )
+    max: int
+
+    def __init__(self, max: int, *, message: str | None = None) -> None:
+        super().__init__(message=message)
+        self._set("max", _count(max, "max"))
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        return f"answers within {self.max} steps"
+
+    def _check(self, subject: object) -> Result:
+        rows: list[dict[str, Any]] = []
+        problems: list[str] = []
+        for index, turn in _turns(subject):
+            calls, messages, answered = _steps_of(turn)
+            steps = calls + messages
+            rows.append(
+                {
+                    "turn": index,
+                    "steps": steps,
+                    "tool_calls": calls,
+                    "intermediate_messages": messages,
+                    "answered": answered,
+                }
+            )
+            where = "" if index is None else f"turns[{index}] "
+            if not answered:
+                problems.append(f"{where}has no final answer".strip())
+            elif steps > self.max:
+                problems.append(
+                    f"{where}took {steps} ({calls} tool calls, {messages} intermediate messages)"
+                )
+        details = {"max": self.max, "turns": rows}
+        if not problems:
+            return Result(_P, self.kind, self._held(), details)
+        more = f"; and {len(problems) - 1} more" if len(problems) > 1 else ""
+        return Result(
+            _F,
+            self.kind,
+            f"expected at most {self.max} steps before the final answer but {problems[0]}{more}",
+            details,
+        )

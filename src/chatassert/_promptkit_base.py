@@ -1,0 +1,77 @@
+"""What the PromptKit checks share: quoting, names, assistant texts, argument rendering.
+
+The PromptKit vocabulary (docs/promptkit.md) checks a turn or a whole conversation. Turn-level
+types read one turn (its text, G1, and its tool calls, G2); conversation-level types read a
+whole conversation and report violations with the `turn_index` they happened in, a
+`description` and `evidence`. Agents are tools whose name is the agent member name
+(`a2a__research_agent__search_papers`), so agent checks are tool checks over those names. The
+checks are in `_promptkit_content`, `_promptkit_names`, `_promptkit_args` and
+`_promptkit_judged`; `GuardrailTriggered` is in `_guardrails` and the workflow types in
+`_workflow`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from chatassert._errors import RegexTimeoutError
+from chatassert._models import Conversation, ToolCall
+from chatassert._params import string_values
+from chatassert._result import Result, Status
+
+__all__ = [
+    "CONTENT_LIMIT",
+    "assistant_texts",
+]
+
+_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+
+
+CONTENT_LIMIT = 500
+"""How much of the response `content_matches` keeps in its failure details."""
+
+
+# -- shared helpers --------------------------------------------------------------------------
+
+
+def _quoted(values: Sequence[str]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+def _unique(names: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+def assistant_texts(conversation: Conversation) -> list[tuple[int, str]]:
+    """Return every assistant message with text as `(turn_index, text)`, in order.
+
+    A turn built without messages contributes its `text`.
+    """
+    out: list[tuple[int, str]] = []
+    for index, turn in enumerate(conversation.turns):
+        if turn.messages:
+            out.extend(
+                (index, m.content) for m in turn.messages if m.role == "assistant" and m.content
+            )
+        elif turn.text:
+            out.append((index, turn.text))
+    return out
+
+
+def _arguments(call: ToolCall) -> Any:
+    return call.raw_arguments if call.arguments_error is not None else call.arguments
+
+
+def _render(value: Any) -> str:
+    """The string a pattern is matched against: a string itself, else its JSON rendering."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _timeout(kind: str, exc: RegexTimeoutError, pattern: str) -> Result:
+    return Result(_E, kind, str(exc), {"pattern": pattern, "error": "timeout"})
+
+
+def _names(value: str | Sequence[str], what: str) -> tuple[str, ...]:
+    return string_values(value, what)

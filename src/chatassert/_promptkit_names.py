@@ -1,0 +1,479 @@
+"""PromptKit's checks of which tools and agents were called, per turn and per conversation.
+
+`tools_called`, `tools_not_called`, `agent_invoked`, `agent_not_invoked` and
+`agent_response_contains`, and their conversation forms with `min_calls` (docs/promptkit.md,
+"Tools and agents"). Tests: tests/promptkit/test_promptkit_decisions.py.
+
+Example:
+    >>> from chatassert import ToolCall, Turn
+    >>> from chatassert.promptkit import ToolsNotCalled
+    >>> turn = Turn(tool_calls=[ToolCall(name="delete_account")])
+    >>> ToolsNotCalled(["delete_account"]).check(turn).passed
+    False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from chatassert._base import Assertion
+from chatassert._models import Conversation, as_conversation, turn_of
+from chatassert._params import Param, register
+from chatassert._promptkit_base import _arguments, _names, _quoted, _unique
+from chatassert._result import Result, Status
+
+__all__ = [
+    "AgentInvoked",
+    "AgentNotInvoked",
+    "AgentResponseContains",
+    "ConversationAgentInvoked",
+    "ConversationAgentNotInvoked",
+    "ConversationToolsCalled",
+    "ConversationToolsNotCalled",
+    "ToolsCalled",
+    "ToolsNotCalled",
+]
+
+_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+
+
+# -- tools and agents at turn level ----------------------------------------------------------
+
+
+class _NamesCheck(Assertion):
+    """A check over a list of tool (or agent) names called in one turn."""
+
+    __slots__ = ("_names",)
+    _names: tuple[str, ...]
+    _attr: ClassVar[str] = "tools"
+
+    def __init__(self, names: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(message=message)
+        self._set(self._attr, _names(names, self.kind))
+        self._set("_names", getattr(self, self._attr))
+
+    def _called(self, subject: object) -> list[str]:
+        return _unique(turn_of(subject).called_tools)
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        return f"{self.kind} {', '.join(self._names)}"
+
+
+@register
+class ToolsCalled(_NamesCheck):
+    """Passes when every tool was called at least once in the turn (order and count ignored).
+
+    Example:
+        >>> from chatassert import ToolCall, Turn
+        >>> from chatassert.promptkit import ToolsCalled
+        >>> turn = Turn(tool_calls=[ToolCall(name="search_web")])
+        >>> ToolsCalled(["get_weather"]).check(turn).details
+        {'missing_tools': ['get_weather'], 'called_tools': ['search_web']}
+    """
+
+    __slots__ = ("tools",)
+    kind = "tools_called"
+    dialect_names = {"promptkit.turn": "tools_called"}
+    params = (Param("tools", "str_list", required=True, doc="tools that must be called"),)
+    tools: tuple[str, ...]
+
+    def __init__(self, tools: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(tools, message=message)
+
+    def _check(self, subject: object) -> Result:
+        called = self._called(subject)
+        missing = [t for t in self.tools if t not in called]
+        details = {"missing_tools": missing, "called_tools": called}
+        if not missing:
+            return Result(_P, self.kind, self._held(), details)
+        return Result(
+            _F,
+            self.kind,
+            f"Expected tools {_quoted(missing)} to be called but they were not (called: {called})",
+            details,
+        )
+
+
+@register
+class ToolsNotCalled(_NamesCheck):
+    """Passes when none of the tools was called in the turn.
+
+    Example:
+        >>> from chatassert import ToolCall, Turn
+        >>> from chatassert.promptkit import ToolsNotCalled
+        >>> turn = Turn(tool_calls=[ToolCall(name="get_account"), ToolCall(name="delete_account")])
+        >>> details = ToolsNotCalled(["delete_account"]).check(turn).details
+        >>> details["forbidden_tools_called"], details["all_called_tools"]
+        (['delete_account'], ['get_account', 'delete_account'])
+    """
+
+    __slots__ = ("tools",)
+    kind = "tools_not_called"
+    dialect_names = {"promptkit.turn": "tools_not_called"}
+    params = (Param("tools", "str_list", required=True, doc="tools that must not be called"),)
+    tools: tuple[str, ...]
+
+    def __init__(self, tools: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(tools, message=message)
+
+    def _check(self, subject: object) -> Result:
+        called = self._called(subject)
+        forbidden = [t for t in self.tools if t in called]
+        details = {"forbidden_tools_called": forbidden, "all_called_tools": called}
+        if not forbidden:
+            return Result(_P, self.kind, self._held(), details)
+        return Result(
+            _F,
+            self.kind,
+            f"Expected tools {_quoted(forbidden)} not to be called but they were",
+            details,
+        )
+
+
+@register
+class AgentInvoked(_NamesCheck):
+    """Passes when every agent (an agent member's tool name) was called in the turn.
+
+    Example:
+        >>> from chatassert import ToolCall, Turn
+        >>> from chatassert.promptkit import AgentInvoked
+        >>> AgentInvoked(["a2a__research_agent__search_papers"]).check(Turn(text="hi")).details
+        {'missing_agents': ['a2a__research_agent__search_papers'], 'called_tools': []}
+    """
+
+    __slots__ = ("agents",)
+    kind = "agent_invoked"
+    _attr = "agents"
+    dialect_names = {"promptkit.turn": "agent_invoked"}
+    params = (Param("agents", "str_list", required=True, doc="agent tool names to be called"),)
+    agents: tuple[str, ...]
+
+    def __init__(self, agents: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(agents, message=message)
+
+    def _check(self, subject: object) -> Result:
+        called = self._called(subject)
+        missing = [a for a in self.agents if a not in called]
+        details = {"missing_agents": missing, "called_tools": called}
+        if not missing:
+            return Result(_P, self.kind, self._held(), details)
+        return Result(
+            _F,
+            self.kind,
+            f"Expected agents {_quoted(missing)} to be invoked but they were not",
+            details,
+        )
+
+
+@register
+class AgentNotInvoked(_NamesCheck):
+    """Passes when none of the agents was called in the turn.
+
+    Example:
+        >>> from chatassert import ToolCall, Turn
+        >>> from chatassert.promptkit import AgentNotInvoked
+        >>> turn = Turn(tool_calls=[ToolCall(name="a2a__research_agent__search_papers")])
+        >>> AgentNotInvoked(["a2a__research_agent__search_papers"]).check(turn).passed
+        False
+    """
+
+    __slots__ = ("agents",)
+    kind = "agent_not_invoked"
+    _attr = "agents"
+    dialect_names = {"promptkit.turn": "agent_not_invoked"}
+    params = (Param("agents", "str_list", required=True, doc="agent tool names not to be called"),)
+    agents: tuple[str, ...]
+
+    def __init__(self, agents: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(agents, message=message)
+
+    def _check(self, subject: object) -> Result:
+        called = self._called(subject)
+        forbidden = [a for a in self.agents if a in called]
+        details = {"forbidden_agents_called": forbidden, "called_tools": called}
+        if not forbidden:
+            return Result(_P, self.kind, self._held(), details)
+        return Result(
+            _F,
+            self.kind,
+            f"Expected agents {_quoted(forbidden)} not to be invoked but they were",
+            details,
+        )
+
+
+@register
+class AgentResponseContains(Assertion):
+    """Passes when a result of the agent's calls in the turn contains the text (case-sensitive).
+
+    Example:
+        >>> from chatassert import Turn
+        >>> from chatassert.promptkit import AgentResponseContains
+        >>> turn = Turn(messages=[
+        ...     {"role": "user", "content": "Find papers"},
+        ...     {"role": "assistant", "tool_calls": [{"id": "a1", "type": "function",
+        ...      "function": {"name": "a2a__research", "arguments": "{}"}}]},
+        ...     {"role": "tool", "tool_call_id": "a1", "content": "Quantum Computing Fundamentals"},
+        ...     {"role": "assistant", "content": "Found one."}])
+        >>> AgentResponseContains("a2a__research", "Quantum").check(turn).details
+        {'agent': 'a2a__research', 'found_content': 'Quantum Computing Fundamentals'}
+    """
+
+    __slots__ = ("agent", "contains")
+    kind = "agent_response_contains"
+    dialect_names = {"promptkit.turn": "agent_response_contains"}
+    params = (
+        Param("agent", "str", required=True, doc="the agent tool name"),
+        Param("contains", "text", required=True, doc="text its response must contain"),
+    )
+    agent: str
+    contains: str
+
+    def __init__(self, agent: str, contains: str, *, message: str | None = None) -> None:
+        super().__init__(message=message)
+        for name, value in (("agent", agent), ("contains", contains)):
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"agent_response_contains needs a non-empty {name}")
+        self._set("agent", agent)
+        self._set("contains", contains)
+
+    def _check(self, subject: object) -> Result:
+        turn = turn_of(subject)
+        responses = [
+            r.content for c, r in turn.call_results if c.name == self.agent and r is not None
+        ]
+        for content in responses:
+            if self.contains in content:
+                return Result(
+                    _P, self.kind, self._held(), {"agent": self.agent, "found_content": content}
+                )
+        details = {
+            "agent": self.agent,
+            "expected_substr": self.contains,
+            "reason": "no matching agent response found containing expected text",
+            "responses": responses,
+        }
+        if not any(c.name == self.agent for c in turn.tool_calls):
+            why = "the agent was not invoked in this turn"
+        elif not responses:
+            why = "the agent's call has no response in the transcript"
+        else:
+            why = "none of its responses contains it"
+        return Result(
+            _F,
+            self.kind,
+            f"Expected a response of agent '{self.agent}' containing '{self.contains}' but {why}",
+            details,
+        )
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        return f"agent {self.agent} responds with {self.contains!r}"
+
+
+# -- conversation level: tools and agents ------------------------------------------------------
+
+
+class _ConversationNames(Assertion):
+    """Counts, or forbids, calls of named tools (agents) over a whole conversation."""
+
+    __slots__ = ("_names",)
+    level = "conversation"
+    _names: tuple[str, ...]
+    _attr: ClassVar[str] = "tool_names"
+    _noun: ClassVar[str] = "tool"
+    _violation: ClassVar[str] = "forbidden tool was called"
+
+    def __init__(self, names: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(message=message)
+        self._set(self._attr, _names(names, self.kind))
+        self._set("_names", getattr(self, self._attr))
+
+    def _counts(self, conversation: Conversation) -> dict[str, int]:
+        counts = dict.fromkeys(self._names, 0)
+        for _, call in conversation.tool_calls:
+            if call.name in counts:
+                counts[call.name] += 1
+        return counts
+
+    def _required(self, subject: object, min_calls: int, label: str) -> Result:
+        counts = self._counts(as_conversation(subject))
+        noun = self._noun
+        requirements = [
+            {noun: n, "calls": counts[n], "requiredCalls": min_calls} for n in self._names
+        ]
+        missing = [n for n in self._names if counts[n] < min_calls]
+        details = {"requirements": requirements, "counts": {n: c for n, c in counts.items() if c}}
+        if not missing:
+            return Result(_P, self.kind, self._held(), details)
+        return Result(_F, self.kind, f"{label}: {', '.join(missing)}", details)
+
+    def _forbidden(self, subject: object, label: str) -> Result:
+        conversation = as_conversation(subject)
+        noun = self._noun
+        violations = [
+            {
+                "turn_index": index,
+                "description": self._violation,
+                "evidence": {noun: call.name, "arguments": _arguments(call)},
+            }
+            for index, call in conversation.tool_calls
+            if call.name in self._names
+        ]
+        if not violations:
+            return Result(_P, self.kind, self._held(), {"violations": []})
+        return Result(_F, self.kind, label, {"violations": violations})
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        return f"{self.kind} {', '.join(self._names)}"
+
+
+def _min_calls(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"min_calls must be an integer of at least 1, got {value!r}")
+    return value
+
+
+_MIN_CALLS = Param("min_calls", "int", default=1, doc="the fewest calls of each (default 1)")
+
+
+@register
+class ConversationToolsCalled(_ConversationNames):
+    """Passes when each tool was called at least `min_calls` times in the conversation.
+
+    Example:
+        >>> from chatassert import Conversation, ToolCall, Turn
+        >>> from chatassert.promptkit import ConversationToolsCalled
+        >>> conv = Conversation(turns=[Turn(tool_calls=[ToolCall(name="search")])])
+        >>> ConversationToolsCalled(["search", "book"]).check(conv).reason
+        'missing required tools: book'
+    """
+
+    __slots__ = ("min_calls", "tool_names")
+    kind = "conversation_tools_called"
+    dialect_names = {"promptkit.conversation": "tools_called"}
+    params = (
+        Param(
+            "tool_names",
+            "str_list",
+            required=True,
+            aliases=("tools",),
+            doc="tools that must be called",
+        ),
+        _MIN_CALLS,
+    )
+    tool_names: tuple[str, ...]
+    min_calls: int
+
+    def __init__(
+        self, tool_names: str | Sequence[str], min_calls: int = 1, *, message: str | None = None
+    ) -> None:
+        super().__init__(tool_names, message=message)
+        self._set("min_calls", _min_calls(min_calls))
+
+    def _check(self, subject: object) -> Result:
+        return self._required(subject, self.min_calls, "missing required tools")
+
+
+@register
+class ConversationToolsNotCalled(_ConversationNames):
+    """Passes when none of the tools was called anywhere in the conversation.
+
+    Example:
+        >>> from chatassert import Conversation, ToolCall, Turn
+        >>> from chatassert.promptkit import ConversationToolsNotCalled
+        >>> conv = Conversation(turns=[Turn(text="ok"), Turn(tool_calls=[
+        ...     ToolCall(name="delete_account", arguments={"id": 7})])])
+        >>> violation = ConversationToolsNotCalled(["delete_account"]).check(conv).details[
+        ...     "violations"][0]
+        >>> violation["turn_index"], violation["description"], violation["evidence"]["arguments"]
+        (1, 'forbidden tool was called', {'id': 7})
+    """
+
+    __slots__ = ("tool_names",)
+    kind = "conversation_tools_not_called"
+    dialect_names = {"promptkit.conversation": "tools_not_called"}
+    params = (
+        Param(
+            "tool_names",
+            "str_list",
+            required=True,
+            aliases=("tools",),
+            doc="tools that must not be called",
+        ),
+    )
+    tool_names: tuple[str, ...]
+
+    def __init__(self, tool_names: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(tool_names, message=message)
+
+    def _check(self, subject: object) -> Result:
+        return self._forbidden(subject, "forbidden tools were called")
+
+
+@register
+class ConversationAgentInvoked(_ConversationNames):
+    """Passes when each agent was invoked at least `min_calls` times in the conversation.
+
+    Example:
+        >>> from chatassert import Conversation, ToolCall, Turn
+        >>> from chatassert.promptkit import ConversationAgentInvoked
+        >>> conv = Conversation(turns=[Turn(tool_calls=[ToolCall(name="a2a__research")])])
+        >>> r = ConversationAgentInvoked(["a2a__research", "a2a__translate"]).check(conv)
+        >>> r.reason, r.details["counts"]
+        ('missing required agent invocations: a2a__translate', {'a2a__research': 1})
+    """
+
+    __slots__ = ("agent_names", "min_calls")
+    kind = "conversation_agent_invoked"
+    _attr = "agent_names"
+    _noun = "agent"
+    _violation = "forbidden agent was invoked"
+    dialect_names = {"promptkit.conversation": "agent_invoked"}
+    params = (
+        Param("agent_names", "str_list", required=True, doc="agents that must be invoked"),
+        _MIN_CALLS,
+    )
+    agent_names: tuple[str, ...]
+    min_calls: int
+
+    def __init__(
+        self, agent_names: str | Sequence[str], min_calls: int = 1, *, message: str | None = None
+    ) -> None:
+        super().__init__(agent_names, message=message)
+        self._set("min_calls", _min_calls(min_calls))
+
+    def _check(self, subject: object) -> Result:
+        return self._required(subject, self.min_calls, "missing required agent invocations")
+
+
+@register
+class ConversationAgentNotInvoked(_ConversationNames):
+    """Passes when none of the agents was invoked anywhere in the conversation.
+
+    Example:
+        >>> from chatassert import Conversation, ToolCall, Turn
+        >>> from chatassert.promptkit import ConversationAgentNotInvoked
+        >>> conv = Conversation(turns=[Turn(tool_calls=[ToolCall(name="a2a__admin")])])
+        >>> ConversationAgentNotInvoked(["a2a__admin"]).check(conv).reason
+        'forbidden agents were invoked'
+    """
+
+    __slots__ = ("agent_names",)
+    kind = "conversation_agent_not_invoked"
+    _attr = "agent_names"
+    _noun = "agent"
+    _violation = "forbidden agent was invoked"
+    dialect_names = {"promptkit.conversation": "agent_not_invoked"}
+    params = (
+        Param("agent_names", "str_list", required=True, doc="agents that must not be invoked"),
+    )
+    agent_names: tuple[str, ...]
+
+    def __init__(self, agent_names: str | Sequence[str], *, message: str | None = None) -> None:
+        super().__init__(agent_names, message=message)
+
+    def _check(self, subject: object) -> Result:
+        return self._forbidden(subject, "forbidden agents were invoked")

@@ -1,0 +1,498 @@
+"""`ToolSequence`: the tools called, in which order, with which arguments (docs/trajectories.md).
+
+Orders are `exact`, `in_order`, `any_order`, `subset` and `superset`; steps are `ExpectedCall`s
+(`chatassert.args`) matched to calls one-to-one. Tests: tests/test_trajectory.py,
+tests/test_trajectory_decisions.py and tests/test_trajectory_props.py.
+
+Example:
+    >>> from chatassert import ToolCall, ToolSequence, Turn
+    >>> turn = Turn(tool_calls=[ToolCall(name="search"), ToolCall(name="book")])
+    >>> ToolSequence(["search", "book"], order="exact").check(turn).passed
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chatassert._errors import RegexTimeoutError
+from chatassert._matchers import (
+    ARGUMENT_MODES,
+    ArgProblem,
+    ExpectedCall,
+    check_keys,
+    check_mode,
+    compare_arguments,
+    error_flag,
+    render_arguments,
+)
+from chatassert._models import ToolCall
+from chatassert._params import Param, did_you_mean, register
+from chatassert._regex import DEFAULT_REGEX_TIMEOUT
+from chatassert._result import Result, Status
+from chatassert._trajectory_base import (
+    ORDERS,
+    LocatedCall,
+    _CallCheck,
+    _choice,
+    _names,
+    located_calls,
+)
+
+__all__ = [
+    "ToolSequence",
+]
+
+_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+
+
+# -- sequences -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """An expected call with the sequence's defaults resolved."""
+
+    tool: str
+    arguments: dict[str, Any] | None
+    mode: str
+    ignored: tuple[str, ...]
+
+    @property
+    def compares(self) -> bool:
+        return self.arguments is not None and self.mode != "ignore"
+
+    def problems(self, call: ToolCall) -> list[ArgProblem]:
+        assert self.arguments is not None
+        return compare_arguments(
+            self.arguments, call.arguments, mode=self.mode, ignore_keys=self.ignored
+        )
+
+    def cell(self, call: ToolCall) -> bool | None:
+        """True/False when the call does/does not fulfil the step; None when undecidable."""
+        if call.name != self.tool:
+            return False
+        if not self.compares:
+            return True
+        if call.arguments_error is not None:
+            return None
+        return not self.problems(call)
+
+
+def _max_matching(matrix: list[list[bool]], n_calls: int) -> list[int]:
+    """Maximum bipartite matching of steps to calls; returns the call of each step or -1."""
+    call_of_step = [-1] * len(matrix)
+    step_of_call = [-1] * n_calls
+
+    def augment(step: int, seen: list[bool]) -> bool:
+        for j in range(n_calls):
+            if matrix[step][j] and not seen[j]:
+                seen[j] = True
+                if step_of_call[j] < 0 or augment(step_of_call[j], seen):
+                    step_of_call[j] = step
+                    call_of_step[step] = j
+                    return True
+        return False
+
+    for i in range(len(matrix)):
+        augment(i, [False] * n_calls)
+    return call_of_step
+
+
+def _greedy(matrix: list[list[bool]], n_calls: int) -> list[int]:
+    """Match steps in order to the earliest possible later call; -1 from the first miss on."""
+    out: list[int] = []
+    j = 0
+    for row in matrix:
+        while j < n_calls and not row[j]:
+            j += 1
+        if j >= n_calls:
+            out.extend([-1] * (len(matrix) - len(out)))
+            return out
+        out.append(j)
+        j += 1
+    return out
+
+
+def _lcs(matrix: list[list[bool]], n_calls: int) -> list[int]:
+    """The longest order-preserving matching of steps to calls (call of each step or -1)."""
+    m = len(matrix)
+    best = [[0] * (n_calls + 1) for _ in range(m + 1)]
+    for i in range(m - 1, -1, -1):
+        for j in range(n_calls - 1, -1, -1):
+            take = best[i + 1][j + 1] + 1 if matrix[i][j] else 0
+            best[i][j] = max(take, best[i + 1][j], best[i][j + 1])
+    out = [-1] * m
+    i = j = 0
+    while i < m and j < n_calls:
+        if matrix[i][j] and best[i][j] == best[i + 1][j + 1] + 1:
+            out[i] = j
+            i, j = i + 1, j + 1
+        elif best[i + 1][j] >= best[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+@register
+class ToolSequence(_CallCheck):
+    """Passes when the agent's tool calls follow the expected steps in the given `order`.
+
+    Orders (one call is matched per expected step):
+
+    - `exact`: the calls are the steps, in order, with nothing else;
+    - `in_order` (default): the steps appear in order, other calls may come between;
+    - `any_order`: the calls are the steps in some order (same multiset, nothing else);
+    - `subset`: every call is one of the steps (nothing outside them; steps may be skipped);
+    - `superset`: every step was called (in any order; other calls are fine).
+
+    A step is a tool name, an `ExpectedCall`, or a mapping `{tool, arguments?,
+    argument_mode?, ignore_keys?}`. Arguments compare in `argument_mode` (`partial`: G9 loose
+    match, extra arguments fine; `exact`: no extra arguments; `ignore`), which a step or
+    `per_tool` (`{tool: {argument_mode?, ignore_keys?}}`) may override. When the outcome
+    depends on a call whose arguments are not valid JSON, the result is an `error`.
+
+    The failure reason lists both sequences and explains the first divergence; `details`
+    hold `matched` pairs, `missing` steps, `unexpected` calls, `precision` and `recall`.
+
+    Example:
+        >>> from chatassert import ToolCall, Turn
+        >>> turn = Turn(tool_calls=[ToolCall(name="search"), ToolCall(name="confirm")])
+        >>> check = ToolSequence(["search", "book", "confirm"])
+        >>> print(check.check(turn).reason)
+        expected [search, book, confirm] in order but got [search, confirm]: step 2 'book' \
+missing after 'search' (tool_calls[0]); 'book' was never called
+        >>> ToolSequence(["confirm", "search"], "any_order").check(turn).passed
+        True
+    """
+
+    __slots__ = ("_steps", "argument_mode", "ignore_keys", "order", "per_tool", "steps")
+    kind = "tool_sequence"
+    options = ("regex_timeout",)
+    params = (
+        Param(
+            "steps",
+            "any",
+            required=True,
+            doc="the expected calls: tool names or {tool, arguments, ...} mappings",
+        ),
+        Param(
+            "order",
+            "str",
+            default="in_order",
+            choices=ORDERS,
+            doc="exact, in_order, any_order, subset or superset",
+        ),
+        Param(
+            "argument_mode",
+            "str",
+            default="partial",
+            choices=ARGUMENT_MODES,
+            doc="how arguments compare: partial, exact or ignore",
+        ),
+        Param(
+            "ignore_keys",
+            "str_list",
+            default=(),
+            allow_empty=True,
+            doc="argument paths left out of every comparison",
+        ),
+        Param(
+            "per_tool",
+            "mapping",
+            default=None,
+            doc="per-tool overrides: {tool: {argument_mode?, ignore_keys?}}",
+        ),
+    )
+    steps: tuple[ExpectedCall, ...]
+    order: str
+    argument_mode: str
+    ignore_keys: tuple[str, ...]
+    per_tool: dict[str, dict[str, Any]] | None
+    _steps: tuple[_Step, ...]
+
+    def __init__(
+        self,
+        steps: Sequence[str | ExpectedCall | Mapping[str, Any]],
+        order: str = "in_order",
+        *,
+        argument_mode: str = "partial",
+        ignore_keys: Sequence[str] = (),
+        per_tool: Mapping[str, Mapping[str, Any]] | None = None,
+        message: str | None = None,
+        regex_timeout: float = DEFAULT_REGEX_TIMEOUT,
+    ) -> None:
+        super().__init__(message=message)
+        if isinstance(steps, str | bytes | Mapping) or not isinstance(steps, Sequence):
+            raise TypeError(
+                "steps must be a list of expected calls (tool names or mappings with 'tool'), "
+                f"got {type(steps).__name__} {steps!r}"
+            )
+        if not steps:
+            raise ValueError("steps must name at least one expected call")
+        parsed = tuple(
+            ExpectedCall.coerce(s, f"steps[{i}]", regex_timeout=regex_timeout)
+            for i, s in enumerate(steps)
+        )
+        self._set("steps", parsed)
+        self._set("order", _choice(order, ORDERS, "order"))
+        check_mode(argument_mode, "argument_mode")
+        self._set("argument_mode", argument_mode)
+        self._set("ignore_keys", check_keys(ignore_keys, "ignore_keys"))
+        self._set("per_tool", _per_tool(per_tool))
+        overrides = self.per_tool or {}
+        resolved = []
+        for step in parsed:
+            override = overrides.get(step.tool, {})
+            mode = step.argument_mode or override.get("argument_mode") or argument_mode
+            ignored = (*self.ignore_keys, *override.get("ignore_keys", ()), *step.ignore_keys)
+            resolved.append(_Step(step.tool, step.arguments, mode, ignored))
+        self._set("_steps", tuple(resolved))
+
+    def spec_params(self) -> dict[str, Any]:
+        """Return the spec parameters, with each step in its spec form."""
+        out = super().spec_params()
+        out["steps"] = [s.to_spec() for s in self.steps]
+        return out
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        return f"calls {_names([s.tool for s in self.steps])} ({self.order.replace('_', ' ')})"
+
+    # -- evaluation ------------------------------------------------------------------------
+
+    def _passes(self, matrix: list[list[bool]], n: int) -> bool:
+        m = len(matrix)
+        order = self.order
+        if order == "exact":
+            return n == m and all(matrix[i][i] for i in range(m))
+        if order == "in_order":
+            return -1 not in _greedy(matrix, n)
+        if order == "any_order" and n != m:
+            return False
+        if order == "subset" and n > m:
+            return False
+        if order == "superset" and n < m:
+            return False
+        size = sum(1 for j in _max_matching(matrix, n) if j >= 0)
+        return size == (n if order == "subset" else m)
+
+    def _check(self, subject: object) -> Result:
+        calls = located_calls(subject)
+        n = len(calls)
+        timeouts: list[RegexTimeoutError] = []
+
+        def compare(step: _Step, call: ToolCall) -> bool | None:
+            try:
+                return step.cell(call)
+            except RegexTimeoutError as exc:  # undecided, like arguments that are not JSON
+                timeouts.append(exc)
+                return None
+
+        cells = [[compare(step, c.call) for c in calls] for step in self._steps]
+        sure = [[cell is True for cell in row] for row in cells]
+        if self._passes(sure, n):
+            actual = _names([c.call.name for c in calls])
+            return Result(_P, self.kind, f"called {actual}", self._details(sure, calls))
+        maybe = [[cell is not False for cell in row] for row in cells]
+        details = self._details(sure, calls)
+        if self._passes(maybe, n):
+            invalid = [
+                (s, c)
+                for s, row in zip(self._steps, cells, strict=True)
+                for c, cell in zip(calls, row, strict=True)
+                if cell is None and c.call.arguments_error is not None
+            ]
+            if not invalid:  # only a regex that ran out of time stands between pass and fail
+                first = timeouts[0]
+                details.update(error="timeout", pattern=first.pattern)
+                return Result(_E, self.kind, str(first), details)
+            step, call = invalid[0]
+            details["invalid_arguments"] = [
+                {
+                    "call": c.location,
+                    "tool": c.call.name,
+                    "raw_arguments": c.call.raw_arguments,
+                    "error": c.call.arguments_error,
+                }
+                for _, c in invalid
+            ]
+            return Result(
+                _E,
+                self.kind,
+                f"cannot compare the arguments of '{step.tool}' "
+                f"({call.location}): {call.call.arguments_error}",
+                details,
+            )
+        return Result(
+            _F, self.kind, f"{self._header(calls)}: {self._divergence(sure, calls)}", details
+        )
+
+    def _header(self, calls: Sequence[LocatedCall]) -> str:
+        expected = _names([s.tool for s in self._steps])
+        actual = _names([c.call.name for c in calls])
+        prefix = {
+            "exact": f"expected exactly {expected}",
+            "in_order": f"expected {expected} in order",
+            "any_order": f"expected {expected} in any order",
+            "subset": f"expected only calls from {expected}",
+            "superset": f"expected at least {expected}",
+        }[self.order]
+        return f"{prefix} but got {actual}"
+
+    def _pairs(self, matrix: list[list[bool]], n: int) -> list[int]:
+        if self.order == "exact":
+            return [i if i < n and matrix[i][i] else -1 for i in range(len(matrix))]
+        if self.order == "in_order":
+            return _lcs(matrix, n)
+        return _max_matching(matrix, n)
+
+    def _details(self, matrix: list[list[bool]], calls: Sequence[LocatedCall]) -> dict[str, Any]:
+        n, m = len(calls), len(self._steps)
+        pairs = self._pairs(matrix, n)
+        used = {j for j in pairs if j >= 0}
+        matched = [
+            {"step": i, "tool": self._steps[i].tool, "call": calls[j].location}
+            for i, j in enumerate(pairs)
+            if j >= 0
+        ]
+        missing = []
+        for i, j in enumerate(pairs):
+            if j < 0:
+                entry: dict[str, Any] = {"step": i, "tool": self._steps[i].tool}
+                if self._steps[i].arguments is not None:
+                    entry["arguments"] = render_arguments(self._steps[i].arguments)
+                missing.append(entry)
+        unexpected = [
+            {"call": c.location, "tool": c.call.name, "arguments": c.call.arguments}
+            for j, c in enumerate(calls)
+            if j not in used
+        ]
+        return {
+            "order": self.order,
+            "expected": [s.tool for s in self._steps],
+            "actual": [c.call.name for c in calls],
+            "locations": [c.location for c in calls],
+            "matched": matched,
+            "missing": missing,
+            "unexpected": unexpected,
+            "precision": len(matched) / n if n else 1.0,
+            "recall": len(matched) / m if m else 1.0,
+            "errored_calls": [c.location for c in calls if error_flag(c.result)],
+        }
+
+    def _why_not(self, step: _Step, candidates: Sequence[LocatedCall]) -> str:
+        """Explain why no call among `candidates` fulfils the step."""
+        named = [c for c in candidates if c.call.name == step.tool]
+        if not named:
+            return f"'{step.tool}' was never called"
+        first = named[0]
+        if first.call.arguments_error is not None:
+            return f"'{step.tool}' ({first.location}) has arguments that are not valid JSON"
+        problems = step.problems(first.call)
+        text = "; ".join(p.describe() for p in problems[:3])
+        if len(problems) > 3:
+            text += f"; and {len(problems) - 3} more"
+        return f"'{step.tool}' ({first.location}) differs: {text}"
+
+    def _divergence(self, matrix: list[list[bool]], calls: Sequence[LocatedCall]) -> str:
+        n, m = len(calls), len(self._steps)
+        steps = self._steps
+        if self.order == "exact":
+            for i in range(max(n, m)):
+                if i >= n:
+                    after = (
+                        f"the agent stopped after '{calls[-1].call.name}' ({calls[-1].location})"
+                        if calls
+                        else "no tool was called"
+                    )
+                    return f"step {i + 1} '{steps[i].tool}' missing: {after}"
+                if i >= m:
+                    return (
+                        f"unexpected extra call '{calls[i].call.name}' "
+                        f"({calls[i].location}) after step {m}"
+                    )
+                if not matrix[i][i]:
+                    call = calls[i]
+                    if call.call.name != steps[i].tool:
+                        return (
+                            f"step {i + 1} expected '{steps[i].tool}' but got "
+                            f"'{call.call.name}' ({call.location})"
+                        )
+                    return self._why_not(steps[i], [call])
+            return "the sequences differ"  # pragma: no cover - _passes would have passed
+        if self.order == "in_order":
+            greedy = _greedy(matrix, n)
+            k = greedy.index(-1)
+            prev = greedy[k - 1] if k else -1
+            where = (
+                "not found"
+                if k == 0
+                else f"missing after '{calls[prev].call.name}' ({calls[prev].location})"
+            )
+            later = calls[prev + 1 :]
+            why = self._why_not(steps[k], later)
+            if (
+                why.endswith("was never called")
+                and k
+                and any(c.call.name == steps[k].tool for c in calls[: prev + 1])
+            ):
+                earlier = next(c for c in calls[: prev + 1] if c.call.name == steps[k].tool)
+                why = f"'{steps[k].tool}' was called only before that ({earlier.location})"
+            if k == 0 and why.endswith("was never called"):
+                return f"step 1 '{steps[0].tool}' was never called"
+            return f"step {k + 1} '{steps[k].tool}' {where}; {why}"
+        pairs = _max_matching(matrix, n)
+        used = {j for j in pairs if j >= 0}
+        free = [c for j, c in enumerate(calls) if j not in used]
+        parts = []
+        if self.order != "subset":
+            for i, j in enumerate(pairs):
+                if j < 0:
+                    parts.append(
+                        f"step {i + 1} '{steps[i].tool}' missing ({self._why_not(steps[i], free)})"
+                    )
+        if self.order != "superset":
+            for c in free:
+                parts.append(f"unexpected '{c.call.name}' ({c.location})")
+        return "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
+
+
+def _per_tool(value: Mapping[str, Mapping[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
+    if value is None or (isinstance(value, Mapping) and not value):
+        return None
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            f"per_tool must be a mapping {{tool: {{argument_mode?, ignore_keys?}}}}, "
+            f"got {type(value).__name__} {value!r}"
+        )
+    out: dict[str, dict[str, Any]] = {}
+    for tool, settings in value.items():
+        where = f"per_tool.{tool}"
+        if not isinstance(tool, str) or not tool:
+            raise TypeError(f"per_tool keys must be tool names, got {tool!r}")
+        if not isinstance(settings, Mapping):
+            raise TypeError(
+                f"{where} must be a mapping with argument_mode and/or ignore_keys, "
+                f"got {type(settings).__name__} {settings!r}"
+            )
+        entry: dict[str, Any] = {}
+        for key, item in settings.items():
+            if key == "argument_mode":
+                check_mode(item, f"{where}.argument_mode")
+                entry[key] = item
+            elif key == "ignore_keys":
+                entry[key] = list(check_keys(item, f"{where}.ignore_keys"))
+            else:
+                hint = did_you_mean(str(key), ["argument_mode", "ignore_keys"])
+                raise ValueError(
+                    f"{where}: unknown key {key!r}"
+                    + (f" ({hint})" if hint else "; valid keys: argument_mode, ignore_keys")
+                )
+        if not entry:
+            raise ValueError(f"{where} is empty; give argument_mode and/or ignore_keys")
+        out[tool] = entry
+    return out
