@@ -1,7 +1,8 @@
 """The layers of the package (docs/architecture.md): imports go down, families stand alone.
 
 Every module of `src/chatassert` belongs to one layer. A module imports from its own layer or a
-lower one, never a higher one; an assertion family imports no other family; and no set of
+lower one, never a higher one; an assertion family imports no other family (a vocabulary's own
+checks, one layer up, spell or compose the families' checks); and no set of
 modules imports itself in a circle. Imports inside functions count (they run too); imports
 under `if TYPE_CHECKING:` do not (they never run). The two upward imports the design needs are
 listed in `ALLOWED_UP`, each with its reason.
@@ -54,13 +55,18 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_call_counts",
             "_tool_results",
             "_workflow",
+            "_guardrails",
+            "_judged",
+            "_combinators",
+        },
+    ),
+    (
+        "vocabulary checks",  # a vocabulary's own checks: spellings and compositions of families
+        {
             "_promptkit_content",
             "_promptkit_names",
             "_promptkit_args",
-            "_guardrails",
             "_promptkit_judged",
-            "_judged",
-            "_combinators",
         },
     ),
     ("building", {"_registry", "_suite"}),  # type lookup, spec building, cases and suites
@@ -84,6 +90,7 @@ LAYERS: list[tuple[str, set[str]]] = [
 """The layers, lowest first, by name under `chatassert` (a package stands for its modules)."""
 
 FAMILIES = LAYERS[2][1]
+VOCABULARY_CHECKS = LAYERS[3][1]
 
 ALLOWED_UP = {
     ("_judged_base", "judges._env"): "a judged check given no judge builds the one "
@@ -169,6 +176,11 @@ def test_imports_go_down(module: str) -> None:
 @pytest.mark.parametrize("module", sorted(FAMILIES))
 def test_a_family_imports_no_other_family(module: str) -> None:
     assert GRAPH[module] & FAMILIES == set()
+
+
+@pytest.mark.parametrize("module", sorted(VOCABULARY_CHECKS))
+def test_vocabulary_checks_build_on_families_not_on_each_other(module: str) -> None:
+    assert GRAPH[module] & VOCABULARY_CHECKS == set()
 
 
 def test_no_module_imports_itself_in_a_circle() -> None:

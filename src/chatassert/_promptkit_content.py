@@ -22,6 +22,7 @@ from chatassert._params import Param, register, string_values
 from chatassert._promptkit_base import CONTENT_LIMIT, _quoted, _timeout, assistant_texts
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
 from chatassert._result import Result, Status
+from chatassert._text import Contains
 
 __all__ = [
     "ContentIncludes",
@@ -39,8 +40,12 @@ _P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 
 
 @register
-class ContentIncludes(Assertion):
+class ContentIncludes(Contains):
     """Passes when the turn's response contains every pattern, ignoring case.
+
+    PromptKit's spelling of `Contains`: the same check, with PromptKit's parameter
+    (`patterns`), reason (naming every missing pattern) and detail keys (`patterns`,
+    `missing_patterns`).
 
     Example:
         >>> from chatassert.promptkit import ContentIncludes
@@ -50,36 +55,31 @@ class ContentIncludes(Assertion):
         {'patterns': ['Paris', 'France'], 'missing_patterns': ['France']}
     """
 
-    __slots__ = ("_lowered", "patterns")
+    __slots__ = ()
     kind = "content_includes"
     dialect_names = {"promptkit.turn": "content_includes"}
     params = (Param("patterns", "str_list", required=True, doc="texts that must all appear"),)
-    patterns: tuple[str, ...]
-    _lowered: tuple[str, ...]
 
     def __init__(self, patterns: str | Sequence[str], *, message: str | None = None) -> None:
-        super().__init__(message=message)
-        self._set("patterns", string_values(patterns, self.kind))
-        self._set("_lowered", tuple(p.lower() for p in self.patterns))
+        super().__init__(patterns, message=message)
 
-    def _check(self, subject: object) -> Result:
-        text = text_of(subject).lower()
-        missing = [
-            p for p, low in zip(self.patterns, self._lowered, strict=True) if low not in text
-        ]
-        details = {"patterns": list(self.patterns), "missing_patterns": missing}
-        if not missing:
-            return Result(_P, self.kind, self._held(), details)
-        return Result(
-            _F,
-            self.kind,
-            f"Expected the response to contain {_quoted(missing)} but it does not",
-            details,
-        )
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        """The texts that must all appear (PromptKit's name for `values`)."""
+        return self.values
+
+    def _details_on_pass(self) -> dict[str, Any]:
+        return {"patterns": list(self.values), "missing_patterns": []}
+
+    def _subset_failure(self, subset: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
+        return f"Expected the response to contain {_quoted(subset)} but it does not", {
+            "patterns": list(self.values),
+            "missing_patterns": list(subset),
+        }
 
     def describe(self) -> str:
         """Describe the requirement."""
-        return "response contains " + _quoted(self.patterns)
+        return "response contains " + _quoted(self.values)
 
 
 @register

@@ -126,6 +126,41 @@ class Contains(_Substrings):
 
 
 @register
+class ContainsAll(Contains):
+    """Passes when the text contains every value, ignoring case (flat `contains_all`).
+
+    The flat vocabulary's spelling of `Contains` with a list: the same check, with its own
+    reason (naming every value) and detail keys (`values`, `missing`).
+
+    Example:
+        >>> from chatassert.flat import ContainsAll
+        >>> r = ContainsAll(["date", "time", "party size"]).check("Confirm the date and time")
+        >>> r.details["missing"]
+        ['party size']
+    """
+
+    __slots__ = ()
+    kind = "contains_all"
+    dialect_names = {"flat": "contains_all"}
+
+    def _details_on_pass(self) -> dict[str, Any]:
+        return {"values": list(self.values), "missing": []}
+
+    def _constant_failure(self) -> tuple[str, dict[str, Any]]:
+        return self._subset_failure(self.values)
+
+    def _subset_failure(self, subset: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
+        return f"Response should contain all of: {list(self.values)}", {
+            "values": list(self.values),
+            "missing": list(subset),
+        }
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        return "contains all of " + ", ".join(repr(v) for v in self.values)
+
+
+@register
 class NotContains(_Substrings):
     """Passes when the text contains none of the values, ignoring case (flat `not_contains`).
 
@@ -205,43 +240,6 @@ class ContainsAny(_Substrings):
     def describe(self) -> str:
         """Describe the requirement."""
         return "contains any of " + ", ".join(repr(v) for v in self.values)
-
-
-@register
-class ContainsAll(_Substrings):
-    """Passes when the text contains every value, ignoring case (flat `contains_all`).
-
-    Example:
-        >>> from chatassert.flat import ContainsAll
-        >>> r = ContainsAll(["date", "time", "party size"]).check("Confirm the date and time")
-        >>> r.details["missing"]
-        ['party size']
-    """
-
-    __slots__ = ()
-    kind = "contains_all"
-    dialect_names = {"flat": "contains_all"}
-
-    def _details_on_pass(self) -> dict[str, Any]:
-        return {"values": list(self.values), "missing": []}
-
-    def _constant_failure(self) -> tuple[str, dict[str, Any]]:
-        return self._subset_failure(self.values)
-
-    def _subset_failure(self, subset: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
-        return f"Response should contain all of: {list(self.values)}", {
-            "values": list(self.values),
-            "missing": list(subset),
-        }
-
-    def _check(self, subject: object) -> Result:
-        text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
-        missing = self._missing(text)
-        return self._failure_for(missing) if missing else self._pass
-
-    def describe(self) -> str:
-        """Describe the requirement."""
-        return "contains all of " + ", ".join(repr(v) for v in self.values)
 
 
 @register
