@@ -10,11 +10,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from chatassert import Contains, Turn
+from chatassert import Contains, Matches, Turn
 from chatassert._base import Assertion
 from chatassert._registry import registered
 from chatassert.flat import ContainsAll
-from chatassert.promptkit import ContentIncludes
+from chatassert.promptkit import ContentIncludes, ContentMatches
 
 DECIDING = ("check", "acheck", "_check", "_acheck", "_eval", "_compile_quick", "_all_ok_function")
 """The methods that decide an outcome; a spelling inherits every one of them."""
@@ -34,6 +34,7 @@ def spellings() -> list[tuple[type[Assertion], type[Assertion]]]:
 def test_the_known_spellings_are_found() -> None:
     assert (ContentIncludes, Contains) in spellings()
     assert (ContainsAll, Contains) in spellings()
+    assert (ContentMatches, Matches) in spellings()
 
 
 @pytest.mark.parametrize(("spelling", "native"), spellings(), ids=lambda c: c.kind)
@@ -60,6 +61,11 @@ def test_spellings_of_contains_agree_with_it(expected: list[str], text: str) -> 
     assert ContainsAll(expected).check(Turn(text=text)).status is native
 
 
+@given(st.sampled_from(["a", "^b", "x|y", "(?i)ab", "a{2}", "[A-Z]"]), texts)
+def test_spellings_of_matches_agree_with_it(pattern: str, text: str) -> None:
+    assert ContentMatches(pattern).check(text).status is Matches(pattern).check(text).status
+
+
 @pytest.mark.parametrize(
     ("check", "text", "record"),
     [
@@ -84,6 +90,16 @@ def test_spellings_of_contains_agree_with_it(expected: list[str], text: str) -> 
                 "name": "content_includes",
                 "reason": "response contains 'Paris'",
                 "details": {"patterns": ["Paris"], "missing_patterns": []},
+            },
+        ),
+        (
+            ContentMatches(r"\d+"),
+            "table 12",
+            {
+                "status": "passed",
+                "name": "content_matches",
+                "reason": "response matches /\\d+/",
+                "details": {"pattern": "\\d+", "matched": True, "match": "12"},
             },
         ),
         (

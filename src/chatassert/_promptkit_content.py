@@ -17,12 +17,12 @@ from typing import Any, ClassVar
 
 from chatassert._base import Assertion
 from chatassert._errors import RegexTimeoutError
-from chatassert._models import as_conversation, text_of
+from chatassert._models import as_conversation
 from chatassert._params import Param, register, string_values
 from chatassert._promptkit_base import CONTENT_LIMIT, _quoted, _timeout, assistant_texts
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
 from chatassert._result import Result, Status
-from chatassert._text import Contains
+from chatassert._text import Contains, Matches
 
 __all__ = [
     "ContentIncludes",
@@ -83,10 +83,12 @@ class ContentIncludes(Contains):
 
 
 @register
-class ContentMatches(Assertion):
+class ContentMatches(Matches):
     """Passes when the regular expression is found in the turn's response (Go/RE2 syntax, G8).
 
-    On a failure the details keep the first 500 characters of the response as `content`.
+    PromptKit's spelling of `Matches`: the same check, with PromptKit's parameter (`pattern`),
+    reasons and details. A pass keeps the matched text as `match`; a failure keeps the first
+    500 characters of the response as `content`.
 
     Example:
         >>> from chatassert.promptkit import ContentMatches
@@ -96,44 +98,25 @@ class ContentMatches(Assertion):
         {'pattern': '(?i)email', 'matched': False, 'content': 'Please call us instead'}
     """
 
-    __slots__ = ("_compiled", "pattern")
+    __slots__ = ()
     kind = "content_matches"
     dialect_names = {"promptkit.turn": "content_matches"}
     params = (Param("pattern", "str", required=True, doc="a regular expression (Go/RE2 syntax)"),)
-    options = ("regex_timeout",)
-    pattern: str
-    _compiled: Pattern
 
-    def __init__(
-        self,
-        pattern: str,
-        *,
-        message: str | None = None,
-        regex_timeout: float = DEFAULT_REGEX_TIMEOUT,
-    ) -> None:
-        super().__init__(message=message)
-        self._set("pattern", pattern)
-        self._set("_compiled", compile_regex(pattern, self.kind, regex_timeout))
+    def _found(self, match: Any, text: str) -> Result:
+        details = {"pattern": self.pattern, "matched": True, "match": match.group(0)}
+        return Result(_P, self.kind, self._held(), details)
 
-    def _check(self, subject: object) -> Result:
-        text = text_of(subject)
-        try:
-            match = self._compiled.search(text)
-        except RegexTimeoutError as exc:
-            return _timeout(self.kind, exc, self.pattern)
-        if match is not None:
-            return Result(
-                _P,
-                self.kind,
-                self._held(),
-                {"pattern": self.pattern, "matched": True, "match": match.group(0)},
-            )
+    def _missed(self, text: str) -> Result:
         return Result(
             _F,
             self.kind,
             f"Expected the response to match /{self.pattern}/ but it does not",
             {"pattern": self.pattern, "matched": False, "content": text[:CONTENT_LIMIT]},
         )
+
+    def _timed_out(self, exc: RegexTimeoutError, text: str) -> Result:
+        return _timeout(self.kind, exc, self.pattern)
 
     def describe(self) -> str:
         """Describe the requirement."""

@@ -345,9 +345,20 @@ class Matches(Assertion):
         try:
             found = self._compiled.search(text)
         except RegexTimeoutError as exc:
-            details = {"pattern": self.pattern, "error": "timeout", "text_length": len(text)}
-            return Result(_E, "matches", str(exc), details)
-        return self._fail if found is None else self._pass
+            return self._timed_out(exc, text)
+        return self._missed(text) if found is None else self._found(found, text)
+
+    # How the outcome is spelt; a vocabulary's spelling of `Matches` may say it otherwise.
+
+    def _found(self, match: Any, text: str) -> Result:
+        return self._pass
+
+    def _missed(self, text: str) -> Result:
+        return self._fail
+
+    def _timed_out(self, exc: RegexTimeoutError, text: str) -> Result:
+        details = {"pattern": self.pattern, "error": "timeout", "text_length": len(text)}
+        return Result(_E, "matches", str(exc), details)
 
     def describe(self) -> str:
         """Describe the requirement."""
