@@ -43,7 +43,7 @@ def pytest_report_header(config: Any) -> str:
     total = sum(b[0] if PROFILE == "ci" else b[1] for b in BUDGETS.values())
     return (
         f"chatassert fuzz profile: {PROFILE} ({len(BUDGETS)} targets, up to {total:,} inputs, "
-        f"{INPUT_SECONDS:g} s per input)"
+        f"{INPUT_SECONDS:g} s of CPU per input)"
     )
 
 

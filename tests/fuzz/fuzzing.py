@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import os
 import signal
 import time
@@ -31,6 +32,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, TypeVar
 
 from hypothesis import settings
@@ -93,7 +95,9 @@ BUDGETS: dict[str, tuple[int, int]] = {
 }
 
 INPUT_SECONDS = {"ci": 10.0, "long": 10.0}[PROFILE]
-"""The longest one input may take (loading, reading or checking): longer is a finding."""
+"""The most CPU time one input may use (loading, reading or checking): more is a finding.
+
+Six times as much wall-clock time stops an input that waits instead of working."""
 
 COUNTS: Counter[str] = Counter()
 """Inputs run per target in this session (generation, replay and shrinking alike)."""
@@ -146,27 +150,55 @@ class InputTooSlow(BaseException):
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Raise `InputTooSlow` in the running code if the block takes longer than `seconds`.
+def time_limit(seconds: float, wall_seconds: float | None = None) -> Iterator[None]:
+    """Raise `InputTooSlow` in the running code if the block uses more than `seconds` of CPU.
 
-    Uses a real-time interval timer, so it only works in the main thread on POSIX; elsewhere
+    CPU time (an `ITIMER_PROF` timer) does not grow when the machine is busy, so a loaded
+    machine does not turn a slow-but-fine input into a finding; a block that waits instead of
+    working is stopped by a wall-clock timer at `wall_seconds` (default six times `seconds`).
+    A timer that fires inside a garbage-collector callback, where an exception cannot
+    propagate, fires again a moment later; and a block that outlived its limit fails when it
+    ends even if the exception was swallowed. Works in the main thread on POSIX; elsewhere
     the block runs without a limit.
     """
     usable = hasattr(signal, "setitimer") and _main_thread()
     if not usable:
         yield
         return
+    expired = False
 
-    def _alarm(signum: int, frame: object) -> None:
+    def _alarm(signum: int, frame: FrameType | None) -> None:
+        nonlocal expired
+        expired = True
+        if _in_gc_callback(frame):
+            signal.setitimer(_TIMERS[signum], 0.01)  # a moment later, outside the callback
+            return
         raise InputTooSlow
 
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = {sig: signal.signal(sig, _alarm) for sig in _TIMERS}
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, wall_seconds or 6 * seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for sig, timer in _TIMERS.items():
+            signal.setitimer(timer, 0)
+            signal.signal(sig, previous[sig])
+    if expired:
+        raise InputTooSlow
+
+
+_TIMERS = {signal.SIGPROF: signal.ITIMER_PROF, signal.SIGALRM: signal.ITIMER_REAL}
+
+
+def _in_gc_callback(frame: FrameType | None) -> bool:
+    callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
+    depth = 0
+    while frame is not None and depth < 8:
+        if frame.f_code in callbacks:
+            return True
+        frame, depth = frame.f_back, depth + 1
+    return False
 
 
 def _main_thread() -> bool:
@@ -200,8 +232,8 @@ def fuzz_target(name: str) -> Callable[[F], F]:
                         return function(*args, **kwargs)
                 except InputTooSlow:
                     raise AssertionError(
-                        f"{name}: one input ran longer than {INPUT_SECONDS:g} s (a hang or a "
-                        "denial of service)"
+                        f"{name}: one input used more than {INPUT_SECONDS:g} s of CPU, or "
+                        f"{6 * INPUT_SECONDS:g} s in all (a hang or a denial of service)"
                     ) from None
             except Exception as exc:
                 if not TRIAGE:
