@@ -14,7 +14,18 @@ from chatassert import Contains, Matches, Turn
 from chatassert._base import Assertion
 from chatassert._registry import registered
 from chatassert.flat import ContainsAll
-from chatassert.promptkit import ContentIncludes, ContentMatches
+from chatassert.promptkit import (
+    AgentInvoked,
+    AgentNotInvoked,
+    ContentIncludes,
+    ContentMatches,
+    ConversationAgentInvoked,
+    ConversationAgentNotInvoked,
+    ConversationToolsCalled,
+    ConversationToolsNotCalled,
+    ToolsCalled,
+    ToolsNotCalled,
+)
 
 DECIDING = ("check", "acheck", "_check", "_acheck", "_eval", "_compile_quick", "_all_ok_function")
 """The methods that decide an outcome; a spelling inherits every one of them."""
@@ -35,6 +46,10 @@ def test_the_known_spellings_are_found() -> None:
     assert (ContentIncludes, Contains) in spellings()
     assert (ContainsAll, Contains) in spellings()
     assert (ContentMatches, Matches) in spellings()
+    assert (AgentInvoked, ToolsCalled) in spellings()
+    assert (AgentNotInvoked, ToolsNotCalled) in spellings()
+    assert (ConversationAgentInvoked, ConversationToolsCalled) in spellings()
+    assert (ConversationAgentNotInvoked, ConversationToolsNotCalled) in spellings()
 
 
 @pytest.mark.parametrize(("spelling", "native"), spellings(), ids=lambda c: c.kind)
@@ -59,6 +74,22 @@ def test_spellings_of_contains_agree_with_it(expected: list[str], text: str) -> 
     native = Contains(expected).check(text).status
     assert ContentIncludes(expected).check(text).status is native
     assert ContainsAll(expected).check(Turn(text=text)).status is native
+
+
+names = st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=3)
+
+
+@given(names, st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=4))
+def test_agent_checks_agree_with_the_tool_checks_they_spell(
+    expected: list[str], called: list[str]
+) -> None:
+    from chatassert import ToolCall
+
+    turn = Turn(tool_calls=[ToolCall(name=n) for n in called])
+    assert AgentInvoked(expected).check(turn).status is ToolsCalled(expected).check(turn).status
+    assert (
+        AgentNotInvoked(expected).check(turn).status is ToolsNotCalled(expected).check(turn).status
+    )
 
 
 @given(st.sampled_from(["a", "^b", "x|y", "(?i)ab", "a{2}", "[A-Z]"]), texts)

@@ -84,7 +84,9 @@ class ToolsCalled(_NamesCheck):
 
     def _check(self, subject: object) -> Result:
         called = self._called(subject)
-        missing = [t for t in self.tools if t not in called]
+        return self._says([t for t in self._names if t not in called], called)
+
+    def _says(self, missing: list[str], called: list[str]) -> Result:
         details = {"missing_tools": missing, "called_tools": called}
         if not missing:
             return Result(_P, self.kind, self._held(), details)
@@ -120,7 +122,9 @@ class ToolsNotCalled(_NamesCheck):
 
     def _check(self, subject: object) -> Result:
         called = self._called(subject)
-        forbidden = [t for t in self.tools if t in called]
+        return self._says([t for t in self._names if t in called], called)
+
+    def _says(self, forbidden: list[str], called: list[str]) -> Result:
         details = {"forbidden_tools_called": forbidden, "all_called_tools": called}
         if not forbidden:
             return Result(_P, self.kind, self._held(), details)
@@ -133,8 +137,11 @@ class ToolsNotCalled(_NamesCheck):
 
 
 @register
-class AgentInvoked(_NamesCheck):
+class AgentInvoked(ToolsCalled):
     """Passes when every agent (an agent member's tool name) was called in the turn.
+
+    PromptKit's spelling of `ToolsCalled` for agents, whose calls are tool calls named after
+    the agent member: the same check, with its own parameter (`agents`), reason and details.
 
     Example:
         >>> from chatassert import ToolCall, Turn
@@ -143,19 +150,20 @@ class AgentInvoked(_NamesCheck):
         {'missing_agents': ['a2a__research_agent__search_papers'], 'called_tools': []}
     """
 
-    __slots__ = ("agents",)
+    __slots__ = ()
     kind = "agent_invoked"
-    _attr = "agents"
     dialect_names = {"promptkit.turn": "agent_invoked"}
     params = (Param("agents", "str_list", required=True, doc="agent tool names to be called"),)
-    agents: tuple[str, ...]
 
     def __init__(self, agents: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(agents, message=message)
 
-    def _check(self, subject: object) -> Result:
-        called = self._called(subject)
-        missing = [a for a in self.agents if a not in called]
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """The agent tool names that must be called."""
+        return self._names
+
+    def _says(self, missing: list[str], called: list[str]) -> Result:
         details = {"missing_agents": missing, "called_tools": called}
         if not missing:
             return Result(_P, self.kind, self._held(), details)
@@ -168,8 +176,10 @@ class AgentInvoked(_NamesCheck):
 
 
 @register
-class AgentNotInvoked(_NamesCheck):
+class AgentNotInvoked(ToolsNotCalled):
     """Passes when none of the agents was called in the turn.
+
+    PromptKit's spelling of `ToolsNotCalled` for agents (see `AgentInvoked`).
 
     Example:
         >>> from chatassert import ToolCall, Turn
@@ -179,19 +189,20 @@ class AgentNotInvoked(_NamesCheck):
         False
     """
 
-    __slots__ = ("agents",)
+    __slots__ = ()
     kind = "agent_not_invoked"
-    _attr = "agents"
     dialect_names = {"promptkit.turn": "agent_not_invoked"}
     params = (Param("agents", "str_list", required=True, doc="agent tool names not to be called"),)
-    agents: tuple[str, ...]
 
     def __init__(self, agents: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(agents, message=message)
 
-    def _check(self, subject: object) -> Result:
-        called = self._called(subject)
-        forbidden = [a for a in self.agents if a in called]
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """The agent tool names that must not be called."""
+        return self._names
+
+    def _says(self, forbidden: list[str], called: list[str]) -> Result:
         details = {"forbidden_agents_called": forbidden, "called_tools": called}
         if not forbidden:
             return Result(_P, self.kind, self._held(), details)
@@ -373,8 +384,10 @@ class ConversationToolsCalled(_ConversationNames):
         super().__init__(tool_names, message=message)
         self._set("min_calls", _min_calls(min_calls))
 
+    _missing_label: ClassVar[str] = "missing required tools"
+
     def _check(self, subject: object) -> Result:
-        return self._required(subject, self.min_calls, "missing required tools")
+        return self._required(subject, self.min_calls, self._missing_label)
 
 
 @register
@@ -409,13 +422,18 @@ class ConversationToolsNotCalled(_ConversationNames):
     def __init__(self, tool_names: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(tool_names, message=message)
 
+    _forbidden_label: ClassVar[str] = "forbidden tools were called"
+
     def _check(self, subject: object) -> Result:
-        return self._forbidden(subject, "forbidden tools were called")
+        return self._forbidden(subject, self._forbidden_label)
 
 
 @register
-class ConversationAgentInvoked(_ConversationNames):
+class ConversationAgentInvoked(ConversationToolsCalled):
     """Passes when each agent was invoked at least `min_calls` times in the conversation.
+
+    PromptKit's spelling of `ConversationToolsCalled` for agents: the same check, with its own
+    parameter (`agent_names`), reason and evidence key (`agent`).
 
     Example:
         >>> from chatassert import Conversation, ToolCall, Turn
@@ -426,9 +444,8 @@ class ConversationAgentInvoked(_ConversationNames):
         ('missing required agent invocations: a2a__translate', {'a2a__research': 1})
     """
 
-    __slots__ = ("agent_names", "min_calls")
+    __slots__ = ()
     kind = "conversation_agent_invoked"
-    _attr = "agent_names"
     _noun = "agent"
     _violation = "forbidden agent was invoked"
     dialect_names = {"promptkit.conversation": "agent_invoked"}
@@ -436,22 +453,25 @@ class ConversationAgentInvoked(_ConversationNames):
         Param("agent_names", "str_list", required=True, doc="agents that must be invoked"),
         _MIN_CALLS,
     )
-    agent_names: tuple[str, ...]
-    min_calls: int
+    _missing_label = "missing required agent invocations"
 
     def __init__(
         self, agent_names: str | Sequence[str], min_calls: int = 1, *, message: str | None = None
     ) -> None:
-        super().__init__(agent_names, message=message)
-        self._set("min_calls", _min_calls(min_calls))
+        super().__init__(agent_names, min_calls, message=message)
 
-    def _check(self, subject: object) -> Result:
-        return self._required(subject, self.min_calls, "missing required agent invocations")
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        """The agents that must be invoked."""
+        return self._names
 
 
 @register
-class ConversationAgentNotInvoked(_ConversationNames):
+class ConversationAgentNotInvoked(ConversationToolsNotCalled):
     """Passes when none of the agents was invoked anywhere in the conversation.
+
+    PromptKit's spelling of `ConversationToolsNotCalled` for agents (see
+    `ConversationAgentInvoked`).
 
     Example:
         >>> from chatassert import Conversation, ToolCall, Turn
@@ -461,19 +481,20 @@ class ConversationAgentNotInvoked(_ConversationNames):
         'forbidden agents were invoked'
     """
 
-    __slots__ = ("agent_names",)
+    __slots__ = ()
     kind = "conversation_agent_not_invoked"
-    _attr = "agent_names"
     _noun = "agent"
     _violation = "forbidden agent was invoked"
     dialect_names = {"promptkit.conversation": "agent_not_invoked"}
     params = (
         Param("agent_names", "str_list", required=True, doc="agents that must not be invoked"),
     )
-    agent_names: tuple[str, ...]
+    _forbidden_label = "forbidden agents were invoked"
 
     def __init__(self, agent_names: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(agent_names, message=message)
 
-    def _check(self, subject: object) -> Result:
-        return self._forbidden(subject, "forbidden agents were invoked")
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        """The agents that must not be invoked."""
+        return self._names
