@@ -292,3 +292,137 @@ def test_the_text_types_are_exported_by_the_facade() -> None:
     for name in ("Contains", "NotContains", "ContainsAny", "Equals", "Matches"):
         assert name in chatassert.__all__
     assert "ContainsAll" in chatassert.flat.__all__  # the flat vocabulary's own spelling
+
+
+# -- whole records at their edges (found by mutation testing, docs/mutation.md) ---------------
+
+
+def test_two_values_are_each_required_or_each_forbidden() -> None:
+    """SEMANTICS flat table: `contains` needs every value, `not_contains` forbids every value;
+    with two values, the second counts as much as the first."""
+    result = Contains(["table", "window"]).check("A table for two")
+    assert (result.status, result.name, result.reason, result.details) == (
+        Status.FAILED,
+        "contains",
+        "Response does not contain 'window'",
+        {"expected": ["table", "window"], "missing": ["window"]},
+    )
+    forbidden = NotContains(["goodbye", "refund"])
+    result = forbidden.check("Your REFUND is on its way")
+    assert (result.status, result.name, result.reason, result.details) == (
+        Status.FAILED,
+        "not_contains",
+        "Response should not contain 'refund'",
+        {"forbidden": ["goodbye", "refund"], "found": ["refund"]},
+    )
+    result = forbidden.check("Goodbye, and enjoy the refund")
+    assert (result.status, result.reason, result.details) == (
+        Status.FAILED,
+        "Response should not contain 'goodbye'",
+        {"forbidden": ["goodbye", "refund"], "found": ["goodbye", "refund"]},
+    )
+    result = forbidden.check("Anything else?")
+    assert (result.status, result.details) == (
+        Status.PASSED,
+        {"forbidden": ["goodbye", "refund"], "found": []},
+    )
+
+
+@pytest.mark.parametrize(
+    ("check", "text", "reason", "details"),
+    [
+        (
+            Contains(["table", "window"]),
+            "A TABLE by the window",
+            "contains 'table' and 'window'",
+            {"expected": ["table", "window"], "missing": []},
+        ),
+        (
+            NotContains("goodbye"),
+            "Anything else?",
+            "does not contain 'goodbye'",
+            {"forbidden": "goodbye", "found": []},
+        ),
+        (  # `matched`: the first value, in the order given, that the text contains
+            ContainsAny(["available", "open", "free"]),
+            "FREE now, and open at 8",
+            "contains any of 'available', 'open', 'free'",
+            {"values": ["available", "open", "free"], "matched": "open"},
+        ),
+        (
+            ContainsAll(["date", "time"]),
+            "Confirm the date and TIME",
+            "contains all of 'date', 'time'",
+            {"values": ["date", "time"], "missing": []},
+        ),
+        (  # `expected` is the value as given, `actual` the trimmed text
+            Equals(" Goodbye! "),
+            "\nGoodbye!",
+            "equals ' Goodbye! '",
+            {"expected": " Goodbye! ", "actual": "Goodbye!"},
+        ),
+        (
+            Matches(r"#\d+"),
+            "Ticket #42 created",
+            "matches /#\\d+/",
+            {"pattern": r"#\d+", "matched": True},
+        ),
+    ],
+    ids=["contains", "not_contains", "contains_any", "contains_all", "equals", "matches"],
+)
+def test_a_pass_record_names_the_requirement_that_held(
+    check: chatassert.Assertion, text: str, reason: str, details: dict[str, object]
+) -> None:
+    """docs/flat.md, "A pass": the reason is `describe()`, the details the failure's keys."""
+    result = check.check(text)
+    assert (result.status, result.name, result.reason, result.details) == (
+        Status.PASSED,
+        check.kind,
+        reason,
+        details,
+    )
+    assert result.reason == check.describe()
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (True, "equals value must be a string, got bool"),  # a bool is not a number here
+        (None, "equals value must be a string, got NoneType"),
+        (["Goodbye"], "equals value must be a string, got list"),
+    ],
+)
+def test_equals_takes_text_or_a_number_and_names_what_it_got(value: object, message: str) -> None:
+    """SEMANTICS flat table: `equals` takes a string (a number is rendered with `str`); G4."""
+    with pytest.raises(TypeError) as raised:
+        Equals(value)  # type: ignore[arg-type]
+    assert str(raised.value) == message
+
+
+def test_equals_rejects_blank_text() -> None:
+    with pytest.raises(ValueError) as raised:
+        Equals(" \n\t")
+    assert str(raised.value) == "equals value must not be empty"
+
+
+def test_matches_rejects_an_empty_or_non_string_pattern_naming_itself() -> None:
+    """G4: a bad parameter fails at construction, and the message names the type."""
+    with pytest.raises(ValueError) as empty:
+        Matches("")
+    assert str(empty.value) == "matches pattern must not be empty"
+    with pytest.raises(TypeError) as wrong:
+        Matches(5)  # type: ignore[arg-type]
+    assert str(wrong.value) == "matches pattern must be a string, got int"
+
+
+def test_a_regex_timeout_is_an_error_record() -> None:
+    """G7/G8 and docs/flat.md: a search that runs out of its time limit is an `error` whose
+    details name the pattern, the cause and the length of the text."""
+    slow = "a" * 40_000 + "!"  # `(a|aa)+$` backtracks far past the limit on this
+    result = Matches("(a|aa)+$", regex_timeout=0.05).check(slow)
+    assert (result.status, result.name, result.reason, result.details) == (
+        Status.ERROR,
+        "matches",
+        "pattern '(a|aa)+$' did not finish within 0.05s on a text of 40001 characters",
+        {"pattern": "(a|aa)+$", "error": "timeout", "text_length": 40_001},
+    )

@@ -9,11 +9,12 @@ Each test names what it pins: SEMANTICS G9 (loose argument equality), the flat t
 from __future__ import annotations
 
 import datetime as dt
+import math
 from typing import Any
 
 import pytest
 
-from chatassert import ContainsFunctionCall, Status, ToolCall, Turn
+from chatassert import ContainsFunctionCall, Conversation, Status, ToolCall, Turn
 from chatassert.args import loose_equal
 
 
@@ -142,3 +143,73 @@ def test_invalid_json_arguments_are_an_error_that_still_reports_every_call() -> 
         "arguments": {"n": 2},
         "mismatches": [{"argument": "n", "expected": 1, "problem": "value_mismatch", "actual": 2}],
     }
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "equal"),
+    [
+        (4, "4", True),  # G9: a number equals its canonical decimal rendering
+        (4, "4.0", True),  # an integral number is also 4.0, which renders as "4.0"
+        (4.0, "4", True),
+        (4, "None", False),  # and no other string
+        (2.5, "2.50", False),
+        (math.inf, "inf", True),  # docs/flat.md: a non-finite number equals its rendering
+        (-math.inf, "-inf", True),
+        (math.nan, "nan", True),
+        (math.inf, "None", False),
+        (math.inf, "Infinity", False),
+        (math.nan, math.nan, False),  # numerically, NaN equals nothing
+    ],
+)
+def test_loose_equal_of_numbers_and_their_renderings(
+    expected: Any, actual: Any, equal: bool
+) -> None:
+    assert loose_equal(expected, actual) is equal
+    assert loose_equal(actual, expected) is equal  # the same rule either way round
+
+
+def test_a_loose_match_passes_with_the_record_of_an_exact_one() -> None:
+    """G9 through the assertion: a pass shares the details built with the assertion,
+    `{tool, arguments}` (docs/flat.md, "A pass"), however loosely the arguments matched."""
+    check = ContainsFunctionCall("book", {"party_size": "4", "date": dt.date(2024, 2, 15)})
+    turn = calls(ToolCall(name="book", arguments={"party_size": 4, "date": "2024-02-15"}))
+    result = check.check(turn)
+    assert (result.status, result.name, result.reason, result.details) == (
+        Status.PASSED,
+        "contains_function_call",
+        "calls book with {'party_size': '4', 'date': '2024-02-15'}",
+        {"tool": "book", "arguments": {"party_size": "4", "date": "2024-02-15"}},
+    )
+    exact = calls(ToolCall(name="book", arguments={"party_size": "4", "date": "2024-02-15"}))
+    assert check.check(exact) == result
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "reason"),
+    [
+        ({"a": True}, {"a": 1}, "tool 'f' was called with x.a=1, expected True"),
+        ({"a": 1}, {"a": True}, "tool 'f' was called with x.a=True, expected 1"),
+        ([True], [1], "tool 'f' was called with x=[1], expected [True]"),
+        ([0], [False], "tool 'f' was called with x=[False], expected [0]"),
+    ],
+)
+def test_a_bool_never_equals_a_number_even_inside_a_mapping_or_list(
+    expected: Any, actual: Any, reason: str
+) -> None:
+    """G9: a bool equals a bool or "true"/"false", never 1 or 0, at any depth (Python's `==`
+    says `{"a": 1} == {"a": True}`; a call passed on that once)."""
+    assert not loose_equal(expected, actual)
+    result = ContainsFunctionCall("f", {"x": expected}).check(
+        calls(ToolCall(name="f", arguments={"x": actual}))
+    )
+    assert (result.status, result.reason) == (Status.FAILED, reason)
+
+
+def test_a_conversation_of_one_turn_is_checked_as_that_turn() -> None:
+    """docs/flat.md, "Subjects", and `as_turn`: a one-turn conversation is checked as its turn."""
+    turn = calls(ToolCall(name="f", arguments={"n": 1}))
+    check = ContainsFunctionCall("f", {"n": "1"})
+    assert check.check(Conversation(turns=(turn,))) == check.check(turn)
+    assert check.check(Conversation(turns=(turn,))).passed
+    with pytest.raises(TypeError, match="Conversation of 2 turns"):
+        check.check(Conversation(turns=(turn, turn)))
