@@ -128,7 +128,11 @@ def literal_prefixes(pattern: str) -> tuple[str, ...] | None:
 
 
 def show(value: Any, width: int = 80) -> str:
-    """Render a JSON value for a reason: strings in single quotes, the rest as JSON."""
+    """Render a JSON value for a reason: strings in single quotes, the rest as JSON.
+
+    Non-ASCII text is kept as it is; a value JSON cannot write (one that contains itself) is
+    written as its Python repr. The rendering is cut to `width` characters (see `shorten`).
+    """
     if isinstance(value, str):
         return f"'{shorten(value, width)}'"
     kind = type(value)

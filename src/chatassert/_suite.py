@@ -131,7 +131,7 @@ class Case:
         user_turns = _user_turns(conversation)
         results = [self._turn(i, spec, user_turns) for i, spec in enumerate(self.turns)]
         results += [self._whole(a, a.check(conversation)) for a in self.checks]
-        return self._finish(results, start)
+        return self._finish(results, start, len(self.turns))
 
     async def acheck(self, subject: object) -> Result:
         """Check asynchronously: judged assertions of all turns run concurrently."""
@@ -152,6 +152,7 @@ class Case:
         return self._finish(
             [*turn_results, *(self._whole(a, r) for a, r in zip(self.checks, whole, strict=True))],
             start,
+            len(self.turns),
         )
 
     def _prepared(self, subject: object) -> Conversation:
@@ -210,15 +211,16 @@ class Case:
             return result._with_field("location", "conversation")
         return result
 
-    def _finish(self, results: Sequence[Result], start: float) -> Result:
-        """The case's result over its parts, timed from `start`."""
+    def _finish(self, results: Sequence[Result], start: float, turns: int = 0) -> Result:
+        """The case's result over its parts, timed from `start`: the first `turns` results are
+        the records of the case's turns, the rest are its whole-subject checks."""
         statuses = [r.status for r in results]
-        if not self.turns and statuses.count(_P) == len(statuses):  # the common case, quickly
+        if not turns and statuses.count(_P) == len(statuses):  # the common case, quickly
             status = _P
             reason, counts = _all_passed(len(statuses))
         else:
             status = all_status(statuses)
-            counts = _counts(_leaf_statuses(results) if self.turns else statuses)
+            counts = _counts(_leaf_statuses(results[:turns]) + statuses[turns:])
             if status is _P:
                 reason = f"all {counts['passed']} assertions passed"
             else:
@@ -336,11 +338,16 @@ def _cause(results: Sequence[Result], status: Status) -> Result:
             return node
 
 
-def _leaf_statuses(results: Sequence[Result]) -> list[Status]:
-    """The statuses of the assertions themselves (a turn's children, or whole-subject checks)."""
+def _leaf_statuses(turns: Sequence[Result]) -> list[Status]:
+    """The statuses of the assertions of a case's turn records: each turn's children, or the
+    turn itself when the transcript lacks it (an error without children).
+
+    Turn records are told by their place (a case's first results), never by their name: a
+    whole-subject check whose kind is `turn` is counted once, as itself, like any other.
+    """
     out: list[Status] = []
-    for r in results:
-        if r.name == "turn" and (r.children or r.status is not _E):
+    for r in turns:
+        if r.children or r.status is not _E:
             out.extend(c.status for c in r.children)  # a turn without assertions counts none
         else:
             out.append(r.status)
@@ -400,7 +407,8 @@ class Suite:
         In order: a case named by the conversation's metadata (`case`, `test_case`, `name`,
         `id`) or its id; else the case whose user inputs match the longest start of the
         conversation's (when two match equally far, the conversation is ambiguous and none is
-        chosen); else, for a suite of one case, that case; else none.
+        chosen; a case's turn without input matches no input); else, for a suite of one case,
+        that case; else none.
         """
         keys = [conversation.metadata.get(k) for k in ("case", "test_case", "name", "id")]
         for key in [*keys, conversation.id]:  # what the record says before its own id

@@ -79,6 +79,10 @@ def zone_clock() -> dt.datetime:
     return dt.datetime(2026, 1, 20, 13, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
 
 
+CONTAINS_ITSELF: list[Any] = []
+CONTAINS_ITSELF.append(CONTAINS_ITSELF)  # a Python value no JSON text can write
+
+
 def row(
     name: str,
     build: Callable[[], Assertion],
@@ -125,6 +129,32 @@ ROWS = [
         F,
         "Expected status 1, got true",
         {"path": "status", "expected": 1, "actual": True},
+    ),
+    # `show`: strings in single quotes, cut to 80 characters; other values as JSON, with
+    # their non-ASCII text as it is; a value JSON cannot write (it contains itself) as its repr
+    row(
+        "status-long-text",
+        lambda: StatusIs("ok"),
+        {"status": "x" * 100},
+        F,
+        "Expected status 'ok', got '" + "x" * 53 + "…" + "x" * 26 + "'",
+        {"path": "status", "expected": "ok", "actual": "x" * 100},
+    ),
+    row(
+        "status-object-non-ascii",
+        lambda: StatusIs("ok"),
+        {"status": {"note": "café"}},
+        F,
+        'Expected status \'ok\', got {"note": "café"}',
+        {"path": "status", "expected": "ok", "actual": {"note": "café"}},
+    ),
+    row(
+        "status-contains-itself",
+        lambda: StatusIs("ok"),
+        {"status": CONTAINS_ITSELF},
+        F,
+        "Expected status 'ok', got [[...]]",
+        {"path": "status", "expected": "ok", "actual": CONTAINS_ITSELF},
     ),
     row(
         "status-missing",
@@ -433,6 +463,31 @@ ROWS = [
             "expected": 1,
             "actual": {"a": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"},
         },
+    ),
+    # `show`: a value in a reason is cut to 80 characters, or to the width its reason gives it
+    row(
+        "count-not-list-long-text",
+        lambda: ResultsCount(1),
+        {"results": "y" * 100},
+        F,
+        "Expected exactly 1 result, got 'results' that is not a list ('"
+        + "y" * 26
+        + "…"
+        + "y" * 13
+        + "')",
+        {"path": "results", "expected": 1, "actual": "y" * 100},
+    ),
+    row(
+        "count-not-list-long-number",
+        lambda: ResultsCount(1),
+        {"results": 10**50},
+        F,
+        "Expected exactly 1 result, got 'results' that is not a list (1"
+        + "0" * 25
+        + "…"
+        + "0" * 13
+        + ")",
+        {"path": "results", "expected": 1, "actual": 10**50},
     ),
     row(
         "count-not-object",

@@ -160,6 +160,19 @@ def test_excerpt_of_a_failed_or_nameless_tool_result() -> None:
     assert excerpt(turn) == "user: go\n  <- t [error]: boom\n  <- ?: x\nassistant: ok"
 
 
+def test_excerpt_of_calls_whose_arguments_could_not_be_read() -> None:
+    """`excerpt`: such a call shows the raw text it was logged with, or nothing if none was."""
+    turn = Turn(
+        input="go",
+        text="ok",
+        tool_calls=[
+            ToolCall(name="pay", arguments="[1, 2]"),
+            ToolCall(name="lost", arguments_error="the log kept no arguments"),
+        ],
+    )
+    assert excerpt(turn) == "user: go\n  -> pay([1, 2])\n  -> lost()\nassistant: ok"
+
+
 def test_excerpt_cuts_each_line_to_its_width() -> None:
     turn = Turn(
         input="u" * 30,

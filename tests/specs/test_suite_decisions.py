@@ -12,22 +12,29 @@ without a failing test.
 from __future__ import annotations
 
 import asyncio
+import json
 import pickle
 from typing import Any
 
 import pytest
 
 from chatassert import (
+    AllMatchPattern,
+    Assertion,
     Contains,
     Conversation,
     FieldEquals,
     HasFields,
+    OnEveryTurn,
     OnLastTurn,
     OnTurn,
     Result,
+    Status,
     Turn,
 )
+from chatassert._jsonbase import JsonCheck
 from chatassert._suite import Case, TurnSpec
+from chatassert.errors import RegexTimeoutError
 
 FAIL_FAST_SKIP = "not evaluated: an earlier assertion of this turn failed (fail_fast)"
 
@@ -175,6 +182,8 @@ def test_a_turn_the_transcript_lacks_is_an_error_record(subject: object, availab
     for got in both(three_turn_case(), subject):
         assert got["status"] == "error"
         assert len(got["children"]) == 3
+        missing = 3 - available  # each missing turn counts as one assertion in error
+        assert got["details"] == {"passed": available, "failed": 0, "error": missing, "skipped": 0}
         for index in range(available, 3):
             assert got["children"][index] == {
                 "status": "error",
@@ -224,3 +233,173 @@ def test_a_case_pickles_before_and_after_it_has_checked_something() -> None:
     subject = {"status": "no"}
     assert record(fresh.check(subject)) == record(again.check(subject))
     assert record(fresh.check(subject)) == record(json_case().check(subject))
+
+
+# -- turn records and case counts ------------------------------------------------------------
+
+
+def test_each_turn_and_the_case_count_the_assertions_themselves() -> None:
+    """A turn's reason says how many of its assertions failed and how many could not be
+    evaluated, or how many passed; the case counts every assertion of its turns (a turn's
+    children) and every whole-conversation check once, as itself (`_leaf_statuses`)."""
+    case = Case(
+        "c",
+        turns=(
+            TurnSpec((Contains("a"),), input="q1"),
+            TurnSpec((Contains("b"), Contains("b")), input="q2"),
+            TurnSpec((Contains("zz"), FieldEquals({"a": 1})), input="q3"),
+            TurnSpec((FieldEquals({"a": 1}), FieldEquals({"b": 2})), input="q4"),
+        ),
+        checks=(OnEveryTurn(Contains("zz")),),
+    )
+    chat = Conversation(turns=[Turn(input=f"q{i + 1}", text=text) for i, text in enumerate("abcd")])
+    for got in both(case, chat):
+        assert got["status"] == "failed"
+        assert (
+            got["reason"] == "2 assertions failed; first: contains: Response does not contain 'zz'"
+        )
+        assert got["details"] == {"passed": 3, "failed": 2, "error": 3, "skipped": 0}
+        turns = [(c["status"], c["reason"], c["details"]) for c in got["children"][:4]]
+        assert turns == [
+            ("passed", "1 assertion passed", {"turn_index": 0, "input": "q1"}),
+            ("passed", "2 assertions passed", {"turn_index": 1, "input": "q2"}),
+            ("failed", "1 of 2 failed, 1 could not be evaluated", {"turn_index": 2, "input": "q3"}),
+            ("error", "2 could not be evaluated", {"turn_index": 3, "input": "q4"}),
+        ]
+        assert [c["location"] for c in got["children"]] == [
+            "turns[0]",
+            "turns[1]",
+            "turns[2]",
+            "turns[3]",
+            "conversation",
+        ]
+
+
+def test_fail_fast_counts_every_skipped_assertion() -> None:
+    """G6: what fail_fast leaves out is reported, and counted, as skipped, one by one."""
+    case = fail_fast_case(Contains("x"), Contains("y"), Contains("z"), Contains("w"))
+    for got in both(case, Turn(input="q", text="y z w")):
+        assert got["details"] == {"passed": 0, "failed": 1, "error": 0, "skipped": 3}
+        assert got["reason"] == "1 assertion failed; first: contains: Response does not contain 'x'"
+        assert got["children"][0]["reason"] == "1 of 4 failed"
+
+
+def test_a_case_result_is_timed_from_the_start_of_its_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`Case.check`: "the case's result records its `duration`" (a fake clock: no timing)."""
+    ticks = iter([100.0, 100.25])
+    monkeypatch.setattr("chatassert._suite.perf_counter", lambda: next(ticks))
+    result = Case("c", turns=(TurnSpec((Contains("a"),), input="q"),)).check(
+        Turn(input="q", text="a")
+    )
+    assert result.passed
+    assert result.duration == 0.25
+
+
+# -- JSON cases: the subject decoded once, quick tests only as shortcuts -----------------------
+
+
+def test_a_json_array_response_reaches_each_check_decoded() -> None:
+    """`_json_once`: JSON that is not an object reaches each check as given, and the check
+    decodes it itself, so `$[*]` paths see the array's items (a check's quick test is only
+    ever given a JSON object: on the undecoded text it would find nothing and pass)."""
+    case = Case("j", checks=(AllMatchPattern("$[*].text", "^a"),), subject="json")
+    subject = '[{"text": "abc"}, {"text": "b"}]'
+    for got in both(case, subject):
+        assert got["status"] == "failed"
+        assert got["details"] == {"passed": 0, "failed": 1, "error": 0, "skipped": 0}
+        assert got["children"][0]["reason"] == "Value 'b' at [1].text doesn't match pattern '^a'"
+        assert got["children"][0]["details"]["checked"] == 2
+
+
+def test_json_text_is_checked_as_the_object_it_holds_even_out_of_regex_time() -> None:
+    """`_json_once`: a JSON case decodes its subject once for all its checks, so JSON text is
+    checked exactly as its object: here the quick test runs out of regex time and the full
+    evaluation gets only what it left of the limit (`_check_after_timeout`), for both."""
+    slow = {"results": [{"text": "a" * 40_000 + "!"}]}  # `(a|aa)+$` backtracks past any limit
+    check = AllMatchPattern("results[*].text", "(a|aa)+$", regex_timeout=0.05)
+    case = Case("j", checks=(check,), subject="json")
+    of_object = record(case.check(slow))
+    assert of_object["status"] == "error"
+    assert record(case.check(json.dumps(slow))) == of_object
+
+
+def quick_test_raising(check: JsonCheck, exc: Exception) -> JsonCheck:
+    """`check` with a quick test that raises `exc` (a test double of the quick test only)."""
+
+    def quick(data: Any) -> Result | None:
+        raise exc
+
+    object.__setattr__(check, "_quick", quick)  # where JsonCheck keeps its compiled quick test
+    return check
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [RegexTimeoutError("no time left", "(a|aa)+$", timeout=0.25), ValueError("odd data")],
+    ids=["regex-timeout", "crash"],
+)
+def test_a_quick_test_that_raises_leaves_the_decision_to_the_full_check(exc: Exception) -> None:
+    """`Assertion._quick_test`: a quick test only shortcuts `check`; when it raises (out of
+    regex time, or on data it did not expect) the check evaluates the same data in full and
+    reports for itself (`Case.check`, `_check_after_timeout`)."""
+    case = Case(
+        "j",
+        checks=(quick_test_raising(FieldEquals({"status": "ok"}, message="needs ok"), exc),),
+        subject="json",
+    )
+    assert record(case.check({"status": "no"})) == {
+        "status": "failed",
+        "name": "case",
+        "reason": "1 assertion failed; first: needs ok: status: expected 'ok', got 'no'",
+        "details": {"passed": 0, "failed": 1, "error": 0, "skipped": 0},
+        "message": "j",
+        "children": [
+            {
+                "status": "failed",
+                "name": "expect_field_equals",
+                "reason": "status: expected 'ok', got 'no'",
+                "details": {
+                    "path": "status",
+                    "expected": "ok",
+                    "actual": "no",
+                    "offending": [{"path": "status", "actual": "no", "expected": "ok"}],
+                    "offending_count": 1,
+                    "checked": 1,
+                },
+                "message": "needs ok",
+            }
+        ],
+    }
+
+
+class KindTurn(Assertion):
+    """A user's whole-conversation check whose kind happens to be `turn` (a test double):
+    it fails, with two failed parts."""
+
+    __slots__ = ()
+    kind = "turn"
+    level = "conversation"
+
+    def _check(self, subject: object) -> Result:
+        part = Result(Status.FAILED, "part", "no")
+        return Result(Status.FAILED, "turn", "both parts failed", children=(part, part))
+
+    def describe(self) -> str:
+        return "a check named turn"
+
+
+@pytest.mark.parametrize(
+    "turns", [(), (TurnSpec((Contains("a"),), input="q"),)], ids=["no turns", "a turn"]
+)
+def test_a_whole_conversation_check_counts_once_whatever_its_kind(
+    turns: tuple[TurnSpec, ...],
+) -> None:
+    """The case counts each whole-conversation check once, as itself, not by its parts (the
+    `Case` docstring: `checks` are assertions on the whole subject): a check is not taken for
+    one of the case's turns because its kind is `turn`."""
+    case = Case("c", turns=turns, checks=(KindTurn(),))
+    for got in both(case, Turn(input="q", text="a")):
+        assert got["details"] == {"passed": len(turns), "failed": 1, "error": 0, "skipped": 0}
+        assert got["reason"] == "1 assertion failed; first: part: no"

@@ -97,6 +97,31 @@ def test_cases_are_paired_by_id_then_first_input_then_single_case() -> None:
     assert single.cases_for(chat(("unknown", "y")))[0].name == "only"
 
 
+@pytest.mark.parametrize("key", ["case", "test_case", "name", "id"])
+def test_each_metadata_key_the_docstring_lists_names_the_case(key: str) -> None:
+    """`Suite.cases_for`: "a case named by the conversation's metadata (`case`, `test_case`,
+    `name`, `id`)" wins; without it this conversation matches no input and there are two
+    cases, so none would be chosen."""
+    suite = loads_suite(TWO_TURNS)
+    assert [c.name for c in suite.cases_for(chat(("x", "y"), metadata={key: "refund"}))] == [
+        "refund"
+    ]
+
+
+def test_a_case_turn_without_input_matches_no_logged_input() -> None:
+    """A case whose turns give no input (`TurnSpec.input` is None) is not paired by inputs;
+    the other cases still are."""
+    suite = Suite(
+        "s",
+        (
+            Case("silent", turns=(TurnSpec((Contains("x"),)),)),
+            Case("greeting", turns=(TurnSpec((Contains("x"),), input="Hi  there"),)),
+        ),
+    )
+    assert [c.name for c in suite.cases_for(chat(("Hi there", "y")))] == ["greeting"]
+    assert suite.cases_for(chat(("Bye", "y"))) == []
+
+
 def test_acheck_gives_the_same_result_as_check() -> None:
     suite = loads_suite(TWO_TURNS)
     conversation = chat(("Book a table", "Sorry, goodbye"), ("7pm", "Confirmed!"))

@@ -583,7 +583,11 @@ ANTHROPIC_TRANSCRIPT = {
         {
             "role": "user",
             "content": [
-                {"type": "tool_result", "tool_use_id": "toolu_2", "content": {"rows": 1}},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_2",
+                    "content": {"rows": 1, "at": "Café"},
+                },
                 {"type": "tool_result", "tool_use_id": "toolu_2", "content": 42, "is_error": "yes"},
                 {"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "image"}]},
                 {"type": "tool_result", "tool_use_id": "toolu_2"},
@@ -625,7 +629,7 @@ ANTHROPIC_TRANSCRIPT_EXPECTED = conv(
                 msg("tool", "found it", call_id="srv_1"),
                 msg("assistant", ""),
                 msg("assistant", "Booking.", (call("book", {}, "toolu_2"),)),
-                msg("tool", '{"rows": 1}', call_id="toolu_2"),
+                msg("tool", '{"rows": 1, "at": "Café"}', call_id="toolu_2"),
                 msg("tool", "42", call_id="toolu_2"),
                 msg("tool", "", call_id="toolu_2"),
                 msg("tool", "", call_id="toolu_2"),
@@ -633,7 +637,12 @@ ANTHROPIC_TRANSCRIPT_EXPECTED = conv(
             (
                 result("timeout", "toolu_1", "check", is_error=True),
                 result("found it", "srv_1", "web_search"),
-                result('{"rows": 1}', "toolu_2", "book", data={"rows": 1}),
+                result(
+                    '{"rows": 1, "at": "Café"}',  # JSON text, non-ASCII kept as it is
+                    "toolu_2",
+                    "book",
+                    data={"rows": 1, "at": "Café"},
+                ),
                 result("42", "toolu_2", "book"),
                 result("", "toolu_2", "book"),
                 result("", "toolu_2", "book"),

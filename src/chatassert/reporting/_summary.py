@@ -290,6 +290,9 @@ def pass_rate(counts: Mapping[str, int]) -> float | None:
 def excerpt(subject: object, *, turns: int = 6, width: int = 240) -> str:
     """Render a short transcript excerpt of a conversation (or a turn, or a JSON value).
 
+    A tool call shows its arguments as JSON; a call whose arguments could not be read shows
+    the raw text they were logged as, or nothing when no raw text was kept.
+
     Example:
         >>> from chatassert import Conversation
         >>> print(excerpt(Conversation(messages=[{"role": "user", "content": "Hi"},

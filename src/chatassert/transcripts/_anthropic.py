@@ -93,6 +93,9 @@ def detect(record: Any) -> bool:
 
 
 def _block_text(content: object, where: str) -> str:
+    """The text of a `content` field: a string, the `text` blocks of a list joined, nothing
+    for None, or any other JSON value as its JSON text (non-ASCII characters kept as they are,
+    so text checks see them)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
