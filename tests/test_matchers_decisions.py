@@ -1,12 +1,14 @@
 """Argument matchers at their edges: bounds, exact mode inside `$one_of`, specs and messages.
 
 Each test names what it pins: the `chatassert._matchers` module docs (docs/trajectories.md,
-"Argument matchers"), the matchers' docstrings, and DESIGN's "assertions are immutable and
-picklable". Found by mutation testing (docs/mutation.md).
+"Argument matchers"), the matchers' docstrings, SEMANTICS G4 (bad specs fail when built, saying
+where and what), and DESIGN's "assertions are immutable and picklable". Found by mutation
+testing (docs/mutation.md).
 """
 
 from __future__ import annotations
 
+import datetime
 import pickle
 from typing import Any
 
@@ -17,6 +19,7 @@ from chatassert._matchers import (
     ArgInRange,
     ArgMatches,
     ArgOneOf,
+    ExpectedCall,
     compare_arguments,
     compile_arguments,
     render_arguments,
@@ -115,3 +118,114 @@ def test_matchers_are_immutable(matcher: Any) -> None:
     with pytest.raises(AttributeError) as raised:
         matcher.low = 3
     assert str(raised.value) == f"{type(matcher).__name__} is immutable"
+
+
+@pytest.mark.parametrize(
+    ("value", "pattern"),
+    [
+        (True, "^true$"),
+        (False, "^false$"),
+        (None, "^null$"),
+        (4, "^4$"),
+        # keys sorted, non-ASCII characters as they are
+        ({"b": [1, True, None], "a": "é"}, r'^\{"a": "é", "b": \[1, true, null\]\}$'),
+        # a value JSON cannot hold is its str()
+        ({"day": datetime.date(2024, 2, 15)}, r'^\{"day": "2024-02-15"\}$'),
+    ],
+    ids=["true", "false", "null", "number", "mapping", "date"],
+)
+def test_regex_reads_the_json_text_of_a_value(value: Any, pattern: str) -> None:
+    """`ArgMatches`: "a non-string value is matched against its JSON rendering" (its
+    docstring and docs/trajectories.md, "Argument matchers")."""
+    assert ArgMatches(pattern).matches(value)
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: ArgMatches(""), "$regex needs a non-empty pattern string, got ''"),
+        (lambda: ArgMatches(5), "$regex needs a non-empty pattern string, got 5"),
+        (lambda: ArgOneOf("ab"), "$one_of needs a non-empty list of values, got 'ab'"),
+        (lambda: ArgOneOf({"a"}), "$one_of needs a non-empty list of values, got {'a'}"),
+        (lambda: ArgOneOf([]), "$one_of needs a non-empty list of values, got []"),
+        (
+            lambda: ArgOneOf(["a", {"$regx": "b"}]),
+            "$one_of[1]: unknown matcher '$regx' (did you mean '$regex'?)",
+        ),
+    ],
+    ids=[
+        "empty-pattern",
+        "number-pattern",
+        "string-choices",
+        "set-choices",
+        "no-choices",
+        "bad-choice",
+    ],
+)
+def test_bad_matchers_fail_when_built(build: Any, message: str) -> None:
+    """SEMANTICS G4: an empty pattern or list is an error that says what it found; a string
+    is not a list of one-letter choices; a bad choice is named by its place."""
+    with pytest.raises(ValueError) as raised:
+        build()
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize(
+    ("spec", "error", "message"),
+    [
+        ({"$regex": 5}, TypeError, "arguments.q: $regex takes a pattern string, got 5"),
+        ({"$one_of": "a"}, TypeError, "arguments.q: $one_of takes a list of values, got 'a'"),
+        (
+            {"$one_of": ["a", {"$regx": "b"}]},
+            ValueError,
+            "arguments.q: $one_of[1]: unknown matcher '$regx' (did you mean '$regex'?)",
+        ),
+        (
+            {"$one_of": [{1: "a"}]},
+            TypeError,
+            "arguments.q: $one_of[0]: argument names must be strings, got 1",
+        ),
+        (
+            {"$one_of": []},
+            ValueError,
+            "arguments.q: $one_of needs a non-empty list of values, got []",
+        ),
+    ],
+    ids=["regex-not-a-string", "one-of-not-a-list", "bad-choice", "bad-choice-key", "no-choices"],
+)
+def test_matcher_spec_errors_name_the_argument(spec: Any, error: type, message: str) -> None:
+    """SEMANTICS G4: a spec error names where it is, inside a `$one_of` too."""
+    with pytest.raises(error) as raised:
+        compile_arguments({"q": spec})
+    assert str(raised.value) == message
+
+
+def test_problem_records_carry_only_what_exists() -> None:
+    """`ArgProblem.to_dict`: a missing argument has no `actual`, an unexpected one no
+    `expected`."""
+    problems = compare_arguments(
+        compile_arguments({"a": 1, "b": 2}), {"b": 3, "c": 4}, mode="exact"
+    )
+    assert [p.to_dict() for p in problems] == [
+        {"argument": "a", "problem": "missing", "expected": 1},
+        {"argument": "b", "problem": "value_mismatch", "expected": 2, "actual": 3},
+        {"argument": "c", "problem": "unexpected", "actual": 4},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("step", "spec"),
+    [
+        (ExpectedCall("search"), "search"),
+        (
+            ExpectedCall("search", argument_mode="ignore"),
+            {"tool": "search", "argument_mode": "ignore"},
+        ),
+        (ExpectedCall("search", ignore_keys=["id"]), {"tool": "search", "ignore_keys": ["id"]}),
+    ],
+    ids=["name-alone", "mode", "ignore-keys"],
+)
+def test_an_expected_call_is_its_tool_name_when_nothing_else_is_set(step: Any, spec: Any) -> None:
+    """`ExpectedCall.to_spec`: "the tool name alone when nothing else is set"."""
+    assert step.to_spec() == spec
+    assert ExpectedCall.from_spec(spec) == step

@@ -389,6 +389,99 @@ def test_tool_sequence_describes_its_order_in_words(order: str, text: str) -> No
     assert ToolSequence(["a", "b"], order).describe() == f"calls [a, b] ({text})"
 
 
+# --- ToolSequence in_order details: "the pairs are the longest in-order matching, and of several
+# equally long ones the one whose matched calls come earliest" (docs/trajectories.md) ---------
+
+
+def sequence_details(
+    steps: list[str],
+    calls: list[str],
+    matched: list[tuple[int, int]],
+    precision: float,
+    recall: float,
+) -> dict[str, Any]:
+    used = {j for _, j in matched}
+    paired = {i for i, _ in matched}
+    return {
+        "order": "in_order",
+        "expected": steps,
+        "actual": calls,
+        "locations": locations(len(calls)),
+        "matched": [{"step": i, "tool": steps[i], "call": f"tool_calls[{j}]"} for i, j in matched],
+        "missing": [{"step": i, "tool": t} for i, t in enumerate(steps) if i not in paired],
+        "unexpected": [
+            {"call": f"tool_calls[{j}]", "tool": t, "arguments": {}}
+            for j, t in enumerate(calls)
+            if j not in used
+        ],
+        "precision": precision,
+        "recall": recall,
+        "errored_calls": [],
+    }
+
+
+IN_ORDER_CASES = [
+    (  # the docs' example: of two equally long pairings, book takes the first book
+        ["search", "book"],
+        ["book", "book"],
+        F,
+        "expected [search, book] in order but got [book, book]: step 1 'search' was never called",
+        [(1, 0)],
+        (1 / 2, 1 / 2),
+    ),
+    (  # book then search: either can be paired, not both; the earlier call wins
+        ["search", "book"],
+        ["book", "search"],
+        F,
+        "expected [search, book] in order but got [book, search]: step 2 'book' missing "
+        "after 'search' (tool_calls[1]); 'book' was called only before that (tool_calls[0])",
+        [(1, 0)],
+        (1 / 2, 1 / 2),
+    ),
+    (  # a step found after an extra call is still paired
+        ["search", "book"],
+        ["log", "search"],
+        F,
+        "expected [search, book] in order but got [log, search]: "
+        "step 2 'book' missing after 'search' (tool_calls[1]); 'book' was never called",
+        [(0, 1)],
+        (1 / 2, 1 / 2),
+    ),
+    (  # a pass pairs the step with its call, however late
+        ["search"],
+        ["log", "log", "search"],
+        P,
+        "called [log, log, search]",
+        [(0, 2)],
+        (1 / 3, 1.0),
+    ),
+    (  # confirm (tool_calls[0]) or search (tool_calls[1]): one pair either way, the earlier call
+        ["search", "book", "confirm"],
+        ["confirm", "search"],
+        F,
+        "expected [search, book, confirm] in order but got [confirm, search]: "
+        "step 2 'book' missing after 'search' (tool_calls[1]); 'book' was never called",
+        [(2, 0)],
+        (1 / 2, 1 / 3),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("steps", "calls", "status", "reason", "matched", "scores"), IN_ORDER_CASES
+)
+def test_in_order_pairs_are_the_longest_matching_with_the_earliest_calls(
+    steps: list[str],
+    calls: list[str],
+    status: Status,
+    reason: str,
+    matched: list[tuple[int, int]],
+    scores: tuple[float, float],
+) -> None:
+    result = ToolSequence(steps).check(turn(*calls))
+    assert record(result) == (status, reason, sequence_details(steps, calls, matched, *scores))
+
+
 # --- result checks: "The tool never called is a failure; called but without a recorded result
 # is an error"; "a result's text is its content, or its structured data as JSON" -------------
 

@@ -145,7 +145,10 @@ class ArgMatches(ArgMatcher):
     """Matches a value whose text the regex finds (spec form `{"$regex": "..."}`).
 
     The pattern is Go/RE2 syntax, searched unanchored (G8). A non-string value is matched
-    against its JSON rendering (`4` → `"4"`, `true` → `"true"`).
+    against its JSON rendering (`4` → `"4"`, `true` → `"true"`, `None` → `"null"`); a list or
+    mapping renders with its keys sorted and non-ASCII characters as they are
+    (`{"b": 1, "a": "é"}` → `{"a": "é", "b": 1}`), and a value JSON cannot hold, such as a
+    date, as its `str()` (`"2024-02-15"`).
 
     Example:
         >>> ArgMatches(r"^C\\d+$").matches("C1042"), ArgMatches(r"^C\\d+$").matches("1042")
@@ -303,7 +306,12 @@ def _matcher_from_spec(key: str, value: Any, where: str, regex_timeout: float) -
     if key == "$one_of":
         if not isinstance(value, list | tuple):
             raise TypeError(f"{where}: $one_of takes a list of values, got {value!r}")
-        return ArgOneOf(value, regex_timeout=regex_timeout)
+        try:  # a bad choice is named from the argument down: `arguments.q: $one_of[1]: ...`
+            return ArgOneOf(value, regex_timeout=regex_timeout)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        except TypeError as exc:
+            raise TypeError(f"{where}: {exc}") from None
     if not isinstance(value, list | tuple) or len(value) != 2:
         raise TypeError(f"{where}: $range takes a list [min, max], got {value!r}")
     try:
@@ -388,7 +396,11 @@ class ArgProblem:
     actual: Any = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form used in details."""
+        """Return the JSON form used in details.
+
+        A `missing` argument has no `actual` (nothing was found) and an `unexpected` one no
+        `expected` (nothing was asked for); a `value_mismatch` has both.
+        """
         out: dict[str, Any] = {"argument": self.argument, "problem": self.problem}
         if self.problem != "unexpected":
             out["expected"] = self.expected
