@@ -19,6 +19,7 @@ from chatassert._matchers import (
     ArgInRange,
     ArgMatches,
     ArgOneOf,
+    ArgProblem,
     ExpectedCall,
     compare_arguments,
     compile_arguments,
@@ -229,3 +230,78 @@ def test_an_expected_call_is_its_tool_name_when_nothing_else_is_set(step: Any, s
     """`ExpectedCall.to_spec`: "the tool name alone when nothing else is set"."""
     assert step.to_spec() == spec
     assert ExpectedCall.from_spec(spec) == step
+
+
+def test_each_kind_of_problem_is_recorded_and_described_at_its_path() -> None:
+    """`ArgProblem` (docstring): `argument` is the path, `problem` one of `missing`,
+    `value_mismatch`, `unexpected`; `describe` explains it; `exact` reaches into list items."""
+    expected = compile_arguments(
+        {"a": 1, "opts": {"x": 1}, "tags": ["a", "b"], "rows": [{"k": 1}], "n": 2}
+    )
+    actual = {"opts": "flat", "tags": ["a"], "rows": [{"k": 1, "extra": 0}], "n": 3}
+    problems = compare_arguments(expected, actual, mode="exact")
+    assert [p.to_dict() for p in problems] == [
+        {"argument": "a", "problem": "missing", "expected": 1},
+        {"argument": "opts", "problem": "value_mismatch", "expected": {"x": 1}, "actual": "flat"},
+        {"argument": "tags", "problem": "value_mismatch", "expected": ["a", "b"], "actual": ["a"]},
+        {"argument": "rows[0].extra", "problem": "unexpected", "actual": 0},
+        {"argument": "n", "problem": "value_mismatch", "expected": 2, "actual": 3},
+    ]
+    assert [p.describe() for p in problems] == [
+        "argument 'a' is missing",
+        'opts="flat", expected {"x": 1}',
+        'tags=["a"], expected ["a", "b"]',
+        "unexpected argument rows[0].extra=0",
+        "n=3, expected 2",
+    ]
+
+
+def test_a_list_against_a_scalar_is_one_mismatch_of_the_whole_list() -> None:
+    problems = compare_arguments(compile_arguments({"tags": ["a"]}), {"tags": 7})
+    assert [p.to_dict() for p in problems] == [
+        {"argument": "tags", "problem": "value_mismatch", "expected": ["a"], "actual": 7}
+    ]
+
+
+def test_arguments_that_are_not_a_mapping_are_one_mismatch_named_arguments() -> None:
+    """`compare_arguments` docstring: a non-mapping `actual` is a mismatch named `arguments`."""
+    bad: Any = ["x"]
+    problems = compare_arguments(compile_arguments({"q": {"k": 1}}), bad)
+    assert [p.to_dict() for p in problems] == [
+        {
+            "argument": "arguments",
+            "problem": "value_mismatch",
+            "expected": {"q": {"k": 1}},
+            "actual": ["x"],
+        }
+    ]
+
+
+def test_an_ignored_key_skips_only_itself() -> None:
+    """`compare_arguments`: `ignore_keys` are left out; the keys after them still count."""
+    expected = compile_arguments({"id": 1, "q": "x"})
+    problems = compare_arguments(expected, {"id": 2}, ignore_keys=["id"])
+    assert [p.to_dict() for p in problems] == [
+        {"argument": "q", "problem": "missing", "expected": "x"}
+    ]
+
+
+def test_ignore_mode_finds_no_problem() -> None:
+    """`compare_arguments`: `mode` is `partial`, `exact` or `ignore` (nothing is compared)."""
+    assert compare_arguments(compile_arguments({"q": "x"}), {}, mode="ignore") == []
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("a" * 58, '"' + "a" * 58 + '"'),  # 60 characters with the quotes: shown whole
+        ("a" * 59, '"' + "a" * 44 + "…" + "a" * 9 + '"'),  # 61: cut to 45 + … + 10
+        ("0123456789" * 7, '"' + ("0123456789" * 5)[:44] + "…" + '123456789"'),
+        ("café ✓", '"café ✓"'),  # non-ASCII as it is, not \\u escapes
+        (datetime.date(2024, 2, 15), '"2024-02-15"'),  # not JSON: its str
+    ],
+)
+def test_a_problem_shows_values_as_json_cut_in_the_middle(value: Any, shown: str) -> None:
+    """`ArgProblem.describe`: JSON, non-ASCII kept, `str` for the rest, 45 + `…` + 10 over 60."""
+    problem = ArgProblem("q", "unexpected", actual=value)
+    assert problem.describe() == f"unexpected argument q={shown}"

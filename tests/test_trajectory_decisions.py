@@ -619,3 +619,46 @@ def test_construction_errors_say_what_was_expected_and_found(
     with pytest.raises(error) as info:
         build()
     assert str(info.value) == message
+
+
+# --- ToolSequence reasons (docstring): "called [tools]" when it passes; three argument problems
+# and four missing steps or unexpected calls at most, then "; and N more" ---------------------
+
+
+def test_tool_sequence_passes_saying_what_was_called() -> None:
+    result = ToolSequence(["a", "b"], "exact").check(turn("a", "b"))
+    assert (result.status, result.reason) == (P, "called [a, b]")
+
+
+@pytest.mark.parametrize(
+    ("n_args", "tail"),
+    [
+        (3, ""),
+        (4, "; and 1 more"),
+        (5, "; and 2 more"),
+    ],
+)
+def test_tool_sequence_names_three_argument_problems_then_counts_the_rest(
+    n_args: int, tail: str
+) -> None:
+    names = "abcde"[:n_args]
+    check = ToolSequence([{"tool": "f", "arguments": dict.fromkeys(names, 1)}], "exact")
+    result = check.check(turn("f"))
+    shown = "; ".join(f"argument '{k}' is missing" for k in names[:3])
+    assert (result.status, result.reason) == (
+        F,
+        f"expected exactly [f] but got [f]: 'f' (tool_calls[0]) differs: {shown}{tail}",
+    )
+
+
+@pytest.mark.parametrize(("n_steps", "tail"), [(4, ""), (5, "; and 1 more"), (6, "; and 2 more")])
+def test_tool_sequence_names_four_divergences_then_counts_the_rest(n_steps: int, tail: str) -> None:
+    steps = list("abcdef"[:n_steps])
+    result = ToolSequence(steps, "any_order").check(Turn(text="Done."))
+    shown = "; ".join(
+        f"step {i + 1} '{s}' missing ('{s}' was never called)" for i, s in enumerate(steps[:4])
+    )
+    assert (result.status, result.reason) == (
+        F,
+        f"expected [{', '.join(steps)}] in any order but got []: {shown}{tail}",
+    )

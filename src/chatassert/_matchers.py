@@ -409,7 +409,12 @@ class ArgProblem:
         return out
 
     def describe(self) -> str:
-        """Explain the problem as a reason fragment."""
+        """Explain the problem as a reason fragment.
+
+        Values are shown as JSON (non-ASCII characters as they are, a value JSON cannot hold,
+        such as a date, as its `str`); one over 60 characters is cut to its first 45 and last
+        10 around `…`.
+        """
         if self.problem == "missing":
             return f"argument '{self.argument}' is missing"
         if self.problem == "unexpected":
@@ -490,6 +495,8 @@ def compare_arguments(
         actual: The call's arguments.
         mode: `partial`, `exact` or `ignore`.
         ignore_keys: Argument paths (`request_id`, `page.cursor`) left out of the comparison.
+
+    An `actual` that is not a mapping at all is one `value_mismatch` named `arguments`.
 
     Example:
         >>> exp = compile_arguments({"q": {"$regex": "(?i)refund"}, "limit": 5})

@@ -155,8 +155,11 @@ class ToolSequence(_CallCheck):
     `per_tool` (`{tool: {argument_mode?, ignore_keys?}}`) may override. When the outcome
     depends on a call whose arguments are not valid JSON, the result is an `error`.
 
-    The failure reason lists both sequences and explains the first divergence; `details`
-    hold `matched` pairs, `missing` steps, `unexpected` calls, `precision` and `recall`.
+    A passing reason is `called [tools]`. The failure reason lists both sequences and explains
+    the first divergence: a call with other arguments names its first three argument problems,
+    and `any_order`/`subset`/`superset` name the first four missing steps or unexpected calls,
+    each list then ending `; and N more`. `details` hold `matched` pairs, `missing` steps,
+    `unexpected` calls, `precision` and `recall`.
 
     Example:
         >>> from chatassert import ToolCall, Turn
