@@ -24,12 +24,14 @@ from chatassert import (
     ContainsFunctionCall,
     Conversation,
     LLMRubric,
+    Not,
     NotContains,
     OnAnyTurn,
     OnEveryTurn,
     OnLastTurn,
     OnTurn,
     Result,
+    Status,
     ToolCall,
     Turn,
     When,
@@ -432,3 +434,226 @@ def test_on_turn_index_must_be_an_integer(index: Any, kind: str) -> None:
     with pytest.raises(TypeError) as raised:
         OnTurn(index, Contains("a"))
     assert str(raised.value) == f"index must be an integer, got {kind}"
+
+
+# -- AllOf, AnyOf, Not, and When's condition -----------------------------------------------
+
+
+class Fixed(Assertion):
+    """A user's assertion (docs/guide.md, "Writing your own assertion") whose result is given:
+    an error, or a result that names where in the subject it looked (`Result.location`)."""
+
+    __slots__ = ("outcome",)
+    kind = "fixed"
+    outcome: Result
+
+    def __init__(self, outcome: Result) -> None:
+        super().__init__()
+        self._set("outcome", outcome)
+
+    def _check(self, subject: object) -> Result:
+        return self.outcome
+
+
+def fixed(status: str, reason: str, location: str | None = None) -> tuple[Fixed, dict[str, Any]]:
+    """The assertion, and the record of its result."""
+    outcome = Result(Status(status), "fixed", reason, location=location)
+    return Fixed(outcome), {
+        "status": status,
+        "name": "fixed",
+        "reason": reason,
+        "details": {},
+        "location": location,
+        "children": [],
+    }
+
+
+BOOM, BOOM_RECORD = fixed("error", "boom")
+FAR, FAR_RECORD = fixed("failed", "not here", "turns[1]")
+THERE, THERE_RECORD = fixed("passed", "", "turns[1]")
+
+
+def counts(passed: int = 0, failed: int = 0, error: int = 0, skipped: int = 0) -> dict[str, int]:
+    return {"passed": passed, "failed": failed, "error": error, "skipped": skipped}
+
+
+def group(status: str, name: str, reason: str, details: Any, *children: Any) -> dict[str, Any]:
+    return {
+        "status": status,
+        "name": name,
+        "reason": reason,
+        "details": details,
+        "location": None,
+        "children": list(children),
+    }
+
+
+# Every reason is a fragment that nests in longer explanations (`Result.reason`), so a reason
+# that quotes a child names where that child looked (its `location`), and one that counts says
+# what it counted; the statuses are docs/guide.md's "Combining" table.
+BOOLEAN_CASES: list[tuple[str, Assertion, dict[str, Any]]] = [
+    (
+        "all_of: every child passed, and the reason counts them",
+        AllOf(Contains("a"), Contains("a")),
+        group("passed", "all_of", "all 2 passed", counts(passed=2), *[contains("a", True)] * 2),
+    ),
+    (
+        "all_of: skipped children are left out, and the reason says how many",
+        AllOf(Contains("a"), When(Contains("zz"), Contains("x"))),
+        group(
+            "passed",
+            "all_of",
+            "1 passed, 1 skipped",
+            counts(passed=1, skipped=1),
+            contains("a", True),
+            UNMET,
+        ),
+    ),
+    (
+        "all_of: the first failure is quoted with where it looked",
+        AllOf(FAR),
+        group(
+            "failed",
+            "all_of",
+            "1 of 1 failed; first: turns[1]: not here",
+            counts(failed=1),
+            FAR_RECORD,
+        ),
+    ),
+    (
+        "any_of: none passed and one errored: an error quoting it",
+        AnyOf(BOOM, Contains("zz")),
+        group(
+            "error",
+            "any_of",
+            "none passed and 1 could not be evaluated: boom",
+            counts(failed=1, error=1),
+            BOOM_RECORD,
+            NOT_ZZ,
+        ),
+    ),
+    (
+        "any_of: every failure is quoted, each with where it looked",
+        AnyOf(FAR, Contains("zz")),
+        group(
+            "failed",
+            "any_of",
+            "none of 2 passed: turns[1]: not here; Response does not contain 'zz'",
+            counts(failed=2),
+            FAR_RECORD,
+            NOT_ZZ,
+        ),
+    ),
+    (
+        "any_of: the passing child is named with where it looked",
+        AnyOf(Contains("zz"), THERE),
+        group(
+            "passed",
+            "any_of",
+            "turns[1]: fixed passed",
+            counts(passed=1, failed=1),
+            NOT_ZZ,
+            THERE_RECORD,
+        ),
+    ),
+    (
+        "any_of: nothing evaluated fails like AnyOf(), and says that all were skipped",
+        AnyOf(When(Contains("zz"), Contains("x"))),
+        group(
+            "failed", "any_of", "nothing was evaluated (all 1 skipped)", counts(skipped=1), UNMET
+        ),
+    ),
+    (
+        "any_of: no alternatives fails",
+        AnyOf(),
+        group("failed", "any_of", "no alternatives", counts()),
+    ),
+    (
+        "not: a child that failed passes, and says what did not hold",
+        Not(Contains("zz")),
+        group("passed", "not", "not contains 'zz'", {}, NOT_ZZ),
+    ),
+    (
+        # a judge's own reason is kept after the requirement (the comment in `Not._negate`)
+        "not: a child that held fails, keeping the judge's reason",
+        Not(LLMRubric("Is polite", judge=POLITE)),
+        group(
+            "failed",
+            "not",
+            "expected not llm_rubric 'Is polite', but it held (the judge passed it)",
+            {},
+            {
+                "status": "passed",
+                "name": "llm_rubric",
+                "reason": "the judge passed it",
+                "details": {
+                    "rubric": "Is polite",
+                    "model": None,
+                    "verdict": {"passed": True, "score": None, "reason": ""},
+                    "judge": "polite",
+                },
+                "location": None,
+                "children": [],
+            },
+        ),
+    ),
+    (
+        "when: a condition that errored is an error, with the condition inside",
+        When(BOOM, Contains("a")),
+        group("error", "when", "the condition could not be evaluated: boom", {}, BOOM_RECORD),
+    ),
+    (
+        "when: a condition that was skipped skips, with the condition inside",
+        When(When(Contains("zz"), Contains("x")), Contains("a")),
+        group(
+            "skipped",
+            "when",
+            "the condition was skipped: condition not met: Response does not contain 'zz'",
+            {},
+            UNMET,
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("assertion", "expected"), [c[1:] for c in BOOLEAN_CASES],
+                         ids=[c[0] for c in BOOLEAN_CASES])  # fmt: skip
+def test_boolean_records(assertion: Assertion, expected: Any) -> None:
+    for result in (assertion.check("a please"), asyncio.run(assertion.acheck("a please"))):
+        assert record(result) == expected
+
+
+def test_groups_say_whether_a_judge_is_inside() -> None:
+    """`needs_judge`: "Whether any child may call a judge" (`_Group.needs_judge`), nested too."""
+    judged = LLMRubric("Is polite", judge=POLITE)
+    assert AllOf(Contains("a"), judged).needs_judge()
+    assert AnyOf(AllOf(judged)).needs_judge()
+    assert AtLeast(1, Contains("a"), judged).needs_judge()
+    assert not AllOf(Contains("a"), Contains("b")).needs_judge()
+
+
+A, B = Contains("a"), Contains("b")
+
+
+@pytest.mark.parametrize(
+    ("build", "error", "message"),
+    [
+        (lambda: AtLeast(1), ValueError, "at_least needs at least one assertion"),
+        (lambda: AtLeast(1.5, A, B), ValueError, "n must be a non-negative integer, got 1.5"),
+        (lambda: AtLeast(True, A), ValueError, "n must be a non-negative integer, got True"),
+        (lambda: AtLeast("1", A), ValueError, "n must be a non-negative integer, got '1'"),
+        (lambda: Not("a"), TypeError, "Not takes an assertion, got str"),
+        (lambda: When("a", A), TypeError, "When condition must be an assertion, got str"),
+        (lambda: When(A, "b"), TypeError, "When then must be an assertion, got str"),
+        (lambda: When(A, B, ["c"]), TypeError, "When otherwise must be an assertion, got list"),
+        (lambda: OnEveryTurn("a"), TypeError, "OnEveryTurn takes an assertion, got str"),
+        (lambda: OnLastTurn(3), TypeError, "OnLastTurn takes an assertion, got int"),
+    ],
+)
+def test_bad_arguments_are_named(build: Any, error: type[Exception], message: str) -> None:
+    """Bad arguments fail when the assertion is built, naming the argument and what was found
+    (SEMANTICS G4); `True` is not the count 1."""
+    with pytest.raises(error) as raised:
+        build()
+    assert type(raised.value) is error
+    assert str(raised.value) == message

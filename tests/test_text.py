@@ -236,12 +236,22 @@ def test_an_invalid_pattern_in_a_spec_is_a_spec_error() -> None:
 
 @pytest.mark.parametrize("cls", [Contains, NotContains, ContainsAny, ContainsAll])
 def test_substring_types_reject_empty_values(cls: type[Contains]) -> None:
-    with pytest.raises(ValueError, match="at least one value"):
+    """G4: the error names the assertion (its `kind`) and what was found."""
+    with pytest.raises(ValueError) as empty:
         cls([])
+    assert str(empty.value) == f"{cls.kind} needs at least one value, got an empty list"
     with pytest.raises(ValueError, match="empty"):
         cls("")
-    with pytest.raises(TypeError, match="strings"):
-        cls([1])  # type: ignore[list-item]
+    with pytest.raises(TypeError) as not_text:
+        cls(["a", 1])  # type: ignore[list-item]
+    assert str(not_text.value) == f"{cls.kind} values must be strings, got int 1"
+
+
+def test_descriptions_join_several_values() -> None:
+    """`describe()` is one line naming what is required (docs/guide.md): every value must be
+    there for `contains`, none of them for `not_contains`."""
+    assert Contains(["a", "b", "c"]).describe() == "contains 'a' and 'b' and 'c'"
+    assert NotContains(["a", "b", "c"]).describe() == "does not contain 'a' or 'b' or 'c'"
 
 
 @pytest.mark.parametrize(

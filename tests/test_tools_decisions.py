@@ -213,3 +213,19 @@ def test_a_conversation_of_one_turn_is_checked_as_that_turn() -> None:
     assert check.check(Conversation(turns=(turn,))).passed
     with pytest.raises(TypeError, match="Conversation of 2 turns"):
         check.check(Conversation(turns=(turn, turn)))
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "error", "message"),
+    [
+        ("", None, ValueError, "contains_function_call needs a non-empty tool name"),
+        ("  ", None, ValueError, "contains_function_call needs a non-empty tool name"),
+        ("x", [("a", 1)], TypeError, "arguments must be a mapping, got list"),
+        ("x", "a=1", TypeError, "arguments must be a mapping, got str"),
+    ],
+)
+def test_bad_arguments_are_named(tool: Any, arguments: Any, error: type, message: str) -> None:
+    """Bad arguments fail when the assertion is built, naming what was found (SEMANTICS G4)."""
+    with pytest.raises(error) as raised:
+        ContainsFunctionCall(tool, arguments)
+    assert str(raised.value) == message
