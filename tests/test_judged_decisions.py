@@ -8,6 +8,7 @@ and of `mean` (a score exactly at the threshold) are pinned in tests/test_bounda
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ from typing import Any
 import pytest
 
 from chatassert import Contains, LLMRubric, Repeat, Status, Turn
-from chatassert._judged_base import resolve_judge
+from chatassert._errors import JudgeError, UsageError
+from chatassert._judged_base import NO_JUDGE, resolve_judge
 from chatassert._judging import fill_template, template_fields
 from chatassert.judges import CachedJudge, FunctionJudge, JudgeRequest, Verdict
 from chatassert.promptkit import LLMJudge
@@ -309,3 +311,207 @@ def test_the_environment_judge_takes_the_assertions_model(monkeypatch: pytest.Mo
     default = resolve_judge()
     assert default is not None
     assert default.name == "openai:gpt-4o-mini"
+
+
+# --- a judge that cannot decide: "the assertion reports an error" naming the judge, the error,
+# and what the judge sent and got when it attached them (docs/judges.md, "Writing your own
+# judge" and "Every result ... keeps the rendered prompt and the raw reply"); details stay
+# strict JSON (`_plain`: anything else is kept as its repr) --------------------------------------
+
+
+class RefusedError(Exception):
+    def __init__(self, message: str, prompt: str, raw: object) -> None:
+        super().__init__(message)
+        self.prompt = prompt
+        self.raw = raw
+
+
+def test_a_judge_error_record_names_the_judge_the_error_and_what_it_sent_and_got() -> None:
+    refused = RefusedError("refused", "Grade: Hi.", {"score": float("nan")})
+    result = LLMRubric("Is polite", judge=FakeJudge(refused)).check("Hi.")
+    assert (result.status, result.name, result.reason, result.score) == (
+        E,
+        "llm_rubric",
+        "judge fake gave no verdict: refused",
+        None,
+    )
+    assert result.details == {
+        "rubric": "Is polite",
+        "model": None,
+        "judge": "fake",
+        "error": "RefusedError",
+        "error_message": "refused",
+        "prompt": "Grade: Hi.",
+        "raw": "{'score': nan}",  # NaN is not JSON: kept as its repr
+    }
+    unserialisable = RefusedError("refused", "Grade: Hi.", object())
+    other = LLMRubric("Is polite", judge=FakeJudge(unserialisable)).check("Hi.")
+    assert other.details["raw"] == repr(unserialisable.raw)
+
+
+# --- a judge without a `name` (JudgedAssertion docstring): accepted; named None in details,
+# by its str in an error's reason ---------------------------------------------------------------
+
+
+class Nameless:
+    def __init__(self, reply: Verdict | Exception) -> None:
+        self.reply = reply
+
+    async def judge(self, request: JudgeRequest) -> Verdict:
+        if isinstance(self.reply, Exception):
+            raise self.reply
+        return self.reply
+
+    def __repr__(self) -> str:
+        return "Nameless()"
+
+
+def test_a_judge_without_a_name_is_recorded_as_none() -> None:
+    passed = LLMRubric("Is polite", judge=Nameless(Verdict(True, 0.9, "fine"))).check("Hi.")
+    assert (passed.status, passed.reason, passed.details) == (
+        P,
+        "fine",
+        {
+            "rubric": "Is polite",
+            "model": None,
+            "verdict": {"passed": True, "score": 0.9, "reason": "fine"},
+            "judge": None,
+        },
+    )
+    failed = LLMRubric("Is polite", judge=Nameless(OSError("down"))).check("Hi.")
+    assert (failed.status, failed.reason, failed.details) == (
+        E,
+        "judge Nameless() gave no verdict: down",
+        {
+            "rubric": "Is polite",
+            "model": None,
+            "judge": None,
+            "error": "OSError",
+            "error_message": "down",
+        },
+    )
+
+
+# --- no judge: an `error` result of the assertion's own kind saying what to set (NO_JUDGE) ------
+
+
+def test_without_a_judge_the_record_is_an_error_of_the_assertions_kind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("CHATASSERT_JUDGE", raising=False)
+    result = LLMJudge("Is polite").check("Hi.")
+    assert (result.status, result.name, result.reason, result.details) == (
+        E,
+        "llm_judge",
+        NO_JUDGE,
+        {"criteria": "Is polite", "rubric": None, "min_score": None, "error": "no_judge"},
+    )
+
+
+# --- min_score: "a pass with a lower score fails; a pass without a score when min_score is set
+# is an error" (docs/judges.md, "Verdicts, scores and errors") ---------------------------------
+
+
+def test_min_score_without_a_score_is_an_error_record_keeping_the_verdict() -> None:
+    judge = FakeJudge({"passed": True, "reason": "fine"})
+    result = LLMJudge("Is polite", min_score=0.7, judge=judge).check("Hi.")
+    assert (result.status, result.name, result.reason, result.details, result.score) == (
+        E,
+        "llm_judge",
+        "min_score 0.7 was set but the judge gave no score",
+        {
+            "criteria": "Is polite",
+            "rubric": None,
+            "min_score": 0.7,
+            "reasoning": "fine",
+            "score": None,
+            "judge": "fake",
+        },
+        None,
+    )
+
+
+def test_a_score_below_min_score_without_a_reason_says_only_that() -> None:
+    judge = FakeJudge(
+        {"passed": True, "score": 0.2}, {"passed": True, "score": 0.2, "reason": "ok"}
+    )
+    check = LLMJudge("Is polite", min_score=0.5, judge=judge)
+    bare, reasoned = check.check("Hi."), check.check("Hi.")
+    assert (bare.status, bare.reason, bare.score) == (F, "score 0.2 is below min_score 0.5", 0.2)
+    assert reasoned.reason == "score 0.2 is below min_score 0.5: ok"
+
+
+# --- the sample index: a single check is sample 0 (JudgeRequest docstring: "the sample index");
+# an assertion's `prompt=` overrides, else the request's own template is kept -------------------
+
+
+def test_a_single_check_asks_for_sample_zero_with_the_assertions_prompt() -> None:
+    judge = FakeJudge(default=True)
+    LLMRubric("Is polite", judge=judge).check("Hi.")
+    LLMRubric("Is polite", judge=judge, prompt="Grade {{response}}").check("Hi.")
+    asyncio.run(LLMRubric("Is polite", judge=judge, prompt="Grade {{response}}").acheck("Hi."))
+    asked = [(r.sample, r.prompt) for r in judge.requests]
+    assert asked == [(0, None), (0, "Grade {{response}}"), (0, "Grade {{response}}")]
+
+
+class OwnTemplate(LLMRubric):
+    """A judged assertion whose `_request` brings its own prompt template."""
+
+    __slots__ = ()
+
+    def _request(self, subject: object) -> JudgeRequest:
+        return dataclasses.replace(super()._request(subject), prompt="Own {{criteria}}")
+
+
+def test_a_repeated_request_keeps_its_own_template_unless_the_assertion_sets_one() -> None:
+    judge = FakeJudge(default=True)
+    assert Repeat(2, OwnTemplate("Is polite", judge=judge)).check("Hi.").passed
+    assert Repeat(2, OwnTemplate("Is polite", judge=judge, prompt="Set {{criteria}}")).check("Hi.")
+    asked = [(r.sample, r.prompt) for r in judge.requests]
+    assert asked == [
+        (0, "Own {{criteria}}"),
+        (1, "Own {{criteria}}"),
+        (0, "Set {{criteria}}"),
+        (1, "Set {{criteria}}"),
+    ]
+
+
+# --- Verdict.from_reply: each unusable reply is a JudgeError saying what was wrong; a reply
+# without a reason has an empty one (docs/judges.md, "Verdicts, scores and errors") ----------
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ("yes", "the judge's reply is not JSON: 'yes'"),
+        ("[true]", "the judge's reply is not an object with 'passed': '[true]'"),
+        ({"passed": True, "score": True}, "the judge's 'score' is not a number: True"),
+        ({"passed": True, "score": "0.5"}, "the judge's 'score' is not a number: '0.5'"),
+        ({"passed": True, "score": 1.5}, "the judge's 'score' is not from 0 to 1: 1.5"),
+    ],
+)
+def test_an_unusable_reply_is_a_judge_error_saying_why(reply: object, message: str) -> None:
+    with pytest.raises(JudgeError) as info:
+        Verdict.from_reply(reply)
+    assert str(info.value) == message
+
+
+def test_a_reply_without_a_reason_has_an_empty_one() -> None:
+    assert Verdict.from_reply({"passed": True}) == Verdict(True, None, "", {"passed": True})
+    assert Verdict.from_reply('{"passed": false, "reasoning": "curt"}').reason == "curt"
+
+
+# --- run_sync: inside a running loop, a UsageError "telling you to await
+# assertion.acheck(subject)" (docs/judges.md, "Many checks at once") --------------------------
+
+
+def test_check_inside_a_running_loop_says_to_await_acheck() -> None:
+    async def inside() -> None:
+        LLMRubric("x", judge=FakeJudge(True)).check("y")
+
+    with pytest.raises(UsageError) as info:
+        asyncio.run(inside())
+    assert str(info.value) == (
+        "a judged assertion cannot be checked synchronously inside a running event loop; "
+        "use `await assertion.acheck(subject)` there"
+    )

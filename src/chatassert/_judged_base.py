@@ -50,7 +50,10 @@ def resolve_judge(model: str | None = None) -> Judge | None:
 class JudgedAssertion(Assertion):
     """Shared machinery of judged assertions: resolve the judge, ask it, record the verdict.
 
-    Subclasses build the `JudgeRequest` (`_request`) and may add details (`_details`).
+    Subclasses build the `JudgeRequest` (`_request`) and may add details (`_details`). A
+    request's own `prompt` template is kept unless the assertion sets `prompt=`. A judge
+    without a `name` is accepted: its results record `details["judge"]` as None, and an
+    error's reason names it by its `str`.
     """
 
     __slots__ = ("judge", "min_score", "model", "prompt")

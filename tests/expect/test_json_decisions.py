@@ -3316,3 +3316,40 @@ def test_a_pass_left_to_the_full_evaluation_is_shared_as_well() -> None:
     first = check.check({"total": 3})
     assert first.passed
     assert check.check({"total": 3}) is first
+
+
+def test_parse_date_gives_utc_whatever_the_local_time_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`parse_date` docstring: a date is parsed "as aware UTC", whatever the local time zone."""
+    monkeypatch.setenv("TZ", "Asia/Tokyo")  # nine hours east of UTC
+    time.tzset()
+    try:
+        parsed = parse_date("2026-01-15T10:00:00+02:00")
+        assert parsed is not None
+        assert (parsed.isoformat(), parsed.tzinfo) == ("2026-01-15T08:00:00+00:00", dt.UTC)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_a_partial_date_is_not_a_date_whatever_the_day_today(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/expect.md, Dates: a partial date (`2026-01`) fails; "nothing is filled in from
+    today's date", so the answer does not depend on the day the check runs."""
+    import types
+
+    from dateutil.parser import _parser
+
+    class SecondOfMarch(dt.datetime):
+        @classmethod
+        def now(cls, tz: dt.tzinfo | None = None) -> SecondOfMarch:
+            return cls(2026, 3, 2, 12, 0, tzinfo=tz)
+
+    clock = types.ModuleType("datetime")
+    clock.__dict__.update(vars(dt))
+    clock.datetime = SecondOfMarch  # type: ignore[attr-defined]
+    monkeypatch.setattr(_parser, "datetime", clock)
+    assert _parser.parser().parse("March").day == 2  # dateutil's own default is today
+    for partial in ("January 2026", "2026 January", "Jan 2026"):
+        assert parse_date(partial) is None, partial
+    assert parse_date("January 2 2026") == dt.datetime(2026, 1, 2, tzinfo=dt.UTC)

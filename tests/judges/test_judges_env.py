@@ -109,3 +109,18 @@ def test_a_misconfigured_environment_is_an_error_result(monkeypatch: pytest.Monk
     result = LLMRubric("Is polite").check("Please.")
     assert result.status is Status.ERROR
     assert "CHATASSERT_JUDGE_MODEL" in result.reason
+
+
+def test_the_assertions_model_is_enough_without_a_judge_model_variable(
+    server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENV_VARS: CHATASSERT_JUDGE_MODEL is "the judge model (a per-assertion model
+    overrides it)", so an assertion with its own model needs no such variable."""
+    monkeypatch.setenv("CHATASSERT_JUDGE", "openai")
+    monkeypatch.delenv("CHATASSERT_JUDGE_MODEL", raising=False)
+    monkeypatch.setenv("CHATASSERT_JUDGE_BASE_URL", server.url + "/v1")
+    monkeypatch.setenv("CHATASSERT_JUDGE_CACHE", "off")
+    server.default = openai_verdict(True, 1.0, "fine")
+    result = LLMRubric("Is polite", model="own-model").check("Please.")
+    assert (result.status, result.details["judge"]) == (Status.PASSED, "openai:own-model")
+    assert [r.body["model"] for r in server.requests] == ["own-model"]
