@@ -53,8 +53,21 @@ class _NamesCheck(Assertion):
         self._set(self._attr, _names(names, self.kind))
         self._set("_names", getattr(self, self._attr))
 
+    # The words of the outcome: the details keys of the names found wanting and of the tools
+    # called, and the failure reason (a template over `names` and `called`).
+    _named_key: ClassVar[str]
+    _called_key: ClassVar[str] = "called_tools"
+    _failure: ClassVar[str]
+
     def _called(self, subject: object) -> list[str]:
         return _unique(turn_of(subject).called_tools)
+
+    def _says(self, names: list[str], called: list[str]) -> Result:
+        details = {self._named_key: names, self._called_key: called}
+        if not names:
+            return Result(_P, self.kind, self._held(), details)
+        reason = self._failure.format(names=_quoted(names), called=called)
+        return Result(_F, self.kind, reason, details)
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -77,6 +90,8 @@ class ToolsCalled(_NamesCheck):
     kind = "tools_called"
     dialect_names = {"promptkit.turn": "tools_called"}
     params = (Param("tools", "str_list", required=True, doc="tools that must be called"),)
+    _named_key = "missing_tools"
+    _failure = "Expected tools {names} to be called but they were not (called: {called})"
     tools: tuple[str, ...]
 
     def __init__(self, tools: str | Sequence[str], *, message: str | None = None) -> None:
@@ -85,17 +100,6 @@ class ToolsCalled(_NamesCheck):
     def _check(self, subject: object) -> Result:
         called = self._called(subject)
         return self._says([t for t in self._names if t not in called], called)
-
-    def _says(self, missing: list[str], called: list[str]) -> Result:
-        details = {"missing_tools": missing, "called_tools": called}
-        if not missing:
-            return Result(_P, self.kind, self._held(), details)
-        return Result(
-            _F,
-            self.kind,
-            f"Expected tools {_quoted(missing)} to be called but they were not (called: {called})",
-            details,
-        )
 
 
 @register
@@ -115,6 +119,9 @@ class ToolsNotCalled(_NamesCheck):
     kind = "tools_not_called"
     dialect_names = {"promptkit.turn": "tools_not_called"}
     params = (Param("tools", "str_list", required=True, doc="tools that must not be called"),)
+    _named_key = "forbidden_tools_called"
+    _called_key = "all_called_tools"
+    _failure = "Expected tools {names} not to be called but they were"
     tools: tuple[str, ...]
 
     def __init__(self, tools: str | Sequence[str], *, message: str | None = None) -> None:
@@ -123,17 +130,6 @@ class ToolsNotCalled(_NamesCheck):
     def _check(self, subject: object) -> Result:
         called = self._called(subject)
         return self._says([t for t in self._names if t in called], called)
-
-    def _says(self, forbidden: list[str], called: list[str]) -> Result:
-        details = {"forbidden_tools_called": forbidden, "all_called_tools": called}
-        if not forbidden:
-            return Result(_P, self.kind, self._held(), details)
-        return Result(
-            _F,
-            self.kind,
-            f"Expected tools {_quoted(forbidden)} not to be called but they were",
-            details,
-        )
 
 
 @register
@@ -154,6 +150,8 @@ class AgentInvoked(ToolsCalled):
     kind = "agent_invoked"
     dialect_names = {"promptkit.turn": "agent_invoked"}
     params = (Param("agents", "str_list", required=True, doc="agent tool names to be called"),)
+    _named_key = "missing_agents"
+    _failure = "Expected agents {names} to be invoked but they were not"
 
     def __init__(self, agents: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(agents, message=message)
@@ -162,17 +160,6 @@ class AgentInvoked(ToolsCalled):
     def agents(self) -> tuple[str, ...]:
         """The agent tool names that must be called."""
         return self._names
-
-    def _says(self, missing: list[str], called: list[str]) -> Result:
-        details = {"missing_agents": missing, "called_tools": called}
-        if not missing:
-            return Result(_P, self.kind, self._held(), details)
-        return Result(
-            _F,
-            self.kind,
-            f"Expected agents {_quoted(missing)} to be invoked but they were not",
-            details,
-        )
 
 
 @register
@@ -193,6 +180,9 @@ class AgentNotInvoked(ToolsNotCalled):
     kind = "agent_not_invoked"
     dialect_names = {"promptkit.turn": "agent_not_invoked"}
     params = (Param("agents", "str_list", required=True, doc="agent tool names not to be called"),)
+    _named_key = "forbidden_agents_called"
+    _called_key = "called_tools"
+    _failure = "Expected agents {names} not to be invoked but they were"
 
     def __init__(self, agents: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(agents, message=message)
@@ -201,17 +191,6 @@ class AgentNotInvoked(ToolsNotCalled):
     def agents(self) -> tuple[str, ...]:
         """The agent tool names that must not be called."""
         return self._names
-
-    def _says(self, forbidden: list[str], called: list[str]) -> Result:
-        details = {"forbidden_agents_called": forbidden, "called_tools": called}
-        if not forbidden:
-            return Result(_P, self.kind, self._held(), details)
-        return Result(
-            _F,
-            self.kind,
-            f"Expected agents {_quoted(forbidden)} not to be invoked but they were",
-            details,
-        )
 
 
 @register
