@@ -333,7 +333,7 @@ def _flatten(cls: type[Assertion], assertion: Assertion) -> tuple[Assertion, ...
 
 # -- the boolean combinators --------------------------------------------------------------
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
 
 def _count(results: Sequence[Result]) -> dict[str, int]:

@@ -32,7 +32,7 @@ __all__ = [
     "ToolCallCount",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_P, _F = Status.PASSED, Status.FAILED
 
 
 # -- counts and limits -----------------------------------------------------------------------

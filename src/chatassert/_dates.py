@@ -29,7 +29,7 @@ __all__ = [
     "parse_date",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_F = Status.FAILED
 
 # -- dates ---------------------------------------------------------------------------------
 

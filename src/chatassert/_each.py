@@ -48,7 +48,7 @@ __all__ = [
     "SortedDesc",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
 # -- arrays --------------------------------------------------------------------------------
 

@@ -50,7 +50,7 @@ __all__ = [
     "SummaryContains",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
 # -- status and content --------------------------------------------------------------------
 

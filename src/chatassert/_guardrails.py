@@ -23,7 +23,7 @@ __all__ = [
     "guardrail_key",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_P, _F = Status.PASSED, Status.FAILED
 
 
 # -- guardrails --------------------------------------------------------------------------------

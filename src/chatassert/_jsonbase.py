@@ -44,7 +44,7 @@ __all__ = [
     "show",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 MAX_OFFENDING = 20
 """How many offending items a failure's details list."""
 DEFAULT_SENSITIVE_PREFIXES = ("people/", "documents/")

@@ -33,7 +33,7 @@ __all__ = [
     "describe_violation",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
 
 # -- tool arguments ----------------------------------------------------------------------------

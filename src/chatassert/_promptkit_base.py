@@ -26,7 +26,7 @@ __all__ = [
     "assistant_texts",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_E = Status.ERROR
 
 
 CONTENT_LIMIT = 500

@@ -33,7 +33,7 @@ __all__ = [
     "ConversationContentNotIncludes",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_P, _F = Status.PASSED, Status.FAILED
 
 
 # -- content -------------------------------------------------------------------------------

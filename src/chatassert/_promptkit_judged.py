@@ -12,14 +12,11 @@ from chatassert._judged_base import JudgedAssertion, tool_call_summary
 from chatassert._judging import Judge, JudgeRequest, Verdict, render_conversation
 from chatassert._models import Conversation, as_conversation, turn_of
 from chatassert._params import Param, register
-from chatassert._result import Status
 
 __all__ = [
     "LLMJudge",
     "LLMJudgeConversation",
 ]
-
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 
 
 # -- judged ------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ __all__ = [
     "ToolsNotCalled",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_P, _F = Status.PASSED, Status.FAILED
 
 
 # -- tools and agents at turn level ----------------------------------------------------------

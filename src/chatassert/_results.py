@@ -48,7 +48,7 @@ __all__ = [
     "ResultsMin",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_F, _E, _S = Status.FAILED, Status.ERROR, Status.SKIPPED
 
 # -- counts --------------------------------------------------------------------------------
 

@@ -45,7 +45,7 @@ __all__ = [
     "ToolSequence",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
 
 # -- sequences -------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ __all__ = [
     "ToolResultMatches",
 ]
 
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+_P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
 
 # -- results of calls ------------------------------------------------------------------------

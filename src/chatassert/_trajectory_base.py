@@ -15,15 +15,13 @@ from typing import Any
 from chatassert._base import Assertion
 from chatassert._models import Conversation, ToolCall, ToolResult, Turn, as_turn
 from chatassert._params import did_you_mean
-from chatassert._result import Status, shorten
+from chatassert._result import shorten
 
 __all__ = [
     "LocatedCall",
     "ORDERS",
     "located_calls",
 ]
-
-_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 
 
 ORDERS = ("exact", "in_order", "any_order", "subset", "superset")
