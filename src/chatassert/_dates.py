@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from chatassert._jsonbase import _PATH, _index, _int, _number, _Offenders, _PathCheck, show
@@ -66,7 +66,9 @@ def parse_date(value: Any, *, end_of_day: bool = False) -> _dt.datetime | None:
             return None
         value = str(value)
     try:
-        parsed = _dt.datetime.fromisoformat(value)
+        parsed = _FROM_ISO(value)
+        if parsed.tzinfo is _UTC and not end_of_day:  # the common case: ISO 8601 in UTC
+            return parsed
         if end_of_day and _is_iso_date(value):
             parsed = parsed.replace(hour=23, minute=59, second=59, microsecond=999999)
     except ValueError:
@@ -165,6 +167,14 @@ class _Dates(_PathCheck):
         )
 
 
+def _between(dates: Iterable[_dt.datetime | None], start: _dt.datetime, end: _dt.datetime) -> bool:
+    """Whether every date is one (not None) in the inclusive range: `AllDatesBetween`'s rule."""
+    for when in dates:  # noqa: SIM110 - a plain loop: no generator on the hot path
+        if when is None or not start <= when <= end:  # aware datetimes compare as instants
+            return False
+    return True
+
+
 @register
 class AllDatesBetween(_Dates):
     """Passes when every date at the path is in the inclusive range (`all_dates_between`).
@@ -207,27 +217,11 @@ class AllDatesBetween(_Dates):
         self._set("_end", parsed_end)
 
     def _ok_date(self, when: _dt.datetime, raw: str, ctx: Any) -> bool:
-        return self._start <= when <= self._end
+        return _between((when,), self._start, self._end)
 
     def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
-        start, end, general = self._start, self._end, super()._all_ok_function()
-        assert general is not None
-
-        def all_between(values: list[Any]) -> bool:
-            for value in values:
-                if type(value) is not str:
-                    return general(values)
-                try:
-                    when = _FROM_ISO(value)
-                except ValueError:  # not ISO 8601: python-dateutil may still read it
-                    return general(values)
-                if when.tzinfo is None:
-                    when = when.replace(tzinfo=_UTC)  # naive means UTC, as in parse_date
-                if not start <= when <= end:  # aware datetimes compare as instants
-                    return False
-            return True
-
-        return all_between
+        start, end = self._start, self._end
+        return lambda values: _between(map(parse_date, values), start, end)
 
     def _date_reason(self, value: Any, when: _dt.datetime, location: str, ctx: Any) -> str:
         return (

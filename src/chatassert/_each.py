@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from chatassert._errors import RegexTimeoutError
@@ -28,7 +28,7 @@ from chatassert._jsonbase import (
     _number,
     _Offenders,
     _PathCheck,
-    equal_to,
+    all_equal_to,
     json_equal,
     literal_prefixes,
     show,
@@ -64,38 +64,32 @@ class AllMatch(_EachValue):
         "Found non-matching item: 'incident-log' at results[1].type"
     """
 
-    __slots__ = ("_ok", "value")
+    __slots__ = ("_all_equal", "value")
     kind = "expect_all_match"
     dialect_names = {"expect": "all_match"}
     params = (_PATH, Param("value", "any", required=True, doc="the value every item must equal"))
     value: Any
+    _all_equal: Callable[[Iterable[Any]], bool]
 
     def __init__(self, path: str, value: Any, *, message: str | None = None) -> None:
         super().__init__(path, message=message)
         self._set("value", value)
-        self._set("_ok", equal_to(value))
+        self._set("_all_equal", all_equal_to(value))
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        state.pop("_ok", None)
+        state.pop("_all_equal", None)  # a closure: built again from the value
         return state
 
     def __setstate__(self, state: Mapping[str, Any]) -> None:
         super().__setstate__(state)
-        object.__setattr__(self, "_ok", equal_to(self.value))
+        object.__setattr__(self, "_all_equal", all_equal_to(self.value))
+
+    def _ok(self, value: Any) -> bool:
+        return self._all_equal((value,))
 
     def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
-        expected = self.value
-        if type(expected) is not str:
-            return super()._all_ok_function()
-
-        def all_equal(values: list[Any]) -> bool:  # strict: a string equals only a string
-            for value in values:  # noqa: SIM110 - a plain loop: no generator on the hot path
-                if type(value) is not str or value != expected:
-                    return False
-            return True
-
-        return all_equal
+        return self._all_equal
 
     def _reason(self, location: str, value: Any, index: int | None) -> str:
         return f"Found non-matching item: {show(value)} at {location}"
@@ -425,8 +419,20 @@ class ArrayContains(_PathCheck):
 # -- numbers -------------------------------------------------------------------------------
 
 
+def _in_range(values: Iterable[Any], low: float, high: float) -> bool:
+    """Whether every value is a number (not a bool) in `[low, high]`: the range checks' rule.
+
+    NaN is not a number here: it fails `low <= value`.
+    """
+    for value in values:
+        kind = type(value)
+        if (kind is not int and kind is not float) or not low <= value <= high:
+            return False
+    return True
+
+
 class _Range(_PathCheck):
-    __slots__ = ("max", "min")
+    __slots__ = ("_high", "_low", "max", "min")
     params = (
         _PATH,
         Param("min", "number", default=None, doc="the smallest allowed value"),
@@ -434,6 +440,8 @@ class _Range(_PathCheck):
     )
     min: float | int | None
     max: float | int | None
+    _low: float
+    _high: float
 
     def __init__(
         self,
@@ -451,25 +459,15 @@ class _Range(_PathCheck):
             raise ValueError(f"{self.kind} min ({low}) is larger than max ({high})")
         self._set("min", low)
         self._set("max", high)
+        self._set("_low", -math.inf if low is None else low)
+        self._set("_high", math.inf if high is None else high)
 
     def _ok(self, value: Any) -> bool:
-        if not _is_number(value):
-            return False
-        return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
+        return _in_range((value,), self._low, self._high)
 
     def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
-        low = -math.inf if self.min is None else self.min
-        high = math.inf if self.max is None else self.max
-
-        def all_in_range(values: list[Any]) -> bool:
-            for value in values:
-                kind = type(value)
-                # NaN fails `low <= value`, as `_ok` rejects it: the two always agree
-                if (kind is not int and kind is not float) or not low <= value <= high:
-                    return False
-            return True
-
-        return all_in_range
+        low, high = self._low, self._high
+        return lambda values: _in_range(values, low, high)
 
     def _range_text(self) -> str:
         low = "-inf" if self.min is None else show(self.min)

@@ -26,12 +26,12 @@ from chatassert._jsonbase import (
     _PATH,
     JsonCheck,
     _check_scalar,
-    _index,
+    _EachValue,
     _Offenders,
-    _PathCheck,
     _same_scalar,
     _str_value,
     _strings,
+    all_equal_to,
     json_equal,
     show,
 )
@@ -72,17 +72,16 @@ class _FieldIs(JsonCheck):
         return {"path": self.field, "expected": self.value, "actual": self.value}
 
     def _compile_quick(self) -> QuickTest:
-        actual_of, expected, kind, ok = self._actual, self.value, type(self.value), self._passed()
+        actual_of, expected, ok = self._actual, self.value, self._passed()
 
         def quick(data: Any) -> Result | None:
-            actual = actual_of(data)
-            return ok if type(actual) is kind and actual == expected else None
+            return ok if _same_scalar(actual_of(data), expected) else None
 
         return quick
 
     def _eval(self, data: Any) -> Result:
         actual = self._actual(data)
-        if type(actual) is type(self.value) and actual == self.value:
+        if _same_scalar(actual, self.value):  # the plain pass: the quick test's own rule
             return self._passed()
         if actual is not MISSING and json_equal(actual, self.value):  # 1 for 1.0
             return Result(
@@ -235,19 +234,20 @@ class _StringFieldContains(_TextContains):
     def _pass_details(self, n: int) -> dict[str, Any]:
         return {"path": self.field, "expected": self.value}
 
+    def _actual(self, data: Any) -> Any:
+        return data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
+
     def _compile_quick(self) -> QuickTest:
-        field, needle, exact, ok = self.field, self._needle, self.case_sensitive, self._passed()
+        actual_of, has, ok = self._actual, self._has, self._passed()
 
         def quick(data: Any) -> Result | None:
-            text = data.get(field) if type(data) is dict else None
-            if type(text) is str and needle in (text if exact else text.lower()):
-                return ok
-            return None
+            text = actual_of(data)
+            return ok if type(text) is str and has(text) else None
 
         return quick
 
     def _eval(self, data: Any) -> Result:
-        actual = data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
+        actual = self._actual(data)
         if actual is MISSING:
             return self._missing(self.field, self.value)
         if not isinstance(actual, str):
@@ -334,10 +334,13 @@ class HasFields(JsonCheck):
         self._set("paths", _strings(self.kind, paths))
         self._set("_paths", tuple(compile_path(p) for p in self.paths))
 
+    def _missing_paths(self, data: Any) -> list[str]:
+        return [p.source for p in self._paths if not p.values(data)]
+
     def _compile_quick(self) -> QuickTest:
         finders, ok = tuple(p.values for p in self._paths), self._passed()
 
-        def quick(data: Any) -> Result | None:
+        def quick(data: Any) -> Result | None:  # `_missing_paths` is empty, without a list
             for values_of in finders:
                 if not values_of(data):
                     return None
@@ -346,7 +349,7 @@ class HasFields(JsonCheck):
         return quick
 
     def _eval(self, data: Any) -> Result:
-        missing = [p.source for p in self._paths if not p.find(data)]
+        missing = self._missing_paths(data)
         if not missing:
             return self._passed()
         reason = (
@@ -405,13 +408,15 @@ class FieldEquals(JsonCheck):
         self._set("_fields", tuple((compile_path(str(k)), v) for k, v in fields.items()))
 
     def _compile_quick(self) -> QuickTest:
-        fields = tuple((path.values, expected) for path, expected in self._fields)
+        # `_eval`'s rule, with `all_equal_to`, json_equal's fast form: every path has a value,
+        # and every value at it equals the expected one
+        fields = tuple((path.values, all_equal_to(expected)) for path, expected in self._fields)
         ok = self._passed(len(fields))
 
         def quick(data: Any) -> Result | None:
-            for values_of, expected in fields:  # one strictly equal value per path
+            for values_of, all_equal in fields:
                 values = values_of(data)
-                if len(values) != 1 or not _same_scalar(values[0], expected):
+                if not values or not all_equal(values):
                     return None
             return ok
 
@@ -450,7 +455,7 @@ class FieldEquals(JsonCheck):
 
 
 @register
-class FieldContains(_PathCheck):
+class FieldContains(_EachValue):
     """Passes when the text at the path contains the text, ignoring case (`field_contains`).
 
     A list of strings passes when one of its items contains the text; a wildcard path needs
@@ -485,32 +490,15 @@ class FieldContains(_PathCheck):
     def _expected(self) -> Any:
         return self.text
 
-    def _has(self, value: Any) -> bool:
+    def _ok(self, value: Any) -> bool:
         if isinstance(value, str):
             return self._needle in (value if self.case_sensitive else value.lower())
         if isinstance(value, list):
-            return any(isinstance(v, str) and self._has(v) for v in value)
+            return any(isinstance(v, str) and self._ok(v) for v in value)
         return False
 
-    def _eval(self, data: Any) -> Result:
-        found = self._path.find(data)
-        if not found and not self._path.fans_out:
-            return self._missing(self.path, self.text)
-        bad = _Offenders()
-        for value, where in found:
-            if not self._has(value):
-                bad.add(self._path.location(where), value, _index(where))
-        if not bad:
-            return self._passed(len(found))
-        first = bad.first
-        assert first is not None
-        return Result(
-            _F,
-            self.kind,
-            f"{first['path']}: expected to contain "
-            f"{show(self.text)}, got {show(first['actual'])}" + bad.more(),
-            bad.details(self.text, len(found)),
-        )
+    def _reason(self, location: str, value: Any, index: int | None) -> str:
+        return f"{location}: expected to contain {show(self.text)}, got {show(value)}"
 
     def describe(self) -> str:
         """Describe the requirement."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from chatassert._base import Assertion, QuickTest, never as _never, remember
@@ -38,7 +38,7 @@ __all__ = [
     "DEFAULT_SENSITIVE_PREFIXES",
     "JsonCheck",
     "MAX_OFFENDING",
-    "equal_to",
+    "all_equal_to",
     "json_equal",
     "literal_prefixes",
     "show",
@@ -94,16 +94,46 @@ def _same_scalar(value: Any, expected: Any) -> bool:
     return kind is type(value) and kind is not list and kind is not dict and value == expected
 
 
-def equal_to(expected: Any) -> Callable[[Any], bool]:
-    """Return a fast predicate for `json_equal(value, expected)`, built once per check."""
+def all_equal_to(expected: Any) -> Callable[[Iterable[Any]], bool]:
+    """Return a test of `all(json_equal(v, expected) for v in values)`, built once per check.
+
+    One loop per kind of scalar, so a check of many values makes no call per value; a check of
+    one value asks it about `(value,)`.
+
+    Example:
+        >>> all_equal_to(1)([1, 1.0]), all_equal_to(1)([1, True]), all_equal_to("a")([])
+        (True, False, True)
+    """
     kind = type(expected)
     if kind is str:
-        return lambda v: v == expected and type(v) is str
+
+        def all_strings(values: Iterable[Any]) -> bool:  # a string equals only a string
+            for value in values:  # noqa: SIM110 - a plain loop: no generator on the hot path
+                if type(value) is not str or value != expected:
+                    return False
+            return True
+
+        return all_strings
     if kind is bool or expected is None:
-        return lambda v: v is expected
+
+        def all_identical(values: Iterable[Any]) -> bool:  # true, false and null are singletons
+            for value in values:  # noqa: SIM110 - a plain loop: no generator on the hot path
+                if value is not expected:
+                    return False
+            return True
+
+        return all_identical
     if kind is int or kind is float:
-        return lambda v: v == expected and (type(v) is int or type(v) is float)
-    return lambda v: json_equal(v, expected)
+
+        def all_numbers(values: Iterable[Any]) -> bool:  # 1 equals 1.0, but not true
+            for value in values:
+                number = type(value)
+                if (number is not int and number is not float) or value != expected:
+                    return False
+            return True
+
+        return all_numbers
+    return lambda values: all(json_equal(value, expected) for value in values)
 
 
 _LITERAL_ALTERNATIVES = re.compile(r"\^(?:\(([^()\[\]{}.*+?^$\\]+)\)|([^()|\[\]{}.*+?^$\\]+))")
@@ -256,8 +286,13 @@ class JsonCheck(Assertion):
     check into a closure over its settings (`_compile_quick`), it runs one tight loop and
     returns the shared passing result (see `Result.shared`), or None whenever it is not
     certain. `_eval` is the full evaluation, which explains a failure with locations and
-    offending items; it is complete on its own, and the tests hold the two to agree on
-    every pass.
+    offending items; it is complete on its own.
+
+    A check's rule is written once and both steps use it: a path check's test of one value
+    (`_ok`), from which the quick test's loop is derived, or, where one loop over many values
+    pays, that loop (`_all_ok_function`), which the full evaluation asks about one value at a
+    time; a field check's lookup and comparison. tests/expect/test_expect_quick.py holds the
+    two steps to agree on every document.
     """
 
     __slots__ = ("_memo", "_quick")
@@ -391,11 +426,16 @@ _PATH = Param("path", "str", required=True, doc="a path: a.b, a[*].b, a[0].b, or
 
 
 class _EachValue(_PathCheck):
-    """Every value at the path must satisfy `_ok`; zero values pass with `checked: 0`."""
+    """Every value at the path must satisfy `_ok`; zero values pass with `checked: 0`.
+
+    A subclass writes its rule once: as `_ok`, or as `_all_ok_function` with `_ok(v)` asking
+    that loop about `(v,)` (see `JsonCheck`).
+    """
 
     __slots__ = ()
 
     def _ok(self, value: Any) -> bool:
+        """Whether one value satisfies the check."""
         raise NotImplementedError
 
     def _reason(self, location: str, value: Any, index: int | None) -> str:

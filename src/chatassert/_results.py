@@ -53,6 +53,11 @@ _F, _E, _S = Status.FAILED, Status.ERROR, Status.SKIPPED
 # -- counts --------------------------------------------------------------------------------
 
 
+def _results_of(data: Any) -> Any:
+    """The response's `results` field, or `MISSING`."""
+    return data.get("results", MISSING) if isinstance(data, dict) else MISSING
+
+
 class _ResultsCount(JsonCheck):
     __slots__ = ("value",)
     params = (Param("value", "int", required=True, doc="a number of results"),)
@@ -70,7 +75,7 @@ class _ResultsCount(JsonCheck):
         ok, memo_get, passed = self._ok, self._memo.get, self._passed
 
         def quick(data: Any) -> Result | None:
-            results = data.get("results") if type(data) is dict else None
+            results = _results_of(data)
             if type(results) is list and ok(len(results)):
                 return memo_get(len(results)) or passed(len(results))
             return None
@@ -78,7 +83,7 @@ class _ResultsCount(JsonCheck):
         return quick
 
     def _eval(self, data: Any) -> Result:
-        results = data.get("results", MISSING) if isinstance(data, dict) else MISSING
+        results = _results_of(data)
         noun = "result" if self.value == 1 else "results"
         if not isinstance(results, list):
             got = (
@@ -187,44 +192,32 @@ class _Tags(JsonCheck):
         self._set("tags", _strings(self.kind, tags))
         self._set("_set_tags", frozenset(self.tags))
 
-    def _problem(self, index: int, tags: list[Any]) -> str | None:
-        """Return why result `index` with `tags` breaks the check, or None."""
+    def _fine(self, tags: list[Any]) -> bool:
+        """Whether a result with the list `tags` satisfies the check: the check's one rule."""
         raise NotImplementedError
 
-    _wanted: ClassVar[bool | None] = None
-    """For the quick test: True, every tag must be present; False, every tag absent; None,
-    ask `_fine`."""
-
-    def _fine(self, tags: list[Any]) -> bool:
-        """Whether a result with the list `tags` satisfies the check, when `_wanted` is None."""
+    def _fault(self, index: int, tags: list[Any]) -> str:
+        """Why result `index`, whose `tags` are not fine, breaks the check (words only)."""
         raise NotImplementedError
 
     def _compile_quick(self) -> QuickTest:
         fine, memo_get, passed = self._fine, self._memo.get, self._passed
-        required, want = self.tags, self._wanted
 
         def quick(data: Any) -> Result | None:
-            results = data.get("results") if type(data) is dict else None
+            results = _results_of(data)
             if type(results) is not list:
                 return None
             for item in results:  # every result has a list of tags that satisfies the check
                 meta = item.get("metadata") if type(item) is dict else None
                 tags = meta.get("tags") if type(meta) is dict else None
-                if type(tags) is not list:
+                if type(tags) is not list or not fine(tags):
                     return None
-                if want is None:
-                    if not fine(tags):
-                        return None
-                else:  # every tag present (want True) or every tag absent (want False)
-                    for tag in required:
-                        if (tag in tags) is not want:
-                            return None
             return memo_get(len(results)) or passed(len(results))
 
         return quick
 
     def _eval(self, data: Any) -> Result:
-        results = data.get("results") if isinstance(data, dict) else None
+        results = _results_of(data)
         if not isinstance(results, list):
             results = []
         bad: _Offenders | None = None
@@ -242,11 +235,10 @@ class _Tags(JsonCheck):
                     f"results[{i}].metadata.tags is not a list of tags ({show(tags, 40)})",
                     {"path": f"results[{i}].metadata.tags", "actual": tags},
                 )
-            problem = self._problem(i, tags)
-            if problem is not None:
+            if not self._fine(tags):
                 if bad is None:
                     bad = _Offenders()
-                bad.add(f"results[{i}].metadata.tags", tags, i, reason=problem)
+                bad.add(f"results[{i}].metadata.tags", tags, i, reason=self._fault(i, tags))
         if bad is None:
             return self._passed(len(results))
         first = bad.first
@@ -274,11 +266,16 @@ class AllHaveTags(_Tags):
     __slots__ = ()
     kind = "expect_all_have_tags"
     dialect_names = {"expect": "all_have_tags"}
-    _wanted = True
 
-    def _problem(self, index: int, tags: list[Any]) -> str | None:
-        missing = next((t for t in self.tags if t not in tags), None)
-        return None if missing is None else f"Result {index} missing required tag: '{missing}'"
+    def _fine(self, tags: list[Any]) -> bool:
+        for tag in self.tags:  # noqa: SIM110 - a plain loop: no generator on the hot path
+            if tag not in tags:
+                return False
+        return True
+
+    def _fault(self, index: int, tags: list[Any]) -> str:
+        missing = next(t for t in self.tags if t not in tags)
+        return f"Result {index} missing required tag: '{missing}'"
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -298,11 +295,16 @@ class NoneHaveTags(_Tags):
     __slots__ = ()
     kind = "expect_none_have_tags"
     dialect_names = {"expect": "none_have_tags"}
-    _wanted = False
 
-    def _problem(self, index: int, tags: list[Any]) -> str | None:
-        found = next((t for t in self.tags if t in tags), None)
-        return None if found is None else f"Result {index} has excluded tag: '{found}'"
+    def _fine(self, tags: list[Any]) -> bool:
+        for tag in self.tags:  # noqa: SIM110 - a plain loop: no generator on the hot path
+            if tag in tags:
+                return False
+        return True
+
+    def _fault(self, index: int, tags: list[Any]) -> str:
+        found = next(t for t in self.tags if t in tags)
+        return f"Result {index} has excluded tag: '{found}'"
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -327,9 +329,7 @@ class EachHasAnyTag(_Tags):
     def _fine(self, tags: list[Any]) -> bool:
         return any(t in self._set_tags for t in tags if isinstance(t, str))
 
-    def _problem(self, index: int, tags: list[Any]) -> str | None:
-        if self._fine(tags):
-            return None
+    def _fault(self, index: int, tags: list[Any]) -> str:
         return f"Result {index} has none of the tags: " + ", ".join(show(t) for t in self.tags)
 
     def describe(self) -> str:

@@ -7,6 +7,7 @@ import pickle
 from typing import Any
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from chatassert import (
     AllDatesBetween,
@@ -21,7 +22,7 @@ from chatassert import (
     Turn,
 )
 from chatassert._dates import parse_date
-from chatassert._jsonbase import MAX_OFFENDING, json_equal
+from chatassert._jsonbase import MAX_OFFENDING, all_equal_to, json_equal
 from chatassert.expect import (
     AllDatesInYear,
     AllHaveTags,
@@ -541,3 +542,20 @@ def test_sorted_desc_names_the_item_index_when_items_have_no_value() -> None:
     )
     assert result.details["index"] == 2
     assert result.reason.startswith("Values not sorted descending at index 2: results[2].relevance")
+
+
+_JSON_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.floats(-3, 3), st.sampled_from(["", "a", "1"])
+)
+_JSON_VALUES = st.recursive(
+    _JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("ab"), inner),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_JSON_VALUES, st.lists(_JSON_VALUES, max_size=4))
+def test_all_equal_to_is_json_equal_over_every_value(expected: Any, values: list[Any]) -> None:
+    # the quick tests' compiled form of strict JSON equality decides as `json_equal` does
+    assert all_equal_to(expected)(values) == all(json_equal(v, expected) for v in values)

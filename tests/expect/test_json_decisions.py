@@ -2533,7 +2533,7 @@ ROWS = [
         lambda: ArrayContains("a", pattern="(a+)+$", regex_timeout=0.05),
         {"a": ["x", "a" * 5000 + "b"]},
         E,
-        "pattern '(a+)+$' ran out of this check's 0.05s limit for regular expressions on a text of 5001 characters",  # noqa: E501
+        "pattern '(a+)+$' did not finish within 0.05s on a text of 5001 characters",
         {"path": "a", "error": "timeout"},
     ),
     row(
@@ -2541,7 +2541,7 @@ ROWS = [
         lambda: AllMatchPattern("r[*].t", "(a+)+$", regex_timeout=0.05),
         {"r": [{"t": "a"}, {"t": "a" * 5000 + "b"}]},
         E,
-        "pattern '(a+)+$' ran out of this check's 0.05s limit for regular expressions on a text of 5001 characters",  # noqa: E501
+        "pattern '(a+)+$' did not finish within 0.05s on a text of 5001 characters",
         {"path": "r[1].t", "pattern": "(a+)+$", "error": "timeout"},
     ),
     row(
