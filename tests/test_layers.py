@@ -11,6 +11,7 @@ listed in `ALLOWED_UP`, each with its reason.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -233,3 +234,16 @@ def test_the_scan_sees_lazy_imports_and_skips_type_checking_ones() -> None:
         "    from chatassert._text import Contains\n"
     )
     assert _imports(source) == {"_base", "specs", "specs._yaml", "judges", "_text"}
+
+
+@pytest.mark.parametrize("module", sorted(FAMILIES | VOCABULARY_CHECKS | LAYERS[1][1]))
+def test_a_module_of_checks_names_its_tests_and_they_exist(module: str) -> None:
+    # docs/architecture.md: a check's code, tests and docs are found from one another
+    source = (SRC / "chatassert" / f"{module}.py").read_text(encoding="utf-8")
+    doc = ast.get_docstring(ast.parse(source))
+    assert doc is not None
+    assert "Tests:" in doc, f"{module}'s docstring names no tests"
+    named = re.findall(r"(tests/[\w/]+(?:\.py)?|docs/\w+\.md)", doc)
+    assert any(n.startswith("tests/") for n in named), module
+    missing = [n for n in named if not (SRC.parent / n).exists()]
+    assert missing == [], f"{module} names files that do not exist: {missing}"

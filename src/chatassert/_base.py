@@ -15,6 +15,9 @@ identities `AllOf()` (passed) and `AnyOf()` (failed) exact over all four outcome
 | `Not` | the child failed | the child passed | the child's status |
 
 The other combinators (`When`, `AtLeast`) and the turn selectors are in `_combinators`.
+
+Docs: docs/guide.md. Tests: tests/test_combinators.py, tests/test_combinators_decisions.py
+and tests/test_laws.py.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 `AllOf`, `AnyOf` and `Not`, which the operators `&`, `|` and `~` build, are in `_base` with the
 Kleene rules all combinators follow; `When` and `AtLeast` follow them too (docs/guide.md,
 "Combining assertions"). The selectors run one assertion on chosen turns of a conversation.
+
+Tests: tests/test_combinators.py, tests/test_combinators_decisions.py and tests/test_laws.py.
 """
 
 from __future__ import annotations

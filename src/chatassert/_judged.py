@@ -3,6 +3,8 @@
 A judge that raises, times out, or replies without a boolean `passed` gives an `error` result,
 never a pass. The judge is passed explicitly (`judge=`), or resolved from the documented
 environment variables when the check runs.
+
+Docs: docs/judges.md. Tests: tests/test_judged.py and tests/test_judged_decisions.py.
 """
 
 from __future__ import annotations

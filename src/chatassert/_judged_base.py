@@ -3,6 +3,8 @@
 `JudgedAssertion` is shared by the judged checks of every vocabulary (`LLMRubric` and `Repeat`
 in `_judged`, PromptKit's `llm_judge` types in `_promptkit_judged`); docs/judges.md describes
 them.
+
+Tests: tests/test_judged.py and tests/test_judged_decisions.py.
 """
 
 from __future__ import annotations

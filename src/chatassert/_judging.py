@@ -3,6 +3,8 @@
 A judge is any object with an async `judge(request) -> Verdict` method and a `name`. HTTP judges
 live in `chatassert.judges`; here are the protocol, `FunctionJudge` (wrap a function) and
 `FakeJudge` (scripted replies, for tests).
+
+Docs: docs/judges.md. Tests: tests/test_judged.py and tests/judges/.
 """
 
 from __future__ import annotations

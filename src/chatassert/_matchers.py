@@ -17,6 +17,8 @@ one `$` key:
 - `{"$one_of": [a, b]}` (`ArgOneOf([a, b])`): a value loosely equal (G9) to one of them;
 - `{"$range": [min, max]}` (`ArgInRange(min, max)`): a number, or numeric string, in the
   inclusive range; `null` leaves a side open.
+
+Docs: docs/trajectories.md. Tests: tests/test_matchers_decisions.py.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ whole conversation and report violations with the `turn_index` they happened in,
 checks are in `_promptkit_content`, `_promptkit_names`, `_promptkit_args` and
 `_promptkit_judged`; `GuardrailTriggered` is in `_guardrails` and the workflow types in
 `_workflow`.
+
+Tests: tests/promptkit/test_promptkit_decisions.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The result tree: the outcome of checking an assertion against a subject."""
+"""The result tree: the outcome of checking an assertion against a subject.
+
+Docs: docs/guide.md. Tests: tests/test_result.py.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 The text of a turn is the content of its last assistant message with text (G1); substring
 checks are case-insensitive (G3); regular expressions follow Go/RE2 syntax with a time limit (G8).
+
+Docs: docs/flat.md. Tests: tests/test_text.py.
 """
 
 from __future__ import annotations

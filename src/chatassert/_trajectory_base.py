@@ -4,6 +4,9 @@ Every trajectory check (docs/trajectories.md) reads a `Turn` (its tool calls, G2
 `Conversation` (the calls of all its turns, in order). Calls are located as `tool_calls[j]` in a
 turn and `turns[i].tool_calls[j]` in a conversation; each call is paired with its result by id,
 else by order. The checks are in `_sequence`, `_call_counts` and `_tool_results`.
+
+Tests: tests/test_trajectory.py, tests/test_trajectory_decisions.py and
+tests/test_trajectory_props.py.
 """
 
 from __future__ import annotations

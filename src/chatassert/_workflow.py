@@ -8,6 +8,9 @@ and completion once per conversation, so the workflow checks (`state_is`, `trans
 `workflow_complete`) work on plain logged transcripts. An event the current state does not accept
 is kept in the history as an invalid transition (`valid=False`, with an `error`) and the workflow
 stays where it was.
+
+Docs: docs/promptkit.md. Tests: tests/promptkit/test_workflow_and_details.py and
+tests/promptkit/test_workflow_decisions.py.
 """
 
 from __future__ import annotations
