@@ -1,11 +1,10 @@
 """Tests of chatassert._results (docs/expect.md, "Keys" and "Details"): the counts, tags and
 schema of `results`, and the conditional and alternative checks (`IfResults`, `IfHasHistory`,
-`IfSensitiveResults`, `OneOf`) over checks of this family.
+`IfSensitiveResults`, `OneOf`), whatever checks they hold.
 
 The decision-table rows of these checks (whole records, built by `expect_decisions.row`; see
 `expect_decisions` for what a row promises), their construction errors and their descriptions,
-then their standalone tests. `OneOf` and the conditional checks over another family's checks
-are in test_json_shared.py.
+then their standalone tests.
 """
 
 from __future__ import annotations
@@ -28,20 +27,27 @@ from expect_decisions import (
 )
 
 from chatassert import (
+    AllMatch,
+    AllOf,
     Assertion,
+    SortedDesc,
     Status,
 )
 from chatassert.expect import (
     AllHaveTags,
+    ArrayContains,
     EachHasAnyTag,
+    IfHasHistory,
     IfResults,
     IfSensitiveResults,
+    JsonContains,
     NoneHaveTags,
     OneOf,
     ResultsCount,
     ResultsMatchSchema,
     ResultsMax,
     ResultsMin,
+    StatusIs,
 )
 
 ROWS = [
@@ -854,6 +860,94 @@ ROWS = [
             "actual": {"work": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"},
         },
     ),
+    row(
+        "oneof-pass",
+        lambda: OneOf(StatusIs("error"), JsonContains("filter")),
+        {"status": "ok", "m": "filter"},
+        P,
+        "expect_contains passed",
+        {"passed": 1, "failed": 1, "error": 0, "skipped": 0},
+    ),
+    row(
+        "oneof-two",
+        lambda: OneOf(StatusIs("error"), JsonContains("filter")),
+        {"status": "ok"},
+        F,
+        "Neither status is 'error' nor response contains 'filter'",
+        {"passed": 0, "failed": 2, "error": 0, "skipped": 0},
+    ),
+    row(
+        "oneof-one",
+        lambda: OneOf(StatusIs("error")),
+        {"status": "ok"},
+        F,
+        "Expected status is 'error'",
+        {"passed": 0, "failed": 1, "error": 0, "skipped": 0},
+    ),
+    row(
+        "oneof-three",
+        lambda: OneOf(StatusIs("a"), StatusIs("b"), AllOf(StatusIs("c"), ResultsMin(1))),
+        {"status": "ok"},
+        F,
+        "None of: status is 'a'; status is 'b'; status is 'c' and at least 1 result",
+        {"passed": 0, "failed": 3, "error": 0, "skipped": 0},
+    ),
+    row(
+        "ifr-pass",
+        lambda: IfResults(StatusIs("ok")),
+        {"results": [1], "status": "ok"},
+        P,
+        "status is 'ok'",
+        {"condition": True},
+    ),
+    row(
+        "ifh-skip",
+        lambda: IfHasHistory(StatusIs("ok")),
+        {"results": []},
+        S,
+        "condition not met: no history_results",
+        {"condition": False},
+    ),
+    row(
+        "ifh-null",
+        lambda: IfHasHistory(StatusIs("ok")),
+        {"history_results": None, "status": "no"},
+        F,
+        "Expected status 'ok', got 'no'",
+        {"condition": True},
+    ),
+    row(
+        "ifh-not-object",
+        lambda: IfHasHistory(StatusIs("ok")),
+        [1],
+        S,
+        "condition not met: no history_results",
+        {"condition": False},
+    ),
+    row(
+        "ifs-child",
+        lambda: IfSensitiveResults(StatusIs("ok")),
+        {"status": "no", "results": [{"file": "documents/x"}]},
+        F,
+        "Expected status 'ok', got 'no'",
+        {"condition": True},
+    ),
+    row(
+        "ifs-child-skip",
+        lambda: IfSensitiveResults(StatusIs("ok")),
+        {"status": "no", "results": [{"file": "x/documents/"}]},
+        S,
+        "condition not met: no result file starts with 'people/' or 'documents/'",
+        {"condition": False},
+    ),
+    row(
+        "ifr-not-object",
+        lambda: IfResults(StatusIs("ok")),
+        [1],
+        S,
+        "condition not met: no results",
+        {"condition": False},
+    ),
 ]
 
 
@@ -986,6 +1080,18 @@ ERRORS = [
         TypeError,
         "has_field must be a string, got int 3",
     ),
+    err(
+        "ifs-both",
+        lambda: IfSensitiveResults(StatusIs("a"), has_field="x"),
+        ValueError,
+        "if_sensitive_results needs either inner assertions or 'has_field' (with an optional 'value')",  # noqa: E501
+    ),
+    err(
+        "ifs-child-value",
+        lambda: IfSensitiveResults(StatusIs("a"), value=1),
+        ValueError,
+        "if_sensitive_results 'value' goes with 'has_field'",
+    ),
 ]
 
 
@@ -1018,6 +1124,19 @@ DESCRIPTIONS = [
     ),
     (lambda: ResultsMin(1), "at least 1 result"),
     (lambda: ResultsCount(2), "exactly 2 results"),
+    (
+        lambda: IfResults(AllOf(StatusIs("ok"), ResultsMin(1))),
+        "if there are results: status is 'ok' and at least 1 result",
+    ),
+    (
+        lambda: IfHasHistory(AllMatch("history_results[*].op", "delete")),
+        "if there is history: every history_results[*].op is 'delete'",
+    ),
+    (lambda: IfSensitiveResults(StatusIs("ok")), "if some result is sensitive: status is 'ok'"),
+    (
+        lambda: OneOf(StatusIs("error"), AllOf(JsonContains("filter"), ResultsMax(0))),
+        "(status is 'error') or (response contains 'filter' and at most 0 results)",
+    ),
 ]
 
 
@@ -1113,3 +1232,34 @@ def test_if_sensitive_results_field_form() -> None:
     assert missing.reason == "Missing field: results[0].sensitive"
     presence = IfSensitiveResults(has_field="sensitive")
     assert presence.check({"results": [{"file": "people/a", "sensitive": False}]}).passed
+
+
+def test_one_of_with_three_branches_and_errors() -> None:
+    check = OneOf(StatusIs("error"), StatusIs("partial"), JsonContains("nothing here"))
+    assert check.check(SEARCH).reason == (
+        "None of: status is 'error'; status is 'partial'; response contains 'nothing here'"
+    )
+    errored = OneOf(StatusIs("error"), SortedDesc("v[*]")).check({"status": "ok", "v": [1, "a"]})
+    assert errored.status is E
+
+
+def test_if_has_history() -> None:
+    check = IfHasHistory(AllMatch("history_results[*].operation", "delete"))
+    assert check.check(SEARCH).status is S
+    ok = {"history_results": [{"operation": "delete"}]}
+    assert check.check(ok).passed
+    bad = check.check({"history_results": [{"operation": "create"}]})
+    assert bad.status is F
+    assert bad.children[0].reason == (
+        "Found non-matching item: 'create' at history_results[0].operation"
+    )
+
+
+def test_if_sensitive_results_with_inner_checks_and_own_prefixes() -> None:
+    inner = IfSensitiveResults(ArrayContains("sensitive_dirs_skipped", ["people/"]))
+    assert inner.check(SEARCH).status is F
+    custom = IfSensitiveResults(has_field="sensitive", sensitive_prefixes=["journal/"])
+    result = custom.check(SEARCH)
+    assert result.reason == "Missing field: results[0].sensitive (and 1 more)"
+    with pytest.raises(ValueError, match="either"):
+        IfSensitiveResults()
