@@ -2,7 +2,7 @@
 
 Dates are ISO 8601 (python-dateutil reads anything else); a naive date means UTC; a date-only
 `end` means the end of that day (docs/expect.md, "Dates"). Tests:
-tests/expect/test_expect_checks.py and tests/expect/test_json_decisions.py.
+tests/expect/test_dates.py (combined with other families: tests/expect/test_json_shared.py).
 
 Example:
     >>> from chatassert import AllDatesBetween

@@ -3,7 +3,7 @@
 `HasFields`, `FieldEquals` and `FieldContains` read any path; `StatusIs`, `ErrorCodeIs`,
 `JsonContains`, `MessageContains` and `SummaryContains` are the expect vocabulary's checks of
 the fields its responses carry (`status`, `error`, `message`, `summary`). Tests:
-tests/expect/test_expect_checks.py and tests/expect/test_json_decisions.py.
+tests/expect/test_fields.py (combined with other families: tests/expect/test_json_shared.py).
 
 Example:
     >>> from chatassert import FieldEquals

@@ -18,8 +18,8 @@ Decided semantics (see the expect section of the semantics page):
 - A failure names the concrete item (`results[2].file`); details hold `path`, `expected`,
   `actual` and `index` for the first offender, `offending` (up to 20) and `checked`.
 
-Docs: docs/expect.md. Tests: tests/expect/test_expect_checks.py,
-tests/expect/test_json_decisions.py and tests/expect/test_expect_quick.py.
+Docs: docs/expect.md. Tests: tests/expect/test_json_shared.py and
+tests/expect/test_expect_quick.py.
 """
 
 from __future__ import annotations
