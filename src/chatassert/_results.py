@@ -3,8 +3,7 @@
 The expect vocabulary's responses carry their findings in `results` (docs/expect.md): these
 checks count them, read their `metadata.tags`, hold them to a schema, and make checks
 conditional on them (`IfResults`, `IfHasHistory`, `IfSensitiveResults`) or alternatives
-(`OneOf`). Tests: tests/expect/test_results.py (over other families' checks:
-tests/expect/test_json_shared.py).
+(`OneOf`). Tests: tests/expect/test_results.py.
 
 Example:
     >>> from chatassert.expect import ResultsMin
