@@ -3,7 +3,8 @@
 Each test names what it pins: the `chatassert._matchers` module docs (docs/trajectories.md,
 "Argument matchers"), the matchers' docstrings, SEMANTICS G4 (bad specs fail when built, saying
 where and what), and DESIGN's "assertions are immutable and picklable". Found by mutation
-testing (docs/mutation.md).
+testing (docs/mutation.md), except the last section (matchers, expected calls and the error rule
+on their own), whose tests were trajectory tests that exercised `chatassert._matchers` alone.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from chatassert import ToolResult
 from chatassert._matchers import (
     ArgAny,
     ArgInRange,
@@ -23,6 +25,7 @@ from chatassert._matchers import (
     ExpectedCall,
     compare_arguments,
     compile_arguments,
+    error_flag,
     render_arguments,
 )
 
@@ -305,3 +308,55 @@ def test_a_problem_shows_values_as_json_cut_in_the_middle(value: Any, shown: str
     """`ArgProblem.describe`: JSON, non-ASCII kept, `str` for the rest, 45 + `…` + 10 over 60."""
     problem = ArgProblem("q", "unexpected", actual=value)
     assert problem.describe() == f"unexpected argument q={shown}"
+
+
+# -- matchers, expected calls and the error rule on their own ------------------------------------
+
+
+def test_matchers_nest_in_lists_and_one_of() -> None:
+    expected = compile_arguments({"items": [{"sku": {"$regex": "^A"}}, {"$any": True}]})
+    assert compare_arguments(expected, {"items": [{"sku": "A1", "n": 2}, 7]}) == []
+    problems = compare_arguments(expected, {"items": [{"sku": "B1"}, 7]})
+    assert [p.argument for p in problems] == ["items[0].sku"]
+    one_of = compile_arguments({"$one_of": [{"$regex": "^x"}, 5]})
+    assert one_of.matches("xyz")
+    assert one_of.matches("5")
+    assert not one_of.matches("y")
+
+
+def test_matcher_objects_in_python_equal_their_spec_form() -> None:
+    py = ExpectedCall(
+        "f",
+        {
+            "a": ArgMatches("^a"),
+            "b": ArgOneOf([1, 2]),
+            "c": ArgInRange(0, None),
+            "d": ArgAny(),
+        },
+    )
+    spec = ExpectedCall.from_spec(
+        {
+            "tool": "f",
+            "arguments": {
+                "a": {"$regex": "^a"},
+                "b": {"$one_of": [1, 2]},
+                "c": {"$range": [0, None]},
+                "d": {"$any": True},
+            },
+        }
+    )
+    assert py == spec
+    assert pickle.loads(pickle.dumps(py)) == py
+    assert repr(ArgInRange(0, None)) == "ArgInRange(0, None)"
+
+
+def test_error_recognition_rule() -> None:
+    assert error_flag(ToolResult(content="fine", is_error=True)) == "is_error"
+    assert error_flag(ToolResult(content="  ERROR: timeout")) == "content"
+    assert error_flag(ToolResult(content="Error - 503")) == "content"
+    assert error_flag(ToolResult(content="Traceback (most recent call last):\n")) == "content"
+    assert error_flag(ToolResult(content='{"error": "not found"}')) == "data"
+    assert error_flag(ToolResult(data={"isError": True})) == "data"
+    assert error_flag(ToolResult(content='{"error": null, "rows": []}')) is None
+    assert error_flag(ToolResult(content="Errors are rare")) is None
+    assert error_flag(None) is None

@@ -1,7 +1,8 @@
 """How many calls: `ToolCallCount`, `MaxToolCalls`, `NoRepeatedCalls`, `StepsBeforeAnswer`.
 
 Counts are of the calls in a turn or a whole conversation (docs/trajectories.md, "Counts and
-limits"). Tests: tests/test_trajectory.py and tests/test_trajectory_decisions.py.
+limits"). Tests: tests/test_call_counts.py and, for specs shared with the other trajectory
+checks, tests/test_trajectory.py.
 
 Example:
     >>> from chatassert import ToolCall, ToolCallCount, Turn

@@ -1,7 +1,7 @@
 """`GuardrailTriggered`: whether a named guardrail fired on the turn (docs/promptkit.md).
 
 Guardrail names compare after normalising case and separators (`guardrail_key`). Tests:
-tests/promptkit/test_promptkit_decisions.py.
+tests/promptkit/test_guardrails.py.
 
 Example:
     >>> from chatassert import GuardrailEvent, GuardrailTriggered, Turn

@@ -9,7 +9,9 @@ checks are in `_promptkit_content`, `_promptkit_names`, `_promptkit_args` and
 `_promptkit_judged`; `GuardrailTriggered` is in `_guardrails` and the workflow types in
 `_workflow`.
 
-Tests: tests/promptkit/test_promptkit_decisions.py.
+Tests: tests/promptkit/test_promptkit_content.py, tests/promptkit/test_promptkit_names.py,
+tests/promptkit/test_promptkit_args.py, tests/promptkit/test_promptkit_judged.py and
+tests/promptkit/test_guardrails.py.
 """
 
 from __future__ import annotations

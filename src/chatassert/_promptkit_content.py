@@ -2,7 +2,7 @@
 
 Turn-level types read the turn's text (G1), ignoring case; conversation-level types read every
 assistant message and name the turn of each violation (docs/promptkit.md, "Content"). Tests:
-tests/promptkit/test_promptkit_decisions.py.
+tests/promptkit/test_promptkit_content.py.
 
 Example:
     >>> from chatassert.promptkit import ContentIncludes

@@ -1,7 +1,7 @@
 """PromptKit's judged checks: `llm_judge` on a turn and `llm_judge_conversation`.
 
 Both ask a judge (docs/judges.md) with PromptKit's criteria, and a judge outage is an `error`,
-never a pass. Tests: tests/promptkit/test_promptkit_decisions.py and tests/test_judged.py.
+never a pass. Tests: tests/promptkit/test_promptkit_judged.py and tests/test_judged.py.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """`ToolSequence`: the tools called, in which order, with which arguments (docs/trajectories.md).
 
 Orders are `exact`, `in_order`, `any_order`, `subset` and `superset`; steps are `ExpectedCall`s
-(`chatassert.args`) matched to calls one-to-one. Tests: tests/test_trajectory.py,
-tests/test_trajectory_decisions.py and tests/test_trajectory_props.py.
+(`chatassert.args`) matched to calls one-to-one. Tests: tests/test_sequence.py,
+tests/test_trajectory_props.py and, for specs shared with the other trajectory checks,
+tests/test_trajectory.py.
 
 Example:
     >>> from chatassert import ToolCall, ToolSequence, Turn

@@ -1,7 +1,8 @@
 """What the calls returned: `ToolResultContains`, `ToolResultMatches`, `NoToolErrors`.
 
 Each call is paired with its result by id, else by order (docs/trajectories.md, "Results of
-calls"). Tests: tests/test_trajectory.py and tests/test_trajectory_decisions.py.
+calls"). Tests: tests/test_tool_results.py and, for specs shared with the other trajectory
+checks, tests/test_trajectory.py.
 
 Example:
     >>> from chatassert import NoToolErrors, ToolCall, ToolResult, Turn

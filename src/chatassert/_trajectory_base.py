@@ -5,8 +5,8 @@ Every trajectory check (docs/trajectories.md) reads a `Turn` (its tool calls, G2
 turn and `turns[i].tool_calls[j]` in a conversation; each call is paired with its result by id,
 else by order. The checks are in `_sequence`, `_call_counts` and `_tool_results`.
 
-Tests: tests/test_trajectory.py, tests/test_trajectory_decisions.py and
-tests/test_trajectory_props.py.
+Tests: tests/test_sequence.py, tests/test_call_counts.py, tests/test_tool_results.py, the shared
+tests/test_trajectory.py and tests/test_trajectory_props.py.
 """
 
 from __future__ import annotations
