@@ -9,6 +9,11 @@ import pytest
 
 from chatassert import ToolCall, Turn
 
+# The helper modules beside the tests assert too: give their failures pytest's explanations.
+pytest.register_assert_rewrite(
+    "expect_decisions", "promptkit_decisions_helpers", "promptkit_helpers", "trajectory_helpers"
+)
+
 if Path(__file__).resolve().parent.parent.name == "mutants":
     # Under mutation testing (`mutmut run`, see docs/mutation.md) every call of mutated code
     # passes through a trampoline, so deep trees need more stack frames than usual.

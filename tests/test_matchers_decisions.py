@@ -1,7 +1,7 @@
 """Argument matchers at their edges: bounds, exact mode inside `$one_of`, specs and messages.
 
 Each test names what it pins: the `chatassert._matchers` module docs (docs/trajectories.md,
-"Argument matchers"), the matchers' docstrings, SEMANTICS G4 (bad specs fail when built, saying
+"Arguments"), the matchers' docstrings, SEMANTICS G4 (bad specs fail when built, saying
 where and what), and DESIGN's "assertions are immutable and picklable". Found by mutation
 testing (docs/mutation.md), except the last section (matchers, expected calls and the error rule
 on their own), whose tests were trajectory tests that exercised `chatassert._matchers` alone.
@@ -140,7 +140,7 @@ def test_matchers_are_immutable(matcher: Any) -> None:
 )
 def test_regex_reads_the_json_text_of_a_value(value: Any, pattern: str) -> None:
     """`ArgMatches`: "a non-string value is matched against its JSON rendering" (its
-    docstring and docs/trajectories.md, "Argument matchers")."""
+    docstring and docs/trajectories.md, "Arguments")."""
     assert ArgMatches(pattern).matches(value)
 
 

@@ -2,7 +2,7 @@
 
 Expected arguments compare loosely (G9) and may hold matchers (`chatassert.args`); a call's
 arguments that are not JSON make the check an `error` when no other call decides it
-(docs/promptkit.md, "Tool arguments"). Tests: tests/promptkit/test_promptkit_args.py.
+(docs/promptkit.md). Tests: tests/promptkit/test_promptkit_args.py.
 
 Example:
     >>> from chatassert import ToolCall, Turn

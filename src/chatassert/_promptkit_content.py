@@ -1,7 +1,7 @@
 """PromptKit's content checks: `content_includes`, `content_matches`, and their conversation forms.
 
 Turn-level types read the turn's text (G1), ignoring case; conversation-level types read every
-assistant message and name the turn of each violation (docs/promptkit.md, "Content"). Tests:
+assistant message and name the turn of each violation (docs/promptkit.md). Tests:
 tests/promptkit/test_promptkit_content.py.
 
 Example:

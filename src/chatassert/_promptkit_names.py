@@ -1,8 +1,8 @@
 """PromptKit's checks of which tools and agents were called, per turn and per conversation.
 
 `tools_called`, `tools_not_called`, `agent_invoked`, `agent_not_invoked` and
-`agent_response_contains`, and their conversation forms with `min_calls` (docs/promptkit.md,
-"Tools and agents"). Tests: tests/promptkit/test_promptkit_names.py.
+`agent_response_contains`, and their conversation forms with `min_calls` (docs/promptkit.md). Tests:
+tests/promptkit/test_promptkit_names.py.
 
 Example:
     >>> from chatassert import ToolCall, Turn
