@@ -286,3 +286,72 @@ def test_the_judge_is_not_part_of_the_spec() -> None:
     assert check.as_spec() == {"type": "llm_rubric", "value": "x", "model": "gpt-4o"}
     assert check == LLMRubric("x", model="gpt-4o")
     assert check.needs_judge()
+
+
+# -- malformed verdicts and bad construction (found by mutation testing, docs/mutation.md) ----
+
+
+@pytest.mark.parametrize(
+    ("fields", "cause"),
+    [
+        (("yes",), "a verdict needs a boolean 'passed', got 'yes'"),
+        ((True, True), "a verdict's 'score' must be a number, got True"),
+        ((True, "0.5"), "a verdict's 'score' must be a number, got '0.5'"),
+        ((True, 1.01), "a verdict's 'score' must be from 0 to 1, got 1.01"),
+    ],
+    ids=["passed-not-bool", "score-bool", "score-string", "score-just-above-one"],
+)
+def test_a_malformed_verdict_is_an_error_record_naming_the_cause(
+    fields: tuple[object, ...], cause: str
+) -> None:
+    """`Verdict` docstring: `passed` is a bool, `score` a number from 0 to 1, anything else a
+    `JudgeError`; docs/judges.md "Verdicts, scores and errors": such a verdict is an `error`
+    (a boolean score is not a number), and the error names the cause."""
+
+    def judge(request: object) -> Verdict:
+        return Verdict(*fields)  # type: ignore[arg-type]
+
+    result = LLMRubric(EMPATHY, judge=FunctionJudge(judge, name="strict")).check("Sorry!")
+    assert (result.status, result.name, result.reason, result.details, result.score) == (
+        Status.ERROR,
+        "llm_rubric",
+        f"judge strict gave no verdict: {cause}",
+        {
+            "rubric": EMPATHY,
+            "model": None,
+            "judge": "strict",
+            "error": "JudgeError",
+            "error_message": cause,
+        },
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"value": "  "}, "llm_rubric value must be a non-empty string"),
+        ({"value": 3}, "llm_rubric value must be a non-empty string"),
+        ({"rubric": "\n"}, "llm_rubric rubric must be a non-empty string"),
+        ({"rubric": b"polite"}, "llm_rubric rubric must be a non-empty string"),
+        ({}, "llm_rubric needs the rubric in 'value' or 'rubric'"),
+    ],
+    ids=["blank-value", "number-value", "blank-rubric", "bytes-rubric", "neither"],
+)
+def test_a_rubric_must_be_a_non_empty_string_named_in_the_error(
+    kwargs: dict[str, object], message: str
+) -> None:
+    """`LLMRubric` docstring, "Raises": a blank or non-string `value`/`rubric` is a ValueError
+    naming the parameter, and so is giving neither."""
+    with pytest.raises(ValueError) as info:
+        LLMRubric(**kwargs, judge=FakeJudge(True))  # type: ignore[arg-type]
+    assert str(info.value) == message
+
+
+def test_a_spec_without_a_rubric_reports_what_it_needs() -> None:
+    """docs/specs.md "Errors": each problem says what is wrong; the constructor's message is it."""
+    with pytest.raises(SpecError) as info:
+        from_spec({"type": "llm_rubric"}, judge=FakeJudge(True))
+    assert [p.message for p in info.value.problems] == [
+        "llm_rubric needs the rubric in 'value' or 'rubric'"
+    ]

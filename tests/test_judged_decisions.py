@@ -266,6 +266,30 @@ def test_a_prompt_template_must_be_a_non_empty_string(template: object) -> None:
         LLMRubric("x", prompt=template)  # type: ignore[arg-type]
 
 
+# --- JudgedAssertion construction (its docstring, "Raises"): a blank or non-string `model` is a
+# ValueError, a boolean or non-numeric `min_score` a TypeError, each with a fixed message ------
+
+
+@pytest.mark.parametrize("model", ["", "  \t", 5, b"gpt-4o"])
+def test_a_model_must_be_a_non_empty_string(model: object) -> None:
+    for build in (LLMRubric, LLMJudge):
+        with pytest.raises(ValueError) as info:
+            build("Is polite", model=model, judge=FakeJudge(True))  # type: ignore[arg-type]
+        assert str(info.value) == "model must be a non-empty string"
+
+
+@pytest.mark.parametrize("min_score", [True, False, "0.7", [0.7]])
+def test_min_score_must_be_a_number_not_a_boolean(min_score: object) -> None:
+    with pytest.raises(TypeError) as info:
+        LLMJudge("Is polite", min_score=min_score, judge=FakeJudge(True))  # type: ignore[arg-type]
+    assert str(info.value) == f"min_score must be a number, got {min_score!r}"
+
+
+def test_min_score_takes_an_int_or_a_float() -> None:
+    assert LLMJudge("Is polite", min_score=1, judge=FakeJudge(True)).min_score == 1.0
+    assert LLMJudge("Is polite", min_score=0.25, judge=FakeJudge(True)).min_score == 0.25
+
+
 def test_fill_template_leaves_missing_values_empty() -> None:
     filled = fill_template("[{{criteria}}|{{ input }}|{{response}}]", {"criteria": "c"})
     assert filled == "[c||]"

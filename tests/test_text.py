@@ -6,6 +6,7 @@ Reasons and details follow the flat table of SEMANTICS.md exactly.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -339,40 +340,46 @@ def test_two_values_are_each_required_or_each_forbidden() -> None:
 
 
 @pytest.mark.parametrize(
-    ("check", "text", "reason", "details"),
+    ("cls", "value", "text", "reason", "details"),
     [
         (
-            Contains(["table", "window"]),
+            Contains,
+            ["table", "window"],
             "A TABLE by the window",
             "contains 'table' and 'window'",
             {"expected": ["table", "window"], "missing": []},
         ),
         (
-            NotContains("goodbye"),
+            NotContains,
+            "goodbye",
             "Anything else?",
             "does not contain 'goodbye'",
             {"forbidden": "goodbye", "found": []},
         ),
         (  # `matched`: the first value, in the order given, that the text contains
-            ContainsAny(["available", "open", "free"]),
+            ContainsAny,
+            ["available", "open", "free"],
             "FREE now, and open at 8",
             "contains any of 'available', 'open', 'free'",
             {"values": ["available", "open", "free"], "matched": "open"},
         ),
         (
-            ContainsAll(["date", "time"]),
+            ContainsAll,
+            ["date", "time"],
             "Confirm the date and TIME",
             "contains all of 'date', 'time'",
             {"values": ["date", "time"], "missing": []},
         ),
         (  # `expected` is the value as given, `actual` the trimmed text
-            Equals(" Goodbye! "),
+            Equals,
+            " Goodbye! ",
             "\nGoodbye!",
             "equals ' Goodbye! '",
             {"expected": " Goodbye! ", "actual": "Goodbye!"},
         ),
         (
-            Matches(r"#\d+"),
+            Matches,
+            r"#\d+",
             "Ticket #42 created",
             "matches /#\\d+/",
             {"pattern": r"#\d+", "matched": True},
@@ -381,9 +388,15 @@ def test_two_values_are_each_required_or_each_forbidden() -> None:
     ids=["contains", "not_contains", "contains_any", "contains_all", "equals", "matches"],
 )
 def test_a_pass_record_names_the_requirement_that_held(
-    check: chatassert.Assertion, text: str, reason: str, details: dict[str, object]
+    cls: Any, value: object, text: str, reason: str, details: dict[str, object]
 ) -> None:
-    """docs/flat.md, "A pass": the reason is `describe()`, the details the failure's keys."""
+    """docs/flat.md, "A pass": the reason is `describe()`, the details the failure's keys.
+
+    The assertion is built inside the test, not when the parameters are collected: its pass
+    record is built by its constructor, and mutation testing runs a mutant of a constructor
+    only against the tests that call it.
+    """
+    check: chatassert.Assertion = cls(value)
     result = check.check(text)
     assert (result.status, result.name, result.reason, result.details) == (
         Status.PASSED,

@@ -32,6 +32,12 @@ class LLMRubric(JudgedAssertion):
     The rubric comes from `value` or `rubric` (`value` wins when both are set); `model`
     overrides the judge's model. The judge's reason is the result's reason, on a pass too.
 
+    Raises:
+        ValueError: when `value` or `rubric` is given but is not a non-empty string (a blank
+            one, or not a string at all), naming which (`llm_rubric value must be a non-empty
+            string`), or when neither is given (`llm_rubric needs the rubric in 'value' or
+            'rubric'`); and for a bad `model` or `prompt` (see `JudgedAssertion`).
+
     Example:
         >>> from chatassert import LLMRubric
         >>> from chatassert.testing import FakeJudge

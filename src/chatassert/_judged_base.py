@@ -56,6 +56,13 @@ class JudgedAssertion(Assertion):
     request's own `prompt` template is kept unless the assertion sets `prompt=`. A judge
     without a `name` is accepted: its results record `details["judge"]` as None, and an
     error's reason names it by its `str`.
+
+    Raises:
+        ValueError: when `model` is given but is not a non-empty string (a blank one, or not a
+            string at all): `model must be a non-empty string`; or `prompt` is not a usable
+            template (see `template_fields`).
+        TypeError: when `judge` has no `judge` method, or `min_score` is not a number (a
+            boolean or a numeric string is not one): `min_score must be a number, got True`.
     """
 
     __slots__ = ("judge", "min_score", "model", "prompt")

@@ -41,7 +41,8 @@ class Verdict:
     """A judge's decision.
 
     Attributes:
-        passed: Whether the subject meets the criteria.
+        passed: Whether the subject meets the criteria: a `bool` (anything else is a
+            `JudgeError`).
         score: An optional score, a finite number from 0 to 1 (anything else is a `JudgeError`).
         reason: The judge's explanation.
         raw: The raw reply, for the record.
