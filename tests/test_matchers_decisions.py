@@ -360,3 +360,196 @@ def test_error_recognition_rule() -> None:
     assert error_flag(ToolResult(content='{"error": null, "rows": []}')) is None
     assert error_flag(ToolResult(content="Errors are rare")) is None
     assert error_flag(None) is None
+
+
+# -- messages of bad specs, and what compiling keeps (survivors of mutation run r3) -------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "error", "message"),
+    [
+        (
+            {"q": {"$regex": "a", "flags": "i"}},
+            ValueError,
+            "arguments.q: a matcher is a mapping with exactly one key "
+            "($any, $regex, $one_of, $range), got keys ['$regex', 'flags']",
+        ),
+        (
+            {"q": {"$zzz": 1}},
+            ValueError,
+            "arguments.q: unknown matcher '$zzz'; matchers are $any, $regex, $one_of, $range",
+        ),
+        (
+            {"q": [1, {"$regx": "a"}]},
+            ValueError,
+            "arguments.q[1]: unknown matcher '$regx' (did you mean '$regex'?)",
+        ),
+        (
+            {"q": [1, {2, 3}]},
+            TypeError,
+            "arguments.q[1]: expected a JSON value, got set {2, 3}",
+        ),
+        ({"q": b"x"}, TypeError, "arguments.q: expected a JSON value, got bytes b'x'"),
+    ],
+    ids=["matcher-with-other-keys", "unknown-matcher-no-hint", "list-item", "set", "bytes"],
+)
+def test_compile_errors_name_the_place_and_the_choices(
+    spec: Any, error: type, message: str
+) -> None:
+    """`compile_arguments` docstring and SEMANTICS G4: a malformed matcher or a non-JSON value
+    is an error naming where it is (a list item by its index) and, with no close name to
+    suggest, the valid matchers."""
+    with pytest.raises(error) as raised:
+        compile_arguments(spec)
+    assert str(raised.value) == message
+
+
+def test_compiling_keeps_the_regex_time_limit_inside_lists() -> None:
+    """`compile_arguments`: `$regex` patterns in the spec search with `regex_timeout` (G8),
+    wherever they are, a list item included."""
+    compiled = compile_arguments({"q": [{"$regex": "a"}]}, regex_timeout=0.25)
+    assert compiled["q"][0].pattern.timeout == 0.25
+
+
+def test_a_date_in_expected_arguments_is_its_iso_text() -> None:
+    """`compile_arguments` docstring and G9 ("a date equals its ISO string"): a date among the
+    expected arguments compiles to its ISO text; JSON scalars stay as they are."""
+    compiled = compile_arguments(
+        {"day": datetime.date(2024, 2, 15), "n": None, "ok": True, "x": 1.5, "s": "a"}
+    )
+    assert compiled == {"day": "2024-02-15", "n": None, "ok": True, "x": 1.5, "s": "a"}
+    step = ExpectedCall("book", {"day": datetime.date(2024, 2, 15)})
+    assert step.to_spec() == {"tool": "book", "arguments": {"day": "2024-02-15"}}
+    assert step.arguments is not None
+    assert compare_arguments(step.arguments, {"day": "2024-02-15"}) == []
+
+
+@pytest.mark.parametrize(
+    ("build", "error", "message"),
+    [
+        (
+            lambda: ExpectedCall("  "),
+            ValueError,
+            "an expected call needs a non-empty tool name, got '  '",
+        ),
+        (
+            lambda: ExpectedCall("f", ["q"]),
+            TypeError,
+            "arguments of expected call 'f' must be a mapping, got list ['q']",
+        ),
+        (
+            lambda: ExpectedCall("f", argument_mode="exakt"),
+            ValueError,
+            "argument_mode of expected call 'f' must be one of partial, exact, ignore, "
+            "got 'exakt' (did you mean 'exact'?)",
+        ),
+        (
+            lambda: ExpectedCall("f", argument_mode="zzz"),
+            ValueError,
+            "argument_mode of expected call 'f' must be one of partial, exact, ignore, got 'zzz'",
+        ),
+        (
+            lambda: ExpectedCall("f", argument_mode="exact"),
+            ValueError,
+            "expected call 'f' has argument_mode 'exact' but no arguments; "
+            "give arguments ({} for a call without any)",
+        ),
+        (
+            lambda: ExpectedCall("f", {"q": {"$regx": "a"}}),
+            ValueError,
+            "f.arguments.q: unknown matcher '$regx' (did you mean '$regex'?)",
+        ),
+        (
+            lambda: ExpectedCall("f", ignore_keys=["id", ""]),
+            TypeError,
+            "ignore_keys of expected call 'f' must be a list of non-empty argument names, "
+            "got ['id', '']",
+        ),
+        (
+            lambda: ExpectedCall.coerce(5),
+            TypeError,
+            "step: an expected call is a tool name or a mapping with 'tool', got int 5",
+        ),
+        (
+            lambda: ExpectedCall.from_spec(["search"]),
+            TypeError,
+            "step: an expected call is a tool name or a mapping with 'tool', got list ['search']",
+        ),
+        (
+            lambda: ExpectedCall.from_spec({"tool": "f", "zzzz": 1}),
+            ValueError,
+            "step: unknown key 'zzzz' in an expected call; "
+            "valid keys: tool, arguments, argument_mode, ignore_keys",
+        ),
+        (
+            lambda: ExpectedCall.from_spec({"tool": 5}),
+            TypeError,
+            "step.tool must be a string, got int 5",
+        ),
+    ],
+    ids=[
+        "blank-tool",
+        "arguments-not-a-mapping",
+        "mode-with-hint",
+        "mode-without-hint",
+        "exact-without-arguments",
+        "bad-matcher",
+        "empty-ignored-key",
+        "coerce-not-a-step",
+        "from-spec-not-a-step",
+        "unknown-key-no-hint",
+        "tool-not-a-string",
+    ],
+)
+def test_bad_expected_calls_fail_when_built(build: Any, error: type, message: str) -> None:
+    """SEMANTICS G4 and the `ExpectedCall` docstrings: a bad expected call fails when built,
+    saying where (the tool, or `step` by default) and what it found; with no close name to
+    suggest, the valid ones are listed."""
+    with pytest.raises(error) as raised:
+        build()
+    assert str(raised.value) == message
+
+
+def test_check_mode_rejects_none_unless_allowed() -> None:
+    """`check_mode`: `None` is not an argument mode; only `allow_none=True` lets it through."""
+    from chatassert._matchers import check_mode
+
+    check_mode(None, "argument_mode", allow_none=True)
+    with pytest.raises(ValueError) as raised:
+        check_mode(None, "argument_mode")
+    assert str(raised.value) == "argument_mode must be one of partial, exact, ignore, got None"
+
+
+def test_an_expected_call_keeps_the_regex_time_limit_and_one_ignored_key() -> None:
+    """`ExpectedCall`: its `$regex` patterns search with `regex_timeout` (G8); a single string
+    in `ignore_keys` is one path (`check_keys`)."""
+    step = ExpectedCall("f", {"q": {"$regex": "a"}}, regex_timeout=0.25)
+    assert step.arguments is not None
+    assert step.arguments["q"].pattern.timeout == 0.25
+    spec = ExpectedCall.from_spec({"tool": "f", "ignore_keys": "id"})
+    assert spec.ignore_keys == ("id",)
+
+
+@pytest.mark.parametrize(
+    ("result", "flag"),
+    [
+        (ToolResult(data={"is_error": True}), "data"),
+        (ToolResult(content='{"is_error": true}'), "data"),
+        (ToolResult(data={"is_error": False}), None),
+        (ToolResult(data={"error": True}), "data"),
+        (ToolResult(data={"error": "boom"}), "data"),
+        (ToolResult(data={"error": ""}), None),
+        (ToolResult(data={"error": False}), None),
+        (ToolResult(data={"error": 0}), None),
+        (ToolResult(data={"error": {}}), None),
+        (ToolResult(data={"error": []}), None),
+        # structured data wins over the text: the text is parsed only without data
+        (ToolResult(content='{"status": "ok"}', data={"error": "boom"}), "data"),
+        (ToolResult(content='{"error": "boom"}', data={"status": "ok"}), None),
+    ],
+)
+def test_error_flag_reads_the_data_keys(result: ToolResult, flag: str | None) -> None:
+    """`error_flag` docstring: structured `data` (or, without it, the text parsed as JSON) is an
+    error with a non-empty `error` key (`null`, `false`, `0`, `""`, `{}`, `[]` are empty) or
+    `is_error`/`isError` set to true."""
+    assert error_flag(result) == flag

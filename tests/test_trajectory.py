@@ -346,3 +346,48 @@ def test_the_regex_time_limit_of_a_spec_reaches_trajectory_regexes_and_survives_
         result = copy.check(turn_)
         assert result.status is Status.ERROR
         assert "did not finish within 0.05s" in result.reason
+
+
+# -- where calls are found (`located_calls`, survivors of mutation run r3) -----------------------
+
+
+def test_located_calls_of_a_conversation_and_of_a_list_of_turns() -> None:
+    """`_trajectory_base` docstring: a call is `turns[i].tool_calls[j]` in a conversation (a list
+    of turns is one), paired with its result, and `LocatedCall.turn` is the turn index."""
+    from chatassert._trajectory_base import LocatedCall, located_calls
+
+    got = ToolResult(call_id="b", content="ok")
+    first = turn(call("a"))
+    second = turn(call("b", id="b"), call("c"), results=[got])
+    expected = [
+        LocatedCall(call("a"), None, "turns[0].tool_calls[0]", 0),
+        LocatedCall(call("b", id="b"), got, "turns[1].tool_calls[0]", 1),
+        LocatedCall(call("c"), None, "turns[1].tool_calls[1]", 1),
+    ]
+    assert located_calls(Conversation(turns=[first, second])) == expected
+    assert located_calls([first, second]) == expected
+
+
+def test_located_calls_of_one_turn_and_of_other_subjects() -> None:
+    """`_trajectory_base` docstring: a call is `tool_calls[j]` in a turn, a subclass of `Turn`
+    included (its `turn` is `None`); any other subject is a turn by `as_turn`, and a JSON value,
+    a list of values that are not all turns included, has no calls."""
+    from chatassert._trajectory_base import LocatedCall, located_calls
+
+    class TracedTurn(Turn):
+        pass
+
+    traced = TracedTurn(tool_calls=[call("a")])
+    assert located_calls(traced) == [LocatedCall(call("a"), None, "tool_calls[0]", None)]
+    assert located_calls(Conversation(turns=[traced])) == [
+        LocatedCall(call("a"), None, "turns[0].tool_calls[0]", 0)
+    ]
+    assert located_calls([1, 2]) == []
+    assert located_calls([turn(call("a")), "text"]) == []
+    assert located_calls([]) == []
+    assert located_calls("Done.") == []
+    with pytest.raises(TypeError) as raised:
+        located_calls(object())
+    assert str(raised.value) == (
+        "cannot check a object: give a Turn, a Conversation, a str or a JSON value"
+    )

@@ -328,7 +328,8 @@ def compile_arguments(
     """Turn expected arguments (spec form or Python) into a tree with matcher objects.
 
     A mapping whose only key starts with `$` is a matcher; an unknown `$` key is an error.
-    `$regex` patterns written in the spec search with the time limit `regex_timeout` (G8).
+    `$regex` patterns written in the spec search with the time limit `regex_timeout` (G8). A date
+    (any value with `isoformat`) becomes its ISO text, which G9 takes as equal to the date.
 
     Raises:
         ValueError: for an unknown or malformed matcher (the message names where it is).
@@ -709,7 +710,8 @@ def error_flag(result: ToolResult | None) -> str | None:
     A result is an error when the transcript flags it (`is_error`), when its text starts with
     `Error:` / `Error -` (any case) or a Python traceback, or when its structured `data` (or
     its text parsed as JSON) is an object with a non-empty `error` key or `is_error`/`isError`
-    set to true.
+    set to true. An `error` of `null`, `false`, `0`, `""`, `{}` or `[]` is empty; the text is
+    parsed only when there is no `data`.
 
     Example:
         >>> error_flag(ToolResult(content="Error: customer not found"))
