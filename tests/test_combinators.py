@@ -251,6 +251,15 @@ def test_and_flattens_nested_all_of() -> None:
 def test_or_flattens_nested_any_of() -> None:
     a, b, c = Contains("a"), Contains("b"), Contains("c")
     assert (a | b | c).children == (a, b, c)
+    assert (a | (b | c)).children == (a, b, c)
+
+
+def test_groups_take_their_children_as_arguments_or_as_one_list() -> None:
+    # the `_Group` docstring
+    a, b = Contains("a"), Contains("b")
+    assert AllOf([a, b]).children == (a, b)
+    assert AnyOf((a, b)).children == (a, b)
+    assert AllOf([a]).children == (a,)
 
 
 def test_operators_do_not_flatten_a_labelled_group() -> None:
@@ -271,6 +280,51 @@ def test_operators_reject_non_assertions() -> None:
         Contains("a") & "b"  # type: ignore[operator]
     with pytest.raises(TypeError):
         Contains("a") | 3  # type: ignore[operator]
+
+
+def test_bool_raises_with_the_whole_advice() -> None:
+    with pytest.raises(TypeError) as raised:
+        bool(NotContains("a"))
+    assert str(raised.value) == (
+        "NotContains has no truth value: to combine assertions use `a & b` (all of), "
+        "`a | b` (any of) and `~a` (not) instead of and/or/not; "
+        "to test a subject use assertion.check(subject).passed"
+    )
+
+
+class TwoParams(Fixed):
+    """Describes itself by the base rule (a test double; not registered)."""
+
+    kind = "two_params"
+    describe = Assertion.describe
+
+    def spec_params(self) -> dict[str, object]:
+        return {"text": "a", "n": 2}
+
+
+def test_describe_is_the_kind_with_its_spec_parameters() -> None:
+    # the `Assertion.describe` docstring; a pass without a reason of its own gives it
+    assert TwoParams(P).describe() == "two_params(text='a', n=2)"
+    assert TwoParams(P)._held() == "two_params(text='a', n=2)"
+
+
+def test_assertions_hash_by_their_spec() -> None:
+    # equal specs hash alike; different ones spread (a set or dict of assertions stays fast)
+    assert hash(Contains("a")) == hash(Contains("a"))
+    words = [f"word{i}" for i in range(50)]
+    assert len({hash(Contains(w)) for w in words}) == len(words)
+
+
+def test_remember_keeps_at_most_memo_size_outcomes() -> None:
+    # the `remember` docstring: kept while the memo is under MEMO_SIZE
+    from chatassert._base import MEMO_SIZE, remember
+
+    memo: dict[object, Result] = {}
+    outcome = Result(F, "x")
+    for key in range(MEMO_SIZE + 5):
+        assert remember(memo, key, outcome) is outcome
+    assert len(memo) == MEMO_SIZE
+    assert list(memo) == list(range(MEMO_SIZE))
 
 
 def test_bool_raises_with_advice() -> None:

@@ -36,6 +36,8 @@ from chatassert import (
     Turn,
     When,
 )
+from chatassert._budget import BUDGET
+from chatassert._errors import RegexTimeoutError
 from chatassert.judges import FunctionJudge
 
 
@@ -648,6 +650,9 @@ A, B = Contains("a"), Contains("b")
         (lambda: When(A, B, ["c"]), TypeError, "When otherwise must be an assertion, got list"),
         (lambda: OnEveryTurn("a"), TypeError, "OnEveryTurn takes an assertion, got str"),
         (lambda: OnLastTurn(3), TypeError, "OnLastTurn takes an assertion, got int"),
+        (lambda: AllOf(A, "b"), TypeError, "AllOf takes assertions, got str"),
+        (lambda: AnyOf([A], B), TypeError, "AnyOf takes assertions, got list"),
+        (lambda: AllOf(A, colour=[B]), TypeError, "AllOf got unexpected arguments ['colour']"),
     ],
 )
 def test_bad_arguments_are_named(build: Any, error: type[Exception], message: str) -> None:
@@ -657,3 +662,101 @@ def test_bad_arguments_are_named(build: Any, error: type[Exception], message: st
         build()
     assert type(raised.value) is error
     assert str(raised.value) == message
+
+
+# -- the base class: crashes, the regex budget, timing, operators (found by mutation testing) --
+
+
+class Crashing(Assertion):
+    """Crashes while checking (a test double; not registered)."""
+
+    kind = "crashing"
+
+    def _check(self, subject: object) -> Result:
+        raise ValueError("boom")
+
+
+CRASHED = Result(
+    Status.ERROR,
+    "crashing",
+    "could not be evaluated: ValueError: boom",
+    {"error": "ValueError", "error_message": "boom"},
+)
+
+
+def test_a_crashing_check_is_an_error_record_naming_the_exception() -> None:
+    # the `Assertion.check` docstring: the reason and details of a crash
+    assert Crashing().check("x") == CRASHED
+    assert asyncio.run(Crashing().acheck("x")) == CRASHED
+    assert AllOf(Crashing()).check("x").children == (CRASHED,)
+
+
+class BudgetProbe(Assertion):
+    """Reports the regex budget its check sees: `spent` if one is open, else None."""
+
+    kind = "budget_probe"
+
+    def _check(self, subject: object) -> Result:
+        budget = BUDGET.get()
+        return Result(Status.PASSED, self.kind, "", {"budget": budget and budget.spent})
+
+
+class SearchingProbe(BudgetProbe):
+    options = ("regex_timeout",)
+
+
+class JudgedProbe(BudgetProbe):
+    judged = True
+
+
+class JudgedSearchingProbe(SearchingProbe):
+    judged = True
+
+
+@pytest.mark.parametrize(
+    ("probe", "opens"),
+    [
+        (BudgetProbe(), False),
+        (SearchingProbe(), True),
+        (JudgedProbe(), False),
+        (JudgedSearchingProbe(), True),
+        (AllOf(BudgetProbe()), True),
+    ],
+    ids=["leaf", "regex_timeout", "judged", "judged-regex_timeout", "group"],
+)
+def test_a_check_that_may_search_opens_the_regex_budget_and_closes_it(
+    probe: Assertion, opens: bool
+) -> None:
+    """`Assertion._searches` and `_budget`: a check with a `regex_timeout` option (or a
+    combinator) opens the budget its searches share, by `check` or `acheck`, and closes it; a
+    check that runs no regular expression leaves a nested check to open its own."""
+
+    def seen(result: Result) -> object:
+        leaf = result.children[0] if result.children else result
+        return leaf.details["budget"]
+
+    assert seen(probe.check("x")) == (0.0 if opens else None)
+    assert BUDGET.get() is None
+
+    async def in_a_task() -> tuple[Result, object]:
+        result = await probe.acheck("x")
+        return result, BUDGET.get()
+
+    result, after = asyncio.run(in_a_task())
+    assert (seen(result), after) == ((0.0 if opens else None), None)
+
+
+def test_the_check_after_a_quick_test_timed_out_gets_what_was_left() -> None:
+    # the `_check_after_timeout` docstring: the full evaluation draws on the same limit
+    timeout = RegexTimeoutError("pattern 'a+' did not finish", "a+", 0.25)
+    result = BudgetProbe()._check_after_timeout("x", timeout)
+    assert result.details == {"budget": 0.25}
+    assert BUDGET.get() is None
+
+
+def test_acheck_records_the_time_the_check_took(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Result docstring: `duration` is the seconds spent, measured for `acheck` and judged checks
+    clock = iter([100.0, 100.25, 200.0, 200.5])
+    monkeypatch.setattr("chatassert._base.perf_counter", lambda: next(clock))
+    assert asyncio.run(BudgetProbe().acheck("x")).duration == 0.25
+    assert JudgedProbe(message="timed").check("x").duration == 0.5

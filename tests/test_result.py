@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import pickle
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from chatassert import (
+    AllOf,
+    AtLeast,
     Contains,
     ContainsFunctionCall,
     Conversation,
     NotContains,
     OnEveryTurn,
+    OnTurn,
     Result,
     Status,
     Turn,
+    When,
 )
+from chatassert._result import shorten
 
 P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 
@@ -94,8 +101,13 @@ def conforms(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> list[s
     if "$ref" in schema:
         name = schema["$ref"].removeprefix("#/$defs/")
         return conforms(value, root["$defs"][name], root)
+    if "anyOf" in schema:
+        tries = [conforms(value, option, root) for option in schema["anyOf"]]
+        return [] if [] in tries else [f"{value!r} matches none of {schema['anyOf']}"]
     problems: list[str] = []
     kind = schema.get("type")
+    if kind not in (None, "object", "array", "string", "number"):
+        return [f"the schema names no JSON type {kind!r}"]
     checks = {"object": dict, "array": list, "string": str}
     if kind in checks and not isinstance(value, checks[kind]):
         return [f"{value!r} is not {kind}"]
@@ -132,6 +144,61 @@ def test_the_validator_catches_a_bad_document() -> None:
     bad["children"][0]["extra"] = 1
     del bad["reason"]
     assert len(conforms(bad, schema, schema)) == 3
+
+
+GOLDEN_SCHEMA = Path(__file__).parent / "golden" / "result.schema.json"
+
+
+def test_the_schema_is_the_published_one() -> None:
+    # docs/offline.md: `chatassert schema result` prints the schema of a result tree, written as
+    # `json.dumps(schema, indent=2)`; the golden file is that output. A change to the published
+    # schema must be deliberate: regenerate the file with `chatassert schema result`.
+    published = json.dumps(Result.json_schema(), indent=2) + "\n"
+    assert published == GOLDEN_SCHEMA.read_text(encoding="utf-8")
+
+
+def real_results() -> list[Result]:
+    """Results of real checks, covering every status, a location, a message, a duration."""
+    chat = Conversation(turns=[Turn(text="booked for 4"), Turn(text="see you")])
+    check = AllOf(
+        OnTurn(0, Contains("booked")),  # passed, at turns[0]
+        OnTurn(0, When(Contains("refund"), Contains("days"))),  # skipped: no refund talk
+        OnTurn(5, Contains("x")),  # error: no such turn
+        OnEveryTurn(NotContains("see")),  # failed at turns[1]
+        message="books politely",
+    )
+    whole = check.check(chat)
+    scored = asyncio.run(AtLeast(1, Contains("booked"), Contains("no")).acheck("booked"))
+    odd = Result(F, "judge", "no", {"seen": float("inf")}, score=float("nan"), duration=0.0)
+    return [whole, scored, odd, *(Result(s, "x") for s in (P, F, E, S))]
+
+
+def test_real_results_of_every_status_conform_to_the_published_schema() -> None:
+    schema = json.loads(GOLDEN_SCHEMA.read_text(encoding="utf-8"))
+    results = real_results()
+    seen = {node.status for r in results for _, node in r.walk()}
+    assert seen == {P, F, E, S}
+    for result in results:
+        data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+        assert conforms(data, schema, schema) == [], result.render(verbose=True)
+    assert results[1].to_dict()["score"] == 0.5  # AtLeast scores the share that passed
+    assert results[1].to_dict()["duration"] >= 0
+
+
+def test_the_validator_checks_the_score_alternatives_and_the_json_types() -> None:
+    schema = Result.json_schema()
+    assert (
+        conforms(
+            {"status": "failed", "name": "x", "reason": "", "details": {}, "score": "NaN"},
+            schema,
+            schema,
+        )
+        == []
+    )
+    for bad in ("nan", "high", True, None):
+        record = {"status": "failed", "name": "x", "reason": "", "details": {}, "score": bad}
+        assert len(conforms(record, schema, schema)) == 1, bad
+    assert conforms(1, {"type": "strnig"}, schema) == ["the schema names no JSON type 'strnig'"]
 
 
 def test_the_schema_is_json_and_names_every_field() -> None:
@@ -338,3 +405,72 @@ def test_a_json_report_line_is_strict_json() -> None:
         "subject": {"latency": "NaN"},
         "ok": [1, 2],
     }
+
+
+# -- survivors of mutation testing (docs/mutation.md), each pinned to its documented rule -------
+
+
+def test_from_dict_fills_missing_fields_with_their_defaults_and_takes_the_rest_as_given() -> None:
+    # the `from_dict` docstring: only status and name are required; the rest is not validated
+    bare = Result.from_dict({"status": "failed", "name": "x"})
+    assert bare == Result(F, "x")
+    assert bare.to_dict() == {"status": "failed", "name": "x", "reason": "", "details": {}}
+    odd = Result.from_dict({"status": "failed", "name": "x", "score": "high"})
+    assert odd.score == "high"  # type: ignore[comparison-overlap]
+
+
+def test_leaves_are_the_results_without_children_in_order() -> None:
+    inner = Result(F, "any_of", children=(Result(F, "a"), Result(F, "b")))
+    result = Result(F, "all_of", children=(inner, Result(P, "c")))
+    assert [r.name for r in result.leaves()] == ["a", "b", "c"]
+    assert [r.name for r in tree().leaves()] == ["contains", "contains", "when"]
+
+
+def test_repr_names_status_label_location_and_reason() -> None:
+    assert repr(Result(F, "contains", "no")) == "<Result failed contains: 'no'>"
+    placed = Result(F, "contains", "no", message="greets", location="turns[1]")
+    assert repr(placed) == "<Result failed greets at turns[1]: 'no'>"
+
+
+def test_render_fits_200_characters_by_default_but_keeps_40_of_text() -> None:
+    # the `render` docstring
+    long = Result(F, "contains", "x" * 500)
+    assert len(long.render()) == 200
+    assert len(long.render(width=10)) == 40
+    deep = Result(F, "leaf", "no")
+    for _ in range(25):
+        deep = Result(F, "all_of", children=(deep,))
+    lines = deep.render(width=10).splitlines()
+    assert [len(line) - len(line.lstrip()) for line in lines[19:23]] == [38, 40, 40, 40]
+    assert lines[-1] == " " * 40 + "FAIL leaf: no"
+
+
+def test_render_verbose_expands_every_level() -> None:
+    nested = Result(P, "all_of", children=(Result(P, "any_of", children=(Result(P, "a"),)),))
+    assert nested.render(verbose=True).splitlines() == [
+        "PASS all_of",
+        "  PASS any_of",
+        "    PASS a",
+    ]
+    assert nested.render().splitlines() == ["PASS all_of"]
+
+
+def test_shorten_keeps_80_characters_by_default_two_thirds_from_the_start() -> None:
+    text = "a" * 60 + "b" * 60
+    assert shorten(text) == "a" * 53 + "…" + "b" * 26
+    assert shorten("a" * 80) == "a" * 80
+
+
+def test_the_immutability_errors_say_what_to_do_instead() -> None:
+    result = Contains("refund").check("nothing")
+    with pytest.raises(
+        TypeError,
+        match=r"^the details of a shared result are read-only; copy them with dict\(\)$",
+    ):
+        result.details.clear()  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError, match=r"^Result is immutable$"):
+        del result.reason
+    with pytest.raises(
+        AttributeError, match=r"^Result is immutable; use result.replace\(name=...\)"
+    ):
+        result.name = "other"  # type: ignore[misc]

@@ -139,9 +139,12 @@ class Assertion:
         """Check `subject` and return the result tree.
 
         A check that cannot be evaluated returns an `error` result; it never raises for a bad
-        subject, only for a subject of the wrong type (`TypeError`). Judged checks record their
-        `duration`; deterministic leaves take microseconds and are not timed (suites time whole
-        cases), which keeps the hot path lean.
+        subject, only for a subject of the wrong type (`TypeError`). A check that crashes with
+        another exception comes out as an error with the reason `could not be evaluated:
+        <exception type>: <message>` and the details `{"error": <exception type>,
+        "error_message": <message>}`. Judged checks record their `duration`; deterministic
+        leaves take microseconds and are not timed (suites time whole cases), which keeps the hot
+        path lean.
         """
         if self.judged:
             return self._timed_check(subject)
@@ -273,7 +276,10 @@ class Assertion:
         return spec
 
     def describe(self) -> str:
-        """Return a one-line human description of what this assertion requires."""
+        """Return a one-line human description of what this assertion requires.
+
+        By default the kind with its spec parameters, `kind(name='value', other=2)`.
+        """
         params = ", ".join(f"{k}={v!r}" for k, v in self.spec_params().items())
         return f"{self.kind}({params})"
 
@@ -365,7 +371,11 @@ async def _acheck_all(children: Sequence[Assertion], subject: object) -> list[Re
 
 
 class _Group(Assertion):
-    """Shared machinery of combinators over a list of children."""
+    """Shared machinery of combinators over a list of children.
+
+    The children are given as arguments (`AllOf(a, b)`), as one list or tuple (`AllOf([a, b])`),
+    or, by the spec loader, as the keyword `children`; anything else is a `TypeError`.
+    """
 
     _searches = True  # children may: all share one regex time budget
 

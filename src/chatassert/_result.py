@@ -313,7 +313,13 @@ class Result:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Result:
-        """Build a result from the output of `to_dict` (or JSON parsed from it)."""
+        """Build a result from the output of `to_dict` (or JSON parsed from it).
+
+        Only `status` and `name` are required and checked (`ValueError` otherwise). A missing
+        field takes its default (reason `""`, no details, no message, ...), and a score of
+        `"Infinity"`, `"-Infinity"` or `"NaN"` is read back as the number; every other value is
+        taken as given, not validated: check untrusted input against `json_schema()` first.
+        """
         try:
             status = Status(data["status"])
             name = data["name"]
@@ -373,7 +379,10 @@ class Result:
         """Render the tree as indented text.
 
         Only the branches that did not pass are expanded unless `verbose` is true, so a
-        failure reads as the path from the top to the leaves that explain it.
+        failure reads as the path from the top to the leaves that explain it. Each level is
+        indented by two spaces, up to 20 levels (deeper ones stay at 40 spaces); a line is cut
+        in the middle (see `shorten`) to fit `width` characters (200 by default) with its
+        indent, but keeps at least 40 characters of text.
         """
         lines: list[str] = []
         self._render_into(lines, 0, verbose, width)
@@ -396,7 +405,10 @@ class Result:
 
 
 def shorten(text: str, width: int = 80) -> str:
-    """Truncate `text` in the middle to at most `width` characters, marking the cut with '…'."""
+    """Truncate `text` in the middle to at most `width` characters, marking the cut with '…'.
+
+    Two thirds of what is kept come from the start, one third from the end.
+    """
     if len(text) <= width:
         return text
     keep = width - 1
