@@ -27,6 +27,7 @@ from trajectory_helpers import (
     P,
     call,
     locations,
+    raises_with,
     record,
     turn,
 )
@@ -290,7 +291,7 @@ def test_a_sequence_regex_that_runs_out_of_time_is_undecided_not_a_crash() -> No
     assert ToolSequence([step], order="superset", regex_timeout=0.05).check(calls).passed
     only_slow = Turn(tool_calls=[ToolCall(name="get", arguments={"q": SLOW})])
     result = ToolSequence([step], order="superset", regex_timeout=0.05).check(only_slow)
-    assert result.status is Status.ERROR
+    assert (result.status, result.name) == (Status.ERROR, "tool_sequence")  # the sequence's own
     assert result.details["error"] == "timeout"
     assert result.details["pattern"] == "(a|aa)+$|world"
 
@@ -440,3 +441,113 @@ def test_tool_sequence_names_four_divergences_then_counts_the_rest(n_steps: int,
         F,
         f"expected [{', '.join(steps)}] in any order but got []: {shown}{tail}",
     )
+
+
+# --- whole records the docstring and docs/trajectories.md ("Sequence orders", "Arguments")
+# document: `details` hold `matched` pairs, `missing` steps (with their arguments in spec form)
+# and `unexpected` calls; arguments that are not JSON make an `error` naming each such call -----
+
+
+def test_exact_pairs_step_i_with_call_i_only() -> None:
+    # `exact`: "the calls are the steps, in order": step i can only be paired with call i, so
+    # swapped calls pair nothing, although each step has a call elsewhere
+    steps = ["search", {"tool": "book", "arguments": {"date": {"$regex": "^2024-"}}}]
+    result = ToolSequence(steps, "exact").check(
+        turn(call("book", {"date": "2023-01-01"}), "search")
+    )
+    assert (result.status, result.name) == (F, "tool_sequence")
+    assert record(result)[1:] == (
+        "expected exactly [search, book] but got [book, search]: "
+        "step 1 expected 'search' but got 'book' (tool_calls[0])",
+        {
+            "order": "exact",
+            "expected": ["search", "book"],
+            "actual": ["book", "search"],
+            "locations": locations(2),
+            "matched": [],
+            "missing": [
+                {"step": 0, "tool": "search"},
+                {"step": 1, "tool": "book", "arguments": {"date": {"$regex": "^2024-"}}},
+            ],
+            "unexpected": [
+                {"call": "tool_calls[0]", "tool": "book", "arguments": {"date": "2023-01-01"}},
+                {"call": "tool_calls[1]", "tool": "search", "arguments": {}},
+            ],
+            "precision": 0.0,
+            "recall": 0.0,
+            "errored_calls": [],
+        },
+    )
+
+
+def test_invalid_json_error_is_a_whole_tool_sequence_record() -> None:
+    seq = ToolSequence([{"tool": "book", "arguments": {"date": "2024-02-15"}}])
+    result = seq.check(turn(BROKEN))
+    error = "arguments are not valid JSON: Expecting ',' delimiter: line 1 column 14 (char 13)"
+    assert (result.status, result.name) == (Status.ERROR, "tool_sequence")
+    assert record(result)[1:] == (
+        f"cannot compare the arguments of 'book' (tool_calls[0]): {error}",
+        {
+            "order": "in_order",
+            "expected": ["book"],
+            "actual": ["book"],
+            "locations": locations(1),
+            "matched": [],
+            "missing": [{"step": 0, "tool": "book", "arguments": {"date": "2024-02-15"}}],
+            "unexpected": [{"call": "tool_calls[0]", "tool": "book", "arguments": {}}],
+            "precision": 0.0,
+            "recall": 0.0,
+            "errored_calls": [],
+            "invalid_arguments": [
+                {
+                    "call": "tool_calls[0]",
+                    "tool": "book",
+                    "raw_arguments": '{"date": 2024-02-15',
+                    "error": error,
+                }
+            ],
+        },
+    )
+
+
+# --- construction: exception messages say where, what was expected and what was found
+# (DESIGN.md), and an unknown per_tool key gets a "did you mean" or the valid keys ------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"steps": "search"}, TypeError,
+         "steps must be a list of expected calls (tool names or mappings with 'tool'), "
+         "got str 'search'"),
+        ({"steps": []}, ValueError, "steps must name at least one expected call"),
+        ({"argument_mode": "strict"}, ValueError,
+         "argument_mode must be one of partial, exact, ignore, got 'strict'"),
+        ({"ignore_keys": 5}, TypeError,
+         "ignore_keys must be a list of non-empty argument names, got 5"),
+        ({"per_tool": ["a"]}, TypeError,
+         "per_tool must be a mapping {tool: {argument_mode?, ignore_keys?}}, got list ['a']"),
+        ({"per_tool": {"": {"argument_mode": "exact"}}}, TypeError,
+         "per_tool keys must be tool names, got ''"),
+        ({"per_tool": {1: {"argument_mode": "exact"}}}, TypeError,
+         "per_tool keys must be tool names, got 1"),
+        ({"per_tool": {"a": "exact"}}, TypeError,
+         "per_tool.a must be a mapping with argument_mode and/or ignore_keys, got str 'exact'"),
+        ({"per_tool": {"a": {"argument_mode": "strict"}}}, ValueError,
+         "per_tool.a.argument_mode must be one of partial, exact, ignore, got 'strict'"),
+        ({"per_tool": {"a": {"ignore_keys": 5}}}, TypeError,
+         "per_tool.a.ignore_keys must be a list of non-empty argument names, got 5"),
+        ({"per_tool": {"a": {"mode": "exact"}}}, ValueError,
+         "per_tool.a: unknown key 'mode'; valid keys: argument_mode, ignore_keys"),
+        ({"per_tool": {"a": {"argument_mod": "exact"}}}, ValueError,
+         "per_tool.a: unknown key 'argument_mod' (did you mean 'argument_mode'?)"),
+        ({"per_tool": {"a": {"ignore_key": ["x"]}}}, ValueError,
+         "per_tool.a: unknown key 'ignore_key' (did you mean 'ignore_keys'?)"),
+        ({"per_tool": {"a": {}}}, ValueError,
+         "per_tool.a is empty; give argument_mode and/or ignore_keys"),
+    ],
+)  # fmt: skip
+def test_construction_errors_say_what_was_expected_and_found(
+    kwargs: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    raises_with(lambda: ToolSequence(**{"steps": ["a"], **kwargs}), error, message)

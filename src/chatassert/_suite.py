@@ -387,6 +387,9 @@ class Suite:
     def with_workflow(self, workflow: Workflow) -> Suite:
         """Return the suite with every conversation case checked under `workflow`.
 
+        JSON cases (`subject: json`) are returned as they are: a structured response has no
+        workflow state to derive.
+
         Example:
             >>> from chatassert import Workflow
             >>> from chatassert.specs import loads_suite

@@ -298,6 +298,19 @@ def test_a_case_with_a_workflow_derives_state_unless_the_conversation_has_its_ow
     assert suite.cases[0].workflow is flow
 
 
+def test_with_workflow_leaves_json_cases_as_they_are() -> None:
+    # Suite.with_workflow: "every conversation case" is checked under the workflow; a JSON case
+    # (a structured response, which has no workflow state) is returned as it is
+    from chatassert import FieldEquals, Workflow
+
+    flow = Workflow("open", {"open": {"Close": "done"}, "done": {}})
+    talk = Case(name="talk", checks=(Contains("hello"),))
+    data = Case(name="data", checks=(FieldEquals({"status": "ok"}),), subject="json")
+    suite = Suite(name="s", cases=(talk, data)).with_workflow(flow)
+    assert [c.workflow for c in suite.cases] == [flow, None]
+    assert suite.cases[1] is data
+
+
 TWO_OPENINGS = """
 test_cases:
   - name: refund
