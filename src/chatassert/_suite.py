@@ -4,6 +4,8 @@ A `Case` checks a conversation: its turn *i* against the *i*-th user turn of the
 and its `checks` against the whole subject (a conversation, or a JSON response for the expect
 vocabulary). Every assertion is evaluated and reported (G6) unless `fail_fast` is set, in which
 case the rest of a turn after its first failure is reported as skipped.
+
+Docs: docs/specs.md. Tests: tests/specs/test_suites.py and tests/specs/test_suite_decisions.py.
 """
 
 from __future__ import annotations

@@ -159,16 +159,23 @@ class LoopbackServer:
                 with server._lock:
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                answered = False
                 try:
                     if reply.delay:
                         time.sleep(reply.delay)
+                    # A request is in flight until its answer starts: a client that waits for
+                    # the answer may send its next request before this thread runs again.
+                    with server._lock:
+                        server.in_flight -= 1
+                        answered = True
                     if reply.drop:
                         self.close_connection = True
                         return
                     self._send(reply)
                 finally:
-                    with server._lock:
-                        server.in_flight -= 1
+                    if not answered:
+                        with server._lock:
+                            server.in_flight -= 1
 
             def _send(self, reply: Reply) -> None:
                 if isinstance(reply.body, bytes):
