@@ -12,6 +12,8 @@ Example:
 
 from __future__ import annotations
 
+import re
+
 from chatassert._base import Assertion
 from chatassert._models import turn_of
 from chatassert._params import Param, normalise_type, register
@@ -29,14 +31,25 @@ _P, _F = Status.PASSED, Status.FAILED
 # -- guardrails --------------------------------------------------------------------------------
 
 
+_GO_TYPE = re.compile(r"\*?[a-z_][a-z0-9_]*\.([A-Z]\w*)")
+"""Go's name of a type, `*validators.BannedWordsValidator`: a package, then an exported type."""
+
+
 def guardrail_key(name: str) -> str:
     """Normalise a guardrail name: `BannedWordsValidator`, `banned-words` → `banned_words`.
+
+    Go's type form, as PromptKit names its validators, is read as its type name (G15):
+    `*validators.BannedWordsValidator` is `BannedWordsValidator`; other dotted names are kept
+    whole.
 
     Example:
         >>> guardrail_key("BannedWordsValidator") == guardrail_key("banned_words")
         True
+        >>> guardrail_key("*validators.BannedWordsValidator")
+        'banned_words'
     """
-    key = normalise_type(name)
+    go_type = _GO_TYPE.match(name)
+    key = normalise_type(go_type.group(1) if go_type else name)
     return key[: -len("_validator")] if key.endswith("_validator") else key
 
 
@@ -44,9 +57,10 @@ def guardrail_key(name: str) -> str:
 class GuardrailTriggered(Assertion):
     """Passes when the guardrail (validator) flagged the turn, or did not when `expected=False`.
 
-    Names match exactly or as `snake_case` ↔ `PascalCase` + `Validator`
-    (`banned_words` ≡ `BannedWordsValidator`). Without a guardrail name, `expected=False`
-    passes when no guardrail flagged the turn (and `expected=True` when any did).
+    Names match exactly or as `snake_case` ↔ `PascalCase` + `Validator`, also in Go's type
+    form (`banned_words` ≡ `BannedWordsValidator` ≡ `*validators.BannedWordsValidator`, G15).
+    Without a guardrail name, `expected=False` passes when no guardrail flagged the turn (and
+    `expected=True` when any did).
 
     Example:
         >>> from chatassert import GuardrailEvent, GuardrailTriggered, Turn

@@ -223,7 +223,15 @@ class Case:
         else:
             status = all_status(statuses)
             counts = _counts(_leaf_statuses(results[:turns]) + statuses[turns:])
-            if status is _P:
+            if status is _P and not counts["passed"] and counts["skipped"]:
+                status = _S  # G12: a case that evaluated nothing did not pass
+                first = _cause(results, _S)
+                n = counts["skipped"]
+                reason = (
+                    f"{'the' if n == 1 else f'all {n}'} assertion{'s' if n != 1 else ''}"
+                    f" skipped; first: {first.label}: {first.reason}"
+                )
+            elif status is _P:
                 reason = f"all {counts['passed']} assertions passed"
             else:
                 first = _cause(results, status)
@@ -281,11 +289,18 @@ def _turn_result(
     status = all_status([r.status for r in results])
     failed = sum(r.status is _F for r in results)
     errors = sum(r.status is _E for r in results)
+    skipped = sum(r.status is _S for r in results)
     parts = [f"{failed} of {len(results)} failed"] if failed else []
     parts += [f"{errors} could not be evaluated"] if errors else []
-    reason = (
-        ", ".join(parts) or f"{len(results)} assertion{'s' if len(results) != 1 else ''} passed"
-    )
+    if not parts:
+        passed = len(results) - skipped
+        if not passed and skipped:
+            status = _S  # G12: a turn that evaluated nothing did not pass
+        if passed or not skipped:
+            parts.append(f"{passed} assertion{'s' if passed != 1 else ''} passed")
+        if skipped:
+            parts.append(f"{skipped} skipped")
+    reason = ", ".join(parts)
     details: dict[str, Any] = {"turn_index": index, "input": turn.input}
     return Result(
         status, "turn", reason, details, children=tuple(results), location=f"turns[{position}]"

@@ -167,11 +167,23 @@ def test_document_example(expect: dict[str, Any], response: Any, reason: str | N
         assert reasons(result) == [reason]
 
 
-def test_if_results_with_no_results_skips_the_check_and_the_case_passes() -> None:
+def test_if_results_with_no_results_skips_the_check_and_so_the_case() -> None:
+    # SEMANTICS G12: a case that evaluated nothing is skipped, not passed
     result = check({"if_results": {"all_have_tags": ["work"]}}, {"results": []})
     assert result.children[0].status is Status.SKIPPED
     assert result.children[0].reason == "condition not met: no results"
+    assert result.status is Status.SKIPPED
+    assert result.reason == (
+        "the assertion skipped; first: expect_if_results: condition not met: no results"
+    )
+    assert result.details == {"passed": 0, "failed": 0, "error": 0, "skipped": 1}
+
+
+def test_a_case_with_one_evaluated_check_beside_skipped_ones_passes() -> None:
+    # G12 applies only when nothing was evaluated
+    result = check({"status": "ok", "if_results": {"all_have_tags": ["work"]}}, {"status": "ok"})
     assert result.status is Status.PASSED
+    assert result.details == {"passed": 1, "failed": 0, "error": 0, "skipped": 1}
 
 
 def test_the_worked_example_fails_one_of_three() -> None:

@@ -403,3 +403,18 @@ def test_a_whole_conversation_check_counts_once_whatever_its_kind(
     for got in both(case, Turn(input="q", text="a")):
         assert got["details"] == {"passed": len(turns), "failed": 1, "error": 0, "skipped": 0}
         assert got["reason"] == "1 assertion failed; first: part: no"
+
+
+def test_a_conversation_case_whose_every_assertion_was_skipped_is_skipped() -> None:
+    # SEMANTICS G12, docs/specs.md "A case's outcome": nothing evaluated is not a pass
+    from chatassert import Contains, Conversation, Turn, When
+    from chatassert.specs import Case, TurnSpec
+
+    never = When(Contains("refund"), Contains("sorry"))
+    case = Case("quiet", turns=(TurnSpec((never,)),), checks=())
+    result = case.check(Conversation(turns=[Turn(input="hi", text="hello")]))
+    assert result.status == "skipped"
+    assert result.details == {"passed": 0, "failed": 0, "error": 0, "skipped": 1}
+    assert result.reason.startswith("the assertion skipped; first: ")
+    evaluated = Case("one", turns=(TurnSpec((never, Contains("hello"))),), checks=())
+    assert evaluated.check(Conversation(turns=[Turn(input="hi", text="hello")])).passed
