@@ -197,6 +197,7 @@ def _parser() -> argparse.ArgumentParser:
         help="force the log format (native, openai, openai-responses, anthropic, "
         "otel) instead of detecting it per line",
     )
+    _unknown_types_option(check)
     check.add_argument(
         "--fail-fast",
         action="store_true",
@@ -239,6 +240,7 @@ def _parser() -> argparse.ArgumentParser:
 
     lint = sub.add_parser("lint", help="validate suites without running them")
     lint.add_argument("suites", nargs="+", help="spec files")
+    _unknown_types_option(lint)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of the spec format or results")
     schema.add_argument(
@@ -249,6 +251,16 @@ def _parser() -> argparse.ArgumentParser:
         help="spec (the native spec format, default) or result",
     )
     return parser
+
+
+def _unknown_types_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--unknown-types",
+        choices=["error", "skip"],
+        default="error",
+        help="an assertion type the suite's vocabulary does not know: a spec error (default), "
+        "or skip: load the suite and report each such assertion as skipped",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -276,7 +288,7 @@ def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     out = _Output(sys.stdout, _STDOUT)
     if args.command == "lint":
-        code = _lint(args.suites, out, sys.stderr)
+        code = _lint(args.suites, out, sys.stderr, args.unknown_types)
     elif args.command == "schema":
         schema = _spec_schema() if args.which == "spec" else _result_schema()
         out.write(json.dumps(schema, indent=2) + "\n")
@@ -287,11 +299,11 @@ def _main(argv: Sequence[str] | None) -> int:
     return code
 
 
-def _load(path: str, err: IO[str], **options: Any) -> Suite | None:
+def _load(path: str, err: IO[str], unknown_types: str = "error") -> Suite | None:
     from chatassert.specs import load_suite
 
     try:
-        return load_suite(path, **options)
+        return load_suite(path, unknown_types=unknown_types)
     except SpecError as exc:
         err.write(f"{exc}\n")
     except OSError as exc:
@@ -301,13 +313,27 @@ def _load(path: str, err: IO[str], **options: Any) -> Suite | None:
     return None
 
 
-def _lint(paths: Sequence[str], out: _Output, err: IO[str]) -> int:
+def _say_unknown(suites: Sequence[Suite], err: IO[str]) -> None:
+    """Say, once and before any report, which assertions are of unknown types (each is then
+    reported skipped wherever it is checked: `--unknown-types skip`)."""
+    from chatassert.specs._common import unknown_types
+
+    for suite in suites:
+        unknown = unknown_types(a for c in suite.cases for a in c.assertions())
+        if unknown:
+            listed = ", ".join(f"{name} ({n})" if n > 1 else name for name, n in unknown.items())
+            where = suite.source or suite.name
+            err.write(f"{where}: not checked, reported skipped: unknown assertion types {listed}\n")
+
+
+def _lint(paths: Sequence[str], out: _Output, err: IO[str], unknown_types: str = "error") -> int:
     code = EXIT_OK
     for path in paths:
-        suite = _load(path, err)
+        suite = _load(path, err, unknown_types)
         if suite is None:
             code = EXIT_USAGE
             continue
+        _say_unknown([suite], err)
         count = sum(len(c.assertions()) for c in suite.cases)
         out.write(f"{path}: ok ({suite.dialect}, {len(suite.cases)} cases, {count} assertions)\n")
     return code
@@ -327,6 +353,7 @@ class _Plan:
     verbose: bool
     workflow: str | None = None
     fail_fast: bool = False
+    unknown_types: str = "error"
 
 
 def _inline_suite(specs: Sequence[str]) -> Suite:
@@ -364,7 +391,7 @@ def _inline_suite(specs: Sequence[str]) -> Suite:
 def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
     suites: list[Suite] = []
     if plan.suite is not None:
-        suite = _load(plan.suite, err)
+        suite = _load(plan.suite, err, plan.unknown_types)
         if suite is None:
             return None
         suites.append(suite)
@@ -716,6 +743,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         args.verbose,
         workflow=args.workflow,
         fail_fast=args.fail_fast,
+        unknown_types=args.unknown_types,
     )
     if plan.transcript_format is not None:
         from chatassert.transcripts import FORMATS
@@ -730,6 +758,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     files = _expand(paths, err)
     if suites is None or files is None:
         return EXIT_USAGE
+    _say_unknown(suites, err)
     if not args.output:
         return _run(plan, suites, files, args, args.max_failures, out, err)
     try:

@@ -12,8 +12,9 @@ import importlib
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from chatassert._base import Assertion
 from chatassert._errors import SpecError, SpecProblem
 from chatassert._params import (
     _DIALECTS,
@@ -24,12 +25,12 @@ from chatassert._params import (
     normalise_type,
     plain,
 )
-
-if TYPE_CHECKING:
-    from chatassert._base import Assertion
+from chatassert._result import Result, Status
 
 __all__ = [
+    "UNKNOWN_TYPES",
     "SpecContext",
+    "UnknownType",
     "build",
     "dialect_types",
     "from_spec",
@@ -107,6 +108,44 @@ def join_path(path: str, part: str | int) -> str:
     return f"{path}.{part}"
 
 
+UNKNOWN_TYPES = ("error", "skip")
+"""What a loader does with an assertion type it does not know (SEMANTICS G13)."""
+
+
+class UnknownType(Assertion):
+    """An assertion of a type the vocabulary does not know, loaded with `unknown_types="skip"`.
+
+    It checks nothing: every check reports it `skipped`, named after the type as written, with
+    the reason `unknown assertion type 'X'` (SEMANTICS G13), so that the rest of a real suite
+    still runs and every report lists what was not checked.
+
+    Example:
+        >>> UnknownType("image_format").check("any subject").reason
+        "unknown assertion type 'image_format'"
+    """
+
+    __slots__ = ("type_name",)
+    kind = "unknown_type"
+    level = "any"
+    type_name: str
+
+    def __init__(self, type_name: str, *, message: str | None = None) -> None:
+        super().__init__(message=message)
+        self._set("type_name", str(type_name))
+
+    def _check(self, subject: object) -> Result:
+        return Result(
+            Status.SKIPPED,
+            self.type_name,
+            f"unknown assertion type {self.type_name!r}",
+            {"unknown_type": self.type_name},
+        )
+
+    def describe(self) -> str:
+        """Describe what is not checked."""
+        return f"unknown assertion type {self.type_name!r} (not checked)"
+
+
 @dataclass
 class SpecContext:
     """Collects the problems found while building, and the options given to every assertion.
@@ -115,11 +154,38 @@ class SpecContext:
         file: The file being loaded, for messages.
         options: Construction options (`judge`, `clock`, ...) handed to types that accept them.
         problems: Every problem found so far.
+        unknown_types: `error` (the default): an unknown assertion type is a problem; `skip`:
+            it loads as an `UnknownType`, reported `skipped` when checked (SEMANTICS G13).
     """
 
     file: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     problems: list[SpecProblem] = field(default_factory=list)
+    unknown_types: str = "error"
+
+    def __post_init__(self) -> None:
+        if self.unknown_types not in UNKNOWN_TYPES:
+            raise ValueError(
+                f"unknown_types must be one of {', '.join(UNKNOWN_TYPES)}, "
+                f"got {self.unknown_types!r}"
+            )
+
+    def unknown(
+        self,
+        node: Mapping[str, Any],
+        path: str,
+        type_name: str,
+        problem: str,
+        hint: str,
+        *,
+        key: object = "type",
+    ) -> Assertion | None:
+        """An assertion type this vocabulary does not know, written at `node[key]`: a problem,
+        or (with `unknown_types="skip"`) an `UnknownType` that reports itself skipped (G13)."""
+        if self.unknown_types == "skip":
+            return UnknownType(type_name)
+        self.problem(node, path, problem, key=key, hint=hint)
+        return None
 
     def problem(
         self,
@@ -218,15 +284,13 @@ def build(
     type_name = normalise_type(raw_type)
     cls = table.get(type_name)
     if cls is None:
-        ctx.problem(
+        return ctx.unknown(
             node,
             path,
+            raw_type,
             f"unknown {dialect} assertion type {raw_type!r}",
-            key="type",
-            hint=did_you_mean(type_name, sorted(table))
-            or f"valid types: {', '.join(sorted(table))}",
+            did_you_mean(type_name, sorted(table)) or f"valid types: {', '.join(sorted(table))}",
         )
-        return None
     return build_typed(cls, node, ctx, path, dialect=dialect)
 
 

@@ -73,7 +73,11 @@ def _by_name(name: str) -> Dialect:
 
 
 def load_suite(
-    path: str | os.PathLike[str], *, dialect: str | None = None, **options: Any
+    path: str | os.PathLike[str],
+    *,
+    dialect: str | None = None,
+    unknown_types: str = "error",
+    **options: Any,
 ) -> Suite:
     """Load a spec file (YAML or JSON) into a `Suite`.
 
@@ -81,6 +85,9 @@ def load_suite(
         path: The file.
         dialect: Force a dialect (`flat`, `promptkit`, `expect`, `native`) instead of
             detecting it.
+        unknown_types: `error` (the default): an assertion type the vocabulary does not know
+            is a problem; `skip`: it loads, and reports `skipped` with the reason
+            `unknown assertion type 'X'` wherever it is checked (SEMANTICS G13).
         **options: Construction options for the assertions, such as `judge=` for judged
             assertions or `regex_timeout=` (seconds) for regular expressions.
 
@@ -90,11 +97,16 @@ def load_suite(
     """
     file = os.fspath(path)
     text = read_spec_file(file)
-    return loads_suite(text, filename=file, dialect=dialect, **options)
+    return loads_suite(text, filename=file, dialect=dialect, unknown_types=unknown_types, **options)
 
 
 def loads_suite(
-    text: str, *, filename: str | None = None, dialect: str | None = None, **options: Any
+    text: str,
+    *,
+    filename: str | None = None,
+    dialect: str | None = None,
+    unknown_types: str = "error",
+    **options: Any,
 ) -> Suite:
     """Load a spec from text; see `load_suite`."""
     doc = parse_yaml(text, filename)
@@ -106,8 +118,8 @@ def loads_suite(
                 )
             ]
         )
+    ctx = SpecContext(file=filename, options=options, unknown_types=unknown_types)
     chosen = _by_name(dialect) if dialect else detect_dialect(doc)
-    ctx = SpecContext(file=filename, options=options)
     cases = chosen.translate(doc, ctx)
     _check_unique_names(cases, ctx)
     ctx.raise_if_problems()
@@ -134,12 +146,17 @@ def _check_unique_names(cases: list[Case], ctx: SpecContext) -> None:
 
 
 def load_assertion(
-    spec: Any, *, dialect: str = "native", filename: str | None = None, **options: Any
+    spec: Any,
+    *,
+    dialect: str = "native",
+    filename: str | None = None,
+    unknown_types: str = "error",
+    **options: Any,
 ) -> Assertion:
     """Build one assertion from a mapping or from YAML/JSON text of one.
 
     `dialect` chooses the type names accepted: `native` (every registered kind) or a
-    vocabulary's own (`flat`, ...).
+    vocabulary's own (`flat`, ...); `unknown_types` is as for `load_suite`.
 
     Raises:
         SpecError: listing every problem.
@@ -151,7 +168,7 @@ def load_assertion(
     table = None if dialect == "native" else dialect_types(dialect)
     if table is not None and not table:
         raise SpecError([SpecProblem(f"dialect {dialect!r} has no assertion types", file=filename)])
-    ctx = SpecContext(file=filename, options=options)
+    ctx = SpecContext(file=filename, options=options, unknown_types=unknown_types)
     built = build(spec, ctx, "", table=table, dialect=dialect)
     ctx.raise_if_problems()
     assert built is not None

@@ -7,6 +7,7 @@ lists every problem of a file.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from chatassert._base import AllOf, AnyOf, Assertion
 from chatassert._combinators import OnEveryTurn
 from chatassert._params import MISSING, did_you_mean
-from chatassert._registry import SpecContext, build, dialect_types, join_path
+from chatassert._registry import SpecContext, UnknownType, build, dialect_types, join_path
 from chatassert._suite import Case, TurnSpec
 
 __all__ = [
@@ -22,7 +23,9 @@ __all__ = [
     "build_list",
     "check_keys",
     "dialects",
+    "children_of",
     "levels",
+    "unknown_types",
     "register_dialect",
     "require_list",
     "require_str",
@@ -187,6 +190,14 @@ def levels(assertion: Assertion) -> set[str]:
     own = set() if assertion.level == "any" else {assertion.level}
     if own and not isinstance(assertion, AllOf | AnyOf):
         return own
+    out = own
+    for child in children_of(assertion):
+        out |= levels(child)
+    return out
+
+
+def children_of(assertion: Assertion) -> list[Assertion]:
+    """The assertions a combinator or selector holds (none for a leaf)."""
     children: list[Assertion] = []
     for name in ("children", "child", "condition", "then", "otherwise"):
         value = getattr(assertion, name, None)
@@ -194,10 +205,20 @@ def levels(assertion: Assertion) -> set[str]:
             children.append(value)
         elif isinstance(value, tuple):
             children.extend(v for v in value if isinstance(v, Assertion))
-    out = own
-    for child in children:
-        out |= levels(child)
-    return out
+    return children
+
+
+def unknown_types(assertions: Iterable[Assertion]) -> Counter[str]:
+    """How many assertions of each unknown type (loaded with `unknown_types="skip"`) the trees
+    hold."""
+    found: Counter[str] = Counter()
+    stack = list(assertions)
+    while stack:
+        assertion = stack.pop()
+        if isinstance(assertion, UnknownType):
+            found[assertion.type_name] += 1
+        stack.extend(children_of(assertion))
+    return found
 
 
 def whole_subject(

@@ -310,14 +310,16 @@ def translate_expect(node: Mapping[str, Any], ctx: SpecContext, path: str) -> li
             continue
         cls = table.get(name) if isinstance(name, str) else None
         if cls is None:
-            ctx.problem(
+            unknown = ctx.unknown(
                 node,
                 key_path,
+                str(key),
                 f"unknown expect key {key!r}",
+                did_you_mean(str(key), sorted(table)) or f"valid keys: {', '.join(sorted(table))}",
                 key=key,
-                hint=did_you_mean(str(key), sorted(table))
-                or f"valid keys: {', '.join(sorted(table))}",
             )
+            if unknown is not None:
+                out.append(unknown)
             continue
         built = _key(cls, str(key), value, node, ctx, key_path)
         if built is not None:

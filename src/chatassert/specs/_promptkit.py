@@ -168,15 +168,14 @@ def build_item(node: Any, ctx: SpecContext, path: str, level: str) -> Assertion 
                 key="type",
                 hint=f"move it {where}",
             )
-        else:
-            ctx.problem(
-                node,
-                path,
-                f"unknown promptkit {level}-level assertion type {raw_type!r}",
-                key="type",
-                hint=did_you_mean(name, sorted(mine)) or f"valid types: {', '.join(sorted(mine))}",
-            )
-        return None
+            return None
+        return ctx.unknown(
+            node,
+            path,
+            raw_type,
+            f"unknown promptkit {level}-level assertion type {raw_type!r}",
+            did_you_mean(name, sorted(mine)) or f"valid types: {', '.join(sorted(mine))}",
+        )
     given = {str(k) for k in params if k not in ("message", "description")}
     if name in other and not given <= _param_names(cls) and given <= _param_names(other[name]):
         ctx.problem(
