@@ -143,6 +143,8 @@ class AllMatchOneOf(_EachValue):
 
 
 def _pattern_text(value: Any) -> str:
+    """The text a pattern is matched against: a string itself, anything else its JSON text,
+    with non-ASCII characters kept as they are."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 

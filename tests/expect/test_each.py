@@ -1054,3 +1054,24 @@ def test_sorted_desc_names_the_item_index_when_items_have_no_value() -> None:
     )
     assert result.details["index"] == 2
     assert result.reason.startswith("Values not sorted descending at index 2: results[2].relevance")
+
+
+def test_a_single_field_that_does_not_match_is_named_not_reported_missing() -> None:
+    """docs/expect.md ("Keys"): a field that exists but does not match fails with the
+    pattern's reason and the first offender; only an absent field is "Missing field"."""
+    result = AllMatchPattern("a", "^b").check({"a": "xyz"})
+    assert result.status is F
+    assert result.reason == "Value 'xyz' at a doesn't match pattern '^b'"
+    assert result.details["path"] == "a"
+    assert result.details["actual"] == "xyz"
+    assert "missing" not in result.details
+
+
+def test_a_value_that_is_not_a_string_is_matched_as_json_with_its_non_ascii_text_kept() -> None:
+    """`_pattern_text`: an object, array or number is matched against its JSON text, with
+    non-ASCII characters kept as they are (not `\\u` escapes)."""
+    values = {"v": [{"n": "café"}, ["un café"]]}
+    assert AllMatchPattern("v[*]", "café").check(values).passed
+    result = NoneMatchPattern("v[*]", 'é"').check(values)
+    assert result.status is F
+    assert result.details["offending_count"] == 2

@@ -827,3 +827,21 @@ def test_contains_reads_json_text_as_the_value_it_encodes() -> None:
     assert check.check('{"s": "caf\\u00e9"}').passed
     assert check.check({"s": "café"}).passed
     assert JsonContains('"a": 1').check('{"a":1}').passed
+
+
+def test_a_field_pass_on_json_text_is_the_shared_pass_with_the_checks_message() -> None:
+    """`JsonCheck._passed` (built once, then shared) and `_FieldIs._eval` ("the plain pass: the
+    quick test's own rule"): text goes to the full evaluation, which answers with the very
+    record the quick test gives a dict, message included."""
+    check = StatusIs("ok", message="custom")
+    first = check.check('{"status": "ok"}')
+    assert first.__dict__ == {
+        "status": P,
+        "name": "expect_status",
+        "reason": "status is 'ok'",
+        "details": {"path": "status", "expected": "ok", "actual": "ok"},
+        "message": "custom",
+        "_shared": True,
+    }
+    assert check.check('{"status": "ok"}') is first
+    assert check.check({"status": "ok"}) is first

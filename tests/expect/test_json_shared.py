@@ -171,3 +171,25 @@ _JSON_VALUES = st.recursive(
 def test_all_equal_to_is_json_equal_over_every_value(expected: Any, values: list[Any]) -> None:
     # the quick tests' compiled form of strict JSON equality decides as `json_equal` does
     assert all_equal_to(expected)(values) == all(json_equal(v, expected) for v in values)
+
+
+def test_a_subject_that_is_not_json_is_an_error_record_named_after_the_check() -> None:
+    """Module doc: "a subject that is not JSON makes every check an `error`"; the record is
+    the check's own (its name), with the parser's reason and `error: not_json`."""
+    result = StatusIs("success").check("Sorry, I cannot help")
+    assert result.__dict__ == {
+        "status": E,
+        "name": "expect_status",
+        "reason": "the response is not JSON (Expecting value: line 1 column 1 (char 0))",
+        "details": {"error": "not_json"},
+    }
+
+
+def test_a_path_check_shares_its_pass_when_the_subject_is_json_text() -> None:
+    """`JsonCheck._passed`: a pass is built once per count, then shared, also when the subject
+    is text that the full evaluation parses (no quick test on a string)."""
+    check = AllMatch("a[*]", 1)
+    first = check.check('{"a": [1, 1.0]}')
+    assert first.passed
+    assert first.details == {"path": "a[*]", "expected": 1, "checked": 2}
+    assert check.check('{"a": [1, 1]}') is first
