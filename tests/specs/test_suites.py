@@ -380,3 +380,32 @@ def test_a_workflow_file_that_is_not_yaml_is_a_clear_error(tmp_path: Path) -> No
     bad.write_text("entry: start\nstates: {start: {on_event: {go: end}\n")
     with pytest.raises(ValueError, match=r"bad\.workflow\.yaml:3: invalid YAML"):
         Workflow.load(bad)
+
+
+def test_load_assertion_reads_one_promptkit_assertion_in_its_file_shape() -> None:
+    # issue 14 item 8: {type, params, message}, at the level the dialect names
+    from chatassert import Conversation, SpecError, Turn
+    from chatassert.specs import load_assertion
+
+    turn_check = load_assertion(
+        {"type": "content_includes", "params": {"patterns": ["Paris"]}, "message": "names it"},
+        dialect="promptkit.turn",
+    )
+    assert turn_check.message == "names it"
+    assert turn_check.check(Turn(text="Paris: 18C")).passed
+    assert not turn_check.check(Turn(text="Lyon: 20C")).passed
+    whole = load_assertion(
+        "type: tools_called\nparams: {tool_names: [search], min_calls: 1}",
+        dialect="promptkit.conversation",
+    )
+    assert not whole.check(Conversation(turns=[Turn(input="hi", text="hello")])).passed
+    with pytest.raises(SpecError, match="unknown promptkit turn-level assertion type 'nope'"):
+        load_assertion({"type": "nope", "params": {}}, dialect="promptkit.turn")
+    assert (
+        load_assertion(
+            {"type": "nope", "params": {}}, dialect="promptkit.turn", unknown_types="skip"
+        )
+        .check(Turn(text="x"))
+        .status
+        == "skipped"
+    )

@@ -156,7 +156,14 @@ def load_assertion(
     """Build one assertion from a mapping or from YAML/JSON text of one.
 
     `dialect` chooses the type names accepted: `native` (every registered kind) or a
-    vocabulary's own (`flat`, ...); `unknown_types` is as for `load_suite`.
+    vocabulary's own (`flat`, `expect`, `promptkit.turn`, `promptkit.conversation`);
+    `unknown_types` is as for `load_suite`. A PromptKit assertion is read in its file shape,
+    `{type, params, message}`, at the level its dialect names.
+
+    Example:
+        >>> load_assertion({"type": "content_includes", "params": {"patterns": ["Paris"]}},
+        ...                dialect="promptkit.turn").check("Paris: 18C").passed
+        True
 
     Raises:
         SpecError: listing every problem.
@@ -169,7 +176,12 @@ def load_assertion(
     if table is not None and not table:
         raise SpecError([SpecProblem(f"dialect {dialect!r} has no assertion types", file=filename)])
     ctx = SpecContext(file=filename, options=options, unknown_types=unknown_types)
-    built = build(spec, ctx, "", table=table, dialect=dialect)
+    if dialect.startswith("promptkit."):  # PromptKit's shape: {type, params, message}
+        from chatassert.specs._promptkit import build_item
+
+        built = build_item(spec, ctx, "", dialect.split(".", 1)[1])
+    else:
+        built = build(spec, ctx, "", table=table, dialect=dialect)
     ctx.raise_if_problems()
     assert built is not None
     return built
