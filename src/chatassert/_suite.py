@@ -131,7 +131,8 @@ class Case:
             return self._finish(results, start)
         conversation = self._prepared(subject)
         user_turns = _user_turns(conversation)
-        results = [self._turn(i, spec, user_turns) for i, spec in enumerate(self.turns)]
+        others = len(conversation.turns) - len(user_turns)
+        results = [self._turn(i, spec, user_turns, others) for i, spec in enumerate(self.turns)]
         results += [self._whole(a, a.check(conversation)) for a in self.checks]
         return self._finish(results, start, len(self.turns))
 
@@ -147,8 +148,9 @@ class Case:
             )
         conversation = self._prepared(subject)
         user_turns = _user_turns(conversation)
+        others = len(conversation.turns) - len(user_turns)
         turn_results = await asyncio.gather(
-            *(self._aturn(i, spec, user_turns) for i, spec in enumerate(self.turns))
+            *(self._aturn(i, spec, user_turns, others) for i, spec in enumerate(self.turns))
         )
         whole = await asyncio.gather(*(a.acheck(conversation) for a in self.checks))
         return self._finish(
@@ -163,9 +165,11 @@ class Case:
             return conversation
         return self.workflow.apply(conversation)
 
-    def _turn(self, index: int, spec: TurnSpec, user_turns: list[tuple[int, Turn]]) -> Result:
+    def _turn(
+        self, index: int, spec: TurnSpec, user_turns: list[tuple[int, Turn]], others: int = 0
+    ) -> Result:
         if index >= len(user_turns):
-            return self._missing_turn(index, spec, len(user_turns))
+            return self._missing_turn(index, spec, len(user_turns), others)
         position, turn = user_turns[index]
         results: list[Result] = []
         failed = False
@@ -179,10 +183,10 @@ class Case:
         return _turn_result(position, index, spec, turn, results)
 
     async def _aturn(
-        self, index: int, spec: TurnSpec, user_turns: list[tuple[int, Turn]]
+        self, index: int, spec: TurnSpec, user_turns: list[tuple[int, Turn]], others: int = 0
     ) -> Result:
         if index >= len(user_turns):
-            return self._missing_turn(index, spec, len(user_turns))
+            return self._missing_turn(index, spec, len(user_turns), others)
         position, turn = user_turns[index]
         if self.fail_fast:
             results: list[Result] = []
@@ -198,12 +202,18 @@ class Case:
             results = list(await asyncio.gather(*(a.acheck(turn) for a in spec.assertions)))
         return _turn_result(position, index, spec, turn, results)
 
-    def _missing_turn(self, index: int, spec: TurnSpec, available: int) -> Result:
+    def _missing_turn(self, index: int, spec: TurnSpec, available: int, others: int) -> Result:
+        how = (
+            f" ({others} turn{'s' if others != 1 else ''} without user input: a turn built in "
+            "code is a user turn when it has `input`, `Turn(input=..., text=...)`)"
+            if others
+            else ""
+        )
         return Result(
             _E,
             "turn",
             f"the case has turn {index + 1} but the transcript has only {available} user "
-            f"turn{'s' if available != 1 else ''}",
+            f"turn{'s' if available != 1 else ''}{how}",
             {"turn_index": index, "user_turns": available, "input": spec.input},
             location=f"turns[{index}]",
         )

@@ -418,3 +418,20 @@ def test_a_conversation_case_whose_every_assertion_was_skipped_is_skipped() -> N
     assert result.reason.startswith("the assertion skipped; first: ")
     evaluated = Case("one", turns=(TurnSpec((never, Contains("hello"))),), checks=())
     assert evaluated.check(Conversation(turns=[Turn(input="hi", text="hello")])).passed
+
+
+def test_a_turn_without_input_is_not_a_user_turn_and_the_error_says_how_to_make_one() -> None:
+    # issue 14 item 8: a Turn built in code without `input` is not paired with a case's turn
+    from chatassert import Contains, Conversation, Turn
+    from chatassert.specs import Case, TurnSpec
+
+    case = Case("c", turns=(TurnSpec((Contains("18C"),), input="Weather?"),))
+    missing = case.check(Conversation(turns=[Turn(text="18C")])).children[0]
+    assert missing.status == "error"
+    assert missing.reason == (
+        "the case has turn 1 but the transcript has only 0 user turns (1 turn without user "
+        "input: a turn built in code is a user turn when it has `input`, "
+        "`Turn(input=..., text=...)`)"
+    )
+    assert missing.details == {"turn_index": 0, "user_turns": 0, "input": "Weather?"}
+    assert case.check(Conversation(turns=[Turn(input="Weather?", text="18C")])).passed
