@@ -245,7 +245,12 @@ class AgentResponseContains(Assertion):
             "responses": responses,
         }
         if not any(c.name == self.agent for c in turn.tool_calls):
-            why = "the agent was not invoked in this turn"
+            orphans = [r.content for r in turn.tool_results if r.name == self.agent]
+            if orphans:  # a result the log names after the agent, paired with no call of it
+                details["unmatched_results"] = orphans
+                why = "its results in this turn match no call of it (check the call ids)"
+            else:
+                why = "the agent was not invoked in this turn"
         elif not responses:
             why = "the agent's call has no response in the transcript"
         else:

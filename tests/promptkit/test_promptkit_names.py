@@ -366,3 +366,31 @@ def test_bad_arguments_are_refused_with_a_message(
     build: Callable[[], object], error: type[Exception], message: str
 ) -> None:
     refused_with(build, error, message)
+
+
+def test_agent_response_contains_names_a_result_that_no_call_of_the_agent_matched() -> None:
+    # issue 14 item 8: the agent did return a result, but no call of it pairs with that result;
+    # "the agent was not invoked" would send the reader to the wrong place
+    from chatassert import ToolCall, ToolResult, Turn
+    from chatassert.promptkit import AgentResponseContains
+
+    turn = Turn(
+        text="ok",
+        tool_calls=[ToolCall(name="search", id="c1")],
+        tool_results=[ToolResult(call_id="c9", name="a2a__research", content="Quantum")],
+    )
+    result = AgentResponseContains("a2a__research", "Quantum").check(turn)
+    assert result.status == "failed"
+    assert result.reason == (
+        "Expected a response of agent 'a2a__research' containing 'Quantum' but its results in "
+        "this turn match no call of it (check the call ids)"
+    )
+    assert result.details == {
+        "agent": "a2a__research",
+        "expected_substr": "Quantum",
+        "reason": "no matching agent response found containing expected text",
+        "responses": [],
+        "unmatched_results": ["Quantum"],
+    }
+    quiet = AgentResponseContains("a2a__research", "Quantum").check(Turn(text="ok"))
+    assert quiet.reason.endswith("but the agent was not invoked in this turn")
