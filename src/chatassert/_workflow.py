@@ -15,6 +15,7 @@ tests/promptkit/test_workflow_decisions.py.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -299,12 +300,19 @@ def _with_invalid(details: dict[str, Any], state: WorkflowState) -> dict[str, An
     return details
 
 
+def _go(text: str) -> str:
+    """`text` quoted as Go's `%q` quotes it (PromptKit's messages)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def _state_is(kind: str, expected: str, state: WorkflowState | None) -> Result:
     if state is None:
         return _no_state(kind)
     details = _with_invalid({"expected": expected, "actual": state.current}, state)
     if state.current == expected:
+        details["origin_message"] = f"workflow is in expected state {_go(expected)}"
         return Result(_P, kind, f'workflow is in state "{expected}"', details)
+    details["origin_message"] = f"expected state {_go(expected)} but got {_go(state.current)}"
     return Result(
         _F, kind, f'expected state "{expected}" but workflow is in state "{state.current}"', details
     )
@@ -315,15 +323,29 @@ def _transitioned_to(kind: str, expected: str, state: WorkflowState | None) -> R
         return _no_state(kind)
     for t in state.transitions:
         if t.valid and t.to_state == expected:
+            details = {
+                "transition": _transition_dict(t),
+                "origin_message": f"workflow transitioned to {_go(expected)}",
+            }
             return Result(
                 _P,
                 kind,
                 f'workflow transitioned to state "{expected}"',
-                _with_invalid({"transition": _transition_dict(t)}, state),
+                _with_invalid(details, state),
             )
     transitions = [_transition_dict(t) for t in state.transitions]
-    details = _with_invalid({"expected_state": expected, "transitions": transitions}, state)
-    return Result(_F, kind, f'workflow never transitioned to state "{expected}"', details)
+    details = {  # G16: PromptKit's key (`target`) and wording beside the document's
+        "expected_state": expected,
+        "target": expected,
+        "transitions": transitions,
+        "origin_message": f"no transition to state {_go(expected)} found",
+    }
+    return Result(
+        _F,
+        kind,
+        f'workflow never transitioned to state "{expected}"',
+        _with_invalid(details, state),
+    )
 
 
 def _complete(kind: str, state: WorkflowState | None) -> Result:
@@ -331,7 +353,9 @@ def _complete(kind: str, state: WorkflowState | None) -> Result:
         return _no_state(kind)
     details = _with_invalid({"complete": state.complete, "state": state.current}, state)
     if state.complete:
+        details["origin_message"] = f"workflow completed in terminal state {_go(state.current)}"
         return Result(_P, kind, f'workflow is complete (state "{state.current}")', details)
+    details["origin_message"] = "workflow has not reached a terminal state"
     return Result(_F, kind, "workflow is not complete", details)
 
 

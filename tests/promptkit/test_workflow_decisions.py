@@ -329,7 +329,12 @@ RECORDS = [
         Turn(workflow=CLOSED),
         P,
         'workflow is in state "closed"',
-        {"expected": "closed", "actual": "closed", "invalid_transitions": [BAD_MOVE]},
+        {
+            "expected": "closed",
+            "actual": "closed",
+            "invalid_transitions": [BAD_MOVE],
+            "origin_message": 'workflow is in expected state "closed"',
+        },
     ),
     _rec(
         "state-is-fail",
@@ -337,7 +342,11 @@ RECORDS = [
         Turn(workflow=OPEN),
         F,
         'expected state "closed" but workflow is in state "intake"',
-        {"expected": "closed", "actual": "intake"},
+        {
+            "expected": "closed",
+            "actual": "intake",
+            "origin_message": 'expected state "closed" but got "intake"',  # G16
+        },
     ),
     _rec(
         "state-is-none",
@@ -353,7 +362,11 @@ RECORDS = [
         Turn(workflow=CLOSED),
         P,
         'workflow transitioned to state "closed"',
-        {"transition": GOOD_MOVE, "invalid_transitions": [BAD_MOVE]},
+        {
+            "transition": GOOD_MOVE,
+            "origin_message": 'workflow transitioned to "closed"',
+            "invalid_transitions": [BAD_MOVE],
+        },
     ),
     _rec(
         "transitioned-not-by-an-invalid-move",
@@ -363,7 +376,9 @@ RECORDS = [
         'workflow never transitioned to state "intake"',
         {
             "expected_state": "intake",
+            "target": "intake",  # G16: PromptKit's key beside the document's
             "transitions": [BAD_MOVE, GOOD_MOVE],
+            "origin_message": 'no transition to state "intake" found',
             "invalid_transitions": [BAD_MOVE],
         },
     ),
@@ -381,7 +396,12 @@ RECORDS = [
         Turn(workflow=CLOSED),
         P,
         'workflow is complete (state "closed")',
-        {"complete": True, "state": "closed", "invalid_transitions": [BAD_MOVE]},
+        {
+            "complete": True,
+            "state": "closed",
+            "invalid_transitions": [BAD_MOVE],
+            "origin_message": 'workflow completed in terminal state "closed"',
+        },
     ),
     _rec(
         "complete-fail",
@@ -389,7 +409,11 @@ RECORDS = [
         Turn(workflow=OPEN),
         F,
         "workflow is not complete",
-        {"complete": False, "state": "intake"},
+        {
+            "complete": False,
+            "state": "intake",
+            "origin_message": "workflow has not reached a terminal state",
+        },
     ),
     _rec(
         "complete-none",
@@ -405,7 +429,12 @@ RECORDS = [
         Conversation(workflow=CLOSED),
         F,
         'expected state "intake" but workflow is in state "closed"',
-        {"expected": "intake", "actual": "closed", "invalid_transitions": [BAD_MOVE]},
+        {
+            "expected": "intake",
+            "actual": "closed",
+            "invalid_transitions": [BAD_MOVE],
+            "origin_message": 'expected state "intake" but got "closed"',
+        },
     ),
     _rec(
         "conv-state-is-none",
@@ -421,7 +450,11 @@ RECORDS = [
         Conversation(workflow=CLOSED),
         P,
         'workflow transitioned to state "closed"',
-        {"transition": GOOD_MOVE, "invalid_transitions": [BAD_MOVE]},
+        {
+            "transition": GOOD_MOVE,
+            "origin_message": 'workflow transitioned to "closed"',
+            "invalid_transitions": [BAD_MOVE],
+        },
     ),
     _rec(
         "conv-transitioned-none",
@@ -437,7 +470,11 @@ RECORDS = [
         Conversation(workflow=OPEN),
         F,
         "workflow is not complete",
-        {"complete": False, "state": "intake"},
+        {
+            "complete": False,
+            "state": "intake",
+            "origin_message": "workflow has not reached a terminal state",
+        },
     ),
     _rec(
         "conv-complete-none",
