@@ -300,9 +300,9 @@ def _with_invalid(details: dict[str, Any], state: WorkflowState) -> dict[str, An
     return details
 
 
-def _go(text: str) -> str:
-    """`text` quoted as Go's `%q` quotes it (PromptKit's messages)."""
-    return json.dumps(text, ensure_ascii=False)
+def _go(text: str | None) -> str:
+    """`text` quoted as Go's `%q` quotes it in PromptKit's messages (no state: `""`)."""
+    return json.dumps(text or "", ensure_ascii=False)
 
 
 def _state_is(kind: str, expected: str, state: WorkflowState | None) -> Result:
@@ -323,7 +323,7 @@ def _transitioned_to(kind: str, expected: str, state: WorkflowState | None) -> R
         return _no_state(kind)
     for t in state.transitions:
         if t.valid and t.to_state == expected:
-            details = {
+            details: dict[str, Any] = {
                 "transition": _transition_dict(t),
                 "origin_message": f"workflow transitioned to {_go(expected)}",
             }
