@@ -20,6 +20,7 @@ from typing import Any
 
 from chatassert._base import Assertion, QuickTest
 from chatassert._errors import RegexTimeoutError
+from chatassert._jsonbase import JsonCheck
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, NotJSONError, Turn, as_conversation, as_json
 from chatassert._result import Result, Status, all_status
@@ -109,7 +110,9 @@ class Case:
     def check(self, subject: object) -> Result:
         """Check a conversation (or a JSON response, for `json` cases) against the case.
 
-        The case's result records its `duration`.
+        The case's result records its `duration`. A `json` case decodes a JSON object response
+        once for its JSON checks; any other assertion among its checks (a text check, a
+        combinator) reads the response as it is given, on both `check` and `acheck`.
         """
         start = perf_counter()
         if self._judged:  # one event loop for the whole case: judge calls run concurrently
@@ -120,6 +123,9 @@ class Case:
             if type(data) is dict:
                 results = []
                 for a, quick in self._quick_tests:  # a check whose quick test is certain
+                    if not isinstance(a, JsonCheck):  # it reads the response as given
+                        results.append(a.check(subject))
+                        continue
                     try:  # skips `check`
                         results.append(quick(data) or a._check_in_full(data))
                     except RegexTimeoutError as exc:  # the full check gets what time is left

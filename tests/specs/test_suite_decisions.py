@@ -31,6 +31,7 @@ from chatassert import (
     Result,
     Status,
     Turn,
+    When,
 )
 from chatassert._jsonbase import JsonCheck
 from chatassert._suite import Case, TurnSpec
@@ -435,3 +436,104 @@ def test_a_turn_without_input_is_not_a_user_turn_and_the_error_says_how_to_make_
     )
     assert missing.details == {"turn_index": 0, "user_turns": 0, "input": "Weather?"}
     assert case.check(Conversation(turns=[Turn(input="Weather?", text="18C")])).passed
+
+
+def not_met(text: str) -> dict[str, Any]:
+    """The record of a `When` whose condition (`contains text`) was not met: skipped (G12)."""
+    return {
+        "status": "skipped",
+        "name": "when",
+        "reason": f"condition not met: Response does not contain '{text}'",
+        "details": {},
+        "children": [
+            {
+                "status": "failed",
+                "name": "contains",
+                "reason": f"Response does not contain '{text}'",
+                "details": {"expected": text, "missing": [text]},
+            }
+        ],
+    }
+
+
+def test_a_case_of_several_skipped_assertions_is_skipped_and_its_turns_say_so() -> None:
+    # SEMANTICS G12, docs/specs.md "A case's outcome": a case (and a turn) whose every assertion
+    # was skipped is `skipped`, with the first skip's reason; a turn without assertions passes.
+    quiet = (When(Contains("refund"), Contains("sorry")), When(Contains("cancel"), Contains("ok")))
+    case = Case("quiet", turns=(TurnSpec(quiet, input="hi"), TurnSpec((), input="again")))
+    subject = Conversation(turns=[Turn(input="hi", text="hello"), Turn(input="again", text="x")])
+    for got in both(case, subject):
+        assert got == {
+            "status": "skipped",
+            "name": "case",
+            "reason": "all 2 assertions skipped; first: when: condition not met: "
+            "Response does not contain 'refund'",
+            "details": {"passed": 0, "failed": 0, "error": 0, "skipped": 2},
+            "message": "quiet",
+            "children": [
+                {
+                    "status": "skipped",
+                    "name": "turn",
+                    "reason": "2 skipped",
+                    "details": {"turn_index": 0, "input": "hi"},
+                    "location": "turns[0]",
+                    "children": [not_met("refund"), not_met("cancel")],
+                },
+                {
+                    "status": "passed",
+                    "name": "turn",
+                    "reason": "0 assertions passed",
+                    "details": {"turn_index": 1, "input": "again"},
+                    "location": "turns[1]",
+                },
+            ],
+        }
+
+
+def test_a_turn_with_a_pass_beside_a_skip_passes_and_counts_both() -> None:
+    # docs/specs.md "A case's outcome": skipped assertions are left out when something passed
+    case = Case(
+        "some",
+        turns=(TurnSpec((When(Contains("refund"), Contains("x")), Contains("hello")), input="hi"),),
+    )
+    for got in both(case, Turn(input="hi", text="hello")):
+        turn = got["children"][0]
+        assert (got["status"], got["details"]) == (
+            "passed",
+            {"passed": 1, "failed": 0, "error": 0, "skipped": 1},
+        )
+        assert (turn["status"], turn["reason"]) == ("passed", "1 assertion passed, 1 skipped")
+        assert turn["children"][0] == not_met("refund")
+
+
+def test_the_missing_turn_hint_counts_the_turns_without_input_both_ways() -> None:
+    # issue 14 item 8; `Case.acheck` gives the tree `Case.check` gives (its docstring)
+    case = Case("c", turns=(TurnSpec((Contains("b"),), input="Weather?"),))
+    subject = Conversation(turns=[Turn(text="a"), Turn(text="b")])
+    for got in both(case, subject):
+        assert got["children"] == [
+            {
+                "status": "error",
+                "name": "turn",
+                "reason": "the case has turn 1 but the transcript has only 0 user turns (2 turns "
+                "without user input: a turn built in code is a user turn when it has `input`, "
+                "`Turn(input=..., text=...)`)",
+                "details": {"turn_index": 0, "user_turns": 0, "input": "Weather?"},
+                "location": "turns[0]",
+            }
+        ]
+
+
+@pytest.mark.parametrize(
+    "subject", ['{"a":   "ok"}', Turn(input="q", text='{"a":   "ok"}')], ids=["text", "a turn"]
+)
+def test_a_text_check_in_a_json_case_reads_the_response_as_given(subject: object) -> None:
+    # `Case.check` docstring: only JSON checks get the object decoded once; a text check sees
+    # the response's own text (not the object written out again), on `check` as on `acheck`
+    case = Case("j", checks=(Contains('"a":   "ok"'), FieldEquals({"a": "ok"})), subject="json")
+    for got in both(case, subject):
+        assert [(c["name"], c["status"]) for c in got["children"]] == [
+            ("contains", "passed"),
+            ("expect_field_equals", "passed"),
+        ]
+        assert (got["status"], got["reason"]) == ("passed", "all 2 assertions passed")
