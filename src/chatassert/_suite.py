@@ -93,9 +93,12 @@ class Case:
         return any(a.needs_judge() for a in self.assertions())
 
     @cached_property
-    def _quick_tests(self) -> tuple[tuple[Assertion, QuickTest], ...]:
-        """Each whole-subject check with its quick test (compiled closures: not pickled)."""
-        return tuple((a, a._quick_test()) for a in self.checks)
+    def _quick_tests(self) -> tuple[tuple[Assertion, QuickTest | None], ...]:
+        """Each whole-subject check with its quick test (compiled closures: not pickled), or
+        None for a check that is not a JSON check: it reads the response as given."""
+        return tuple(
+            (a, a._quick_test() if isinstance(a, JsonCheck) else None) for a in self.checks
+        )
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -123,7 +126,7 @@ class Case:
             if type(data) is dict:
                 results = []
                 for a, quick in self._quick_tests:  # a check whose quick test is certain
-                    if not isinstance(a, JsonCheck):  # it reads the response as given
+                    if quick is None:  # not a JSON check: it reads the response as given
                         results.append(a.check(subject))
                         continue
                     try:  # skips `check`
