@@ -495,3 +495,12 @@ def test_a_workflow_check_decides_the_documented_record(
     result = check.check(subject)
     assert (result.status, result.name, result.reason) == (status, check.kind, reason)
     assert dict(result.details) == details
+
+
+def test_origin_messages_quote_as_go_does_unicode_kept_and_no_state_empty() -> None:
+    # SEMANTICS G16: details.origin_message is PromptKit's wording, names quoted as Go's %q
+    # quotes them (printable Unicode kept as it is); an unknown current state reads as ""
+    french = StateIs("clôturé").check(Turn(workflow=WorkflowState(current="ouvert")))
+    assert french.details["origin_message"] == 'expected state "clôturé" but got "ouvert"'
+    unknown = StateIs("closed").check(Turn(workflow=WorkflowState(current=None)))
+    assert unknown.details["origin_message"] == 'expected state "closed" but got ""'
