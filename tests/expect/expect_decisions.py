@@ -1,4 +1,4 @@
-"""Row builders, clocks, a sample response and the bodies of the table-driven tests, shared
+"""Row builders, clocks, a sample response and the table-driven tests, shared
 by the expect checks' test files (tests/expect/test_fields.py, test_each.py, test_dates.py,
 test_results.py and test_json_shared.py). Not a test module: imported by them as
 `from expect_decisions import ...`.
@@ -107,38 +107,57 @@ SEARCH = {
 }
 
 
-def decides_the_documented_record(
-    build: Callable[[], Assertion],
-    subject: Any,
-    status: Status,
-    reason: str,
-    details: dict[str, Any],
-    quick: bool,
-) -> None:
-    """The body of every test file's `test_a_check_decides_the_documented_record`."""
-    check = build()
-    result = _named(check.check(subject), check)
-    assert _record(result) == (status, reason, details)
-    if isinstance(check, JsonCheck):  # the full evaluation alone decides the same, built anew
-        alone = build()
-        assert isinstance(alone, JsonCheck)
-        assert _record(_named(alone._check_in_full(subject), alone)) == (status, reason, details)
-    if quick:  # the quick test answers the common-case pass itself (JsonCheck docstring)
-        fresh = build()
-        assert isinstance(fresh, JsonCheck)
-        answer = fresh._quick_test()(subject)
-        assert answer is not None
-        assert _record(answer) == (status, reason, details)
-        assert fresh.check(subject) is answer  # the shared passing result
+def table_tests(
+    rows: list[Any], errors: list[Any], descriptions: list[Any]
+) -> tuple[Callable[..., None], Callable[..., None], Callable[..., None]]:
+    """The three table-driven tests of a family's test file, over its own tables.
 
+    A test file binds them to its own names, so each family reports its rows under the same
+    test names: `test_a_check_decides_the_documented_record` (ROWS),
+    `test_a_bad_parameter_is_rejected_when_the_check_is_built` (ERRORS) and
+    `test_a_check_describes_its_requirement` (DESCRIPTIONS).
+    """
 
-def is_rejected_when_built(build: Callable[[], Any], kind: type[Exception], message: str) -> None:
-    """The body of every test file's `test_a_bad_parameter_is_rejected_when_the_check_is_built`."""
-    with pytest.raises(kind) as caught:
-        build()
-    assert str(caught.value) == message
+    @pytest.mark.parametrize(("build", "subject", "status", "reason", "details", "quick"), rows)
+    def decides(
+        build: Callable[[], Assertion],
+        subject: Any,
+        status: Status,
+        reason: str,
+        details: dict[str, Any],
+        quick: bool,
+    ) -> None:
+        """docs/expect.md, Keys and Details: the status, reason and details of each outcome."""
+        check = build()
+        result = _named(check.check(subject), check)
+        assert _record(result) == (status, reason, details)
+        if isinstance(check, JsonCheck):  # the full evaluation alone decides the same
+            alone = build()
+            assert isinstance(alone, JsonCheck)
+            assert _record(_named(alone._check_in_full(subject), alone)) == (
+                status,
+                reason,
+                details,
+            )
+        if quick:  # the quick test answers the common-case pass itself (JsonCheck docstring)
+            fresh = build()
+            assert isinstance(fresh, JsonCheck)
+            answer = fresh._quick_test()(subject)
+            assert answer is not None
+            assert _record(answer) == (status, reason, details)
+            assert fresh.check(subject) is answer  # the shared passing result
 
+    @pytest.mark.parametrize(("build", "kind", "message"), errors)
+    def rejects(build: Callable[[], Any], kind: type[Exception], message: str) -> None:
+        """docs/expect.md, Files: bad values say what was expected and what was found."""
+        with pytest.raises(kind) as caught:
+            build()
+        assert str(caught.value) == message
 
-def describes_its_requirement(build: Callable[[], Assertion], words: str) -> None:
-    """The body of every test file's `test_a_check_describes_its_requirement`."""
-    assert build().describe() == words
+    @pytest.mark.parametrize(("build", "words"), descriptions)
+    def describes(build: Callable[[], Assertion], words: str) -> None:
+        """docs/expect.md: a pass says what held, and `one_of` and the conditional checks spell
+        out their branches with these words (`Neither status is 'error' nor ...`)."""
+        assert build().describe() == words
+
+    return decides, rejects, describes

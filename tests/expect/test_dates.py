@@ -11,8 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import pickle
 import time
-from collections.abc import Callable
-from typing import Any
 
 import pytest
 from expect_decisions import (
@@ -20,18 +18,15 @@ from expect_decisions import (
     F,
     P,
     clock,
-    decides_the_documented_record,
-    describes_its_requirement,
     err,
-    is_rejected_when_built,
     naive_clock,
     row,
+    table_tests,
     zone_clock,
 )
 
 from chatassert import (
     AllDatesBetween,
-    Assertion,
     Status,
 )
 from chatassert._dates import parse_date
@@ -407,19 +402,6 @@ ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("build", "subject", "status", "reason", "details", "quick"), ROWS)
-def test_a_check_decides_the_documented_record(
-    build: Callable[[], Assertion],
-    subject: Any,
-    status: Status,
-    reason: str,
-    details: dict[str, Any],
-    quick: bool,
-) -> None:
-    """docs/expect.md, Keys and Details: the status, reason and details of each outcome."""
-    decides_the_documented_record(build, subject, status, reason, details, quick)
-
-
 ERRORS = [
     err(
         "dates-bad-start",
@@ -490,14 +472,6 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize(("build", "kind", "message"), ERRORS)
-def test_a_bad_parameter_is_rejected_when_the_check_is_built(
-    build: Callable[[], Any], kind: type[Exception], message: str
-) -> None:
-    """docs/expect.md, Files: bad values say what was expected and what was found."""
-    is_rejected_when_built(build, kind, message)
-
-
 DESCRIPTIONS = [
     (
         lambda: AllDatesBetween("d", "2026-01-01", "2026-01-31"),
@@ -508,11 +482,11 @@ DESCRIPTIONS = [
 ]
 
 
-@pytest.mark.parametrize(("build", "words"), DESCRIPTIONS)
-def test_a_check_describes_its_requirement(build: Callable[[], Assertion], words: str) -> None:
-    """docs/expect.md: a pass says what held, and `one_of` and the conditional checks spell
-    out their branches with these words (`Neither status is 'error' nor ...`)."""
-    describes_its_requirement(build, words)
+(
+    test_a_check_decides_the_documented_record,
+    test_a_bad_parameter_is_rejected_when_the_check_is_built,
+    test_a_check_describes_its_requirement,
+) = table_tests(ROWS, ERRORS, DESCRIPTIONS)
 
 
 def test_a_time_written_in_the_end_bound_is_kept() -> None:

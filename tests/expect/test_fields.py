@@ -9,29 +9,21 @@ then their standalone tests. Checks combined with another family's are in test_j
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-import pytest
 from expect_decisions import (
     CONTAINS_ITSELF,
     SEARCH,
     E,
     F,
     P,
-    decides_the_documented_record,
-    describes_its_requirement,
     err,
-    is_rejected_when_built,
     row,
+    table_tests,
 )
 
 from chatassert import (
-    Assertion,
     FieldContains,
     FieldEquals,
     HasFields,
-    Status,
 )
 from chatassert.expect import (
     ErrorCodeIs,
@@ -641,19 +633,6 @@ ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("build", "subject", "status", "reason", "details", "quick"), ROWS)
-def test_a_check_decides_the_documented_record(
-    build: Callable[[], Assertion],
-    subject: Any,
-    status: Status,
-    reason: str,
-    details: dict[str, Any],
-    quick: bool,
-) -> None:
-    """docs/expect.md, Keys and Details: the status, reason and details of each outcome."""
-    decides_the_documented_record(build, subject, status, reason, details, quick)
-
-
 ERRORS = [
     err(
         "status-list",
@@ -727,14 +706,6 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize(("build", "kind", "message"), ERRORS)
-def test_a_bad_parameter_is_rejected_when_the_check_is_built(
-    build: Callable[[], Any], kind: type[Exception], message: str
-) -> None:
-    """docs/expect.md, Files: bad values say what was expected and what was found."""
-    is_rejected_when_built(build, kind, message)
-
-
 DESCRIPTIONS = [
     (lambda: HasFields(["a", "b.c"]), "has fields a, b.c"),
     (lambda: FieldEquals({"a": 0, "b": "x"}), "a is 0, b is 'x'"),
@@ -747,11 +718,11 @@ DESCRIPTIONS = [
 ]
 
 
-@pytest.mark.parametrize(("build", "words"), DESCRIPTIONS)
-def test_a_check_describes_its_requirement(build: Callable[[], Assertion], words: str) -> None:
-    """docs/expect.md: a pass says what held, and `one_of` and the conditional checks spell
-    out their branches with these words (`Neither status is 'error' nor ...`)."""
-    describes_its_requirement(build, words)
+(
+    test_a_check_decides_the_documented_record,
+    test_a_bad_parameter_is_rejected_when_the_check_is_built,
+    test_a_check_describes_its_requirement,
+) = table_tests(ROWS, ERRORS, DESCRIPTIONS)
 
 
 def test_status_is_exact_and_reports_a_missing_status() -> None:

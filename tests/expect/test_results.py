@@ -9,7 +9,6 @@ then their standalone tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,19 +18,15 @@ from expect_decisions import (
     F,
     P,
     S,
-    decides_the_documented_record,
-    describes_its_requirement,
     err,
-    is_rejected_when_built,
     row,
+    table_tests,
 )
 
 from chatassert import (
     AllMatch,
     AllOf,
-    Assertion,
     SortedDesc,
-    Status,
 )
 from chatassert.expect import (
     AllHaveTags,
@@ -951,19 +946,6 @@ ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("build", "subject", "status", "reason", "details", "quick"), ROWS)
-def test_a_check_decides_the_documented_record(
-    build: Callable[[], Assertion],
-    subject: Any,
-    status: Status,
-    reason: str,
-    details: dict[str, Any],
-    quick: bool,
-) -> None:
-    """docs/expect.md, Keys and Details: the status, reason and details of each outcome."""
-    decides_the_documented_record(build, subject, status, reason, details, quick)
-
-
 ERRORS = [
     err(
         "count-negative",
@@ -1095,14 +1077,6 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize(("build", "kind", "message"), ERRORS)
-def test_a_bad_parameter_is_rejected_when_the_check_is_built(
-    build: Callable[[], Any], kind: type[Exception], message: str
-) -> None:
-    """docs/expect.md, Files: bad values say what was expected and what was found."""
-    is_rejected_when_built(build, kind, message)
-
-
 DESCRIPTIONS = [
     (
         lambda: IfSensitiveResults(has_field="sensitive", value=True),
@@ -1140,11 +1114,11 @@ DESCRIPTIONS = [
 ]
 
 
-@pytest.mark.parametrize(("build", "words"), DESCRIPTIONS)
-def test_a_check_describes_its_requirement(build: Callable[[], Assertion], words: str) -> None:
-    """docs/expect.md: a pass says what held, and `one_of` and the conditional checks spell
-    out their branches with these words (`Neither status is 'error' nor ...`)."""
-    describes_its_requirement(build, words)
+(
+    test_a_check_decides_the_documented_record,
+    test_a_bad_parameter_is_rejected_when_the_check_is_built,
+    test_a_check_describes_its_requirement,
+) = table_tests(ROWS, ERRORS, DESCRIPTIONS)
 
 
 @pytest.mark.parametrize(
