@@ -36,6 +36,35 @@ def refused_with(build: Callable[[], object], error: type[Exception], message: s
     assert str(caught.value) == message
 
 
+def records_test(cases: list[tuple[str, Build, Any, Record]]) -> Callable[..., None]:
+    """A test over `(id, build, subject, record)` rows: each check gives exactly its record.
+
+    A test file binds it to its own name (`test_turn_level_records = records_test(...)`).
+    """
+
+    @pytest.mark.parametrize(
+        ("check", "subject", "expected"), [pytest.param(c, s, e, id=n) for n, c, s, e in cases]
+    )
+    def test(check: Build, subject: object, expected: Record) -> None:
+        assert record(check, subject) == expected
+
+    return test
+
+
+def refusals_test(
+    cases: list[tuple[str, Callable[[], object], type[Exception], str]],
+) -> Callable[..., None]:
+    """A test over `(id, build, error, message)` rows: building each check is refused (G4)."""
+
+    @pytest.mark.parametrize(
+        ("build", "error", "message"), [pytest.param(b, e, m, id=n) for n, b, e, m in cases]
+    )
+    def test(build: Callable[[], object], error: type[Exception], message: str) -> None:
+        refused_with(build, error, message)
+
+    return test
+
+
 # Conversations of refund calls, read by the tools-and-agents and the tool-argument tests.
 INVALID_JSON = ToolCall(name="refund", arguments="{oops")
 JSON_ERROR = INVALID_JSON.arguments_error

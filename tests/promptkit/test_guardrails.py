@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from promptkit_decisions_helpers import (
     Build,
     Record,
-    record,
-    refused_with,
+    records_test,
+    refusals_test,
 )
 
 from chatassert import GuardrailEvent, GuardrailTriggered, Turn
@@ -112,12 +111,7 @@ TURN_CASES: list[tuple[str, Build, object, Record]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("check", "subject", "expected"),
-    [pytest.param(c, s, e, id=name) for name, c, s, e in TURN_CASES],
-)
-def test_turn_level_records(check: Build, subject: object, expected: Record) -> None:
-    assert record(check, subject) == expected
+test_turn_level_records = records_test(TURN_CASES)
 
 
 # -- bad arguments fail at construction, naming the check (G4) -----------------------------------
@@ -138,11 +132,4 @@ BAD_ARGUMENTS: list[tuple[str, Callable[[], object], type[Exception], str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("build", "error", "message"),
-    [pytest.param(b, e, m, id=name) for name, b, e, m in BAD_ARGUMENTS],
-)
-def test_bad_arguments_are_refused_with_a_message(
-    build: Callable[[], object], error: type[Exception], message: str
-) -> None:
-    refused_with(build, error, message)
+test_bad_arguments_are_refused_with_a_message = refusals_test(BAD_ARGUMENTS)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from promptkit_decisions_helpers import (
     JSON_ERROR,
     REFUNDS,
@@ -18,7 +17,8 @@ from promptkit_decisions_helpers import (
     Build,
     Record,
     record,
-    refused_with,
+    records_test,
+    refusals_test,
 )
 
 from chatassert import Conversation, ToolCall, Turn
@@ -307,14 +307,7 @@ CONVERSATION_CASES += [
 ]
 
 
-@pytest.mark.parametrize(
-    ("check", "subject", "expected"),
-    [pytest.param(c, s, e, id=name) for name, c, s, e in CONVERSATION_CASES],
-)
-def test_conversation_level_tool_records(
-    check: Build, subject: Conversation, expected: Record
-) -> None:
-    assert record(check, subject) == expected
+test_conversation_level_tool_records = records_test(CONVERSATION_CASES)
 
 
 # -- a regex timeout on one call leaves the others' records intact (G8) --------------------------
@@ -544,14 +537,7 @@ ARGS_CASES: list[tuple[str, Build, Turn, Record]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("check", "subject", "expected"),
-    [pytest.param(c, s, e, id=name) for name, c, s, e in ARGS_CASES],
-)
-def test_turn_level_tool_calls_with_args_records(
-    check: Build, subject: Turn, expected: Record
-) -> None:
-    assert record(check, subject) == expected
+test_turn_level_tool_calls_with_args_records = records_test(ARGS_CASES)
 
 
 # -- bad arguments fail at construction, naming the check (G4) -----------------------------------
@@ -621,11 +607,4 @@ BAD_ARGUMENTS: list[tuple[str, Callable[[], object], type[Exception], str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("build", "error", "message"),
-    [pytest.param(b, e, m, id=name) for name, b, e, m in BAD_ARGUMENTS],
-)
-def test_bad_arguments_are_refused_with_a_message(
-    build: Callable[[], object], error: type[Exception], message: str
-) -> None:
-    refused_with(build, error, message)
+test_bad_arguments_are_refused_with_a_message = refusals_test(BAD_ARGUMENTS)

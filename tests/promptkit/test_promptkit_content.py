@@ -13,7 +13,8 @@ import pytest
 from promptkit_decisions_helpers import (
     Build,
     Record,
-    record,
+    records_test,
+    refusals_test,
     refused_with,
 )
 from promptkit_helpers import chat, turn
@@ -54,12 +55,7 @@ TURN_CASES: list[tuple[str, Build, object, Record]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("check", "subject", "expected"),
-    [pytest.param(c, s, e, id=name) for name, c, s, e in TURN_CASES],
-)
-def test_turn_level_records(check: Build, subject: object, expected: Record) -> None:
-    assert record(check, subject) == expected
+test_turn_level_records = records_test(TURN_CASES)
 
 
 # -- conversation level: content ----------------------------------------------------------------
@@ -208,14 +204,7 @@ CONTENT_CASES: list[tuple[str, Build, Conversation, Record]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("check", "subject", "expected"),
-    [pytest.param(c, s, e, id=name) for name, c, s, e in CONTENT_CASES],
-)
-def test_conversation_level_content_records(
-    check: Build, subject: Conversation, expected: Record
-) -> None:
-    assert record(check, subject) == expected
+test_conversation_level_content_records = records_test(CONTENT_CASES)
 
 
 # -- content_matches at conversation level --------------------------------------------------------
@@ -255,14 +244,7 @@ MATCH_CASES: list[tuple[str, Build, Conversation, Record]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("check", "subject", "expected"),
-    [pytest.param(c, s, e, id=name) for name, c, s, e in MATCH_CASES],
-)
-def test_conversation_content_matches_records(
-    check: Build, subject: Conversation, expected: Record
-) -> None:
-    assert record(check, subject) == expected
+test_conversation_content_matches_records = records_test(MATCH_CASES)
 
 
 # -- bad arguments fail at construction, naming the check (G4) -----------------------------------
@@ -289,14 +271,7 @@ BAD_ARGUMENTS: list[tuple[str, Callable[[], object], type[Exception], str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("build", "error", "message"),
-    [pytest.param(b, e, m, id=name) for name, b, e, m in BAD_ARGUMENTS],
-)
-def test_bad_arguments_are_refused_with_a_message(
-    build: Callable[[], object], error: type[Exception], message: str
-) -> None:
-    refused_with(build, error, message)
+test_bad_arguments_are_refused_with_a_message = refusals_test(BAD_ARGUMENTS)
 
 
 @pytest.mark.parametrize(

@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from promptkit_decisions_helpers import (
     REFUNDS,
     WITH_INVALID,
     Build,
     Record,
-    record,
-    refused_with,
+    records_test,
+    refusals_test,
 )
 from promptkit_helpers import turn
 
@@ -182,12 +181,7 @@ TURN_CASES: list[tuple[str, Build, object, Record]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("check", "subject", "expected"),
-    [pytest.param(c, s, e, id=name) for name, c, s, e in TURN_CASES],
-)
-def test_turn_level_records(check: Build, subject: object, expected: Record) -> None:
-    assert record(check, subject) == expected
+test_turn_level_records = records_test(TURN_CASES)
 
 
 # -- conversation level: tools and agents -------------------------------------------------------
@@ -294,14 +288,7 @@ CONVERSATION_CASES: list[tuple[str, Build, Conversation, Record]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("check", "subject", "expected"),
-    [pytest.param(c, s, e, id=name) for name, c, s, e in CONVERSATION_CASES],
-)
-def test_conversation_level_tool_records(
-    check: Build, subject: Conversation, expected: Record
-) -> None:
-    assert record(check, subject) == expected
+test_conversation_level_tool_records = records_test(CONVERSATION_CASES)
 
 
 # -- bad arguments fail at construction, naming the check (G4) -----------------------------------
@@ -358,14 +345,7 @@ BAD_ARGUMENTS: list[tuple[str, Callable[[], object], type[Exception], str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("build", "error", "message"),
-    [pytest.param(b, e, m, id=name) for name, b, e, m in BAD_ARGUMENTS],
-)
-def test_bad_arguments_are_refused_with_a_message(
-    build: Callable[[], object], error: type[Exception], message: str
-) -> None:
-    refused_with(build, error, message)
+test_bad_arguments_are_refused_with_a_message = refusals_test(BAD_ARGUMENTS)
 
 
 def test_agent_response_contains_names_a_result_that_no_call_of_the_agent_matched() -> None:
