@@ -241,6 +241,13 @@ def _parser() -> argparse.ArgumentParser:
     lint = sub.add_parser("lint", help="validate suites without running them")
     lint.add_argument("suites", nargs="+", help="spec files")
     _unknown_types_option(lint)
+    lint.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list each case, and the keys of the file kept but not used offline "
+        "(keys that configure a live run: providers, personas, temperatures, ...)",
+    )
 
     schema = sub.add_parser("schema", help="print the JSON Schema of the spec format or results")
     schema.add_argument(
@@ -288,7 +295,7 @@ def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     out = _Output(sys.stdout, _STDOUT)
     if args.command == "lint":
-        code = _lint(args.suites, out, sys.stderr, args.unknown_types)
+        code = _lint(args.suites, out, sys.stderr, args.unknown_types, verbose=args.verbose)
     elif args.command == "schema":
         schema = _spec_schema() if args.which == "spec" else _result_schema()
         out.write(json.dumps(schema, indent=2) + "\n")
@@ -326,7 +333,14 @@ def _say_unknown(suites: Sequence[Suite], err: IO[str]) -> None:
             err.write(f"{where}: not checked, reported skipped: unknown assertion types {listed}\n")
 
 
-def _lint(paths: Sequence[str], out: _Output, err: IO[str], unknown_types: str = "error") -> int:
+def _lint(
+    paths: Sequence[str],
+    out: _Output,
+    err: IO[str],
+    unknown_types: str = "error",
+    *,
+    verbose: bool = False,
+) -> int:
     code = EXIT_OK
     for path in paths:
         suite = _load(path, err, unknown_types)
@@ -336,7 +350,21 @@ def _lint(paths: Sequence[str], out: _Output, err: IO[str], unknown_types: str =
         _say_unknown([suite], err)
         count = sum(len(c.assertions()) for c in suite.cases)
         out.write(f"{path}: ok ({suite.dialect}, {len(suite.cases)} cases, {count} assertions)\n")
+        if verbose:
+            _lint_cases(suite, out)
     return code
+
+
+def _lint_cases(suite: Suite, out: _Output) -> None:
+    """One line per case, then the keys it keeps that are not used offline."""
+    from chatassert.specs._common import NOT_USED_OFFLINE
+
+    for case in suite.cases:
+        count = len(case.assertions())
+        out.write(f"  {case.name}: {count} assertion{'' if count == 1 else 's'}\n")
+        kept = case.metadata.get(NOT_USED_OFFLINE) or {}
+        if kept:
+            out.write(f"    not used offline: {', '.join(kept)}\n")
 
 
 # -- the plan of a run: what every worker needs to rebuild the suites -----------------------

@@ -19,11 +19,14 @@ from chatassert._registry import SpecContext, UnknownType, build, dialect_types,
 from chatassert._suite import Case, TurnSpec
 
 __all__ = [
+    "NOT_USED_OFFLINE",
     "Dialect",
     "build_list",
     "check_keys",
     "dialects",
     "children_of",
+    "keep_not_used",
+    "plain",
     "levels",
     "unknown_types",
     "register_dialect",
@@ -334,3 +337,34 @@ def ensure_not_empty(case: Case, node: object, ctx: SpecContext, path: str) -> N
             f"case {case.name!r} has no assertions, so it would pass vacuously",
             hint="add assertions, or remove the case",
         )
+
+
+NOT_USED_OFFLINE = "not_used_offline"
+"""The `Case.metadata` key under which a loader keeps the keys of a file that only configure a
+live run (providers, personas, temperatures, setup steps): `{spec path: value}`. They are
+accepted and kept, shown by `chatassert lint --verbose`, and never checked."""
+
+
+def plain(value: Any) -> Any:
+    """A parsed spec value as plain dicts and lists (no line bookkeeping), for metadata."""
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def keep_not_used(
+    node: Mapping[str, Any], keys: Iterable[str], path: str, kept: dict[str, Any]
+) -> None:
+    """Copy each of `keys` present in `node` into `kept` as `{spec path: plain value}`.
+
+    Example:
+        >>> kept: dict[str, Any] = {}
+        >>> keep_not_used({"seed": 7, "content": "Hi"}, ("seed", "persona"), "spec.turns[0]", kept)
+        >>> kept
+        {'spec.turns[0].seed': 7}
+    """
+    for key in keys:
+        if key in node:
+            kept[join_path(path, key)] = plain(node[key])

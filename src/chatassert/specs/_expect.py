@@ -28,6 +28,7 @@ from chatassert.specs._common import (
     Dialect,
     check_keys,
     mapping_node,
+    plain,
     register_dialect,
     str_list,
     table_for,
@@ -292,7 +293,7 @@ def _case(
         id=case_id,
         tags=str_list(node, "tags", ctx, path),
         description=description,
-        input=_plain(node.get("input")),
+        input=plain(node.get("input")),
         metadata=meta,
         source=f"{ctx.file or ''}: {path}".strip(": "),
     )
@@ -428,14 +429,6 @@ def _key(
         return build_typed(cls, node, ctx, path, dialect="expect")
     node = _located(parent, key, {"type": key, "value": value})
     return build_typed(cls, node, ctx, path, dialect="expect")
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _stem(ctx: SpecContext) -> str:
