@@ -1,0 +1,378 @@
+"""Side by side on one workload: a hand-written loop, the library API and the command line.
+
+Generates (seeded) two logs into a temporary directory:
+
+- **conversations**: OpenAI chat-completions transcripts (JSONL), about 10,000 user turns with
+  tool calls and tool results, checked with 8 deterministic turn checks on every turn (a
+  native suite of rules: `not_contains` twice, `contains`, `contains_any`, `contains_all`,
+  `matches`, `contains_function_call` by name and with loose arguments);
+- **responses**: 10,000 structured JSON responses (`{"id", "response"}` lines) checked with an
+  expect object of 7 keys.
+
+Three implementations run on the same bytes, round-robin, several rounds; medians are reported
+as multiples of the hand-written loop's time:
+
+- **hand-written**: `json.loads` per line, the turns cut from the messages by hand,
+  `str.lower()` + `in`, a precompiled `re`, a dict walk for the JSON checks: a verdict per
+  check, nothing else;
+- **library**: `chatassert.transcripts.parse_line` + `assertion.check(turn)` per turn and
+  check (and `case.check(response)` per response), keeping every `Result`;
+- **CLI**: `python -m chatassert check SUITE LOG --format json -o FILE` in a subprocess; its
+  start-up (the same command on a one-line log) is measured separately and subtracted.
+
+Before timing, the verdicts of all three are compared check by check; any difference fails.
+
+Usage:
+    python benchmarks/side_by_side.py [--turns 10000] [--responses 10000] [--rounds 5]
+                                      [--seed 20261125] [--jobs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import chatassert
+from chatassert.specs import load_suite
+from chatassert.transcripts import parse_line
+
+CITIES = ["Paris", "Rome", "Oslo", "Lima", "Kyoto", "Austin", "Cairo", "Perth"]
+TOPICS = ["order", "refund", "booking", "table", "weather"]
+TOOLS = ["lookup", "create_refund", "send_email"]
+FILLER = [
+    "The agent checked the records available to it before answering. ",
+    "Nothing else was needed from the customer at this point. ",
+    "A confirmation was sent by email as well. ",
+    "Sorry, an internal error occurred while reading the calendar. ",
+]
+
+RULES = """\
+chatassert: 1
+name: rules
+assertions:
+  - {type: not_contains, value: internal error}
+  - {type: not_contains, value: as an AI}
+  - {type: contains, value: your}
+  - {type: contains_any, value: [order, refund, booking, table]}
+  - {type: contains_all, value: [the, is]}
+  - {type: matches, value: "(?i)confirm(ed|ation)"}
+  - {type: contains_function_call, value: lookup}
+  - {type: contains_function_call, value: lookup, arguments: {topic: order}}
+"""
+
+EXPECT = {
+    "status": "success",
+    "results_min": 1,
+    "results_max": 10,
+    "has_fields": ["results", "summary"],
+    "all_match_pattern": {"path": "results[*].file", "regex": "^journal/"},
+    "all_in_range": {"path": "results[*].relevance", "min": 0.0, "max": 1.0},
+    "summary_contains": "notes",
+}
+
+
+# -- data --------------------------------------------------------------------------------------
+
+
+def _conversation(rng: random.Random, i: int) -> tuple[dict[str, Any], int]:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a support agent."}]
+    turns = rng.randint(1, 5)
+    for t in range(turns):
+        city, topic = rng.choice(CITIES), rng.choice(TOPICS)
+        messages.append({"role": "user", "content": f"About my {topic} in {city} ({t})."})
+        for c in range(rng.choice([0, 1, 1, 2])):
+            call_id = f"call_{t}_{c}"
+            tool = rng.choice(TOOLS)
+            args = {"city": city, "topic": rng.choice(TOPICS)}
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": tool, "arguments": json.dumps(args)},
+                        }
+                    ],
+                }
+            )
+            messages.append({"role": "tool", "tool_call_id": call_id, "content": '{"ok": true}'})
+        text = rng.choice(
+            [f"Your {topic} in {city} is confirmed. ", f"The {topic} is on its way. ", "Done. "]
+        )
+        messages.append(
+            {"role": "assistant", "content": text + "".join(rng.sample(FILLER, rng.randint(0, 2)))}
+        )
+    return {"id": f"conv-{i}", "model": "gpt-4o-mini", "messages": messages}, turns
+
+
+def _response(rng: random.Random, i: int) -> dict[str, Any]:
+    results = [
+        {
+            "file": rng.choice(["journal/2026/01/", "journal/", "work/"]) + f"n{k}.md",
+            "relevance": round(rng.uniform(0.0, 1.05), 3),
+            "metadata": {"type": "note", "tags": ["work"]},
+        }
+        for k in range(rng.randint(0, 12))
+    ]
+    response: dict[str, Any] = {
+        "status": rng.choice(["success"] * 9 + ["error"]),
+        "summary": f"Found {len(results)} {rng.choice(['notes', 'items'])}",
+        "results": results,
+    }
+    return {"id": "search", "response": response}
+
+
+def generate(directory: Path, turns: int, responses: int, seed: int) -> dict[str, Path]:
+    """Write the two logs, their suites and one-line logs (for start-up); return the paths."""
+    rng = random.Random(seed)
+    lines, count, i = [], 0, 0
+    while count < turns:
+        conv, n = _conversation(rng, i)
+        lines.append(json.dumps(conv))
+        count, i = count + n, i + 1
+    paths = {
+        "conversations": directory / "conversations.jsonl",
+        "responses": directory / "responses.jsonl",
+        "rules": directory / "rules.yaml",
+        "expect": directory / "search.expect.json",
+    }
+    paths["conversations"].write_text("\n".join(lines) + "\n")
+    paths["responses"].write_text(
+        "\n".join(json.dumps(_response(rng, k)) for k in range(responses)) + "\n"
+    )
+    paths["rules"].write_text(RULES)
+    paths["expect"].write_text(json.dumps([{"id": "search", "expect": EXPECT}]))
+    for name in ("conversations", "responses"):
+        one = directory / f"one-{name}.jsonl"
+        one.write_text(paths[name].read_text().split("\n", 1)[0] + "\n")
+        paths[f"one-{name}"] = one
+    return paths
+
+
+# -- the hand-written loop -----------------------------------------------------------------------
+
+_CONFIRM = re.compile(r"(?i)confirm(ed|ation)")
+
+
+def _turns(messages: list[dict[str, Any]]) -> list[tuple[str, list[tuple[str, dict[str, Any]]]]]:
+    """(assistant text, [(tool, arguments)]) per user turn."""
+    out: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = []
+    texts: list[str] = []
+    calls: list[tuple[str, dict[str, Any]]] = []
+    started = False
+    for m in messages:
+        role = m["role"]
+        if role == "user":
+            if started:
+                out.append(("\n".join(texts), calls))
+            texts, calls, started = [], [], True
+        elif role == "assistant" and started:
+            if m.get("content"):
+                texts.append(m["content"])
+            for call in m.get("tool_calls") or ():
+                fn = call["function"]
+                calls.append((fn["name"], json.loads(fn["arguments"])))
+    if started:
+        out.append(("\n".join(texts), calls))
+    return out
+
+
+def hand_conversations(lines: list[str]) -> list[bool]:
+    """A verdict per check per turn, in order."""
+    verdicts: list[bool] = []
+    add = verdicts.append
+    for line in lines:
+        for text, calls in _turns(json.loads(line)["messages"]):
+            low = text.lower()
+            add("internal error" not in low)
+            add("as an ai" not in low)
+            add("your" in low)
+            add("order" in low or "refund" in low or "booking" in low or "table" in low)
+            add("the" in low and "is" in low)
+            add(_CONFIRM.search(text) is not None)
+            add(any(name == "lookup" for name, _ in calls))
+            add(any(name == "lookup" and args.get("topic") == "order" for name, args in calls))
+    return verdicts
+
+
+_JOURNAL = re.compile(r"^journal/")
+
+
+def hand_responses(lines: list[str]) -> list[bool]:
+    """A verdict per expect key per response, in order."""
+    verdicts: list[bool] = []
+    add = verdicts.append
+    for line in lines:
+        r = json.loads(line)["response"]
+        results = r.get("results")
+        n = len(results) if isinstance(results, list) else 0
+        add(r.get("status") == "success")
+        add(n >= 1)
+        add(n <= 10)
+        add("results" in r and "summary" in r)
+        add(all(_JOURNAL.search(x["file"]) for x in results))
+        add(all(0.0 <= x["relevance"] <= 1.0 for x in results))
+        add("notes" in r.get("summary", "").lower())
+    return verdicts
+
+
+# -- the library -----------------------------------------------------------------------------------
+
+
+def library_conversations(lines: list[str], rules: list[Any]) -> list[bool]:
+    """The same verdicts through `parse_line` and `.check()`, keeping every result."""
+    verdicts: list[bool] = []
+    results: list[Any] = []
+    for number, line in enumerate(lines, 1):
+        conversation = parse_line(line, "log", number).conversation
+        assert conversation is not None
+        for turn in conversation.turns:
+            for rule in rules:
+                result = rule.check(turn)
+                results.append(result)
+                verdicts.append(result.passed)
+    return verdicts
+
+
+def library_responses(lines: list[str], case: Any) -> list[bool]:
+    """The expect verdicts through `case.check(response)`, keeping every result."""
+    verdicts: list[bool] = []
+    results: list[Any] = []
+    for line in lines:
+        result = case.check(json.loads(line)["response"])
+        results.append(result)
+        verdicts.extend(child.passed for child in result.children)
+    return verdicts
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+
+def cli(suite: Path, log: Path, out: Path, jobs: int) -> float:
+    """Run `chatassert check` once; return its wall time."""
+    start = time.perf_counter()
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "chatassert", "check", str(suite), str(log)),
+            *("--format", "json", "-o", str(out), "--jobs", str(jobs), "--no-progress"),
+        ],
+        check=False,
+        stdout=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - start
+
+
+def cli_verdicts(report: Path, conversation: bool) -> list[bool]:
+    """Per-check verdicts read back from a JSON report, in the order the loops produce them."""
+    verdicts: list[bool] = []
+    for line in report.read_text().splitlines():
+        record = json.loads(line)
+        if "result" not in record:
+            continue
+        children = record["result"]["children"]
+        if conversation:  # one on_every_turn per rule; turn-major order as the loops
+            per_rule = [[c["status"] == "passed" for c in rule["children"]] for rule in children]
+            verdicts.extend(v for turn in zip(*per_rule, strict=True) for v in turn)
+        else:
+            verdicts.extend(c["status"] == "passed" for c in children)
+    return verdicts
+
+
+def main() -> int:
+    """Run the comparison and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=10_000)
+    parser.add_argument("--responses", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=20261125)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        paths = generate(d, args.turns, args.responses, args.seed)
+        conv_lines = paths["conversations"].read_text().splitlines()
+        resp_lines = paths["responses"].read_text().splitlines()
+        rules = list(load_suite(paths["rules"]).cases[0].checks)
+        rules = [r.child for r in rules]  # on_every_turn(x) → x, checked per turn here
+        case = load_suite(paths["expect"]).cases[0]
+        report = d / "report.jsonl"
+
+        expected = hand_conversations(conv_lines), hand_responses(resp_lines)
+        got_lib = library_conversations(conv_lines, rules), library_responses(resp_lines, case)
+        cli(paths["rules"], paths["conversations"], report, args.jobs)
+        got_cli_conv = cli_verdicts(report, conversation=True)
+        cli(paths["expect"], paths["responses"], report, args.jobs)
+        got_cli_resp = cli_verdicts(report, conversation=False)
+        for name, got in (("library", got_lib), ("CLI", (got_cli_conv, got_cli_resp))):
+            if got != expected:
+                print(f"{name} verdicts differ from the hand-written loop's", file=sys.stderr)
+                return 1
+        checks = len(expected[0]) + len(expected[1])
+        failed = checks - sum(expected[0]) - sum(expected[1])
+
+        timers: dict[str, Callable[[], float]] = {}
+
+        def timed(fn: Callable[[], object]) -> Callable[[], float]:
+            def run() -> float:
+                start = time.perf_counter()
+                fn()
+                return time.perf_counter() - start
+
+            return run
+
+        timers["hand-written"] = timed(
+            lambda: (hand_conversations(conv_lines), hand_responses(resp_lines))
+        )
+        timers["library API"] = timed(
+            lambda: (
+                library_conversations(conv_lines, rules),
+                library_responses(resp_lines, case),
+            )
+        )
+
+        def run_cli() -> float:
+            total = cli(paths["rules"], paths["conversations"], report, args.jobs)
+            total += cli(paths["expect"], paths["responses"], report, args.jobs)
+            startup = cli(paths["rules"], paths["one-conversations"], report, args.jobs)
+            startup += cli(paths["expect"], paths["one-responses"], report, args.jobs)
+            return total - startup
+
+        timers[f"CLI --format json --jobs {args.jobs} (start-up excluded)"] = run_cli
+        times: dict[str, list[float]] = {name: [] for name in timers}
+        for _ in range(args.rounds):
+            for name, run in timers.items():
+                times[name].append(run())
+
+    print(
+        f"chatassert {chatassert.__version__} · Python {platform.python_version()} · "
+        f"{os.cpu_count()} CPUs · load average {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"{len(conv_lines)} conversations ({len(expected[0]) // 8} turns x 8 checks) + "
+        f"{len(resp_lines)} responses x 7 checks = {checks} checks, {failed} failing; "
+        f"verdicts identical in all three; median of {args.rounds} rounds"
+    )
+    base = statistics.median(times["hand-written"])
+    for name, values in times.items():
+        median = statistics.median(values)
+        print(f"  {name:<52} {median:7.3f} s   x {median / base:5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
