@@ -784,3 +784,32 @@ def _messages(conversation: Conversation) -> list[dict[str, Any]]:
                 message["tool_call_id"] = m.tool_call_id
             out.append(message)
     return out
+
+
+# -- the documentation -------------------------------------------------------------------------
+
+DOC = (ROOT / "docs" / "promptkit.md").read_text(encoding="utf-8")
+SECTION = DOC.split("## Scenario files as projects write them", 1)[1]
+
+
+def test_the_docs_table_decides_every_key() -> None:
+    table = SECTION.split("### Self-play turns", 1)[0]
+    missing = [k for k in SPEC_KEYS if f"`spec.{k}`" not in table]
+    missing += [f"metadata.{k}" for k in METADATA_KEYS if f"`metadata.{k}`" not in table]
+    missing += [f"turn {k}" for k in TURN_KEYS if f"`{k}`" not in table]
+    assert missing == []
+
+
+def test_the_docs_self_play_example_loads_and_checks_each_generated_turn() -> None:
+    blocks = [part.split("```", 1)[0] for part in SECTION.split("```yaml\n")[1:]]
+    (snippet,) = [block for block in blocks if "gemini-user" in block]
+    (case,) = loads_suite(HEADER + "\n".join("  " + line for line in snippet.splitlines())).cases
+    assert [t.input for t in case.turns] == ["Let's talk about solar power.", None, None]
+    log = chat(
+        turn("Let's talk about solar power.", "Sure."),
+        turn("Is it cheap?", "Solar got cheaper."),
+        turn("Why?", "Panels are mass-produced."),
+    )
+    result = case.check(log)
+    assert result.status is Status.FAILED
+    assert [r.location for r in result.children if r.status is Status.FAILED] == ["turns[2]"]
