@@ -611,6 +611,17 @@ def test_a_user_turn_given_as_parts_is_paired_by_the_text_of_its_parts() -> None
     assert case.turns[0].input == "What is in this picture?"
 
 
+def test_a_user_turn_with_parts_and_content_is_paired_by_its_parts() -> None:
+    (case,) = loads_suite(
+        HEADER + "  turns:\n    - role: user\n      content: 'Describe it'\n      parts:\n"
+        "        - {type: text, text: 'What is in this picture?'}\n"
+        "      assertions:\n        - {type: content_includes, params: {patterns: [cat]}}\n"
+        "    - role: user\n      content: 'And now?'\n"
+        "      parts: [{type: image, media: {url: 'https://example.com/b.png'}}]\n"
+    ).cases
+    assert [t.input for t in case.turns] == ["What is in this picture?", "And now?"]
+
+
 # -- tool_policy ---------------------------------------------------------------------------------
 
 

@@ -488,8 +488,8 @@ def _turn(node: Any, ctx: SpecContext, path: str, kept: dict[str, Any]) -> list[
         keep_not_used(node, ("turns",), path, kept)  # a scripted turn runs once
         content = require_str(node, "content", ctx, path, required="parts" not in node)
         parts = _parts(node, ctx, path)
-        text = content if content is not None or parts is None else content_text(parts)
-        return [TurnSpec(built, input=text, source=path)]
+        text = content_text(parts) if parts else None  # PromptKit sends parts over content
+        return [TurnSpec(built, input=content if text is None else text, source=path)]
     if role in _NOT_USER_ROLES:
         ctx.problem(
             node,
@@ -519,7 +519,7 @@ def _selfplay_count(node: Mapping[str, Any], ctx: SpecContext, path: str) -> int
         join_path(path, "turns"),
         "'turns' of a self-play turn must be a whole number of turns",
         key="turns",
-        expected=f"an integer from 1 to {_MAX_SELFPLAY}",
+        expected=f"an integer from 0 to {_MAX_SELFPLAY} (0: one turn, as when absent)",
         found=value,
     )
     return 1
