@@ -634,6 +634,8 @@ def promptkit_documents() -> st.SearchStrategy[Any]:
         optional={
             "role": st.sampled_from(["user", "user", "assistant", "selfplay-user"]),
             "assertions": st.lists(_promptkit_item("turn"), max_size=4),
+            "turns": st.one_of(st.integers(-1, 3), json_values(1)),  # self-play count
+            "persona": words(),
         },
     )
     step = st.fixed_dictionaries(
@@ -657,8 +659,16 @@ def promptkit_documents() -> st.SearchStrategy[Any]:
             "tags": st.lists(words(), max_size=2),
             "context_metadata": st.fixed_dictionaries({"domain": words()}),
             "tool_policy": st.fixed_dictionaries(
-                {}, optional={"blocklist": st.lists(st.sampled_from(TOOLS), max_size=2)}
+                {},
+                optional={
+                    "blocklist": st.lists(st.sampled_from(TOOLS), max_size=2),
+                    "max_tool_calls_per_turn": st.one_of(st.integers(-1, 3), json_values(1)),
+                    "max_total_tool_calls": st.integers(0, 4),
+                    "tool_choice": st.sampled_from(["auto", "none", "required"]),
+                },
             ),
+            "pack": st.sampled_from(["", "missing.pack.json", "/dev/null", "."]),
+            "providers": st.lists(words(), max_size=2),
         },
     )
     manifest = st.fixed_dictionaries(

@@ -6,8 +6,9 @@ kind: Scenario
 metadata:
   name: support-escalation
 spec:
-  workflow: support.workflow.yaml   # optional: a pack (or its workflow section), or inline
+  pack: support.pack.json           # optional: a PromptPack whose `workflow` drives `steps`
   fail_fast: false                  # optional: skip the rest of a turn after a failure
+  tool_policy: {blocklist: [delete_account], max_tool_calls_per_turn: 3}
   turns:                            # or steps: [{type: input, content, assertions}]
     - role: user
       content: "My invoice is wrong"
@@ -15,69 +16,123 @@ spec:
         - type: tools_called
           params: {tools: [lookup_invoice]}
           message: "Should look the invoice up"
+    - role: selfplay-user           # self-play: the user's side was generated
+      turns: 2                      # two logged user turns, each checked
+      assertions:
+        - type: content_matches
+          params: {pattern: "(?i)invoice"}
   conversation_assertions:
     - type: workflow_complete
 ```
 
-Turn *i* of the scenario is checked against the *i*-th user turn of each logged conversation;
-`conversation_assertions` against the whole conversation. A bare list of `{type, params,
-message}` items is also accepted: conversation-level types check the whole conversation and
-turn-only types check every turn. `message` may sit at the top level or inside `params` (G5).
+Turn *i* of the scenario is checked against the *i*-th user turn of each logged conversation (a
+self-play turn with `turns: N` counts N); `conversation_assertions` and `tool_policy` against the
+whole conversation. Every key of PromptKit's Scenario format is accepted; the keys that only
+configure a live run (providers, personas, temperatures, ...) are kept in the case's metadata
+under `not_used_offline` (docs/promptkit.md, "Scenario files as projects write them"). A bare
+list of `{type, params, message}` items is also accepted: conversation-level types check the
+whole conversation and turn-only types check every turn. `message` may sit at the top level or
+inside `params` (G5).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from chatassert._base import Assertion
+from chatassert._call_counts import MaxToolCalls
 from chatassert._combinators import OnEveryTurn
-from chatassert._errors import SpecError
+from chatassert._errors import SpecError, SpecProblem
+from chatassert._models import content_text
 from chatassert._params import MISSING, did_you_mean, normalise_type
+from chatassert._promptkit_names import ConversationToolsNotCalled
 from chatassert._registry import SpecContext, build_typed, join_path
 from chatassert._suite import Case, TurnSpec
-from chatassert._workflow import Workflow
+from chatassert._workflow import (
+    ConversationStateIs,
+    ConversationTransitionedTo,
+    ConversationWorkflowComplete,
+    StateIs,
+    TransitionedTo,
+    Workflow,
+    WorkflowComplete,
+)
 from chatassert.specs._common import (
+    NOT_USED_OFFLINE,
     Dialect,
     check_keys,
+    children_of,
     ensure_not_empty,
+    keep_not_used,
     mapping_node,
+    plain,
     register_dialect,
     require_list,
     require_str,
     str_list,
     table_for,
 )
-from chatassert.specs._yaml import LocatedDict
+from chatassert.specs._yaml import LocatedDict, parse_yaml, read_spec_file
 
-__all__ = ["API_VERSION", "PROMPTKIT"]
+__all__ = ["API_VERSION", "PROMPTKIT", "manifest_metadata"]
 
 API_VERSION = "promptkit.altairalabs.ai/v1alpha1"
 
+_FILE_KEYS = ("$schema", "apiVersion", "kind", "metadata", "spec")
+_METADATA_KEYS = ("name", "namespace", "labels", "annotations")
 _ITEM_KEYS = ("type", "params", "message", "description")
-_SPEC_KEYS = (
+_SPEC_USED = (
     "turns",
     "steps",
+    "pack",
     "conversation_assertions",
-    "workflow",
-    "fail_fast",
     "id",
     "task_type",
-    "mode",
     "description",
     "context",
     "context_metadata",
-    "constraints",
     "tool_policy",
-    "providers",
-    "streaming",
-    "variables",
+    "workflow",
+    "fail_fast",
     "tags",
 )
-_TURN_KEYS = ("role", "content", "assertions", "parts")
+"""Scenario spec keys that mean something offline (`workflow`, `fail_fast` and `tags` are this
+project's own)."""
+_SPEC_KEPT = (
+    "mode",
+    "context_carry_forward",
+    "context_policy",
+    "variables",
+    "constraints",
+    "providers",
+    "provider_group",
+    "required_capabilities",
+    "streaming",
+    "duplex",
+)
+"""Scenario spec keys that only configure a live run: kept as `not_used_offline`."""
+_CONTEXT_METADATA_KEYS = ("domain", "user_role", "project_stage")
+_TOOL_POLICY_KEYS = ("tool_choice", "blocklist", "max_tool_calls_per_turn", "max_total_tool_calls")
+_TURN_USED = ("role", "content", "parts", "assertions", "turns")
+_TURN_KEPT = ("persona", "assistant_temp", "user_temp", "seed", "streaming", "tts")
+_PART_KEYS = ("type", "text", "media")
 _STEP_KEYS = ("type", "content", "assertions")
+_NOT_USER_ROLES = frozenset({"assistant", "system", "tool"})
+"""Roles PromptKit does not run as scenario turns ("unsupported role"); any other role than
+`user` names the self-play generator of the user's side."""
+_MAX_SELFPLAY = 1_000
+_WORKFLOW_CHECKS = (
+    StateIs,
+    TransitionedTo,
+    WorkflowComplete,
+    ConversationStateIs,
+    ConversationTransitionedTo,
+    ConversationWorkflowComplete,
+)
 
 
 # -- detection -----------------------------------------------------------------------------
@@ -237,7 +292,7 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
             found=doc,
         )
         return []
-    check_keys(doc, ["apiVersion", "kind", "metadata", "spec"], ctx, "", "a Scenario manifest")
+    check_keys(doc, _FILE_KEYS, ctx, "", "a Scenario manifest")
     if doc.get("apiVersion") != API_VERSION:
         ctx.problem(
             doc,
@@ -258,19 +313,7 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
             found=doc.get("kind", MISSING),
             hint="set 'kind: Scenario'",
         )
-    metadata = doc.get("metadata")
-    name = None
-    if isinstance(metadata, Mapping):
-        name = require_str(metadata, "name", ctx, "metadata", required=False)
-    elif metadata is not None:
-        ctx.problem(
-            doc,
-            "metadata",
-            "'metadata' must be a mapping",
-            key="metadata",
-            expected="a mapping with 'name'",
-            found=metadata,
-        )
+    name, meta = manifest_metadata(doc, ctx)
     spec = doc.get("spec")
     if not isinstance(spec, Mapping):
         ctx.problem(
@@ -282,12 +325,67 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
             found=spec if "spec" in doc else MISSING,
         )
         return []
-    return [_scenario(spec, ctx, name or _stem(ctx))]
+    return [_scenario(spec, ctx, name or _stem(ctx), meta)]
 
 
-def _scenario(spec: Mapping[str, Any], ctx: SpecContext, name: str) -> Case:
+def manifest_metadata(
+    doc: Mapping[str, Any], ctx: SpecContext
+) -> tuple[str | None, dict[str, Any]]:
+    """Read a manifest's `metadata`: its `name`, and `namespace`, `labels` and `annotations`
+    as case metadata (PromptKit's `ObjectMeta`; every key is optional)."""
+    metadata = doc.get("metadata")
+    meta: dict[str, Any] = {}
+    if metadata is None:
+        return None, meta
+    if not isinstance(metadata, Mapping):
+        ctx.problem(
+            doc,
+            "metadata",
+            "'metadata' must be a mapping",
+            key="metadata",
+            expected="a mapping with 'name'",
+            found=metadata,
+        )
+        return None, meta
+    check_keys(metadata, _METADATA_KEYS, ctx, "metadata", "the manifest's metadata")
+    name = require_str(metadata, "name", ctx, "metadata", required=False)
+    namespace = require_str(metadata, "namespace", ctx, "metadata", required=False)
+    if namespace is not None:
+        meta["namespace"] = namespace
+    for key in ("labels", "annotations"):
+        value = _string_map(metadata, key, ctx, "metadata")
+        if value:
+            meta[key] = value
+    return name, meta
+
+
+def _string_map(
+    node: Mapping[str, Any], key: str, ctx: SpecContext, path: str
+) -> dict[str, str] | None:
+    """An optional mapping of names to scalar values (as strings); a problem otherwise."""
+    value = node.get(key)
+    if value is None:
+        return None
+    if isinstance(value, Mapping) and all(
+        isinstance(v, str | int | float | bool) for v in value.values()
+    ):
+        return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
+    ctx.problem(
+        node,
+        join_path(path, key),
+        f"{key!r} must map names to strings",
+        key=key,
+        expected="a mapping of names to strings",
+        found=value,
+    )
+    return None
+
+
+def _scenario(spec: Mapping[str, Any], ctx: SpecContext, name: str, meta: dict[str, Any]) -> Case:
     before = len(ctx.problems)
-    check_keys(spec, _SPEC_KEYS, ctx, "spec", "a Scenario spec")
+    check_keys(spec, (*_SPEC_USED, *_SPEC_KEPT), ctx, "spec", "a Scenario spec")
+    kept: dict[str, Any] = {}
+    keep_not_used(spec, _SPEC_KEPT, "spec", kept)
     if "turns" in spec and "steps" in spec:
         ctx.problem(
             spec,
@@ -299,12 +397,13 @@ def _scenario(spec: Mapping[str, Any], ctx: SpecContext, name: str) -> Case:
     turns: list[TurnSpec] = []
     if "steps" in spec:
         for i, node in enumerate(require_list(spec, "steps", ctx, "spec") or []):
-            turns += _turn(node, ctx, join_path("spec.steps", i), step=True)
+            turns += _step(node, ctx, join_path("spec.steps", i))
     else:
         for i, node in enumerate(require_list(spec, "turns", ctx, "spec", required=False) or []):
-            turns += _turn(node, ctx, join_path("spec.turns", i), step=False)
+            turns += _turn(node, ctx, join_path("spec.turns", i), kept)
     nodes = require_list(spec, "conversation_assertions", ctx, "spec", required=False) or []
     checks = _build_items(nodes, ctx, "spec.conversation_assertions", "conversation")
+    checks += _tool_policy(spec, ctx, kept)
     fail_fast = spec.get("fail_fast", False)
     if not isinstance(fail_fast, bool):
         ctx.problem(
@@ -318,6 +417,14 @@ def _scenario(spec: Mapping[str, Any], ctx: SpecContext, name: str) -> Case:
         fail_fast = False
     description = spec.get("description") if isinstance(spec.get("description"), str) else None
     raw_id = spec.get("id")
+    if "task_type" in spec:
+        meta["task_type"] = spec.get("task_type")
+    for key in ("context", "context_metadata"):
+        value = _context(spec, key, ctx)
+        if value is not None:
+            meta[key] = value
+    if kept:
+        meta[NOT_USED_OFFLINE] = kept
     case = Case(
         name=name,
         turns=tuple(turns),
@@ -326,28 +433,131 @@ def _scenario(spec: Mapping[str, Any], ctx: SpecContext, name: str) -> Case:
         tags=str_list(spec, "tags", ctx, "spec"),
         description=description,
         fail_fast=fail_fast,
-        metadata={"task_type": spec.get("task_type")} if "task_type" in spec else {},
+        metadata=meta,
         source=f"{ctx.file or ''}: spec".strip(": "),
-        workflow=_workflow(spec, ctx),
+        workflow=_case_workflow(spec, ctx, [*(a for t in turns for a in t.assertions), *checks]),
     )
     if len(ctx.problems) == before:
         ensure_not_empty(case, spec, ctx, "spec")
     return case
 
 
-def _turn(node: Any, ctx: SpecContext, path: str, *, step: bool) -> list[TurnSpec]:
-    what = "a step" if step else "a turn"
+def _context(spec: Mapping[str, Any], key: str, ctx: SpecContext) -> dict[str, Any] | None:
+    """`context` (free-form) or `context_metadata` (`domain`, `user_role`, `project_stage`)."""
+    value = spec.get(key)
+    if value is None:
+        return None
+    path = join_path("spec", key)
+    if not isinstance(value, Mapping):
+        ctx.problem(spec, path, f"{key!r} must be a mapping", key=key, found=value)
+        return None
+    if key == "context_metadata":
+        check_keys(value, _CONTEXT_METADATA_KEYS, ctx, path, "'context_metadata'")
+    result: dict[str, Any] = plain(value)
+    return result
+
+
+def _turn(node: Any, ctx: SpecContext, path: str, kept: dict[str, Any]) -> list[TurnSpec]:
+    """One turn: a user turn is one logged user turn; a self-play turn (any other role) stands
+    for `turns` (default 1) logged user turns, each checked with the turn's assertions."""
     node = mapping_node(
         node,
         ctx,
         path,
-        what,
-        expected="a mapping with 'content' and 'assertions'",
-        keys=_STEP_KEYS if step else _TURN_KEYS,
+        "a turn",
+        expected="a mapping with 'role', 'content' and 'assertions'",
+        keys=(*_TURN_USED, *_TURN_KEPT),
     )
     if node is None:
         return []
-    if step and node.get("type", "input") != "input":
+    keep_not_used(node, _TURN_KEPT, path, kept)
+    role = node.get("role", "user")
+    if not isinstance(role, str) or not role.strip():
+        ctx.problem(
+            node,
+            join_path(path, "role"),
+            "'role' must be 'user' or a self-play role",
+            key="role",
+            expected="'user', or the self-play role that generated the user's side",
+            found=role,
+        )
+        return []
+    items = require_list(node, "assertions", ctx, path, required=False) or []
+    built = tuple(_build_items(items, ctx, join_path(path, "assertions"), "turn"))
+    if role == "user":
+        keep_not_used(node, ("turns",), path, kept)  # a scripted turn runs once
+        content = require_str(node, "content", ctx, path, required="parts" not in node)
+        parts = _parts(node, ctx, path)
+        text = content_text(parts) if parts else None  # PromptKit sends parts over content
+        return [TurnSpec(built, input=content if text is None else text, source=path)]
+    if role in _NOT_USER_ROLES:
+        ctx.problem(
+            node,
+            join_path(path, "role"),
+            f"unsupported turn role {role!r}",
+            key="role",
+            expected="'user', or a self-play role (such as 'selfplay-user')",
+            hint="scenario turns are the user's; the assistant's replies come from the log",
+        )
+        return []
+    keep_not_used(node, ("content", "parts"), path, kept)  # the user side was generated
+    count = _selfplay_count(node, ctx, path)
+    if count == 1:
+        return [TurnSpec(built, source=path)]
+    return [TurnSpec(built, source=f"{path} ({k} of {count})") for k in range(1, count + 1)]
+
+
+def _selfplay_count(node: Mapping[str, Any], ctx: SpecContext, path: str) -> int:
+    """How many generated user turns a self-play turn stands for (PromptKit: 0 or absent = 1)."""
+    value = node.get("turns")
+    if value is None:
+        return 1
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_SELFPLAY:
+        return max(value, 1)
+    ctx.problem(
+        node,
+        join_path(path, "turns"),
+        "'turns' of a self-play turn must be a whole number of turns",
+        key="turns",
+        expected=f"an integer from 0 to {_MAX_SELFPLAY} (0: one turn, as when absent)",
+        found=value,
+    )
+    return 1
+
+
+def _parts(node: Mapping[str, Any], ctx: SpecContext, path: str) -> list[Any] | None:
+    """A turn's multimodal `parts` (`{type, text, media}`); their text is the turn's input."""
+    parts = require_list(node, "parts", ctx, path, required=False)
+    if parts is None:
+        return None
+    for i, part in enumerate(parts):
+        part_path = join_path(join_path(path, "parts"), i)
+        part = mapping_node(
+            part,
+            ctx,
+            part_path,
+            "a part",
+            expected="{type, text} or {type, media}",
+            keys=_PART_KEYS,
+        )
+        if part is not None:
+            require_str(part, "type", ctx, part_path)
+    return parts
+
+
+def _step(node: Any, ctx: SpecContext, path: str) -> list[TurnSpec]:
+    """One workflow step (`type: input`): one user turn."""
+    node = mapping_node(
+        node,
+        ctx,
+        path,
+        "a step",
+        expected="a mapping with 'content' and 'assertions'",
+        keys=_STEP_KEYS,
+    )
+    if node is None:
+        return []
+    if node.get("type", "input") != "input":
         ctx.problem(
             node,
             join_path(path, "type"),
@@ -356,19 +566,221 @@ def _turn(node: Any, ctx: SpecContext, path: str, *, step: bool) -> list[TurnSpe
             expected="'input'",
             hint="offline checks read logged transcripts: each 'input' step is one user turn",
         )
-    if not step and node.get("role", "user") != "user":
-        ctx.problem(
-            node,
-            join_path(path, "role"),
-            f"unsupported turn role {node.get('role')!r}",
-            key="role",
-            expected="'user'",
-            hint="scenario turns are the user's; the assistant's replies come from the log",
-        )
-    content = require_str(node, "content", ctx, path, required="parts" not in node)
+    content = require_str(node, "content", ctx, path)
     items = require_list(node, "assertions", ctx, path, required=False) or []
     built = _build_items(items, ctx, join_path(path, "assertions"), "turn")
     return [TurnSpec(tuple(built), input=content, source=path)]
+
+
+# -- tool_policy -----------------------------------------------------------------------------
+
+
+def _tool_policy(
+    spec: Mapping[str, Any], ctx: SpecContext, kept: dict[str, Any]
+) -> list[Assertion]:
+    """`tool_policy` as whole-conversation checks, each named `tool_policy.<key>`.
+
+    `blocklist`: none of its tools is called; `max_tool_calls_per_turn`: no turn makes more
+    calls; `max_total_tool_calls`: the conversation makes no more calls (0 = no limit, Go's
+    unset value); `tool_choice: none`: no tool is called. Other `tool_choice` values only shape
+    a live request: kept, not used.
+    """
+    if spec.get("tool_policy") is None:
+        return []
+    path = "spec.tool_policy"
+    node = mapping_node(
+        spec["tool_policy"],
+        ctx,
+        path,
+        "'tool_policy'",
+        expected="a mapping with tool_choice, blocklist, max_tool_calls_per_turn and "
+        "max_total_tool_calls",
+        keys=_TOOL_POLICY_KEYS,
+    )
+    if node is None:
+        return []
+    out: list[Assertion] = []
+    blocklist = [t for t in str_list(node, "blocklist", ctx, path) if t.strip()]
+    if blocklist:
+        out.append(ConversationToolsNotCalled(blocklist, message="tool_policy.blocklist"))
+    per_turn = _limit(node, "max_tool_calls_per_turn", ctx, path)
+    if per_turn:
+        out.append(
+            OnEveryTurn(MaxToolCalls(per_turn), message="tool_policy.max_tool_calls_per_turn")
+        )
+    total = _limit(node, "max_total_tool_calls", ctx, path)
+    if total:
+        out.append(MaxToolCalls(total, message="tool_policy.max_total_tool_calls"))
+    choice = node.get("tool_choice")
+    if choice is not None and not isinstance(choice, str):
+        ctx.problem(
+            node,
+            join_path(path, "tool_choice"),
+            "'tool_choice' must be a string",
+            key="tool_choice",
+            expected="'auto', 'required' or 'none'",
+            found=choice,
+        )
+    elif choice == "none":
+        out.append(OnEveryTurn(MaxToolCalls(0), message="tool_policy.tool_choice"))
+    else:
+        keep_not_used(node, ("tool_choice",), path, kept)
+    return out
+
+
+def _limit(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str) -> int | None:
+    """A call limit: a whole number, 0 (or absent) for none."""
+    value = node.get(key)
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    ctx.problem(
+        node,
+        join_path(path, key),
+        f"{key!r} must be a whole number of tool calls",
+        key=key,
+        expected="an integer of at least 0 (0: no limit)",
+        found=value,
+    )
+    return None
+
+
+# -- workflows: spec.pack and spec.workflow --------------------------------------------------
+
+
+def _case_workflow(
+    spec: Mapping[str, Any], ctx: SpecContext, assertions: list[Assertion]
+) -> Workflow | None:
+    """The case's workflow: `spec.workflow`, else the `workflow` section of `spec.pack`."""
+    own = _workflow(spec, ctx)
+    if spec.get("pack") is None:
+        return own
+    found, from_pack = _pack_workflow(spec, ctx)
+    if not found:
+        return own
+    if from_pack is None:  # the pack has no workflow section
+        if own is None and "workflow" not in spec and _uses_workflow(assertions):
+            ctx.problem(
+                spec,
+                "spec.pack",
+                "the pack has no 'workflow' section, but the scenario checks workflow state",
+                key="pack",
+                expected="a pack with 'workflow: {entry, states}'",
+                hint="add the workflow section to the pack, or give the scenario "
+                "'workflow:' (a file or the section inline)",
+            )
+        return own
+    if "workflow" in spec and spec["workflow"] is not None:
+        ctx.problem(
+            spec,
+            "spec.workflow",
+            "the scenario has two workflows: 'workflow' and the pack's workflow section",
+            key="workflow",
+            hint="remove 'workflow:', the pack's workflow section drives the steps",
+        )
+        return own
+    return from_pack
+
+
+def _uses_workflow(assertions: list[Assertion]) -> bool:
+    stack = list(assertions)
+    while stack:
+        assertion = stack.pop()
+        if isinstance(assertion, _WORKFLOW_CHECKS):
+            return True
+        stack.extend(children_of(assertion))
+    return False
+
+
+def _pack_workflow(spec: Mapping[str, Any], ctx: SpecContext) -> tuple[bool, Workflow | None]:
+    """Read the PromptPack `spec.pack` names: `(read, its workflow or None)`.
+
+    Only the `workflow` section is read; the pack's other sections (prompts, tools, ...) are
+    not validated. The path is relative to the scenario file.
+    """
+    value = spec["pack"]
+    if not isinstance(value, str) or not value.strip():
+        ctx.problem(
+            spec,
+            "spec.pack",
+            "'pack' must be the path of a PromptPack file",
+            key="pack",
+            expected="a path to a PromptPack JSON file, relative to the scenario file",
+            found=value,
+        )
+        return False, None
+    path = _beside(ctx, value)
+    try:
+        text = read_spec_file(path, regular_only=True)  # a regular file of at most 10 MiB
+        data = _read_pack(text, os.fspath(path))
+    except OSError as exc:
+        ctx.problem(
+            spec,
+            "spec.pack",
+            f"cannot read the pack {os.fspath(path)!r}: {exc.strerror or exc}",
+            key="pack",
+            hint="name a regular PromptPack JSON file, relative to the scenario file",
+        )
+        return False, None
+    except SpecError as exc:  # not JSON nor YAML: its own problems, at their own file:line
+        ctx.problems.extend(exc.problems)
+        return False, None
+    if not isinstance(data, Mapping):
+        ctx.problem(
+            spec,
+            "spec.pack",
+            f"the pack {os.fspath(path)!r} is not a PromptPack",
+            key="pack",
+            expected="a JSON object with a 'workflow' section",
+            found=data,
+        )
+        return False, None
+    section = data.get("workflow")
+    if section is None:
+        return True, None
+    try:
+        return True, Workflow.from_dict(section)
+    except ValueError as exc:
+        ctx.problem(
+            spec,
+            "spec.pack",
+            f"invalid workflow in the pack {os.fspath(path)!r}: {exc}",
+            key="pack",
+            expected="workflow: {entry, states: {<name>: {on_event: {<Event>: <state>}}}}",
+        )
+        return False, None
+
+
+def _read_pack(text: str, name: str) -> Any:
+    """Parse a pack: a `.json` file as JSON (quickly: packs carry long prompts), any other as
+    YAML (JSON is YAML too).
+
+    Raises:
+        SpecError: when it cannot be parsed, located at its own line.
+    """
+    if not name.lower().endswith(".json"):
+        return parse_yaml(text, name)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = SpecProblem(
+            f"the pack is not valid JSON: {exc.msg} (column {exc.colno})",
+            file=name,
+            line=exc.lineno,
+            hint="a PromptPack is one JSON object",
+        )
+    except (ValueError, RecursionError) as exc:  # numbers too long, nesting too deep
+        problem = SpecProblem(f"the pack cannot be read as JSON: {exc}", file=name)
+    raise SpecError([problem])
+
+
+def _beside(ctx: SpecContext, value: str) -> Path:
+    """A path named in the scenario: relative to the scenario file, not to the cwd."""
+    path = Path(value)
+    if not path.is_absolute() and ctx.file:
+        path = Path(os.path.dirname(ctx.file)) / path
+    return path
 
 
 def _workflow(spec: Mapping[str, Any], ctx: SpecContext) -> Workflow | None:
@@ -391,9 +803,7 @@ def _workflow(spec: Mapping[str, Any], ctx: SpecContext) -> Workflow | None:
             found=value,
         )
         return None
-    path = Path(value)
-    if not path.is_absolute() and ctx.file:  # relative to the scenario file, not to the cwd
-        path = Path(os.path.dirname(ctx.file)) / path
+    path = _beside(ctx, value)
     try:
         return Workflow.load(path)  # a regular file of at most 10 MiB, parsed with limits
     except OSError as exc:
