@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from chatassert._models import Media
 
-__all__ = ["READABLE", "Facts", "Probe", "facts", "format_of_mime", "probe"]
+__all__ = ["FILE_LIMIT", "READABLE", "Facts", "Probe", "facts", "format_of_mime", "probe"]
 
 READABLE = "PNG, JPEG, GIF, WebP, WAV, MP3, FLAC, Ogg, MP4/QuickTime and WebM/Matroska"
 """The formats whose headers chatassert reads, for messages."""
@@ -496,7 +496,11 @@ def format_of_mime(mime_type: str) -> str:
     return subtype
 
 
-@lru_cache(maxsize=32)
+FILE_LIMIT = 256 * 2**20
+"""The largest local media file whose headers are read (256 MiB); a larger one is not read."""
+
+
+@lru_cache(maxsize=8)  # the checks of one turn read the same part in turn
 def _probe_base64(data: str) -> Probe | str:
     try:
         raw = base64.b64decode("".join(data.split()), validate=True)
@@ -514,6 +518,8 @@ def _read(media: Media) -> Probe | str:
         if not os.path.isfile(path):
             return f"its file {path!r} does not exist"
         try:
+            if os.path.getsize(path) > FILE_LIMIT:
+                return f"its file {path!r} is larger than {FILE_LIMIT // 2**20} MiB, not read"
             with open(path, "rb") as stream:
                 return probe(stream.read())
         except OSError as exc:

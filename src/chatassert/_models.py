@@ -181,6 +181,7 @@ class Media(BaseModel):
 
 
 _MEDIA_KINDS = ("image", "audio", "video")
+_AN = {"image": "an", "audio": "an", "video": "a"}
 _AUDIO_MIME = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 # PromptKit's media keys that the model keeps (`duration` is in seconds)
 _PROMPTKIT_MEDIA = {
@@ -291,12 +292,12 @@ def media_of_part(part: object, role: str = "assistant") -> Media | None:
     if not isinstance(media, Mapping):
         if media is None:
             return None
-        raise ValueError(f"a {kind} part's 'media' must be an object (got {media!r})")
+        raise ValueError(f"{_AN[kind]} {kind} part's 'media' must be an object (got {media!r})")
     fields = {"kind": kind, "role": role}
     for key, name in _PROMPTKIT_MEDIA.items():
         if media.get(key) is not None:
             fields[name] = media[key]
-    return make_media(f"a {kind} part", **fields)
+    return make_media(f"{_AN[kind]} {kind} part", **fields)
 
 
 def media_of_message(message: Mapping[str, Any]) -> list[Media]:

@@ -265,3 +265,16 @@ def test_a_directory_is_not_a_media_file(tmp_path: Path) -> None:
     assert facts(Media(kind="image", file_path=str(tmp_path))).unread == (
         f"its file {str(tmp_path)!r} does not exist"
     )
+
+
+def test_a_file_past_the_limit_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import chatassert._media as media
+
+    path = tmp_path / "long.wav"
+    path.write_bytes(wav(1.0))  # 16044 bytes
+    monkeypatch.setattr(media, "FILE_LIMIT", 16000)
+    assert facts(Media(kind="audio", file_path=str(path))).unread == (
+        f"its file {str(path)!r} is larger than 0 MiB, not read"
+    )
+    monkeypatch.setattr(media, "FILE_LIMIT", 16044)
+    assert facts(Media(kind="audio", file_path=str(path))).duration == 1.0
