@@ -12,7 +12,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import Any, Literal, Self, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 __all__ = [
     "Conversation",
@@ -179,6 +186,13 @@ class Media(BaseModel):
     caption: str | None = None
     role: str = "assistant"
 
+    @field_validator("width", "height", "duration_seconds", mode="before")
+    @classmethod
+    def _no_booleans(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("a size or duration must be a number, not true or false")
+        return value
+
 
 _MEDIA_KINDS = ("image", "audio", "video")
 _AN = {"image": "an", "audio": "an", "video": "a"}
@@ -220,7 +234,8 @@ def make_media(what: str = "a media part", /, **fields: Any) -> Media:
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         field = ".".join(str(p) for p in first["loc"])
-        raise ValueError(f"{what}: {field}: {first['msg']} (got {first.get('input')!r})") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise ValueError(f"{what}: {field}: {message} (got {first.get('input')!r})") from None
 
 
 def media_of_part(part: object, role: str = "assistant") -> Media | None:

@@ -282,6 +282,11 @@ def test_a_native_record_with_a_bad_media_part_says_where() -> None:
             "string as an integer (got 'wide')",
         ),
         (
+            {"type": "image", "media": {"data": "x", "height": True}},
+            "content[1]: an image part: height: a size or duration must be a number, not true or "
+            "false (got True)",
+        ),
+        (
             {"type": "audio", "media": {"data": "x", "duration": -3}},
             "content[1]: an audio part: duration_seconds: "
             "Input should be greater than or equal to 0 (got -3)",
