@@ -22,6 +22,7 @@ from chatassert import (
     Assertion,
     Conversation,
     GuardrailEvent,
+    Media,
     Result,
     Status,
     ToolCall,
@@ -98,6 +99,24 @@ DIRECT = Turn(text="2 + 2 = 4", workflow=WorkflowState(current="intake"))
 DELEGATED_CHAT = Conversation(turns=[HELLO, DELEGATED], workflow=CLOSED)
 DIRECT_CHAT = Conversation(turns=[HELLO, DIRECT], workflow=DIRECT.workflow)
 PK = {"tool_name": "create_reservation"}
+
+# promptkit media: a response with a PNG, a WAV and an MP4, and one with smaller, shorter others
+SHOWN = Turn(
+    text="Here they are.",
+    media=[
+        Media(kind="image", mime_type="image/png", width=1024, height=768),
+        Media(kind="audio", mime_type="audio/wav", duration_seconds=12),
+        Media(kind="video", mime_type="video/mp4", width=1920, height=1080, duration_seconds=30),
+    ],
+)
+SKIMPED = Turn(
+    text="Here they are.",
+    media=[
+        Media(kind="image", mime_type="image/gif", width=64, height=64),
+        Media(kind="audio", mime_type="audio/mpeg", duration_seconds=2),
+        Media(kind="video", mime_type="video/mp4", width=640, height=480, duration_seconds=3),
+    ],
+)
 
 # expect: a note-search response that meets the expectations, and one that breaks them all
 HIT = {
@@ -202,6 +221,14 @@ CASES: dict[str, Case] = {
     "transitioned_to": Case({"type": "transitioned_to", "state": "closed"}, DELEGATED, DIRECT),
     "workflow_complete": Case({"type": "workflow_complete"}, DELEGATED, DIRECT),
     "llm_judge": Case({"type": "llm_judge", "criteria": "Confirms the booking"}, GOOD, BAD),
+    "image_format": Case({"type": "image_format", "formats": ["png", "jpeg"]}, SHOWN, SKIMPED),
+    "image_dimensions": Case({"type": "image_dimensions", "min_width": 512}, SHOWN, SKIMPED),
+    "audio_format": Case({"type": "audio_format", "formats": ["wav"]}, SHOWN, SKIMPED),
+    "audio_duration": Case({"type": "audio_duration", "min_seconds": 5, "max_seconds": 60},
+                           SHOWN, SKIMPED),
+    "video_duration": Case({"type": "video_duration", "min_seconds": 10}, SHOWN, SKIMPED),
+    "video_resolution": Case({"type": "video_resolution", "presets": ["1080p", "4k"]},
+                             SHOWN, SKIMPED),
     # promptkit, conversation level
     "conversation_content_includes": Case({"type": "conversation_content_includes",
                                            "patterns": ["booked"]}, GOOD_CHAT, BAD_CHAT),

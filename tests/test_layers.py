@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_regex",
             "_jsonpath",
             "_models",
+            "_media",
             "_result",
             "_params",
             "_judging",
@@ -68,6 +69,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_promptkit_names",
             "_promptkit_args",
             "_promptkit_judged",
+            "_promptkit_media",
         },
     ),
     ("building", {"_registry", "_suite"}),  # type lookup, spec building, cases and suites

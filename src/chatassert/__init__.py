@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from chatassert._models import (
         Conversation as Conversation,
         GuardrailEvent as GuardrailEvent,
+        Media as Media,
         Message as Message,
         ToolCall as ToolCall,
         ToolResult as ToolResult,
@@ -131,6 +132,7 @@ _EXPORTS: dict[str, str] = {
     "Conversation": "_models",
     "Turn": "_models",
     "Message": "_models",
+    "Media": "_models",
     "ToolCall": "_models",
     "ToolResult": "_models",
     "GuardrailEvent": "_models",

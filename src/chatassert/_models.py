@@ -1,7 +1,8 @@
-"""The subject model: tool calls and results, guardrail events, workflows, turns, conversations.
+"""The subject model: tool calls and results, guardrail events, workflows, media, turns,
+conversations.
 
 All models are frozen pydantic models. A turn can be given its fields directly, or a list of
-chat `messages` from which its text (G1), tool calls (G2) and tool results are derived.
+chat `messages` from which its text (G1), tool calls (G2), tool results and media are derived.
 """
 
 from __future__ import annotations
@@ -9,14 +10,22 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
-from typing import Any, Self, TypeAlias
+from typing import Any, Literal, Self, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 __all__ = [
     "Conversation",
     "GuardrailEvent",
     "JSONValue",
+    "Media",
     "Message",
     "Subject",
     "ToolCall",
@@ -28,6 +37,9 @@ __all__ = [
     "as_json",
     "as_turn",
     "lower_text_of",
+    "make_media",
+    "media_of_message",
+    "media_of_part",
     "text_of",
     "turn_of",
 ]
@@ -143,6 +155,186 @@ class WorkflowState(BaseModel):
     complete: bool = False
 
 
+class Media(BaseModel):
+    """One image, audio clip or video in a turn: where its bytes are and what is declared about it.
+
+    The bytes are base64 `data`, a local `file_path` or a `url` (never fetched); `mime_type`,
+    `format`, `width`, `height` and `duration_seconds` are what the log declares, used before
+    anything read from the bytes. `role` is the role of the message that carried the part:
+    PromptKit's media checks read the response's parts, those of `assistant` messages.
+
+    Example:
+        >>> from chatassert import Media, Turn
+        >>> turn = Turn(text="Here it is.", media=[Media(kind="image", mime_type="image/png",
+        ...                                              width=1024, height=768)])
+        >>> turn.media[0].kind, turn.media[0].role
+        ('image', 'assistant')
+    """
+
+    model_config = _FROZEN
+
+    kind: Literal["image", "audio", "video"]
+    mime_type: str | None = None
+    url: str | None = None
+    data: str | None = None
+    file_path: str | None = None
+    format: str | None = None
+    width: int | None = Field(default=None, ge=0)
+    height: int | None = Field(default=None, ge=0)
+    duration_seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    detail: str | None = None
+    caption: str | None = None
+    role: str = "assistant"
+
+    @field_validator("width", "height", "duration_seconds", mode="before")
+    @classmethod
+    def _no_booleans(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("a size or duration must be a number, not true or false")
+        return value
+
+
+_MEDIA_KINDS = ("image", "audio", "video")
+_AN = {"image": "an", "audio": "an", "video": "a"}
+_AUDIO_MIME = {"wav": "audio/wav", "mp3": "audio/mpeg"}
+# PromptKit's media keys that the model keeps (`duration` is in seconds)
+_PROMPTKIT_MEDIA = {
+    "url": "url",
+    "file_path": "file_path",
+    "data": "data",
+    "mime_type": "mime_type",
+    "format": "format",
+    "width": "width",
+    "height": "height",
+    "duration": "duration_seconds",
+    "detail": "detail",
+    "caption": "caption",
+}
+
+
+def _data_url(url: str) -> dict[str, Any]:
+    """The fields of an image URL: a `data:` URL's MIME type and base64 data, else the URL."""
+    if url.startswith("data:"):
+        head, comma, payload = url[5:].partition(",")
+        if comma and head.endswith(";base64"):
+            mime = head.removesuffix(";base64").split(";", 1)[0]
+            return {"data": payload, **({"mime_type": mime} if mime else {})}
+    return {"url": url}
+
+
+def make_media(what: str = "a media part", /, **fields: Any) -> Media:
+    """Build a `Media` from values read from a log, every field set (as validated ones are).
+
+    Raises:
+        ValueError: naming `what` and the field, for a value of the wrong type.
+    """
+    complete = {name: f.default for name, f in Media.model_fields.items() if name != "kind"}
+    try:
+        return Media.model_validate({**complete, **fields})
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        field = ".".join(str(p) for p in first["loc"])
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise ValueError(f"{what}: {field}: {message} (got {first.get('input')!r})") from None
+
+
+def media_of_part(part: object, role: str = "assistant") -> Media | None:
+    """The `Media` of one message content part, or None when the part is not media.
+
+    Recognised: OpenAI chat `image_url` and `input_audio` parts, Responses `input_image` and
+    `input_audio`, Anthropic `image` blocks (`source` of type `base64` or `url`), and
+    PromptKit's parts `{type: image|audio|video, media: {url, file_path, data, mime_type,
+    format, width, height, duration, detail, caption}}` (a media part without `media` is
+    skipped, as PromptKit skips it). `role` is the role of the message holding the part.
+
+    Raises:
+        ValueError: for a media part with a value of the wrong type (an `image_url` that is
+            a number, a `width` that is not a whole number, ...). A part that lacks its bytes
+            or URL is still media: the checks report that they cannot read it.
+
+    Example:
+        >>> media_of_part({"type": "image_url", "image_url": {
+        ...     "url": "data:image/png;base64,iVBORw0KGgo=", "detail": "low"}}).mime_type
+        'image/png'
+        >>> media_of_part({"type": "audio", "media": {"file_path": "a.wav", "duration": 3}},
+        ...               role="user").duration_seconds
+        3.0
+        >>> media_of_part({"type": "text", "text": "hi"}) is None
+        True
+    """
+    if not isinstance(part, Mapping):
+        return None
+    kind = part.get("type")
+    if kind in ("image_url", "input_image"):
+        image = part.get("image_url")
+        fields: dict[str, Any] = {"kind": "image", "role": role}
+        if isinstance(image, Mapping):
+            if isinstance(image.get("detail"), str):
+                fields["detail"] = image["detail"]
+            image = image.get("url")
+        if isinstance(image, str):
+            fields.update(_data_url(image))
+        elif image is not None:  # no URL at all is an image whose bytes are not in the log
+            raise ValueError(f"an {kind} part's URL must be a string (got {image!r})")
+        if isinstance(part.get("detail"), str):
+            fields["detail"] = part["detail"]
+        return make_media(f"an {kind} part", **fields)
+    if kind == "input_audio":
+        audio = part.get("input_audio")
+        if audio is None:
+            audio = {}
+        if not isinstance(audio, Mapping):
+            raise ValueError(f"an input_audio part's input_audio must be an object (got {audio!r})")
+        fields = {"kind": "audio", "role": role, "data": audio.get("data")}
+        fmt = audio.get("format")
+        if isinstance(fmt, str) and fmt:
+            fields["format"] = fmt
+            if fmt.lower() in _AUDIO_MIME:
+                fields["mime_type"] = _AUDIO_MIME[fmt.lower()]
+        return make_media("an input_audio part", **fields)
+    if kind not in _MEDIA_KINDS:
+        return None
+    source = part.get("source")
+    if kind == "image" and isinstance(source, Mapping):  # an Anthropic image block
+        fields = {"kind": "image", "role": role}
+        if source.get("type") == "base64":
+            fields["data"] = source.get("data")
+            fields["mime_type"] = source.get("media_type")
+        elif source.get("type") == "url":
+            fields["url"] = source.get("url")
+        return make_media("an image block", **fields)
+    media = part.get("media")
+    if not isinstance(media, Mapping):
+        if media is None:
+            return None
+        raise ValueError(f"{_AN[kind]} {kind} part's 'media' must be an object (got {media!r})")
+    fields = {"kind": kind, "role": role}
+    for key, name in _PROMPTKIT_MEDIA.items():
+        if media.get(key) is not None:
+            fields[name] = media[key]
+    return make_media(f"{_AN[kind]} {kind} part", **fields)
+
+
+def media_of_message(message: Mapping[str, Any]) -> list[Media]:
+    """Every media part of a message mapping, in order: its `content` parts, its `parts`
+    (PromptKit) and an OpenAI assistant's `audio` (base64 `data`).
+
+    Raises:
+        ValueError: for a malformed media part.
+    """
+    role = message.get("role")
+    role = role if isinstance(role, str) else "assistant"
+    out: list[Media] = []
+    for key in ("content", "parts"):
+        parts = message.get(key)
+        if isinstance(parts, list):
+            out.extend(m for p in parts if (m := media_of_part(p, role)) is not None)
+    audio = message.get("audio")
+    if isinstance(audio, Mapping) and isinstance(audio.get("data"), str):
+        out.append(make_media("audio", kind="audio", role=role, data=audio["data"]))
+    return out
+
+
 class Message(BaseModel):
     """One chat message, as the subject model keeps it."""
 
@@ -153,6 +345,7 @@ class Message(BaseModel):
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
+    media: tuple[Media, ...] = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -161,8 +354,12 @@ class Message(BaseModel):
             return data
         out = dict(data)
         content = out.get("content")
+        if "media" not in out and (isinstance(content, list) or "parts" in out or "audio" in out):
+            out["media"] = media_of_message(out)
         if isinstance(content, list):
             out["content"] = content_text(content)
+        elif content is None and isinstance(out.get("parts"), list):  # PromptKit's parts
+            out["content"] = content_text(out["parts"])
         calls = out.get("tool_calls")
         if calls:
             out["tool_calls"] = [_tool_call_from_wire(c) for c in calls]
@@ -214,8 +411,9 @@ class Turn(_Derived):
 
     Give the fields directly, or give `messages` (the turn's chat messages) and let the turn
     derive `text` (the content of the last assistant message that has text, G1), `tool_calls`
-    (every call of every assistant message, in order, G2) and `tool_results` (the `tool`
-    messages), and `input` (the first user message).
+    (every call of every assistant message, in order, G2), `tool_results` (the `tool`
+    messages), `media` (every media part of every message, in order, each with the role of
+    its message) and `input` (the first user message).
 
     Example:
         >>> t = Turn(messages=[
@@ -240,6 +438,7 @@ class Turn(_Derived):
     guardrails: tuple[GuardrailEvent, ...] = ()
     workflow: WorkflowState | None = None
     data: Any = None
+    media: tuple[Media, ...] = ()
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="before")
@@ -270,6 +469,8 @@ class Turn(_Derived):
                     if m.role == "tool"
                 ],
             )
+        if "media" not in out:
+            out["media"] = [media for m in messages for media in m.media]
         return out
 
     @cached_property

@@ -2,7 +2,9 @@
 
 A PromptKit scenario file loads with `chatassert.specs.load_suite`; these are the same checks
 written in Python. Turn-level types check one turn; the `Conversation…` types check a whole
-conversation, with PromptKit's own parameters, details and reasons. `state_is`,
+conversation, with PromptKit's own parameters, details and reasons; the media checks
+(`ImageFormat`, `ImageDimensions`, `AudioFormat`, `AudioDuration`, `VideoDuration`,
+`VideoResolution`) read the response's media parts (`Turn.media`). `state_is`,
 `transitioned_to`, `workflow_complete` and `guardrail_triggered` are the native `StateIs`,
 `TransitionedTo`, `WorkflowComplete` and `GuardrailTriggered` of the top level.
 
@@ -28,6 +30,14 @@ from chatassert._promptkit_content import (
     ConversationContentNotIncludes,
 )
 from chatassert._promptkit_judged import LLMJudge, LLMJudgeConversation
+from chatassert._promptkit_media import (
+    AudioDuration,
+    AudioFormat,
+    ImageDimensions,
+    ImageFormat,
+    VideoDuration,
+    VideoResolution,
+)
 from chatassert._promptkit_names import (
     AgentInvoked,
     AgentNotInvoked,
@@ -49,6 +59,8 @@ __all__ = [
     "AgentInvoked",
     "AgentNotInvoked",
     "AgentResponseContains",
+    "AudioDuration",
+    "AudioFormat",
     "ContentIncludes",
     "ContentMatches",
     "ConversationAgentInvoked",
@@ -64,9 +76,13 @@ __all__ = [
     "ConversationToolsNotCalledWithArgs",
     "ConversationTransitionedTo",
     "ConversationWorkflowComplete",
+    "ImageDimensions",
+    "ImageFormat",
     "LLMJudge",
     "LLMJudgeConversation",
     "ToolCallsWithArgs",
     "ToolsCalled",
     "ToolsNotCalled",
+    "VideoDuration",
+    "VideoResolution",
 ]

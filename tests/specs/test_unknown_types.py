@@ -40,7 +40,7 @@ spec:
       content: Weather in Paris?
       assertions:
         - {type: content_includes, params: {patterns: [Paris]}}
-        - {type: audio_duration, params: {min_seconds: 1}}
+        - {type: audio_loudness, params: {min_lufs: -23}}
   conversation_assertions:
     - {type: tool_args_excluded_session, params: {tool_name: search}}
 """
@@ -67,7 +67,7 @@ PARIS = Conversation(turns=[Turn(input="Weather in Paris?", text="Paris: 18C")])
     ("text", "fragment"),
     [
         (FLAT, "unknown flat assertion type 'image_format'"),
-        (PROMPTKIT, "unknown promptkit turn-level assertion type 'audio_duration'"),
+        (PROMPTKIT, "unknown promptkit turn-level assertion type 'audio_loudness'"),
         (EXPECT, "unknown expect key 'agent_mood'"),
         (NATIVE, "unknown native assertion type 'sounds_friendly'"),
     ],
@@ -101,7 +101,7 @@ def test_promptkit_skips_unknown_types_at_both_levels() -> None:
     suite = loads_suite(PROMPTKIT, filename="s.yaml", unknown_types="skip")
     result = suite.cases[0].check(PARIS)
     names = [name for name, _, _ in _skipped_leaves(result)]
-    assert names == ["audio_duration", "tool_args_excluded_session"]
+    assert names == ["audio_loudness", "tool_args_excluded_session"]
     assert result.status is Status.PASSED
 
 

@@ -46,6 +46,7 @@ def msg(
     calls: tuple[dict[str, Any], ...] = (),
     call_id: str | None = None,
     name: str | None = None,
+    media: tuple[dict[str, Any], ...] = (),
 ) -> dict[str, Any]:
     """A dumped `Message`."""
     return {
@@ -54,7 +55,17 @@ def msg(
         "tool_calls": list(calls),
         "tool_call_id": call_id,
         "name": name,
+        "media": list(media),
     }
+
+
+def media(kind: str, role: str = "assistant", **fields: Any) -> dict[str, Any]:
+    """A dumped `Media`."""
+    empty = dict.fromkeys(
+        ("mime_type", "url", "data", "file_path", "format", "width", "height",
+         "duration_seconds", "detail", "caption"),
+    )  # fmt: skip
+    return {"kind": kind, **empty, **fields, "role": role}
 
 
 def result(
@@ -81,7 +92,8 @@ def turn(
     results: tuple[dict[str, Any], ...] = (),
     metadata: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A dumped `Turn`; its tool calls are every call of its assistant messages, in order (G2)."""
+    """A dumped `Turn`; its tool calls are every call of its assistant messages, in order (G2),
+    and its media every media part of its messages."""
     calls = [c for m in messages if m["role"] == "assistant" for c in m["tool_calls"]]
     return {
         "input": input,
@@ -92,6 +104,7 @@ def turn(
         "guardrails": [],
         "workflow": None,
         "data": None,
+        "media": [part for m in messages for part in m["media"]],
         "metadata": {} if metadata is None else metadata,
     }
 
@@ -224,7 +237,7 @@ OPENAI_TRANSCRIPT_EXPECTED = conv(
             "And Rome?",
             "I can't say.",
             [
-                msg("user", "And Rome?"),
+                msg("user", "And Rome?", media=(media("image", "user"),)),
                 msg(
                     "assistant",
                     None,
@@ -235,7 +248,7 @@ OPENAI_TRANSCRIPT_EXPECTED = conv(
                 msg("assistant", None),
                 msg("tool", "x", call_id="c9"),
                 msg("tool", None, call_id="c9"),
-                msg("assistant", None),
+                msg("assistant", None, media=(media("image", url="u"),)),
             ],
             (result("20C", None, "get_weather"), result("x", "c9", None), result("", "c9", None)),
         ),

@@ -11,7 +11,9 @@ Line shapes read:
 Content blocks: `text` blocks give the text; `tool_use` blocks give tool calls (`input` is the
 arguments); `tool_result` blocks (inside user messages) give tool results linked by
 `tool_use_id`, with `is_error` carried. A user message holding only `tool_result` blocks
-continues the turn: it is the tools answering, not the user speaking.
+continues the turn: it is the tools answering, not the user speaking. `image` blocks (a
+`base64` or `url` source) are media parts of their message, or of the tool result that holds
+them.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from chatassert.transcripts._build import (
     call_metadata,
     conversation,
     fold_calls,
+    media_from_part,
+    media_parts,
     parent,
     record_metadata,
     text_of,
@@ -117,12 +121,17 @@ def message(raw: object, where: str) -> list[Msg]:
     texts: list[str] = []
     calls = []
     results: list[Msg] = []
+    media = []
     for j, block in enumerate(content):
         if not isinstance(block, dict) or not isinstance(block.get("type"), str):
             raise TranscriptError(f"{where}.content[{j}] is not a content block with a 'type'")
         kind = block["type"]
         if kind == "text":
             texts.append(str(block.get("text", "")))
+        elif kind == "image":
+            image = media_from_part(block, role, f"{where}.content[{j}]")
+            if image is not None:
+                media.append(image)
         elif kind in ("tool_use", "server_tool_use"):
             if block.get("id") is None:
                 raise TranscriptError(f"{where}.content[{j}] (tool_use) has no 'id'")
@@ -139,14 +148,18 @@ def message(raw: object, where: str) -> list[Msg]:
                     tool_call_id=str(use_id),
                     is_error=block.get("is_error") is True,
                     data=inner if isinstance(inner, dict) else None,
+                    media=media_parts(inner, "tool", f"{where}.content[{j}].content"),
                 )
             )
     text = "".join(texts) if texts else None
     if role == "assistant":
-        return [Msg(role="assistant", content=text, tool_calls=calls)]
+        return [Msg(role="assistant", content=text, tool_calls=calls, media=media)]
     if results:
-        return results + ([Msg(role=role, content=text)] if text else [])
-    return [Msg(role=role, content=text)]
+        if text:
+            return [*results, Msg(role=role, content=text, media=media)]
+        results[-1].media.extend(media)  # no words of the user's: the turn goes on
+        return results
+    return [Msg(role=role, content=text, media=media)]
 
 
 def messages(raw: object, where: str, system: object = None) -> list[Msg]:

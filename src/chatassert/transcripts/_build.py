@@ -1,9 +1,10 @@
 """Building `Conversation`s quickly from messages that adapters have already normalised.
 
 Every adapter translates its log shape into a list of `Msg` (role, text, tool calls, tool-result
-fields, per-message metadata) and hands it to `conversation()`, which splits turns (G1), derives
-each turn's text, tool calls and tool results (G2) exactly as `Turn(messages=...)` does, and
-constructs the frozen models without re-validating what the adapter has already checked.
+fields, media parts, per-message metadata) and hands it to `conversation()`, which splits turns
+(G1), derives each turn's text, tool calls, tool results (G2) and media exactly as
+`Turn(messages=...)` does, and constructs the frozen models without re-validating what the
+adapter has already checked.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from typing import Any
 from chatassert._errors import TranscriptError
 from chatassert._models import (
     Conversation,
+    Media,
     Message,
     ToolCall,
     ToolResult,
     Turn,
+    media_of_part,
     parse_arguments,
     result_names,
 )
@@ -34,6 +37,8 @@ __all__ = [
     "described",
     "duration",
     "fold_calls",
+    "media_from_part",
+    "media_parts",
     "merge_exchange",
     "number",
     "parent",
@@ -73,6 +78,7 @@ class Msg:
         name: For a `tool` message, the tool's name when the log gives it.
         is_error: For a `tool` message, whether the tool reported an error.
         data: For a `tool` message, the structured result when the log gives one.
+        media: The message's images, audio and video (see `media_from_part`).
         metadata: Facts about the model call that produced this message (latency, tokens, ...),
             merged into its turn's metadata.
     """
@@ -85,6 +91,44 @@ class Msg:
     is_error: bool = False
     data: Any = None
     metadata: dict[str, Any] | None = None
+    media: list[Media] = field(default_factory=list)
+
+
+def media_from_part(part: object, role: str = "assistant", where: str = "") -> Media | None:
+    """The `Media` of one content part of a log, or None when the part is not media.
+
+    Reads OpenAI chat `image_url` / `input_audio` parts, Responses `input_image` /
+    `input_audio`, Anthropic `image` blocks and PromptKit's `{type: image|audio|video,
+    media: {...}}` parts (see `chatassert._models.media_of_part`). `role` is the role of the
+    message holding the part; `where` is the part's place in the record, for messages.
+
+    Raises:
+        TranscriptError: naming `where`, for a malformed media part.
+
+    Example:
+        >>> media_from_part({"type": "video", "media": {"url": "https://x/clip.mp4",
+        ...                  "mime_type": "video/mp4", "width": 1920, "height": 1080}}).height
+        1080
+        >>> media_from_part({"type": "image_url", "image_url": 5}, where="content[0]")
+        Traceback (most recent call last):
+        ...
+        chatassert._errors.TranscriptError: content[0]: an image_url part's URL must be a str...
+    """
+    try:
+        return media_of_part(part, role)
+    except ValueError as exc:
+        raise TranscriptError(_at(where, str(exc))) from None
+
+
+def media_parts(parts: object, role: str, where: str = "") -> list[Media]:
+    """The media of a list of content parts (nothing for a string or None), in order."""
+    if not isinstance(parts, list):
+        return []
+    return [
+        m
+        for i, part in enumerate(parts)
+        if (m := media_from_part(part, role, f"{where}[{i}]")) is not None
+    ]
 
 
 def tool_call(name: object, arguments: object, call_id: object = None) -> ToolCall:
@@ -196,6 +240,7 @@ def _message(msg: Msg) -> Message:
             "tool_calls": tuple(msg.tool_calls),
             "tool_call_id": msg.tool_call_id,
             "name": msg.name,
+            "media": tuple(msg.media),
         },
     )
 
@@ -205,8 +250,11 @@ def _turn(group: Sequence[Msg]) -> Turn:
     text = ""
     calls: list[ToolCall] = []
     results: list[ToolResult] = []
+    media: list[Media] = []
     metadata: dict[str, Any] = {}
     for msg in group:
+        if msg.media:
+            media.extend(msg.media)
         role = msg.role
         if role == "user":
             if input_text is None:
@@ -234,6 +282,7 @@ def _turn(group: Sequence[Msg]) -> Turn:
             "guardrails": (),
             "workflow": None,
             "data": None,
+            "media": tuple(media),
             "metadata": metadata,
         },
     )

@@ -12,7 +12,8 @@ Three line shapes are read:
 Tool calls come from `tool_calls[].function` (arguments as a JSON string, kept with its parse
 error when invalid) or the legacy `function_call`; `tool` messages are linked to their calls by
 `tool_call_id`, and legacy `function` messages (`{"role": "function", "name", "content"}`) are
-read as tool results too.
+read as tool results too. Media: `image_url` and `input_audio` content parts, and an assistant's
+`audio` (its base64 `data`), become the message's media parts.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chatassert._errors import TranscriptError
-from chatassert._models import Conversation
+from chatassert._models import Conversation, make_media
 from chatassert.transcripts._build import (
     Msg,
     call_metadata,
     conversation,
     fold_calls,
+    media_parts,
     parent,
     record_metadata,
     text_of,
@@ -79,6 +81,10 @@ def message(raw: object, where: str) -> Msg:
     if role == "function":  # the legacy result of a `function_call`
         role = "tool"
     content = text_of(raw.get("content"), where=f"{where}.content")
+    media = media_parts(raw.get("content"), role, f"{where}.content")
+    audio = raw.get("audio")
+    if isinstance(audio, Mapping) and isinstance(audio.get("data"), str):  # a spoken reply
+        media.append(make_media(f"{where}.audio", kind="audio", data=audio["data"], role=role))
     refusal = raw.get("refusal")
     if not content and isinstance(refusal, str) and refusal:
         content = refusal  # the assistant declined: its refusal is what it said
@@ -89,6 +95,7 @@ def message(raw: object, where: str) -> Msg:
         tool_call_id=None if call_id is None else str(call_id),
         name=name if isinstance(name, str) else None,
         is_error=raw.get("is_error") is True,
+        media=media,
     )
 
 

@@ -11,7 +11,9 @@ Line shapes read:
 Items: messages (`{"type": "message", "role", "content": str | [input_text/output_text parts]}`
 or `{"role", "content"}`), `function_call` (`call_id`, `name`, `arguments` as a JSON string) and
 `function_call_output` (`call_id`, `output`); `reasoning` and other items are skipped. A
-`previous_response_id` chain is not followed: log the whole input.
+`previous_response_id` chain is not followed: log the whole input. Media: a message's
+`input_image` and `input_audio` parts, and the image an `image_generation_call` item returns
+(its base64 `result`), which is the assistant's.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chatassert._errors import TranscriptError
-from chatassert._models import Conversation
+from chatassert._models import Conversation, make_media
 from chatassert.transcripts._build import (
     Msg,
     call_metadata,
     conversation,
     described,
     fold_calls,
+    media_parts,
     parent,
     record_metadata,
     text_of,
@@ -35,7 +38,9 @@ from chatassert.transcripts._build import (
 
 __all__ = ["detect", "parse"]
 
-_ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning"})
+_ITEM_TYPES = frozenset(
+    {"message", "function_call", "function_call_output", "reasoning", "image_generation_call"}
+)
 
 
 def _typed_items(items: object) -> bool:
@@ -95,7 +100,14 @@ def items(raw: object, where: str) -> list[Msg]:
             role = item.get("role")
             if not isinstance(role, str):
                 raise TranscriptError(f"{at} (message) has no 'role'")
-            out.append(Msg(role=role, content=text_of(item.get("content"), where=f"{at}.content")))
+            content = item.get("content")
+            out.append(
+                Msg(
+                    role=role,
+                    content=text_of(content, where=f"{at}.content"),
+                    media=media_parts(content, role, f"{at}.content"),
+                )
+            )
         elif kind == "function_call":
             if item.get("call_id") is None:
                 raise TranscriptError(f"{at} (function_call) has no 'call_id'")
@@ -120,6 +132,11 @@ def items(raw: object, where: str) -> list[Msg]:
                     is_error=item.get("is_error") is True or status == "failed",
                 )
             )
+        elif kind == "image_generation_call" and isinstance(item.get("result"), str):
+            fmt = item.get("output_format")
+            mime = f"image/{fmt}" if isinstance(fmt, str) and fmt else None
+            image = make_media(at, kind="image", data=item["result"], mime_type=mime)
+            out.append(Msg(role="assistant", media=[image]))
     return out
 
 
