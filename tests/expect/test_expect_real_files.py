@@ -522,3 +522,11 @@ def test_check_help_documents_assume() -> None:
     out = run("check", "--help")
     assert "--assume CONDITION" in out.stdout
     assert "skip_if" in out.stdout
+
+
+def test_the_new_keys_are_in_the_spec_schema() -> None:
+    out = run("schema", "spec")
+    kinds = json.loads(out.stdout)["$defs"]
+    assert kinds["kind_expect_no_overlap"]["required"] == ["type", "path"]
+    assert {"path", "with", "values"} <= set(kinds["kind_expect_no_overlap"]["properties"])
+    assert kinds["kind_expect_agent_used_model"]["required"] == ["type", "value"]
