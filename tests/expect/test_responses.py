@@ -407,3 +407,17 @@ def test_a_model_is_named_by_a_run_of_its_segments(
     expected: str, model: str, matches: bool
 ) -> None:
     assert model_matches(expected, model) is matches
+
+
+def test_agent_used_model_reads_the_record_in_one_of_but_not_under_a_condition() -> None:
+    from chatassert.expect import IfResults
+    from chatassert.specs import loads_suite
+
+    (case,) = loads_suite(
+        '{"one_of": [{"agent_used_model": "sonnet"}, {"agent_used_model": "haiku"}],'
+        ' "if_results": {"agent_used_model": "haiku"}}'
+    ).cases
+    result = case.check(logged(HAIKU))
+    assert [r.status for r in result.children] == [P, E]  # documented: docs/expect.md
+    assert result.children[1].reason.startswith("the response was logged without the model")
+    assert IfResults(AgentUsedModel("haiku")).check(logged(HAIKU)).status is E
