@@ -327,6 +327,12 @@ CASES: dict[str, Case] = {
     "expect_if_sensitive_results": Case({"type": "expect_if_sensitive_results",
                                          "has_field": "sensitive", "value": True},
                                         FLAGGED, UNFLAGGED),
+    "expect_no_overlap": Case({"type": "expect_no_overlap", "path": "results[*].file",
+                               "values": ["journal/b.md"]}, SEARCH, {"results": [
+                                   {"file": "journal/c.md"}, {"file": "journal/b.md"}]}),
+    "expect_agent_used_model": Case({"type": "expect_agent_used_model", "value": "haiku"},
+                                    Turn(data=SEARCH, metadata={"model": "claude-3-5-haiku"}),
+                                    Turn(data=SEARCH, metadata={"model": "claude-sonnet-4-5"})),
 }  # fmt: skip
 
 KINDS = sorted(CASES)

@@ -60,6 +60,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_guardrails",
             "_judged",
             "_combinators",
+            "_responses",
         },
     ),
     (

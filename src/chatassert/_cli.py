@@ -198,6 +198,7 @@ def _parser() -> argparse.ArgumentParser:
         "otel) instead of detecting it per line",
     )
     _unknown_types_option(check)
+    _assume_option(check)
     check.add_argument(
         "--fail-fast",
         action="store_true",
@@ -241,6 +242,7 @@ def _parser() -> argparse.ArgumentParser:
     lint = sub.add_parser("lint", help="validate suites without running them")
     lint.add_argument("suites", nargs="+", help="spec files")
     _unknown_types_option(lint)
+    _assume_option(lint)
     lint.add_argument(
         "-v",
         "--verbose",
@@ -270,6 +272,17 @@ def _unknown_types_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _assume_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--assume",
+        action="append",
+        default=[],
+        metavar="CONDITION",
+        help="a condition that holds (repeatable): each test whose skip_if names it, exactly "
+        "as written, is reported skipped ('skip_if CONDITION holds (--assume)')",
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
     try:
@@ -295,7 +308,14 @@ def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     out = _Output(sys.stdout, _STDOUT)
     if args.command == "lint":
-        code = _lint(args.suites, out, sys.stderr, args.unknown_types, verbose=args.verbose)
+        code = _lint(
+            args.suites,
+            out,
+            sys.stderr,
+            args.unknown_types,
+            verbose=args.verbose,
+            assume=tuple(args.assume),
+        )
     elif args.command == "schema":
         schema = _spec_schema() if args.which == "spec" else _result_schema()
         out.write(json.dumps(schema, indent=2) + "\n")
@@ -306,11 +326,14 @@ def _main(argv: Sequence[str] | None) -> int:
     return code
 
 
-def _load(path: str, err: IO[str], unknown_types: str = "error") -> Suite | None:
+def _load(
+    path: str, err: IO[str], unknown_types: str = "error", assume: Sequence[str] = ()
+) -> Suite | None:
     from chatassert.specs import load_suite
 
     try:
-        return load_suite(path, unknown_types=unknown_types)
+        suite = load_suite(path, unknown_types=unknown_types)
+        return suite.assuming(assume, via="--assume") if assume else suite
     except SpecError as exc:
         err.write(f"{exc}\n")
     except OSError as exc:
@@ -333,6 +356,21 @@ def _say_unknown(suites: Sequence[Suite], err: IO[str]) -> None:
             err.write(f"{where}: not checked, reported skipped: unknown assertion types {listed}\n")
 
 
+def _say_unassumed(suites: Sequence[Suite], assume: Sequence[str], err: IO[str]) -> None:
+    """Say which `--assume` conditions no test's `skip_if` names (a typo skips nothing)."""
+    from chatassert._params import did_you_mean
+
+    named = {c.metadata.get("skip_if") for s in suites for c in s.cases} - {None}
+    for condition in dict.fromkeys(assume):
+        if condition in named:
+            continue
+        known = sorted(str(n) for n in named)
+        hint = did_you_mean(condition, known) or (
+            f"the skip_if conditions are: {', '.join(known)}" if known else "no test has skip_if"
+        )
+        err.write(f"--assume {condition!r} names no test's skip_if: {hint}\n")
+
+
 def _lint(
     paths: Sequence[str],
     out: _Output,
@@ -340,16 +378,22 @@ def _lint(
     unknown_types: str = "error",
     *,
     verbose: bool = False,
+    assume: Sequence[str] = (),
 ) -> int:
     code = EXIT_OK
     for path in paths:
-        suite = _load(path, err, unknown_types)
+        suite = _load(path, err, unknown_types, assume)
         if suite is None:
             code = EXIT_USAGE
             continue
         _say_unknown([suite], err)
+        _say_unassumed([suite], assume, err)
         count = sum(len(c.assertions()) for c in suite.cases)
-        out.write(f"{path}: ok ({suite.dialect}, {len(suite.cases)} cases, {count} assertions)\n")
+        skipped = sum(c.skip is not None for c in suite.cases)
+        also = f", {skipped} skipped" if skipped else ""
+        out.write(
+            f"{path}: ok ({suite.dialect}, {len(suite.cases)} cases, {count} assertions{also})\n"
+        )
         if verbose:
             _lint_cases(suite, out)
     return code
@@ -362,6 +406,13 @@ def _lint_cases(suite: Suite, out: _Output) -> None:
     for case in suite.cases:
         count = len(case.assertions())
         out.write(f"  {case.name}: {count} assertion{'' if count == 1 else 's'}\n")
+        if case.steps:
+            out.write(f"    steps: {', '.join(str(s.step) for s in case.steps)}\n")
+        if case.skip is not None:
+            out.write(f"    skipped: {case.skip}\n")
+        elif case.metadata.get("skip_if") is not None:
+            condition = case.metadata["skip_if"]
+            out.write(f"    skip_if {condition!r}: checked unless --assume {condition}\n")
         kept = case.metadata.get(NOT_USED_OFFLINE) or {}
         if kept:
             out.write(f"    not used offline: {', '.join(kept)}\n")
@@ -382,6 +433,7 @@ class _Plan:
     workflow: str | None = None
     fail_fast: bool = False
     unknown_types: str = "error"
+    assume: tuple[str, ...] = ()
 
 
 def _inline_suite(specs: Sequence[str]) -> Suite:
@@ -419,7 +471,7 @@ def _inline_suite(specs: Sequence[str]) -> Suite:
 def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
     suites: list[Suite] = []
     if plan.suite is not None:
-        suite = _load(plan.suite, err, plan.unknown_types)
+        suite = _load(plan.suite, err, plan.unknown_types, plan.assume)
         if suite is None:
             return None
         suites.append(suite)
@@ -532,8 +584,11 @@ def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bo
 
     A line `{"case" | "id": <name>, "output" | "response": <value>}` checks the value against
     the named case (a name no case has leaves it unmatched); a line that names none, and any
-    other JSON value, is checked against the only `json` case. Returns whether the line was
-    checked.
+    other JSON value, is checked against the only `json` case. A `model` beside the response
+    (or in the line's `metadata`) is the model that produced it: the response is then checked
+    as a `Turn` whose metadata carries it (for `agent_used_model`). A line of a multi-step
+    test names its step (`"step": 2`); its response is held until the test's steps are in
+    (a `("p", ...)` item, paired by `_StepRuns`). Returns whether the line was checked.
     """
     checked = False
     for suite in state.suites:
@@ -553,12 +608,146 @@ def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bo
             items.append(("m", where, suite.name))
             checked = True  # read as a response, but no test has its id: unmatched only
             continue
+        checked = True
         key = raw.get("id", raw.get("case")) if isinstance(raw, dict) else None
         subject_id = None if key is None or subject is raw else str(key)
+        shown = subject
+        if subject is not raw:
+            subject = _with_model(raw, subject)
+        step = raw.get("step") if isinstance(raw, dict) and subject is not raw else None
+        if case.steps or step is not None:
+            _step_item(suite, case, step, subject, shown, where, subject_id, items)
+            continue
         outcome = Outcome(suite.name, case.name, _timed(case, subject), where, subject_id)
-        items.append(_item(state.plan.format, state.plan.verbose, outcome, subject))
-        checked = True
+        items.append(_item(state.plan.format, state.plan.verbose, outcome, shown))
     return checked
+
+
+def _with_model(raw: dict[str, Any], response: Any) -> Any:
+    """The response as a `Turn` carrying the model its line logs (`model`, or
+    `metadata.model`), or the response itself when the line logs none."""
+    model = raw.get("model")
+    meta = raw.get("metadata")
+    if model is None and isinstance(meta, dict):
+        model = meta.get("model")
+    if model is None:
+        return response
+    from chatassert._models import Turn
+
+    if isinstance(response, str):  # text, read as JSON by the checks, as it would be alone
+        return Turn(text=response, metadata={"model": model})
+    return Turn(data=response, metadata={"model": model})
+
+
+def _step_item(
+    suite: Suite,
+    case: Case,
+    step: Any,
+    subject: Any,
+    shown: Any,
+    where: str,
+    subject_id: str | None,
+    items: list[Item],
+) -> None:
+    """The item of a line answering one step of a multi-step test, or why it cannot."""
+    from chatassert._suite import _step_number
+
+    name = case.id or case.name
+    numbers = [s.step for s in case.steps]
+    if not case.steps:
+        items.append(
+            ("u", where, f"test {name!r} has no multi_step, but the line gives 'step': {step!r}")
+        )
+        return
+    if step is None:
+        items.append(
+            (
+                "u",
+                where,
+                f"test {name!r} has steps {', '.join(map(str, numbers))}: the line must say "
+                'which it answers ("step": N)',
+            )
+        )
+        return
+    number = _step_number(step)
+    if number not in numbers:
+        items.append(
+            (
+                "u",
+                where,
+                f"test {name!r} has no step {step!r} (its steps: {', '.join(map(str, numbers))})",
+            )
+        )
+        return
+    items.append(("p", suite.name, case.name, number, subject, shown, where, subject_id))
+
+
+class _StepRuns:
+    """Pairs the lines of multi-step tests into runs, and checks each run once it is whole.
+
+    The lines of one run of a test come one per step, in any order; a step that comes again
+    starts the next run (so runs logged one after another, 1 2 1 2, are two runs). A run is
+    checked when its last step arrives, or at the end of the logs with the steps it has (a
+    missing step is an `error`).
+    """
+
+    def __init__(self, plan: _Plan, suites: Sequence[Suite]) -> None:
+        self.plan = plan
+        self.cases = {(s.name, c.name): c for s in suites for c in s.cases if c.steps}
+        self.open: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def resolve(self, items: list[Item]) -> list[Item]:
+        """Replace each `p` item with the `o` items of the runs it completes."""
+        if not any(item[0] == "p" for item in items):
+            return items
+        out: list[Item] = []
+        for item in items:
+            if item[0] != "p":
+                out.append(item)
+                continue
+            _, suite, name, step, subject, shown, where, subject_id = item
+            key = (suite, name)
+            run = self.open.get(key)
+            if run is not None and step in run["responses"]:
+                out.append(self._checked(key, self.open.pop(key)))  # the next run begins
+                run = None
+            if run is None:
+                run = self.open[key] = {
+                    "responses": {},
+                    "shown": {},
+                    "where": where,
+                    "subject_id": subject_id,
+                }
+            run["responses"][step] = subject
+            run["shown"][str(step)] = shown
+            if len(run["responses"]) == len(self.cases[key].steps):
+                out.append(self._checked(key, self.open.pop(key)))
+        return out
+
+    def flush(self) -> list[Item]:
+        """Check the runs still open at the end of the logs (their missing steps error)."""
+        out = [self._checked(key, run) for key, run in self.open.items()]
+        self.open.clear()
+        return out
+
+    def _checked(self, key: tuple[str, str], run: dict[str, Any]) -> Item:
+        case = self.cases[key]
+        result = _timed(case, run["responses"])
+        outcome = Outcome(key[0], case.name, result, run["where"], run["subject_id"])
+        return _item(self.plan.format, self.plan.verbose, outcome, run["shown"])
+
+
+def _paired(
+    plan: _Plan, suites: Sequence[Suite], batches: Generator[list[Item], None, None]
+) -> Generator[list[Item], None, None]:
+    """The batches of items, with the lines of multi-step tests paired into checked runs."""
+    runs = _StepRuns(plan, suites)
+    try:
+        for items in batches:
+            yield runs.resolve(items)
+        yield runs.flush()
+    finally:
+        batches.close()
 
 
 def _item(fmt: str, verbose: bool, outcome: Outcome, subject: object) -> Item:
@@ -772,6 +961,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         workflow=args.workflow,
         fail_fast=args.fail_fast,
         unknown_types=args.unknown_types,
+        assume=tuple(args.assume),
     )
     if plan.transcript_format is not None:
         from chatassert.transcripts import FORMATS
@@ -787,6 +977,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     if suites is None or files is None:
         return EXIT_USAGE
     _say_unknown(suites, err)
+    _say_unassumed(suites, plan.assume, err)
     if not args.output:
         return _run(plan, suites, files, args, args.max_failures, out, err)
     try:
@@ -870,7 +1061,7 @@ def _run_until_done(
     progress = _Progress(err, not args.no_progress)
     stopped: str | None = None
     answered: set[tuple[str, str]] = set()
-    batches = _items(plan, suites, files, args.jobs)
+    batches = _paired(plan, suites, _items(plan, suites, files, args.jobs))
     try:
         while not stopped:
             interrupts.armed = True
@@ -954,11 +1145,15 @@ def _run_until_done(
     elif summary.records:  # with nothing read, that is the one thing to say
         for outcome in _missing_responses(suites, answered):
             summary.add(outcome)
-            err.write(f"{outcome.suite}: test {outcome.subject_id!r} has no response in the logs\n")
+            status = outcome.result.status.value
+            if status == "error":
+                err.write(
+                    f"{outcome.suite}: test {outcome.subject_id!r} has no response in the logs\n"
+                )
             if plan.format == "json":
                 out.write(json_line(outcome.to_dict()))
-            elif junit is not None:  # an error test case, as in the summary
-                junit.add(outcome.suite, "error", 0.0, render_junit_case(outcome, verbose=False))
+            elif junit is not None:  # an error (or skipped) test case, as in the summary
+                junit.add(outcome.suite, status, 0.0, render_junit_case(outcome, verbose=False))
     if summary.records == 0:
         err.write(f"{summary.notice}\n")
     _finish(plan, summary, junit, args, out)
@@ -966,13 +1161,17 @@ def _run_until_done(
 
 
 def _missing_responses(suites: list[Suite], answered: set[tuple[str, str]]) -> list[Outcome]:
-    """Error outcomes for the JSON-response tests (expect suites) that no log line answered."""
+    """Error outcomes for the JSON-response tests (expect suites) that no log line answered;
+    a skipped test needs no response, and reports skipped."""
     out: list[Outcome] = []
     for suite in suites:
         for case in suite.cases:
             if case.subject != "json" or (suite.name, case.name) in answered:
                 continue
             key = case.id or case.name
+            if case.skip is not None:
+                out.append(Outcome(suite.name, case.name, case.check(None), "", key))
+                continue
             result = Result(
                 Status.ERROR,
                 "case",

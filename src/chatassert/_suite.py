@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from time import perf_counter
@@ -23,10 +23,11 @@ from chatassert._errors import RegexTimeoutError
 from chatassert._jsonbase import JsonCheck
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, NotJSONError, Turn, as_conversation, as_json
+from chatassert._responses import NotLogged, stored_values
 from chatassert._result import Result, Status, all_status
 from chatassert._workflow import Workflow, has_workflow
 
-__all__ = ["Case", "Suite", "TurnSpec"]
+__all__ = ["Case", "StepSpec", "Suite", "TurnSpec"]
 
 _P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 
@@ -43,6 +44,25 @@ class TurnSpec:
 
     assertions: tuple[Assertion, ...]
     input: str | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    """One step of a multi-step test (the expect vocabulary's `multi_step`).
+
+    Attributes:
+        step: The step's number, as the spec gives it (log records name it: `"step": 2`).
+        checks: Checked against this step's response.
+        input: The input the spec gives for this step, kept for reports.
+        store: A name to keep this step's response under, for a later step's `no_overlap`.
+        source: Where the step came from in its spec (`multi_step[1]`), for reports.
+    """
+
+    step: int
+    checks: tuple[Assertion, ...] = ()
+    input: Any = None
+    store: str | None = None
     source: str = ""
 
 
@@ -65,6 +85,12 @@ class Case:
         workflow: A workflow definition (PromptKit's `workflow:`). A conversation that carries
             no workflow state of its own gets the state derived from its transition calls
             before it is checked; one that carries state is checked as it is.
+        steps: The steps of a multi-step test, checked in order, each against its own
+            response: the subject is then `{step number: response}`, or a list of responses,
+            one per step. A step without a response is an `error`; a step that stores its
+            response makes it what later steps' `no_overlap` compares with.
+        skip: When set, the case is not checked: it reports `skipped` with this reason (a
+            `skip_if` condition that holds, see `Suite.assuming`).
     """
 
     name: str
@@ -79,10 +105,17 @@ class Case:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""
     workflow: Workflow | None = None
+    steps: tuple[StepSpec, ...] = ()
+    skip: str | None = None
 
     def assertions(self) -> list[Assertion]:
-        """Every assertion of the case, turn by turn, then the whole-subject checks."""
-        return [a for t in self.turns for a in t.assertions] + list(self.checks)
+        """Every assertion of the case: turn by turn, step by step, then the whole-subject
+        checks."""
+        return (
+            [a for t in self.turns for a in t.assertions]
+            + [a for s in self.steps for a in s.checks]
+            + list(self.checks)
+        )
 
     def needs_judge(self) -> bool:
         """Whether any assertion of the case may call a judge."""
@@ -118,6 +151,10 @@ class Case:
         combinator) reads the response as it is given, on both `check` and `acheck`.
         """
         start = perf_counter()
+        if self.skip is not None:
+            return self._skipped(start)
+        if self.steps and not self._judged:
+            return self._check_steps(subject, start)
         if self._judged:  # one event loop for the whole case: judge calls run concurrently
             result: Result = run_sync(self._acheck(subject, start))
             return result
@@ -150,6 +187,10 @@ class Case:
         return await self._acheck(subject, perf_counter())
 
     async def _acheck(self, subject: object, start: float) -> Result:
+        if self.skip is not None:
+            return self._skipped(start)
+        if self.steps:
+            return await self._acheck_steps(subject, start)
         if self.subject == "json":
             outs = await asyncio.gather(*(a.acheck(subject) for a in self.checks))
             return self._finish(
@@ -167,6 +208,92 @@ class Case:
             start,
             len(self.turns),
         )
+
+    # -- skipped cases and multi-step tests ----------------------------------------------
+
+    def _skipped(self, start: float) -> Result:
+        """The result of a case that is not checked: each assertion skipped with its reason."""
+        reason = self.skip or "skipped"
+        children = tuple(
+            Result(_S, a.kind, reason, {"skip": reason}, message=a.message)
+            for a in self.assertions()
+        )
+        counts = {"passed": 0, "failed": 0, "error": 0, "skipped": len(children)}
+        return Result(
+            _S,
+            "case",
+            reason,
+            counts,
+            message=self.name,
+            children=children,
+            duration=perf_counter() - start,
+        )
+
+    def _step_responses(self, subject: object) -> dict[int, object] | Result:
+        """The responses of the steps, by step number, or the error result of a subject that
+        is not a response per step."""
+        numbers = [s.step for s in self.steps]
+        how = (
+            f"test {self.id or self.name!r} has {len(numbers)} step"
+            f"{'s' if len(numbers) != 1 else ''} ({', '.join(map(str, numbers))}): check it "
+            "against {step number: response}, or a list of responses, one per step"
+        )
+        out: dict[int, object] = {}
+        if isinstance(subject, Mapping):
+            for key, response in subject.items():
+                number = _step_number(key)
+                if number is None or number not in numbers:
+                    return self._subject_error(f"no step {key!r}: {how}")
+                out[number] = response
+            return out
+        if isinstance(subject, list | tuple):
+            if len(subject) != len(numbers):
+                return self._subject_error(f"got {len(subject)} responses, but {how}")
+            return dict(zip(numbers, subject, strict=True))
+        return self._subject_error(f"got {type(subject).__name__}, but {how}")
+
+    def _subject_error(self, reason: str) -> Result:
+        return Result(
+            _E, "case", reason, {"steps": [s.step for s in self.steps]}, message=self.name
+        )
+
+    def _check_steps(self, subject: object, start: float) -> Result:
+        responses = self._step_responses(subject)
+        if isinstance(responses, Result):
+            return responses.replace(duration=perf_counter() - start)
+        stored: dict[str, tuple[int, Any]] = {}
+        results: list[Result] = []
+        for index, spec in enumerate(self.steps):
+            if spec.step not in responses:
+                results.append(_missing_step(index, spec))
+            else:
+                with stored_values(dict(stored)):
+                    checked = [a.check(responses[spec.step]) for a in spec.checks]
+                results.append(_step_result(index, spec, checked))
+            if spec.store is not None:
+                stored[spec.store] = (spec.step, responses.get(spec.step, NotLogged(spec.step)))
+        results += [self._whole(a, a.check(subject)) for a in self.checks]
+        return self._finish(results, start, len(self.steps))
+
+    async def _acheck_steps(self, subject: object, start: float) -> Result:
+        responses = self._step_responses(subject)
+        if isinstance(responses, Result):
+            return responses.replace(duration=perf_counter() - start)
+        stored: dict[str, tuple[int, Any]] = {}
+        results: list[Result] = []
+        for index, spec in enumerate(self.steps):  # in order: a step may read what one stored
+            if spec.step not in responses:
+                results.append(_missing_step(index, spec))
+            else:
+                response = responses[spec.step]
+                with stored_values(dict(stored)):  # the tasks copy the context as it is now
+                    checked = await asyncio.gather(*(a.acheck(response) for a in spec.checks))
+                results.append(_step_result(index, spec, list(checked)))
+            if spec.store is not None:
+                stored[spec.store] = (spec.step, responses.get(spec.step, NotLogged(spec.step)))
+        whole = await asyncio.gather(*(a.acheck(subject) for a in self.checks))
+        results += [self._whole(a, r) for a, r in zip(self.checks, whole, strict=True)]
+        return self._finish(results, start, len(self.steps))
 
     def _prepared(self, subject: object) -> Conversation:
         conversation = as_conversation(subject)
@@ -302,6 +429,61 @@ def _skipped(assertion: Assertion) -> Result:
     )
 
 
+def _step_number(key: object) -> int | None:
+    """A step number as a log or a caller writes it: an integer, or a string of digits."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    if isinstance(key, str) and key.strip().isdigit():
+        return int(key)
+    return None
+
+
+def _missing_step(index: int, spec: StepSpec) -> Result:
+    """The record of a step whose response is missing: an error, never a pass."""
+    return Result(
+        _E,
+        "step",
+        f"no response was logged for step {spec.step}",
+        {"step": spec.step, "missing_response": True, "input": spec.input},
+        message=f"step {spec.step}",
+        location=f"multi_step[{index}]",
+    )
+
+
+def _step_result(index: int, spec: StepSpec, results: list[Result]) -> Result:
+    """The record of one step: its checks' results, like a turn's (G12 included)."""
+    status = all_status([r.status for r in results])
+    failed = sum(r.status is _F for r in results)
+    errors = sum(r.status is _E for r in results)
+    skipped = sum(r.status is _S for r in results)
+    passed = len(results) - failed - errors - skipped
+    parts = [f"{failed} of {len(results)} failed"] if failed else []
+    parts += [f"{errors} could not be evaluated"] if errors else []
+    if not results:
+        parts = [] if spec.store is not None else ["no checks"]
+    elif not parts:
+        if not passed and skipped:
+            status = _S  # G12: a step that evaluated nothing did not pass
+        if passed or not skipped:
+            parts.append(f"{passed} assertion{'s' if passed != 1 else ''} passed")
+        if skipped:
+            parts.append(f"{skipped} skipped")
+    if spec.store is not None:
+        parts.append(f"response stored as {spec.store!r}")
+    details: dict[str, Any] = {"step": spec.step, "input": spec.input}
+    if spec.store is not None:
+        details["store"] = spec.store
+    return Result(
+        status,
+        "step",
+        ", ".join(parts),
+        details,
+        message=f"step {spec.step}",
+        children=tuple(results),
+        location=f"multi_step[{index}]",
+    )
+
+
 def _turn_result(
     position: int, index: int, spec: TurnSpec, turn: Turn, results: list[Result]
 ) -> Result:
@@ -419,6 +601,33 @@ class Suite:
             if case.id is not None and str(case.id) == text:
                 return case
         return next((c for c in self.cases if c.name == text), None)
+
+    def assuming(self, conditions: Iterable[str], *, via: str = "assumed") -> Suite:
+        """Return the suite with every case whose `skip_if` condition holds marked skipped.
+
+        A case's condition is its `metadata["skip_if"]` (the expect vocabulary's `skip_if`); it
+        holds when it is one of `conditions`, compared exactly as written. A case so marked
+        reports `skipped` with the reason `skip_if 'X' holds (<via>)`, whatever its response.
+
+        Example:
+            >>> from chatassert.specs import loads_suite
+            >>> suite = loads_suite('[{"id": "T1", "skip_if": "vault_has_git", '
+            ...                     '"expect": {"status": "error"}}]')
+            >>> suite.assuming(["vault_has_git"]).cases[0].check({"status": "ok"}).reason
+            "skip_if 'vault_has_git' holds (assumed)"
+        """
+        held = set()
+        for condition in conditions:
+            if not isinstance(condition, str):
+                raise TypeError(f"a condition is a string, got {type(condition).__name__}")
+            held.add(condition)
+        cases = tuple(
+            replace(case, skip=f"skip_if {case.metadata['skip_if']!r} holds ({via})")
+            if case.metadata.get("skip_if") in held
+            else case
+            for case in self.cases
+        )
+        return replace(self, cases=cases)
 
     def with_workflow(self, workflow: Workflow) -> Suite:
         """Return the suite with every conversation case checked under `workflow`.

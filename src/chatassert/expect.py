@@ -17,6 +17,7 @@ Example:
 from chatassert._dates import AllDatesInYear, DatesWithinDays
 from chatassert._each import AllInRange, AllMatchOneOf, ArrayContains, NoneMatchPattern
 from chatassert._fields import ErrorCodeIs, JsonContains, MessageContains, StatusIs, SummaryContains
+from chatassert._responses import AgentUsedModel, NoOverlap
 from chatassert._results import (
     AllHaveTags,
     EachHasAnyTag,
@@ -32,6 +33,7 @@ from chatassert._results import (
 )
 
 __all__ = [
+    "AgentUsedModel",
     "AllDatesInYear",
     "AllHaveTags",
     "AllInRange",
@@ -45,6 +47,7 @@ __all__ = [
     "IfSensitiveResults",
     "JsonContains",
     "MessageContains",
+    "NoOverlap",
     "NoneHaveTags",
     "NoneMatchPattern",
     "OneOf",

@@ -214,9 +214,10 @@ class Summary:
 
 
 def assertion_statuses(result: Result) -> Iterable[tuple[str, Status]]:
-    """Yield `(label, status)` for each assertion of a case result (turn groups unwrapped)."""
+    """Yield `(label, status)` for each assertion of a case result (turn and step groups
+    unwrapped)."""
     for child in result.children:
-        if child.name == "turn" and child.children:
+        if child.name in ("turn", "step") and child.children:
             for leaf in child.children:
                 yield leaf.label, leaf.status
         else:

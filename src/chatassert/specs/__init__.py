@@ -20,7 +20,7 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from chatassert._base import Assertion
 from chatassert._errors import SpecError, SpecProblem
 from chatassert._params import did_you_mean
 from chatassert._registry import SpecContext, build, registered
-from chatassert._suite import Case, Suite, TurnSpec
+from chatassert._suite import Case, StepSpec, Suite, TurnSpec
 from chatassert.specs import (  # noqa: F401  (register their dialects)
     _expect,
     _flat,
@@ -43,6 +43,7 @@ __all__ = [
     "Dialect",
     "LocatedDict",
     "LocatedList",
+    "StepSpec",
     "Suite",
     "TurnSpec",
     "detect_dialect",
@@ -77,6 +78,7 @@ def load_suite(
     *,
     dialect: str | None = None,
     unknown_types: str = "error",
+    assume: Iterable[str] = (),
     **options: Any,
 ) -> Suite:
     """Load a spec file (YAML or JSON) into a `Suite`.
@@ -88,6 +90,9 @@ def load_suite(
         unknown_types: `error` (the default): an assertion type the vocabulary does not know
             is a problem; `skip`: it loads, and reports `skipped` with the reason
             `unknown assertion type 'X'` wherever it is checked (SEMANTICS G13).
+        assume: Conditions that hold: a test whose `skip_if` is one of them (compared exactly
+            as written) reports `skipped` with the reason `skip_if 'X' holds (assumed)`
+            (see `Suite.assuming`).
         **options: Construction options for the assertions, such as `judge=` for judged
             assertions or `regex_timeout=` (seconds) for regular expressions.
 
@@ -97,7 +102,14 @@ def load_suite(
     """
     file = os.fspath(path)
     text = read_spec_file(file)
-    return loads_suite(text, filename=file, dialect=dialect, unknown_types=unknown_types, **options)
+    return loads_suite(
+        text,
+        filename=file,
+        dialect=dialect,
+        unknown_types=unknown_types,
+        assume=assume,
+        **options,
+    )
 
 
 def loads_suite(
@@ -106,9 +118,12 @@ def loads_suite(
     filename: str | None = None,
     dialect: str | None = None,
     unknown_types: str = "error",
+    assume: Iterable[str] = (),
     **options: Any,
 ) -> Suite:
     """Load a spec from text; see `load_suite`."""
+    if isinstance(assume, str):  # one condition, not its characters
+        raise TypeError("assume takes a list of conditions, got a string; write assume=[...]")
     doc = parse_yaml(text, filename)
     if doc is None or (isinstance(doc, list | Mapping) and not doc):  # it would pass vacuously
         raise SpecError(
@@ -128,7 +143,8 @@ def loads_suite(
     )
     if name is None:
         name = Path(filename).name.split(".", 1)[0] if filename else "suite"
-    return Suite(name=name, cases=tuple(cases), dialect=chosen.name, source=filename)
+    suite = Suite(name=name, cases=tuple(cases), dialect=chosen.name, source=filename)
+    return suite.assuming(assume) if assume else suite
 
 
 def _check_unique_names(cases: list[Case], ctx: SpecContext) -> None:

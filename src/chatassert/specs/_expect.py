@@ -5,7 +5,15 @@ Accepted documents:
 - one bare expect object: `{"status": "success", "results_max": 5, ...}` (one case);
 - a list of test cases `[{id, name, input, expect}, ...]`;
 - one suite `{name, priority, tests: [...]}`, or the suite form
-  `{test_suites: {<name>: {name, priority, tests: [...]}}}`.
+  `{test_suites: {<name>: {name, priority, tests: [...]}}}` of the jarvis test files (with
+  `$schema`, `agent`, `version`, `description` and `metadata` beside it).
+
+A test is `{id, name, description, input, expect}`, and may say `skip_if` (a condition: kept in
+`Case.metadata["skip_if"]`, and the case skipped when it is assumed, see `Suite.assuming`),
+`setup` and `cleanup` (live-run steps: kept, not used offline), or `multi_step` instead of
+`expect`: a list of `{step, input, expect, store}` checked in order, each against its own
+response (`StepSpec`); `store: NAME` keeps a step's response for a later step's
+`no_overlap: {path, with: NAME}`.
 
 One expect object is an AND of its keys: each key becomes one check of the case (reported as
 its own result). `one_of` takes a list of expect objects (each an AND of its keys);
@@ -22,11 +30,15 @@ from typing import Any
 from chatassert._base import AllOf, Assertion
 from chatassert._params import did_you_mean, normalise_type
 from chatassert._registry import SpecContext, build_typed, join_path, line_of
+from chatassert._responses import NoOverlap
 from chatassert._results import IfSensitiveResults, OneOf
-from chatassert._suite import Case
+from chatassert._suite import Case, StepSpec
 from chatassert.specs._common import (
+    NOT_USED_OFFLINE,
     Dialect,
     check_keys,
+    children_of,
+    keep_not_used,
     mapping_node,
     plain,
     register_dialect,
@@ -90,9 +102,16 @@ _CASE_KEYS = (
     "priority",
     "category",
     "notes",
+    "skip_if",
+    "setup",
+    "cleanup",
+    "multi_step",
 )
+_LIVE_RUN_KEYS = ("setup", "cleanup")
+"""Keys of a test that only configure a live run (kept, not used offline)."""
+_STEP_KEYS = ("step", "input", "expect", "store")
 _SUITE_KEYS = ("name", "description", "priority", "tags", "tests")
-_TOP_KEYS = ("test_suites", "name", "description", "version", "metadata")
+_TOP_KEYS = ("$schema", "agent", "test_suites", "name", "description", "version", "metadata")
 _OTHER_DIALECTS = (
     "type",
     "turns",
@@ -121,12 +140,13 @@ _FLAT_KEYS = frozenset({"name", "description", "tags", "turns", "id", "type", "v
 
 
 def _is_case_list(doc: Any) -> bool:
-    # a list of test cases: some item has 'expect' (the others are reported as incomplete)
+    # a list of test cases: some item has 'expect' or 'multi_step' (the others are reported
+    # as incomplete)
     return (
         isinstance(doc, list)
         and bool(doc)
         and all(isinstance(item, Mapping) for item in doc)
-        and any("expect" in item for item in doc)
+        and any("expect" in item or "multi_step" in item for item in doc)
         and not any("type" in item for item in doc)
     )
 
@@ -141,7 +161,11 @@ def detect(doc: Any) -> bool:
         return True
     if any(key in doc for key in _OTHER_DIALECTS):
         return False
-    if "expect" in doc or ("tests" in doc and _is_case_list(doc.get("tests"))):
+    if (
+        "expect" in doc
+        or "multi_step" in doc
+        or ("tests" in doc and _is_case_list(doc.get("tests")))
+    ):
         return True
     names = expect_keys()
     keys = [normalise_type(k) for k in doc if isinstance(k, str)]
@@ -175,6 +199,9 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
         return []
     if "test_suites" in doc:
         check_keys(doc, _TOP_KEYS, ctx, "", "an expect suite file")
+        top: dict[str, Any] = {}
+        if isinstance(doc.get("agent"), str):
+            top["agent"] = doc["agent"]
         suites = doc["test_suites"]
         if not isinstance(suites, Mapping) or not suites:
             ctx.problem(
@@ -188,27 +215,34 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
             return []
         cases: list[Case] = []
         for key, suite in suites.items():
-            cases += _suite(suite, ctx, join_path("test_suites", str(key)), str(key))
+            cases += _suite(suite, ctx, join_path("test_suites", str(key)), str(key), top)
         return cases
     if "tests" in doc:
         return _suite(doc, ctx, "", None)
-    if "expect" in doc:
+    if "expect" in doc or "multi_step" in doc:
         case = _case(doc, ctx, "", {}, default_name=_stem(ctx))
         return [case] if case is not None else []
     checks = translate_expect(doc, ctx, "")
+    _check_stored_names(checks, doc, ctx, "", available=None)
     if not checks and not ctx.problems:
         ctx.problem(doc, "", "the expect object is empty, so it would pass vacuously")
     return [Case(name=_stem(ctx), checks=tuple(checks), subject="json", source=ctx.file or "")]
 
 
-def _suite(node: Any, ctx: SpecContext, path: str, key: str | None) -> list[Case]:
+def _suite(
+    node: Any,
+    ctx: SpecContext,
+    path: str,
+    key: str | None,
+    top: Mapping[str, Any] | None = None,
+) -> list[Case]:
     node = mapping_node(
         node, ctx, path, "a test suite", expected="a mapping with 'tests'", keys=_SUITE_KEYS
     )
     if node is None:
         return []
     name = node.get("name") if isinstance(node.get("name"), str) else key
-    metadata: dict[str, Any] = {}
+    metadata: dict[str, Any] = dict(top or {})
     if name is not None:
         metadata["suite"] = name
     if "priority" in node:
@@ -258,33 +292,59 @@ def _case(
         name = f"{case_id}: {title}"
     else:
         name = title or case_id or default_name or path
-    if "expect" not in node:
-        ctx.problem(
-            node,
-            path,
-            f"test case {name!r} has no 'expect'",
-            hint="add 'expect: {...}' with the checks on the response",
-        )
-        return None
-    expect = node["expect"]
-    expect_path = join_path(path, "expect")
-    if not isinstance(expect, Mapping) or not expect:
-        ctx.problem(
-            node,
-            expect_path,
-            f"'expect' of test case {name!r} must be a non-empty "
-            "mapping of checks (an empty one would pass vacuously)",
-            key="expect",
-            expected="a mapping such as {status: success}",
-            found=expect,
-        )
-        return None
-    checks = translate_expect(expect, ctx, expect_path)
     meta = dict(metadata)
     if "priority" in node:
         meta["priority"] = node["priority"]
     if isinstance(node.get("category"), str):
         meta["category"] = node["category"]
+    skip_if = _skip_if(node, ctx, path)
+    if skip_if is not None:
+        meta["skip_if"] = skip_if
+    kept: dict[str, Any] = {}
+    keep_not_used(node, _LIVE_RUN_KEYS, path, kept)
+    if kept:
+        meta[NOT_USED_OFFLINE] = kept
+    steps: tuple[StepSpec, ...] = ()
+    checks: list[Assertion] = []
+    if "multi_step" in node:
+        if "expect" in node:
+            ctx.problem(
+                node,
+                join_path(path, "expect"),
+                f"test case {name!r} has both 'multi_step' and 'expect'",
+                key="expect",
+                hint="move the checks into the 'expect' of the step whose response they read",
+            )
+            return None
+        found = _steps(node, ctx, path, name)
+        if found is None:
+            return None
+        steps = found
+    elif "expect" not in node:
+        ctx.problem(
+            node,
+            path,
+            f"test case {name!r} has no 'expect'",
+            hint="add 'expect: {...}' with the checks on the response (or 'multi_step: "
+            "[...]' for a test of several steps)",
+        )
+        return None
+    else:
+        expect = node["expect"]
+        expect_path = join_path(path, "expect")
+        if not isinstance(expect, Mapping) or not expect:
+            ctx.problem(
+                node,
+                expect_path,
+                f"'expect' of test case {name!r} must be a non-empty "
+                "mapping of checks (an empty one would pass vacuously)",
+                key="expect",
+                expected="a mapping such as {status: success}",
+                found=expect,
+            )
+            return None
+        checks = translate_expect(expect, ctx, expect_path)
+        _check_stored_names(checks, expect, ctx, expect_path, available=None)
     description = node.get("description") if isinstance(node.get("description"), str) else None
     return Case(
         name=name,
@@ -296,7 +356,190 @@ def _case(
         input=plain(node.get("input")),
         metadata=meta,
         source=f"{ctx.file or ''}: {path}".strip(": "),
+        steps=steps,
     )
+
+
+def _skip_if(node: Mapping[str, Any], ctx: SpecContext, path: str) -> str | None:
+    """The test's `skip_if` condition: a non-empty string, kept exactly as written."""
+    if "skip_if" not in node:
+        return None
+    value = node["skip_if"]
+    if isinstance(value, str) and value.strip():
+        return value
+    ctx.problem(
+        node,
+        join_path(path, "skip_if"),
+        "'skip_if' must name a condition",
+        key="skip_if",
+        expected="a non-empty string such as vault_has_git",
+        found=value,
+        hint="assume it with --assume CONDITION (or load_suite(..., assume=[...])) to skip "
+        "the test",
+    )
+    return None
+
+
+def _steps(
+    node: Mapping[str, Any], ctx: SpecContext, path: str, name: str
+) -> tuple[StepSpec, ...] | None:
+    """Translate `multi_step: [{step, input, expect, store}, ...]`, reporting problems."""
+    items = node["multi_step"]
+    steps_path = join_path(path, "multi_step")
+    if not isinstance(items, list) or not items:
+        ctx.problem(
+            node,
+            steps_path,
+            f"'multi_step' of test case {name!r} must be a non-empty list of steps",
+            key="multi_step",
+            expected="a list of {step, input, expect, store}",
+            found=items,
+        )
+        return None
+    before = len(ctx.problems)
+    out: list[StepSpec] = []
+    stores: dict[str, int] = {}
+    previous = 0
+    for i, item in enumerate(items):
+        step_path = join_path(steps_path, i)
+        item = mapping_node(
+            item,
+            ctx,
+            step_path,
+            "a step",
+            expected="a mapping with 'step', 'input', 'expect' and/or 'store'",
+            keys=_STEP_KEYS,
+        )
+        if item is None:
+            continue
+        number = item.get("step", previous + 1)
+        if isinstance(number, bool) or not isinstance(number, int) or number <= previous:
+            ctx.problem(
+                item,
+                join_path(step_path, "step"),
+                f"'step' must be a whole number greater than the step before ({previous})",
+                key="step" if "step" in item else None,
+                expected=f"an integer above {previous}",
+                found=number,
+                hint="number the steps 1, 2, 3, ... in the order they run",
+            )
+            continue
+        previous = number
+        checks: list[Assertion] = []
+        if "expect" in item:
+            expect = item["expect"]
+            expect_path = join_path(step_path, "expect")
+            if not isinstance(expect, Mapping) or not expect:
+                ctx.problem(
+                    item,
+                    expect_path,
+                    f"'expect' of step {number} must be a non-empty mapping of checks",
+                    key="expect",
+                    expected="a mapping such as {status: success}",
+                    found=expect,
+                )
+                continue
+            checks = translate_expect(expect, ctx, expect_path)
+            _check_stored_names(checks, expect, ctx, expect_path, available=tuple(stores))
+        store = _store(item, ctx, step_path, stores)
+        if store is not None:
+            stores[store] = number
+        out.append(
+            StepSpec(
+                number,
+                tuple(checks),
+                input=plain(item.get("input")),
+                store=store,
+                source=step_path,
+            )
+        )
+    if len(ctx.problems) > before:
+        return None
+    if not any(step.checks for step in out):
+        ctx.problem(
+            node,
+            steps_path,
+            f"no step of test case {name!r} checks anything, so it would pass vacuously",
+            key="multi_step",
+            hint="give a step an 'expect' (for example {no_overlap: {path, with}})",
+        )
+        return None
+    return tuple(out)
+
+
+def _store(
+    item: Mapping[str, Any], ctx: SpecContext, path: str, stores: Mapping[str, int]
+) -> str | None:
+    """A step's `store`: the name its response is kept under (unique within the test)."""
+    if "store" not in item:
+        return None
+    value = item["store"]
+    if not isinstance(value, str) or not value.strip():
+        ctx.problem(
+            item,
+            join_path(path, "store"),
+            "'store' must be a name to keep this step's response under",
+            key="store",
+            expected="a non-empty string such as page1_files",
+            found=value,
+            hint="a later step compares with it: no_overlap: {path: ..., with: <the name>}",
+        )
+        return None
+    if value in stores:
+        ctx.problem(
+            item,
+            join_path(path, "store"),
+            f"step {stores[value]} already stores its response as {value!r}",
+            key="store",
+            hint="give each stored response its own name",
+        )
+        return None
+    return value
+
+
+def _check_stored_names(
+    checks: list[Assertion],
+    expect: Mapping[str, Any],
+    ctx: SpecContext,
+    path: str,
+    *,
+    available: tuple[str, ...] | None,
+) -> None:
+    """Report each `no_overlap` whose `with` names nothing an earlier step stores
+    (`available`: the names earlier steps store; None outside a multi-step test)."""
+    stack = list(checks)
+    while stack:
+        check = stack.pop()
+        stack.extend(children_of(check))
+        if not isinstance(check, NoOverlap) or check.stored is None:
+            continue
+        if available is not None and check.stored in available:
+            continue
+        key = "no_overlap" if "no_overlap" in expect else None
+        where = join_path(path, "no_overlap") if key else path
+        if available is None:
+            ctx.problem(
+                expect,
+                where,
+                f"no_overlap compares with {check.stored!r}, what an earlier step stored, "
+                "but this test has no steps",
+                key=key,
+                hint="'with' works in a step of a multi_step test that follows a step with "
+                f"'store: {check.stored}'; to compare with fixed values give 'values: [...]'",
+            )
+            continue
+        hint = did_you_mean(check.stored, list(available)) or (
+            f"earlier steps store: {', '.join(available)}"
+            if available
+            else "no earlier step stores anything: add 'store: NAME' to one"
+        )
+        ctx.problem(
+            expect,
+            where,
+            f"no_overlap compares with {check.stored!r}, which no earlier step stores",
+            key=key,
+            hint=hint,
+        )
 
 
 def translate_expect(node: Mapping[str, Any], ctx: SpecContext, path: str) -> list[Assertion]:
