@@ -462,11 +462,12 @@ def _check_lines(state: _State, source: str, first: int, lines: list[str]) -> li
 
 
 def _check_line(state: _State, source: str, number: int, line: str, items: list[Item]) -> None:
-    """Check one non-blank log line, appending its items and then `_RECORD`."""
-    from chatassert.transcripts import parse_line
+    """Check one non-blank log line (or one-document file), appending its items and then
+    `_RECORD`."""
+    from chatassert.transcripts import parse_text
 
     fmt = state.plan.format
-    record = parse_line(line, source, number, state.plan.transcript_format)
+    record = parse_text(line, source, number, state.plan.transcript_format)
     if record.conversation is None:
         if not _json_subjects(state, record.raw, record.where, items):
             items.append(("u", record.where, record.error or "unreadable"))
@@ -564,7 +565,7 @@ def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str], str | N
     carries the error, reported against the line after the last one read; the next log is
     read as usual.
     """
-    from chatassert.transcripts import READ_ERRORS, open_text, read_error
+    from chatassert.transcripts import READ_ERRORS, numbered_lines, open_text, read_error
 
     for path in paths:
         try:
@@ -575,7 +576,7 @@ def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str], str | N
         size = 0
         first, number = 1, 0
         try:
-            for number, line in enumerate(stream, 1):
+            for number, line in numbered_lines(stream, path):
                 if not lines:
                     first = number
                 lines.append(line)
@@ -653,6 +654,9 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 
 # -- the check command -------------------------------------------------------------------------
 
+_LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".arena.json", ".recording.json")
+"""The files of a directory given as a log: JSON lines, and PromptKit recordings."""
+
 
 def _expand(patterns: Sequence[str], err: IO[str]) -> list[str] | None:
     """Expand globs and directories into files, in order; report what matches nothing."""
@@ -664,10 +668,10 @@ def _expand(patterns: Sequence[str], err: IO[str]) -> list[str] | None:
             found = sorted(
                 p
                 for p in glob.glob(os.path.join(pattern, "*"))
-                if p.endswith((".jsonl", ".jsonl.gz", ".ndjson")) and os.path.isfile(p)
+                if p.endswith(_LOG_SUFFIXES) and os.path.isfile(p)
             )
             if not found:
-                err.write(f"no .jsonl or .jsonl.gz file in directory {pattern}\n")
+                err.write(f"no .jsonl, .jsonl.gz or recording file in directory {pattern}\n")
                 return None
             out.extend(found)
         elif glob.has_magic(pattern):
@@ -724,8 +728,16 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
             err.write("chatassert check: give a SUITE and LOGs, or --assert SPEC and LOGs\n")
             return EXIT_USAGE
         suite_path = paths.pop(0)
+    if not paths and suite_path is not None:  # a suite whose cases name their recordings
+        suite = _load(suite_path, err, args.unknown_types)
+        if suite is None:
+            return EXIT_USAGE
+        paths = _recordings(suite)
     if not paths:
-        err.write("chatassert check: give at least one LOG (a file, a glob, or - for stdin)\n")
+        err.write(
+            "chatassert check: give at least one LOG (a file, a glob, or - for stdin); only a "
+            "suite whose every case names its recording (a PromptKit Eval) needs none\n"
+        )
         return EXIT_USAGE
     for option, value in (
         ("--jobs", args.jobs),
@@ -773,6 +785,20 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     finally:
         with contextlib.suppress(_OutputError):
             report.close()  # after an error: what could be written is kept
+
+
+def _recordings(suite: Suite) -> list[str]:
+    """The recordings a suite's cases name (`Case.metadata["recording"]`, as a PromptKit Eval
+    gives it), in order; none unless every case names one."""
+    paths: list[str] = []
+    for case in suite.cases:
+        recording = case.metadata.get("recording")
+        path = recording.get("path") if isinstance(recording, dict) else None
+        if not isinstance(path, str):
+            return []
+        if path not in paths:
+            paths.append(path)
+    return paths
 
 
 class _Interrupts:

@@ -50,6 +50,7 @@ from chatassert.specs._common import (
     str_list,
     table_for,
 )
+from chatassert.specs._promptkit_eval import translate_eval
 from chatassert.specs._yaml import LocatedDict
 
 __all__ = ["API_VERSION", "PROMPTKIT"]
@@ -237,6 +238,8 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
             found=doc,
         )
         return []
+    if doc.get("kind") == "Eval":  # PromptKit's offline checks of a recording
+        return translate_eval(doc, ctx, API_VERSION, build_item)
     check_keys(doc, ["apiVersion", "kind", "metadata", "spec"], ctx, "", "a Scenario manifest")
     if doc.get("apiVersion") != API_VERSION:
         ctx.problem(
