@@ -34,6 +34,7 @@ from typing import IO, Any
 
 from chatassert import __version__
 from chatassert._errors import SpecError
+from chatassert._models import Conversation
 from chatassert._result import Result, Status, shorten
 from chatassert._suite import Case, Suite
 from chatassert.reporting import (
@@ -423,6 +424,7 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
 # Items a chunk produces, in input order:
 #   ("u", where, error)                              an unreadable line
 #   ("m", where, suite)                              a subject no case of the suite matches
+#   ("d", where, text)                               a verdict that differs from the recording's
 #   ("o", suite, case, status, assertions, seconds, outcome | None, rendered | None)
 #   ("r",)                                           the end of one log record's items
 Item = tuple[Any, ...]
@@ -490,8 +492,25 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
                     record.where,
                     record.conversation.id,
                 )
+                outcome = _beside_recorded(outcome, record.conversation, items)
                 items.append(_item(fmt, state.plan.verbose, outcome, record.conversation))
     items.append(_RECORD)
+
+
+def _beside_recorded(outcome: Outcome, conversation: Conversation, items: list[Item]) -> Outcome:
+    """The outcome with the verdicts its recording carries (a PromptKit run's), if any; each
+    verdict that differs is also an item ("d"), for the text report."""
+    if "recorded_assertions" not in conversation.metadata:
+        return outcome
+    from chatassert.reporting import disagreement_text, recorded_verdicts
+
+    compared = recorded_verdicts(outcome.result, conversation)
+    if compared is None:
+        return outcome
+    recorded, differ = compared
+    where = f"{outcome.suite} / {outcome.case} ({outcome.source})"
+    items.extend(("d", where, disagreement_text(d)) for d in differ)
+    return replace(outcome, recorded=tuple(recorded), disagreements=tuple(differ))
 
 
 def _timed(case: Case, subject: object) -> Result:
@@ -899,6 +918,8 @@ def _run_until_done(
                         break
                 elif kind == "r":
                     summary.records = (summary.records or 0) + 1
+                elif kind == "d":
+                    summary.add_disagreement(item[1], item[2])
                 elif kind == "u":
                     _, where, error = item
                     summary.add_unreadable(where, error)
