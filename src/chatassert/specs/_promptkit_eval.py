@@ -39,7 +39,7 @@ from typing import Any
 from chatassert._base import Assertion
 from chatassert._combinators import OnEveryTurn
 from chatassert._params import MISSING
-from chatassert._registry import SpecContext, join_path
+from chatassert._registry import SpecContext, UnknownType, join_path
 from chatassert._result import shorten
 from chatassert._suite import Case
 from chatassert.specs._common import (
@@ -119,7 +119,7 @@ def translate_eval(
             keys=["all_turns"],
         )
         if turn is None or "all_turns" not in turn:
-            if turn is not None:
+            if turn is not None and not turn:  # other keys are reported as unknown already
                 ctx.problem(
                     turn, path, "missing 'all_turns'", hint="add 'all_turns: {assertions: [...]}'"
                 )
@@ -137,7 +137,9 @@ def translate_eval(
         at = join_path(path, "all_turns")
         for j, item in enumerate(require_list(every, "assertions", ctx, at, required=False) or []):
             built = build_item(item, ctx, join_path(join_path(at, "assertions"), j), "turn")
-            if built is not None:
+            if isinstance(built, UnknownType):  # reported skipped as it is, not as a pass
+                checks.append(built)
+            elif built is not None:
                 label = built.message or shorten(built.describe(), 60)
                 checks.append(OnEveryTurn(built, message=label))
     nodes = require_list(spec, "conversation_assertions", ctx, "spec", required=False) or []
@@ -206,16 +208,19 @@ def _recording(spec: Mapping[str, Any], ctx: SpecContext) -> dict[str, Any]:
             hint="name the recorded conversation: 'recording: {path: run.arena.json}'",
         )
         return {}
-    node = mapping_node(
-        spec["recording"],
-        ctx,
-        "spec.recording",
-        "'recording'",
-        expected="a mapping with 'path' (and 'type')",
-        keys=("path", "type"),
-    )
-    if node is None:
+    node = spec["recording"]
+    if not isinstance(node, Mapping):
+        ctx.problem(
+            spec,
+            "spec.recording",
+            "'recording' must be a mapping",
+            key="recording",
+            expected="a mapping with 'path' (and 'type')",
+            found=node,
+            hint="write 'recording: {path: <file>}'",
+        )
         return {}
+    check_keys(node, ("path", "type"), ctx, "spec.recording", "'recording'")
     path = require_str(node, "path", ctx, "spec.recording")
     kind = node.get("type")
     if kind is not None and kind not in RECORDING_TYPES:

@@ -272,6 +272,8 @@ class _Reader:
         total = duration(raw.get("total_cost"), f"{where}.total_cost", "an amount")
         if total is not None:
             facts.setdefault("cost", total)
+        if "input_tokens" in facts and "output_tokens" in facts:
+            facts.setdefault("total_tokens", facts["input_tokens"] + facts["output_tokens"])
         finish = raw.get("finish_reason")
         if isinstance(finish, str) and finish:
             facts["finish_reason"] = finish
