@@ -7,9 +7,11 @@
     chatassert schema [spec|result]                  print a JSON Schema
 
 Without `--assert` or `--suite`, the first positional argument is the suite and the rest are
-logs; with either, every positional argument is a log. A log is a file (`.jsonl`, `.jsonl.gz`),
-a glob (expanded here, so it may be quoted), a directory (its `*.jsonl` and `*.jsonl.gz`
-files), `-` for standard input, or any other path that is not a directory (a pipe).
+logs; with either, every positional argument is a log. A log is a file (`.jsonl`, `.jsonl.gz`,
+or a PromptKit recording `.arena.json` / `.recording.json`, read whole), a glob (expanded
+here, so it may be quoted), a directory (its `*.jsonl`, `*.jsonl.gz` and recording files),
+`-` for standard input, or any other path that is not a directory (a pipe). A suite whose
+every case names its recording (a PromptKit Eval file) needs no log.
 
 Exit codes: see `_EXIT_CODES` (shown by `chatassert --help`).
 """
@@ -156,7 +158,9 @@ def _parser() -> argparse.ArgumentParser:
         nargs="*",
         metavar="[SUITE] LOG",
         help="the suite (unless --suite or --assert is given), then JSONL logs: "
-        "files (.jsonl, .jsonl.gz), globs, directories, pipes, or - for stdin",
+        "files (.jsonl, .jsonl.gz, PromptKit .arena.json and .recording.json), globs, "
+        "directories, pipes, or - for stdin; none for a PromptKit Eval file, which names its "
+        "recording",
     )
     check.add_argument(
         "-s", "--suite", metavar="SUITE", help="a spec file (flat, promptkit, expect or native)"
@@ -196,7 +200,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help="force the log format (native, openai, openai-responses, anthropic, "
-        "otel) instead of detecting it per line",
+        "otel, promptkit-arena, promptkit-session) instead of detecting it per line",
     )
     _unknown_types_option(check)
     check.add_argument(
