@@ -279,7 +279,7 @@ def parse_text(
 ) -> Record:
     """Read what `numbered_lines` gave: one line of a log, or a whole one-document file (text
     that holds a line break before its end)."""
-    if "\n" in text.rstrip("\r\n"):
+    if 0 <= text.find("\n") < len(text) - 1:  # a line break before the end: a whole file
         return parse_document(text, source, number, format)
     return parse_line(text, source, number, format)
 
@@ -308,16 +308,28 @@ def _is_document_start(line: str) -> bool:
 
 
 def numbered_lines(stream: IO[str], source: str) -> Iterator[tuple[int, str]]:
-    """Yield `(line number, text)` for each line of a log, or, for a `.json` (or `.json.gz`)
-    file whose first non-blank line opens a JSON document that does not end on that line, one
+    r"""The `(line number, text)` of each line of a log; or, for a `.json` (or `.json.gz`) file
+    whose first non-blank line opens a JSON document that does not end on that line, one
     `(number of that line, the rest of the file)`: a pretty-printed recording is one record.
 
-    Errors reading the stream (`READ_ERRORS`) are raised to the caller.
+    Errors reading the stream (`READ_ERRORS`) are raised to the caller as it is iterated.
+
+    Example:
+        >>> import io
+        >>> pretty = io.StringIO('\n{\n  "turns": []\n}\n')
+        >>> [(n, text.count("\n")) for n, text in numbered_lines(pretty, "run.arena.json")]
+        [(2, 3)]
+        >>> [n for n, _ in numbered_lines(io.StringIO('{}\n{}\n'), "runs.json")]
+        [1, 2]
     """
-    numbered: Iterator[tuple[int, str]] = enumerate(stream, 1)
     if not source.lower().removesuffix(".gz").endswith(".json"):
-        yield from numbered
-        return
+        return enumerate(stream, 1)
+    return _document_or_lines(stream)
+
+
+def _document_or_lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
+    """`numbered_lines` of a `.json` file: its first non-blank line decides."""
+    numbered: Iterator[tuple[int, str]] = enumerate(stream, 1)
     head: list[tuple[int, str]] = []
     for number, line in numbered:
         head.append((number, line))
