@@ -53,6 +53,16 @@ def test_an_eval_file_alone_checks_the_recording_it_names(evals: Path) -> None:
     ) in done.stdout
 
 
+def test_fail_fast_leaves_an_eval_as_it_is(evals: Path) -> None:
+    plain = run("check", "-f", "json", "billing.eval.yaml", cwd=evals)
+    fast = run("check", "-f", "json", "--fail-fast", "billing.eval.yaml", cwd=evals)
+    statuses = [
+        [c["status"] for c in _json_lines(done.stdout)[0]["result"]["children"]]
+        for done in (plain, fast)
+    ]
+    assert statuses == [["passed", "failed", "passed"]] * 2
+
+
 def test_the_eval_is_found_from_another_directory(evals: Path) -> None:
     done = run("check", str(evals / "billing.eval.yaml"), cwd=ROOT)
     assert done.returncode == 1, done.stderr
