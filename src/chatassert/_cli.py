@@ -7,9 +7,11 @@
     chatassert schema [spec|result]                  print a JSON Schema
 
 Without `--assert` or `--suite`, the first positional argument is the suite and the rest are
-logs; with either, every positional argument is a log. A log is a file (`.jsonl`, `.jsonl.gz`),
-a glob (expanded here, so it may be quoted), a directory (its `*.jsonl` and `*.jsonl.gz`
-files), `-` for standard input, or any other path that is not a directory (a pipe).
+logs; with either, every positional argument is a log. A log is a file (`.jsonl`, `.jsonl.gz`,
+or a PromptKit recording `.arena.json` / `.recording.json`, read whole), a glob (expanded
+here, so it may be quoted), a directory (its `*.jsonl`, `*.jsonl.gz` and recording files),
+`-` for standard input, or any other path that is not a directory (a pipe). A suite whose
+every case names its recording (a PromptKit Eval file) needs no log.
 
 Exit codes: see `_EXIT_CODES` (shown by `chatassert --help`).
 """
@@ -34,6 +36,7 @@ from typing import IO, Any
 
 from chatassert import __version__
 from chatassert._errors import SpecError
+from chatassert._models import Conversation
 from chatassert._result import Result, Status, shorten
 from chatassert._suite import Case, Suite
 from chatassert.reporting import (
@@ -155,7 +158,9 @@ def _parser() -> argparse.ArgumentParser:
         nargs="*",
         metavar="[SUITE] LOG",
         help="the suite (unless --suite or --assert is given), then JSONL logs: "
-        "files (.jsonl, .jsonl.gz), globs, directories, pipes, or - for stdin",
+        "files (.jsonl, .jsonl.gz, PromptKit .arena.json and .recording.json), globs, "
+        "directories, pipes, or - for stdin; none for a PromptKit Eval file, which names its "
+        "recording",
     )
     check.add_argument(
         "-s", "--suite", metavar="SUITE", help="a spec file (flat, promptkit, expect or native)"
@@ -195,7 +200,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help="force the log format (native, openai, openai-responses, anthropic, "
-        "otel) instead of detecting it per line",
+        "otel, promptkit-arena, promptkit-session) instead of detecting it per line",
     )
     _unknown_types_option(check)
     _assume_option(check)
@@ -503,6 +508,7 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
 # Items a chunk produces, in input order:
 #   ("u", where, error)                              an unreadable line
 #   ("m", where, suite)                              a subject no case of the suite matches
+#   ("d", where, text)                               a verdict that differs from the recording's
 #   ("o", suite, case, status, assertions, seconds, outcome | None, rendered | None)
 #   ("r",)                                           the end of one log record's items
 Item = tuple[Any, ...]
@@ -542,11 +548,12 @@ def _check_lines(state: _State, source: str, first: int, lines: list[str]) -> li
 
 
 def _check_line(state: _State, source: str, number: int, line: str, items: list[Item]) -> None:
-    """Check one non-blank log line, appending its items and then `_RECORD`."""
-    from chatassert.transcripts import parse_line
+    """Check one non-blank log line (or one-document file), appending its items and then
+    `_RECORD`."""
+    from chatassert.transcripts import parse_text
 
     fmt = state.plan.format
-    record = parse_line(line, source, number, state.plan.transcript_format)
+    record = parse_text(line, source, number, state.plan.transcript_format)
     if record.conversation is None:
         if not _json_subjects(state, record.raw, record.where, items):
             items.append(("u", record.where, record.error or "unreadable"))
@@ -569,8 +576,25 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
                     record.where,
                     record.conversation.id,
                 )
+                outcome = _beside_recorded(outcome, record.conversation, items)
                 items.append(_item(fmt, state.plan.verbose, outcome, record.conversation))
     items.append(_RECORD)
+
+
+def _beside_recorded(outcome: Outcome, conversation: Conversation, items: list[Item]) -> Outcome:
+    """The outcome with the verdicts its recording carries (a PromptKit run's), if any; each
+    verdict that differs is also an item ("d"), for the text report."""
+    if "recorded_assertions" not in conversation.metadata:
+        return outcome
+    from chatassert.reporting import disagreement_text, recorded_verdicts
+
+    compared = recorded_verdicts(outcome.result, conversation)
+    if compared is None:
+        return outcome
+    recorded, differ = compared
+    where = f"{outcome.suite} / {outcome.case} ({outcome.source})"
+    items.extend(("d", where, disagreement_text(d)) for d in differ)
+    return replace(outcome, recorded=tuple(recorded), disagreements=tuple(differ))
 
 
 def _timed(case: Case, subject: object) -> Result:
@@ -781,7 +805,7 @@ def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str], str | N
     carries the error, reported against the line after the last one read; the next log is
     read as usual.
     """
-    from chatassert.transcripts import READ_ERRORS, open_text, read_error
+    from chatassert.transcripts import READ_ERRORS, numbered_lines, open_text, read_error
 
     for path in paths:
         try:
@@ -792,7 +816,7 @@ def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str], str | N
         size = 0
         first, number = 1, 0
         try:
-            for number, line in enumerate(stream, 1):
+            for number, line in numbered_lines(stream, path):
                 if not lines:
                     first = number
                 lines.append(line)
@@ -870,6 +894,9 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 
 # -- the check command -------------------------------------------------------------------------
 
+_LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".arena.json", ".recording.json")
+"""The files of a directory given as a log: JSON lines, and PromptKit recordings."""
+
 
 def _expand(patterns: Sequence[str], err: IO[str]) -> list[str] | None:
     """Expand globs and directories into files, in order; report what matches nothing."""
@@ -881,10 +908,10 @@ def _expand(patterns: Sequence[str], err: IO[str]) -> list[str] | None:
             found = sorted(
                 p
                 for p in glob.glob(os.path.join(pattern, "*"))
-                if p.endswith((".jsonl", ".jsonl.gz", ".ndjson")) and os.path.isfile(p)
+                if p.endswith(_LOG_SUFFIXES) and os.path.isfile(p)
             )
             if not found:
-                err.write(f"no .jsonl or .jsonl.gz file in directory {pattern}\n")
+                err.write(f"no .jsonl, .jsonl.gz or recording file in directory {pattern}\n")
                 return None
             out.extend(found)
         elif glob.has_magic(pattern):
@@ -941,8 +968,16 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
             err.write("chatassert check: give a SUITE and LOGs, or --assert SPEC and LOGs\n")
             return EXIT_USAGE
         suite_path = paths.pop(0)
+    if not paths and suite_path is not None:  # a suite whose cases name their recordings
+        suite = _load(suite_path, err, args.unknown_types)
+        if suite is None:
+            return EXIT_USAGE
+        paths = _recordings(suite)
     if not paths:
-        err.write("chatassert check: give at least one LOG (a file, a glob, or - for stdin)\n")
+        err.write(
+            "chatassert check: give at least one LOG (a file, a glob, or - for stdin); only a "
+            "suite whose every case names its recording (a PromptKit Eval) needs none\n"
+        )
         return EXIT_USAGE
     for option, value in (
         ("--jobs", args.jobs),
@@ -992,6 +1027,20 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     finally:
         with contextlib.suppress(_OutputError):
             report.close()  # after an error: what could be written is kept
+
+
+def _recordings(suite: Suite) -> list[str]:
+    """The recordings a suite's cases name (`Case.metadata["recording"]`, as a PromptKit Eval
+    gives it), in order; none unless every case names one."""
+    paths: list[str] = []
+    for case in suite.cases:
+        recording = case.metadata.get("recording")
+        path = recording.get("path") if isinstance(recording, dict) else None
+        if not isinstance(path, str):
+            return []
+        if path not in paths:
+            paths.append(path)
+    return paths
 
 
 class _Interrupts:
@@ -1092,6 +1141,8 @@ def _run_until_done(
                         break
                 elif kind == "r":
                     summary.records = (summary.records or 0) + 1
+                elif kind == "d":
+                    summary.add_disagreement(item[1], item[2])
                 elif kind == "u":
                     _, where, error = item
                     summary.add_unreadable(where, error)

@@ -11,6 +11,7 @@ Example:
 
 from chatassert.reporting._html import render_html
 from chatassert.reporting._junit import JUnitWriter, render_junit_case
+from chatassert.reporting._recorded import disagreement_text, recorded_verdicts
 from chatassert.reporting._summary import (
     EXIT_ERRORS,
     EXIT_FAILED,
@@ -38,9 +39,11 @@ __all__ = [
     "Outcome",
     "Summary",
     "assertion_statuses",
+    "disagreement_text",
     "excerpt",
     "json_line",
     "pass_rate",
+    "recorded_verdicts",
     "render_html",
     "render_junit_case",
     "render_text",

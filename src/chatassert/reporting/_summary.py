@@ -78,6 +78,9 @@ class Outcome:
         source: Where the subject came from (`log.jsonl:12`).
         subject_id: The conversation's or response's id, when it has one.
         excerpt: A short rendering of the transcript, kept for failing outcomes' reports.
+        recorded: For a recording that carries verdicts of its own (a PromptKit run), each
+            recorded verdict beside chatassert's (`recorded_verdicts`).
+        disagreements: Those of them where the two verdicts differ.
     """
 
     suite: str
@@ -86,6 +89,8 @@ class Outcome:
     source: str = ""
     subject_id: str | None = None
     excerpt: str | None = None
+    recorded: tuple[dict[str, Any], ...] | None = None
+    disagreements: tuple[dict[str, Any], ...] | None = None
 
     @property
     def seconds(self) -> float:
@@ -95,14 +100,19 @@ class Outcome:
         return sum(r.duration for r in self.result.leaves() if r.duration is not None)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form: the identifying fields and the whole result tree."""
-        return {
+        """Return the JSON form: the identifying fields and the whole result tree (and, for a
+        recording with verdicts of its own, `recorded` and `disagreements`)."""
+        out: dict[str, Any] = {
             "suite": self.suite,
             "case": self.case,
             "source": self.source,
             "subject_id": self.subject_id,
             "result": self.result.to_dict(),
         }
+        if self.recorded is not None:
+            out["recorded"] = list(self.recorded)
+            out["disagreements"] = list(self.disagreements or ())
+        return out
 
 
 @dataclass
@@ -120,6 +130,9 @@ class Summary:
         keep: How many examples to keep.
         records: How many log records (non-blank lines) were read, when the reader counts them.
         interrupted: Whether the run was interrupted before it read every record.
+        disagreements: Where chatassert's verdict differs from the one a recording carries,
+            as `(case and source, what differs)` (up to `keep`).
+        disagreement_count: How many such differences there were.
     """
 
     counts: Counter[str] = field(default_factory=Counter)
@@ -132,6 +145,8 @@ class Summary:
     keep: int = 20
     records: int | None = None
     interrupted: bool = False
+    disagreements: list[tuple[str, str]] = field(default_factory=list)
+    disagreement_count: int = 0
 
     def add(self, outcome: Outcome) -> None:
         """Count one outcome and keep it as an example if it did not pass."""
@@ -172,6 +187,12 @@ class Summary:
         self.unreadable_count += 1
         if len(self.unreadable) < self.keep:
             self.unreadable.append((where, error))
+
+    def add_disagreement(self, where: str, text: str) -> None:
+        """Count a verdict that differs from the recorded one (`where`: suite, case, source)."""
+        self.disagreement_count += 1
+        if len(self.disagreements) < self.keep:
+            self.disagreements.append((where, text))
 
     @property
     def total(self) -> int:
@@ -238,6 +259,9 @@ def render_text(
         head += f"; {summary.unreadable_count} unreadable log lines"
     if summary.unmatched:
         head += f"; {summary.unmatched} without a matching case"
+    if summary.disagreement_count:
+        n = summary.disagreement_count
+        head += f"; {n} verdict{'s differ' if n != 1 else ' differs'} from the recording's"
     notice = summary.notice
     if notice is not None and not summary.interrupted:
         head = notice  # "0 checked" would read as a run that checked something
@@ -266,6 +290,10 @@ def render_text(
             lines.append(f"- {outcome.suite} / {outcome.case} ({where})")
             body = outcome.result.render(verbose=verbose, width=width)
             lines.extend("  " + line for line in body.splitlines()[1:] or body.splitlines())
+    if summary.disagreements:
+        lines.append("")
+        lines.append("verdicts that differ from the recording's:")
+        lines.extend(f"- {where}: {text}" for where, text in summary.disagreements)
     if summary.unreadable:
         lines.append("")
         lines.append("unreadable log lines:")

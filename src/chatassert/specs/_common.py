@@ -7,6 +7,7 @@ lists every problem of a file.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ __all__ = [
     "dialects",
     "children_of",
     "keep_not_used",
+    "manifest_metadata",
     "plain",
     "levels",
     "unknown_types",
@@ -337,6 +339,62 @@ def ensure_not_empty(case: Case, node: object, ctx: SpecContext, path: str) -> N
             f"case {case.name!r} has no assertions, so it would pass vacuously",
             hint="add assertions, or remove the case",
         )
+
+
+_MANIFEST_METADATA_KEYS = ("name", "namespace", "labels", "annotations")
+
+
+def manifest_metadata(
+    doc: Mapping[str, Any], ctx: SpecContext
+) -> tuple[str | None, dict[str, Any]]:
+    """Read a manifest's `metadata`: its `name`, and `namespace`, `labels` and `annotations`
+    as case metadata (PromptKit's `ObjectMeta`; every key is optional)."""
+    metadata = doc.get("metadata")
+    meta: dict[str, Any] = {}
+    if metadata is None:
+        return None, meta
+    if not isinstance(metadata, Mapping):
+        ctx.problem(
+            doc,
+            "metadata",
+            "'metadata' must be a mapping",
+            key="metadata",
+            expected="a mapping with 'name'",
+            found=metadata,
+        )
+        return None, meta
+    check_keys(metadata, _MANIFEST_METADATA_KEYS, ctx, "metadata", "the manifest's metadata")
+    name = require_str(metadata, "name", ctx, "metadata", required=False)
+    namespace = require_str(metadata, "namespace", ctx, "metadata", required=False)
+    if namespace is not None:
+        meta["namespace"] = namespace
+    for key in ("labels", "annotations"):
+        value = _string_map(metadata, key, ctx, "metadata")
+        if value:
+            meta[key] = value
+    return name, meta
+
+
+def _string_map(
+    node: Mapping[str, Any], key: str, ctx: SpecContext, path: str
+) -> dict[str, str] | None:
+    """An optional mapping of names to scalar values (as strings); a problem otherwise."""
+    value = node.get(key)
+    if value is None:
+        return None
+    if isinstance(value, Mapping) and all(
+        isinstance(v, str | int | float | bool) for v in value.values()
+    ):
+        return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
+    ctx.problem(
+        node,
+        join_path(path, key),
+        f"{key!r} must map names to strings",
+        key=key,
+        expected="a mapping of names to strings",
+        found=value,
+    )
+    return None
 
 
 NOT_USED_OFFLINE = "not_used_offline"

@@ -68,6 +68,7 @@ from chatassert.specs._common import (
     children_of,
     ensure_not_empty,
     keep_not_used,
+    manifest_metadata,
     mapping_node,
     plain,
     register_dialect,
@@ -76,14 +77,14 @@ from chatassert.specs._common import (
     str_list,
     table_for,
 )
+from chatassert.specs._promptkit_eval import translate_eval
 from chatassert.specs._yaml import LocatedDict, parse_yaml, read_spec_file
 
-__all__ = ["API_VERSION", "PROMPTKIT", "manifest_metadata"]
+__all__ = ["API_VERSION", "PROMPTKIT"]
 
 API_VERSION = "promptkit.altairalabs.ai/v1alpha1"
 
 _FILE_KEYS = ("$schema", "apiVersion", "kind", "metadata", "spec")
-_METADATA_KEYS = ("name", "namespace", "labels", "annotations")
 _ITEM_KEYS = ("type", "params", "message", "description")
 _SPEC_USED = (
     "turns",
@@ -292,6 +293,8 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
             found=doc,
         )
         return []
+    if doc.get("kind") == "Eval":  # PromptKit's offline checks of a recording
+        return translate_eval(doc, ctx, API_VERSION, build_item)
     check_keys(doc, _FILE_KEYS, ctx, "", "a Scenario manifest")
     if doc.get("apiVersion") != API_VERSION:
         ctx.problem(
@@ -326,59 +329,6 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
         )
         return []
     return [_scenario(spec, ctx, name or _stem(ctx), meta)]
-
-
-def manifest_metadata(
-    doc: Mapping[str, Any], ctx: SpecContext
-) -> tuple[str | None, dict[str, Any]]:
-    """Read a manifest's `metadata`: its `name`, and `namespace`, `labels` and `annotations`
-    as case metadata (PromptKit's `ObjectMeta`; every key is optional)."""
-    metadata = doc.get("metadata")
-    meta: dict[str, Any] = {}
-    if metadata is None:
-        return None, meta
-    if not isinstance(metadata, Mapping):
-        ctx.problem(
-            doc,
-            "metadata",
-            "'metadata' must be a mapping",
-            key="metadata",
-            expected="a mapping with 'name'",
-            found=metadata,
-        )
-        return None, meta
-    check_keys(metadata, _METADATA_KEYS, ctx, "metadata", "the manifest's metadata")
-    name = require_str(metadata, "name", ctx, "metadata", required=False)
-    namespace = require_str(metadata, "namespace", ctx, "metadata", required=False)
-    if namespace is not None:
-        meta["namespace"] = namespace
-    for key in ("labels", "annotations"):
-        value = _string_map(metadata, key, ctx, "metadata")
-        if value:
-            meta[key] = value
-    return name, meta
-
-
-def _string_map(
-    node: Mapping[str, Any], key: str, ctx: SpecContext, path: str
-) -> dict[str, str] | None:
-    """An optional mapping of names to scalar values (as strings); a problem otherwise."""
-    value = node.get(key)
-    if value is None:
-        return None
-    if isinstance(value, Mapping) and all(
-        isinstance(v, str | int | float | bool) for v in value.values()
-    ):
-        return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
-    ctx.problem(
-        node,
-        join_path(path, key),
-        f"{key!r} must map names to strings",
-        key=key,
-        expected="a mapping of names to strings",
-        found=value,
-    )
-    return None
 
 
 def _scenario(spec: Mapping[str, Any], ctx: SpecContext, name: str, meta: dict[str, Any]) -> Case:

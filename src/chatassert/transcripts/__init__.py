@@ -1,7 +1,8 @@
 """Reading logged transcripts into `Conversation`s, streaming, one JSON record per line.
 
 A line that cannot be read is reported as a `Record` with its file, line number and error, and
-reading carries on.
+reading carries on. A `.json` file holding one JSON document spread over several lines (a
+PromptKit `*.arena.json` or `*.recording.json` recording) is read as one record.
 
 Example:
     >>> import io, json
@@ -18,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io
+import itertools
 import json
 import os
 import re
@@ -29,15 +31,18 @@ from typing import IO, Any
 
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
-from chatassert.transcripts import _anthropic, _openai_chat, _openai_responses, _otel
+from chatassert.transcripts import _anthropic, _openai_chat, _openai_responses, _otel, _promptkit
 
 __all__ = [
     "FORMATS",
     "READ_ERRORS",
     "Record",
+    "numbered_lines",
     "open_text",
+    "parse_document",
     "parse_line",
     "parse_record",
+    "parse_text",
     "read_error",
     "read_records",
 ]
@@ -115,6 +120,8 @@ FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Conversation]]] 
     "openai-responses": (_openai_responses.detect, _openai_responses.parse),
     "anthropic": (_anthropic.detect, _anthropic.parse),
     "openai": (_openai_chat.detect, _openai_chat.parse),
+    "promptkit-arena": (_promptkit.detect_arena, _promptkit.parse_arena),
+    "promptkit-session": (_promptkit.detect_session, _promptkit.parse_session),
 }
 """Format name → `(detect, parse)`. Detection tries them in this order (Anthropic before OpenAI
 chat: both have `messages`, and Anthropic is recognised by what OpenAI lacks)."""
@@ -230,6 +237,54 @@ def parse_line(
     except ValueError as exc:  # a number too long to convert
         reason = str(exc).split(";")[0]
         return Record(source, number, error=f"line cannot be read: {reason}")
+    return _record(raw, source, number, format)
+
+
+def parse_document(
+    text: str, source: str = "<stream>", number: int = 1, format: str | None = None
+) -> Record:
+    r"""Read a whole file holding one JSON document (from its line `number` on) into a `Record`.
+
+    Like `parse_line`, it never raises for bad content; its errors name the file's lines.
+
+    Example:
+        >>> record = parse_document('{"turns": [\n  {"text": "Hi"}\n]}\n', "run.json")
+        >>> record.conversation.turns[0].text
+        'Hi'
+        >>> parse_document('{"turns": [\n  {"text": "Hi"}\n', "run.json", 3).error
+        "the file is not JSON: Expecting ',' delimiter: line 5 column 1"
+    """
+    bad = None if text.isascii() else _UNDECODABLE.search(text)
+    if bad is not None:
+        byte = ord(bad.group()) - 0xDC00
+        line = number + text.count("\n", 0, bad.start())
+        return Record(
+            source, number, error=f"the file is not UTF-8 (byte 0x{byte:02x} on line {line})"
+        )
+    try:
+        raw = json.loads(text)
+    except RecursionError:
+        return Record(source, number, error="the file is nested too deeply to read")
+    except json.JSONDecodeError as exc:
+        where = f"line {number + exc.lineno - 1} column {exc.colno}"
+        return Record(source, number, error=f"the file is not JSON: {exc.msg}: {where}")
+    except ValueError as exc:  # a number too long to convert
+        reason = str(exc).split(";")[0]
+        return Record(source, number, error=f"the file cannot be read: {reason}")
+    return _record(raw, source, number, format)
+
+
+def parse_text(
+    text: str, source: str = "<stream>", number: int = 0, format: str | None = None
+) -> Record:
+    """Read what `numbered_lines` gave: one line of a log, or a whole one-document file (text
+    that holds a line break before its end)."""
+    if 0 <= text.find("\n") < len(text) - 1:  # a line break before the end: a whole file
+        return parse_document(text, source, number, format)
+    return parse_line(text, source, number, format)
+
+
+def _record(raw: Any, source: str, number: int, format: str | None) -> Record:
     try:
         return Record(source, number, conversation=parse_record(raw, format), raw=raw)
     except TranscriptError as exc:
@@ -241,14 +296,63 @@ def parse_line(
         return Record(source, number, error=error, raw=raw)
 
 
+def _is_document_start(line: str) -> bool:
+    """Whether a file's first non-blank line opens a JSON document that goes on past it."""
+    if not line.lstrip().startswith(("{", "[")):
+        return False
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return True  # not a whole value on its own: the document goes on
+    return False
+
+
+def numbered_lines(stream: IO[str], source: str) -> Iterator[tuple[int, str]]:
+    r"""The `(line number, text)` of each line of a log; or, for a `.json` (or `.json.gz`) file
+    whose first non-blank line opens a JSON document that does not end on that line, one
+    `(number of that line, the rest of the file)`: a pretty-printed recording is one record.
+
+    Errors reading the stream (`READ_ERRORS`) are raised to the caller as it is iterated.
+
+    Example:
+        >>> import io
+        >>> pretty = io.StringIO('\n{\n  "turns": []\n}\n')
+        >>> [(n, text.count("\n")) for n, text in numbered_lines(pretty, "run.arena.json")]
+        [(2, 3)]
+        >>> [n for n, _ in numbered_lines(io.StringIO('{}\n{}\n'), "runs.json")]
+        [1, 2]
+    """
+    if not source.lower().removesuffix(".gz").endswith(".json"):
+        return enumerate(stream, 1)
+    return _document_or_lines(stream)
+
+
+def _document_or_lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
+    """`numbered_lines` of a `.json` file: its first non-blank line decides."""
+    numbered: Iterator[tuple[int, str]] = enumerate(stream, 1)
+    head: list[tuple[int, str]] = []
+    for number, line in numbered:
+        head.append((number, line))
+        if line.strip():
+            break
+    if head and head[-1][1].strip() and _is_document_start(head[-1][1]):
+        number, line = head[-1]
+        yield number, line + stream.read()
+        return
+    yield from itertools.chain(head, numbered)
+
+
 def read_records(
     path: str | os.PathLike[str] | IO[str], *, format: str | None = None
 ) -> Iterator[Record]:
     """Stream the records of a JSONL log, one per non-blank line.
 
+    A `.json` file that holds one JSON document over several lines (a PromptKit
+    `*.arena.json` or `*.recording.json`) is one record, numbered by its first non-blank line.
+
     Args:
-        path: A file path (`.jsonl` or `.jsonl.gz`), `-` for standard input, or an open text
-            stream.
+        path: A file path (`.jsonl`, `.jsonl.gz`, `.json`), `-` for standard input, or an open
+            text stream.
         format: Force a transcript format instead of detecting it per line.
     """
     if isinstance(path, str | os.PathLike):
@@ -258,9 +362,9 @@ def read_records(
     stream = open_text(path)
     number = 0
     try:
-        for number, line in enumerate(stream, 1):
+        for number, line in numbered_lines(stream, source):
             if line.strip():
-                yield parse_line(line, source, number, format)
+                yield parse_text(line, source, number, format)
     except READ_ERRORS as exc:
         error = f"cannot read the rest of the log: {read_error(exc)}"
         yield Record(source, number + 1, error=error)
