@@ -59,6 +59,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_guardrails",
             "_judged",
             "_combinators",
+            "_agents",
         },
     ),
     (

@@ -241,6 +241,9 @@ class Turn(_Derived):
     workflow: WorkflowState | None = None
     data: Any = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    agent: str | None = None
+    """The agent active after this turn (the one that answered it), when known: given in code
+    or a native record, or set by a log adapter from the log's agent handoffs."""
 
     @model_validator(mode="before")
     @classmethod

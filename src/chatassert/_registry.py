@@ -68,6 +68,7 @@ _BUILTIN_MODULES = (
     "chatassert._call_counts",
     "chatassert._tool_results",
     "chatassert._workflow",
+    "chatassert._agents",
 )
 """The modules whose assertion types register themselves when imported."""
 
