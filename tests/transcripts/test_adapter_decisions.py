@@ -80,6 +80,7 @@ def turn(
     messages: list[dict[str, Any]],
     results: tuple[dict[str, Any], ...] = (),
     metadata: dict[str, Any] | None = None,
+    agent: str | None = None,
 ) -> dict[str, Any]:
     """A dumped `Turn`; its tool calls are every call of its assistant messages, in order (G2)."""
     calls = [c for m in messages if m["role"] == "assistant" for c in m["tool_calls"]]
@@ -93,6 +94,7 @@ def turn(
         "workflow": None,
         "data": None,
         "metadata": {} if metadata is None else metadata,
+        "agent": agent,
     }
 
 

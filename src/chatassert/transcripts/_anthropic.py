@@ -27,6 +27,7 @@ from chatassert.transcripts._build import (
     call_metadata,
     conversation,
     fold_calls,
+    message_agent,
     parent,
     record_metadata,
     text_of,
@@ -111,7 +112,7 @@ def message(raw: object, where: str) -> list[Msg]:
     role = raw["role"]
     content = raw.get("content")
     if content is None or isinstance(content, str):
-        return [Msg(role=role, content=content)]
+        return [Msg(role=role, content=content, agent=message_agent(raw, where))]
     if not isinstance(content, list):
         raise TranscriptError(f"{where}.content must be a string or a list of blocks")
     texts: list[str] = []
@@ -143,7 +144,9 @@ def message(raw: object, where: str) -> list[Msg]:
             )
     text = "".join(texts) if texts else None
     if role == "assistant":
-        return [Msg(role="assistant", content=text, tool_calls=calls)]
+        return [
+            Msg(role="assistant", content=text, tool_calls=calls, agent=message_agent(raw, where))
+        ]
     if results:
         return results + ([Msg(role=role, content=text)] if text else [])
     return [Msg(role=role, content=text)]

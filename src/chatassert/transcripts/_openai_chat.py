@@ -27,6 +27,7 @@ from chatassert.transcripts._build import (
     call_metadata,
     conversation,
     fold_calls,
+    message_agent,
     parent,
     record_metadata,
     text_of,
@@ -89,6 +90,7 @@ def message(raw: object, where: str) -> Msg:
         tool_call_id=None if call_id is None else str(call_id),
         name=name if isinstance(name, str) else None,
         is_error=raw.get("is_error") is True,
+        agent=message_agent(raw, where),
     )
 
 
