@@ -272,6 +272,14 @@ def test_lint_verbose_lists_the_keys_kept_but_not_used_offline() -> None:
     ]
 
 
+def test_the_spec_schema_has_the_active_agent_check() -> None:
+    done = run("schema", "spec", env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert done.returncode == 0, done.stderr
+    kind = json.loads(done.stdout)["$defs"]["kind_active_agent"]
+    assert kind["required"] == ["type", "agent"]
+    assert kind["properties"]["agent"]["type"] == "string"
+
+
 # -- what the loader refuses, and what it accepts ---------------------------------------------
 
 CASE = """

@@ -11,6 +11,7 @@ so is kept in the turn's `metadata.agent_source`.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -207,3 +208,10 @@ def test_a_native_record_gives_the_agent_per_turn() -> None:
     assert parse_line(bad).error == (
         "not a native conversation: turns[0].agent: Input should be a valid string (got 5)"
     )
+
+
+def test_the_guides_sample_of_run_items_names_the_agent_handed_to() -> None:
+    guide = (Path(__file__).parents[2] / "docs" / "offline.md").read_text(encoding="utf-8")
+    section = guide.split("### Agents and handoffs", 1)[1]
+    sample = section.split("```json\n", 1)[1].split("```", 1)[0]
+    assert agents(json.loads(sample)) == [("Baggage Desk", "items[3].agent")]
