@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chatassert._agents import handoff_target, is_handoff
+from chatassert._agents import HANDOFF_PREFIX, handoff_target, is_handoff
 from chatassert._errors import TranscriptError
 from chatassert._models import (
     Conversation,
@@ -262,7 +262,7 @@ def _agent_after(
             active = msg.agent
         if msg.tool_calls and msg.role == "assistant":
             for call in msg.tool_calls:
-                if is_handoff(call.name):
+                if call.name.startswith(HANDOFF_PREFIX) and is_handoff(call.name):
                     output = next(
                         (
                             m.content

@@ -90,7 +90,7 @@ def message(raw: object, where: str) -> Msg:
         tool_call_id=None if call_id is None else str(call_id),
         name=name if isinstance(name, str) else None,
         is_error=raw.get("is_error") is True,
-        agent=message_agent(raw, where),
+        agent=None if raw.get("metadata") is None else message_agent(raw, where),
     )
 
 
