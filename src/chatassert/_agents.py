@@ -20,7 +20,8 @@ transformation of an agent's name into its handoff tool name: spaces and other c
 that are not ASCII letters, digits or `_` become `_`, then lower case), so `Billing Agent`,
 `billing_agent` and `transfer_to_billing_agent`'s agent are one agent.
 
-Tests: tests/flat/test_flat_real_files.py and tests/transcripts/test_agent_handoffs.py.
+Tests: tests/flat/test_active_agent.py, tests/flat/test_flat_real_files.py and
+tests/transcripts/test_agent_handoffs.py.
 """
 
 from __future__ import annotations

@@ -74,11 +74,17 @@ def handoff(name: str, output: str | None = None, call_id: str = "h1") -> dict[s
         ),
     ],
 )
-def test_each_source_names_the_actual_agent(turn: Turn, actual: str, source: str) -> None:
+def test_each_source_names_the_agent_that_passes_or_fails(turn: Turn, actual: str, source: str) -> None:
     result = ActiveAgent("Billing").check(turn)
     assert result.status is Status.PASSED
     assert result.details == {"expected": "Billing", "actual": actual, "source": source}
     assert result.reason == f"agent 'Billing' is active after the turn (from {source})"
+    other = ActiveAgent("Triage").check(turn)
+    assert other.status is Status.FAILED
+    assert other.reason == (
+        f"Expected agent 'Triage' after the turn, but '{actual}' was active (from {source})"
+    )
+    assert other.details == {"expected": "Triage", "actual": actual, "source": source}
 
 
 def test_turn_agent_comes_before_a_handoff_and_a_handoff_before_metadata() -> None:

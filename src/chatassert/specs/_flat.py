@@ -7,11 +7,12 @@ Accepted documents:
 - `test_cases: [{name, turns, tags?, description?}]`, as eval-generator writes its test files
   (`agent_id`, `sub_agent_id`, `description`, `default_test_data` beside `test_cases`).
 
-Every key of eval-generator's schema is accepted (docs/flat.md, "Test files"). A turn's
-`expected_agent` becomes an `ActiveAgent` check at the end of the turn's assertions; keys that
-describe the file or case (`agent_id`, `sub_agent_id`, `test_type`, `start_agent`, the file's
-`description`) are kept in `Case.metadata`; keys that only feed a live run (`test_data`,
-`default_test_data`, `max_turns`, `context`) are kept under `Case.metadata[NOT_USED_OFFLINE]`.
+Every key of eval-generator's schema is accepted (docs/flat.md, "Test files from
+eval-generator"). A turn's `expected_agent` becomes an `ActiveAgent` check at the end of the
+turn's assertions; keys that describe the file or case (`agent_id`, `sub_agent_id`,
+`test_type`, `start_agent`, the file's `description`) are kept in `Case.metadata`; keys that
+only feed a live run (`test_data`, `default_test_data`, `max_turns`, `context`) are kept under
+`Case.metadata[NOT_USED_OFFLINE]`.
 
 Turn *i* of a case is checked against the *i*-th user turn of the transcript.
 """
