@@ -74,7 +74,9 @@ def handoff(name: str, output: str | None = None, call_id: str = "h1") -> dict[s
         ),
     ],
 )
-def test_each_source_names_the_agent_that_passes_or_fails(turn: Turn, actual: str, source: str) -> None:
+def test_each_source_names_the_agent_that_passes_or_fails_it(
+    turn: Turn, actual: str, source: str
+) -> None:
     result = ActiveAgent("Billing").check(turn)
     assert result.status is Status.PASSED
     assert result.details == {"expected": "Billing", "actual": actual, "source": source}
