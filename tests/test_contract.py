@@ -156,6 +156,15 @@ FLAGGED = {"results": [{"file": "people/bob.md", "sensitive": True}]}
 UNFLAGGED = {"results": [{"file": "people/bob.md", "sensitive": False}]}
 RESULTS = "results[*].relevance"
 
+# flat: a turn handed off to the billing agent (the SDK's handoff call and its output), and a
+# turn the log says the triage agent answered
+HANDED_OFF = Turn(
+    text="Billing here: the refund is on its way.",
+    tool_calls=[ToolCall(name="transfer_to_billing_agent", id="h1")],
+    tool_results=[ToolResult(call_id="h1", content='{"assistant": "Billing Agent"}')],
+)
+KEPT = Turn(text="Triage here.", agent="Triage")
+
 CASES: dict[str, Case] = {
     # flat vocabulary
     "contains": Case(BOOKED, GOOD, BAD),
@@ -168,6 +177,7 @@ CASES: dict[str, Case] = {
         {"type": "contains_function_call", "value": "create_reservation",
          "arguments": {"party_size": "4"}}, GOOD, BAD),
     "llm_rubric": Case({"type": "llm_rubric", "value": "Confirms the booking"}, GOOD, BAD),
+    "active_agent": Case({"type": "active_agent", "agent": "billing_agent"}, HANDED_OFF, KEPT),
     "repeat": Case({"type": "repeat", "n": 3, "assertion": {"type": "llm_rubric",
                     "value": "Confirms the booking"}}, GOOD, BAD),
     # combinators

@@ -61,6 +61,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_judged",
             "_combinators",
             "_responses",
+            "_agents",
         },
     ),
     (

@@ -181,6 +181,7 @@ _EXPORTS: dict[str, str] = {
 # Names that live in a namespace of their own (a vocabulary's, the judges', the errors'): asking
 # the top level for one says where it is.
 _MOVED: dict[str, str] = {
+    "ActiveAgent": "chatassert.flat",
     "AgentInvoked": "chatassert.promptkit",
     "AgentNotInvoked": "chatassert.promptkit",
     "AgentResponseContains": "chatassert.promptkit",

@@ -440,6 +440,9 @@ class Turn(_Derived):
     data: Any = None
     media: tuple[Media, ...] = ()
     metadata: dict[str, Any] = Field(default_factory=dict)
+    agent: str | None = None
+    """The agent active after this turn (the one that answered it), when known: given in code
+    or a native record, or set by a log adapter from the log's agent handoffs."""
 
     @model_validator(mode="before")
     @classmethod

@@ -70,6 +70,7 @@ _BUILTIN_MODULES = (
     "chatassert._tool_results",
     "chatassert._workflow",
     "chatassert._responses",
+    "chatassert._agents",
 )
 """The modules whose assertion types register themselves when imported."""
 

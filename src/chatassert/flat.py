@@ -2,7 +2,8 @@
 
 The flat vocabulary's other types are the native checks of the top level: `contains` is
 `chatassert.Contains`, `contains_function_call` is `chatassert.ContainsFunctionCall`,
-`llm_rubric` is `chatassert.LLMRubric`, and so on. What only the flat vocabulary spells is here.
+`llm_rubric` is `chatassert.LLMRubric`, and so on. What only the flat vocabulary spells is here:
+`contains_all`, and `ActiveAgent`, the check a turn's `expected_agent` becomes.
 
 Example:
     >>> from chatassert.flat import ContainsAll
@@ -10,6 +11,7 @@ Example:
     ['party size']
 """
 
+from chatassert._agents import ActiveAgent
 from chatassert._text import ContainsAll
 
-__all__ = ["ContainsAll"]
+__all__ = ["ActiveAgent", "ContainsAll"]

@@ -91,6 +91,7 @@ def turn(
     messages: list[dict[str, Any]],
     results: tuple[dict[str, Any], ...] = (),
     metadata: dict[str, Any] | None = None,
+    agent: str | None = None,
 ) -> dict[str, Any]:
     """A dumped `Turn`; its tool calls are every call of its assistant messages, in order (G2),
     and its media every media part of its messages."""
@@ -106,6 +107,7 @@ def turn(
         "data": None,
         "media": [part for m in messages for part in m["media"]],
         "metadata": {} if metadata is None else metadata,
+        "agent": agent,
     }
 
 

@@ -459,4 +459,4 @@ def test_the_sample_lines_of_the_guide_are_read() -> None:
         record = parse_line(line, "offline.md")
         assert record.ok, (line[:80], record.error)
         read += 1
-    assert read == 7  # the PromptKit arena sample too
+    assert read == 8  # the PromptKit arena sample and the Agents SDK run items too

@@ -4,24 +4,36 @@ Accepted documents:
 
 - one assertion, or a list of assertions (checked on every turn of each conversation);
 - the document's `turns: [{user_input, assertions}]` form (one case);
-- `test_cases: [{name, turns, tags?, description?}]`.
+- `test_cases: [{name, turns, tags?, description?}]`, as eval-generator writes its test files
+  (`agent_id`, `sub_agent_id`, `description`, `default_test_data` beside `test_cases`).
+
+Every key of eval-generator's schema is accepted (docs/flat.md, "Test files from
+eval-generator"). A turn's `expected_agent` becomes an `ActiveAgent` check at the end of the
+turn's assertions; keys that describe the file or case (`agent_id`, `sub_agent_id`,
+`test_type`, `start_agent`, the file's `description`) are kept in `Case.metadata`; keys that
+only feed a live run (`test_data`, `default_test_data`, `max_turns`, `context`) are kept under
+`Case.metadata[NOT_USED_OFFLINE]`.
 
 Turn *i* of a case is checked against the *i*-th user turn of the transcript.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+from chatassert._agents import ActiveAgent
 from chatassert._registry import SpecContext, join_path
-from chatassert._suite import Case
+from chatassert._suite import Case, TurnSpec
 from chatassert.specs._common import (
+    NOT_USED_OFFLINE,
     Dialect,
     build_list,
     check_keys,
     ensure_not_empty,
     flat_turns,
+    keep_not_used,
     mapping_node,
     register_dialect,
     require_list,
@@ -33,7 +45,27 @@ from chatassert.specs._common import (
 
 __all__ = ["FLAT"]
 
-_CASE_KEYS = ("name", "turns", "tags", "description", "id")
+# eval-generator's schema (`TestCaseFile`, `TestCase`, `Turn`), plus this library's `name`
+# of a suite and `id` of a case
+_FILE_KEYS = ("test_cases", "name", "description", "agent_id", "sub_agent_id", "default_test_data")
+_CASE_KEYS = (
+    "name",
+    "turns",
+    "tags",
+    "description",
+    "id",
+    "test_type",
+    "test_data",
+    "start_agent",
+    "max_turns",
+    "context",
+)
+_TURN_KEYS = ("expected_agent", "context")  # beside `user_input` and `assertions`
+
+# keys that only feed a live run: kept, shown by `lint --verbose`, never checked
+_FILE_NOT_USED = ("default_test_data",)
+_CASE_NOT_USED = ("test_data", "max_turns", "context")
+_TURN_NOT_USED = ("context",)
 
 
 def _is_assertion_list(doc: Any) -> bool:
@@ -71,7 +103,8 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
         )
         return []
     if "test_cases" in doc:
-        check_keys(doc, ["test_cases", "name", "description"], ctx, "", "a flat suite")
+        check_keys(doc, _FILE_KEYS, ctx, "", "a flat suite")
+        shared = _file_metadata(doc, ctx, default_agent="default")
         nodes = require_list(doc, "test_cases", ctx, "") or []
         if not nodes:
             ctx.problem(
@@ -82,12 +115,76 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
                 hint="add at least one case",
             )
         cases = [
-            _case(node, ctx, join_path("test_cases", i), table) for i, node in enumerate(nodes)
+            _case(node, ctx, join_path("test_cases", i), table, shared)
+            for i, node in enumerate(nodes)
         ]
         return [c for c in cases if c is not None]
-    check_keys(doc, _CASE_KEYS, ctx, "", "a flat test file")
-    case = _case(doc, ctx, "", table, default_name=_stem(ctx))
+    # the document form: the file is one case (and may describe itself as a suite file does)
+    check_keys(doc, dict.fromkeys([*_CASE_KEYS, *_FILE_KEYS[1:]]), ctx, "", "a flat test file")
+    shared = _file_metadata(doc, ctx, default_agent=None)
+    case = _case(doc, ctx, "", table, shared, default_name=_stem(ctx))
     return [case] if case is not None else []
+
+
+def _file_metadata(
+    doc: Mapping[str, Any], ctx: SpecContext, *, default_agent: str | None
+) -> dict[str, Any]:
+    """What a file says about all its cases: `agent_id` (eval-generator's default for a suite
+    file is `"default"`), `sub_agent_id`, its `description`, and the keys kept but not used."""
+    meta: dict[str, Any] = {}
+    agent_id = _optional_str(doc, "agent_id", ctx, "") or default_agent
+    if agent_id is not None:
+        meta["agent_id"] = agent_id
+    sub_agent = _optional_str(doc, "sub_agent_id", ctx, "")
+    if sub_agent is not None:
+        meta["sub_agent_id"] = sub_agent
+    if "test_cases" in doc:  # in the document form, `description` is the case's own
+        described = _optional_str(doc, "description", ctx, "")
+        if described is not None:
+            meta["suite_description"] = described
+    _optional_mapping(doc, "default_test_data", ctx, "")
+    kept: dict[str, Any] = {}
+    keep_not_used(doc, _FILE_NOT_USED, "", kept)
+    if kept:
+        meta[NOT_USED_OFFLINE] = kept
+    return meta
+
+
+def _optional_str(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str) -> str | None:
+    """An optional string (absent or `null`: None); any other value is reported."""
+    if node.get(key) is None:
+        return None
+    return require_str(node, key, ctx, path, required=False)
+
+
+def _optional_mapping(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str) -> None:
+    """Report a value of `key` that is neither a mapping nor `null` (eval-generator's schema
+    has a mapping of test data there)."""
+    value = node.get(key)
+    if value is not None and not isinstance(value, Mapping):
+        ctx.problem(
+            node,
+            join_path(path, key),
+            f"{key!r} must be a mapping of test data",
+            key=key,
+            expected="a mapping (field: value)",
+            found=value,
+        )
+
+
+def _optional_count(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str) -> None:
+    """Report a value of `key` that is neither a positive whole number nor `null`."""
+    value = node.get(key)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+        return
+    ctx.problem(
+        node,
+        join_path(path, key),
+        f"{key!r} must be a positive whole number",
+        key=key,
+        expected="a whole number of turns, at least 1",
+        found=value,
+    )
 
 
 def _case(
@@ -95,6 +192,7 @@ def _case(
     ctx: SpecContext,
     path: str,
     table: Mapping[str, Any],
+    shared: Mapping[str, Any],
     *,
     default_name: str | None = None,
 ) -> Case | None:
@@ -111,19 +209,56 @@ def _case(
         return None
     name = require_str(node, "name", ctx, path, required=False) or default_name or path
     turn_nodes = require_list(node, "turns", ctx, path) or []
-    turns = flat_turns(turn_nodes, ctx, join_path(path, "turns"), table=table, dialect="flat")
+    turns_path = join_path(path, "turns")
+    turns = flat_turns(
+        turn_nodes, ctx, turns_path, table=table, dialect="flat", extra_keys=_TURN_KEYS
+    )
+    kept = dict(shared.get(NOT_USED_OFFLINE, {}))
+    keep_not_used(node, _CASE_NOT_USED, path, kept)
+    turns = _turn_extras(turns, turn_nodes, ctx, turns_path, kept)
     description = node.get("description") if isinstance(node.get("description"), str) else None
+    meta = {k: v for k, v in shared.items() if k != NOT_USED_OFFLINE}
+    for key in ("test_type", "start_agent"):
+        value = _optional_str(node, key, ctx, path)
+        if value is not None:
+            meta[key] = value
+    _optional_mapping(node, "test_data", ctx, path)
+    _optional_count(node, "max_turns", ctx, path)
+    if kept:
+        meta[NOT_USED_OFFLINE] = kept
     case = Case(
         name=name,
         turns=tuple(turns),
         id=_id(node),
         tags=str_list(node, "tags", ctx, path),
         description=description,
+        metadata=meta,
         source=f"{ctx.file or ''}: {path}".strip(": "),
     )
     if len(ctx.problems) == before:
         ensure_not_empty(case, node, ctx, path)
     return case
+
+
+def _turn_extras(
+    turns: Sequence[TurnSpec],
+    nodes: Sequence[Any],
+    ctx: SpecContext,
+    path: str,
+    kept: dict[str, Any],
+) -> list[TurnSpec]:
+    """Add each turn's `expected_agent` check (after its assertions), and keep its `context`."""
+    by_place = {join_path(path, i): node for i, node in enumerate(nodes)}
+    out: list[TurnSpec] = []
+    for turn in turns:
+        node = by_place.get(turn.source)
+        if isinstance(node, Mapping):
+            keep_not_used(node, _TURN_NOT_USED, turn.source, kept)
+            agent = _optional_str(node, "expected_agent", ctx, turn.source)
+            if agent is not None:
+                turn = replace(turn, assertions=(*turn.assertions, ActiveAgent(agent)))
+        out.append(turn)
+    return out
 
 
 def _id(node: Mapping[str, Any]) -> str | None:

@@ -31,6 +31,7 @@ from chatassert.transcripts._build import (
     fold_calls,
     media_from_part,
     media_parts,
+    message_agent,
     parent,
     record_metadata,
     text_of,
@@ -115,7 +116,7 @@ def message(raw: object, where: str) -> list[Msg]:
     role = raw["role"]
     content = raw.get("content")
     if content is None or isinstance(content, str):
-        return [Msg(role=role, content=content)]
+        return [Msg(role=role, content=content, agent=message_agent(raw, where))]
     if not isinstance(content, list):
         raise TranscriptError(f"{where}.content must be a string or a list of blocks")
     texts: list[str] = []
@@ -153,7 +154,8 @@ def message(raw: object, where: str) -> list[Msg]:
             )
     text = "".join(texts) if texts else None
     if role == "assistant":
-        return [Msg(role="assistant", content=text, tool_calls=calls, media=media)]
+        agent = message_agent(raw, where)
+        return [Msg(role="assistant", content=text, tool_calls=calls, media=media, agent=agent)]
     if results:
         if text:
             return [*results, Msg(role=role, content=text, media=media)]

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chatassert._agents import HANDOFF_PREFIX, handoff_target, is_handoff
 from chatassert._errors import TranscriptError
 from chatassert._models import (
     Conversation,
@@ -39,6 +40,7 @@ __all__ = [
     "fold_calls",
     "media_from_part",
     "media_parts",
+    "message_agent",
     "merge_exchange",
     "number",
     "parent",
@@ -81,6 +83,8 @@ class Msg:
         media: The message's images, audio and video (see `media_from_part`).
         metadata: Facts about the model call that produced this message (latency, tokens, ...),
             merged into its turn's metadata.
+        agent: The agent the log says is active from this message on (it wrote the message, or
+            was handed the conversation), with the place in the record that says so.
     """
 
     role: str
@@ -92,6 +96,7 @@ class Msg:
     data: Any = None
     metadata: dict[str, Any] | None = None
     media: list[Media] = field(default_factory=list)
+    agent: tuple[str, str] | None = None
 
 
 def media_from_part(part: object, role: str = "assistant", where: str = "") -> Media | None:
@@ -245,7 +250,7 @@ def _message(msg: Msg) -> Message:
     )
 
 
-def _turn(group: Sequence[Msg]) -> Turn:
+def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
     input_text: str | None = None
     text = ""
     calls: list[ToolCall] = []
@@ -271,6 +276,8 @@ def _turn(group: Sequence[Msg]) -> Turn:
             _merge_metadata(metadata, msg.metadata)
     if results:
         results = _link(calls, results)
+    if agent is not None:
+        metadata["agent_source"] = agent[1]
     return _new(  # type: ignore[no-any-return]
         Turn,
         {
@@ -284,8 +291,54 @@ def _turn(group: Sequence[Msg]) -> Turn:
             "data": None,
             "media": tuple(media),
             "metadata": metadata,
+            "agent": None if agent is None else agent[0],
         },
     )
+
+
+def _agent_after(
+    group: Sequence[Msg], index: int, active: tuple[str, str] | None
+) -> tuple[str, str] | None:
+    """The agent active after the turn `group` (turn `index`), given the one active before it.
+
+    The log's agent facts are read in order, the last one winning: a message that names its
+    agent (`Msg.agent`), and a handoff call (`transfer_to_<agent>`), which hands the
+    conversation to the agent its output names (`{"assistant": ...}`), else to the one its
+    tool name names.
+    """
+    for msg in group:
+        if msg.agent is not None:
+            active = msg.agent
+        if msg.tool_calls and msg.role == "assistant":
+            for call in msg.tool_calls:
+                if call.name.startswith(HANDOFF_PREFIX) and is_handoff(call.name):
+                    output = next(
+                        (
+                            m.content
+                            for m in group
+                            if m.role == "tool"
+                            and call.id is not None
+                            and m.tool_call_id == call.id
+                        ),
+                        None,
+                    )
+                    target = handoff_target(call.name, output)
+                    active = (target, f"handoff call {call.name} in turns[{index}]")
+    return active
+
+
+def message_agent(raw: Mapping[str, Any], where: str) -> tuple[str, str] | None:
+    """The agent a logged message names in its `metadata.agent`, with that place, if any.
+
+    Example:
+        >>> message_agent({"role": "assistant", "metadata": {"agent": "billing"}}, "messages[2]")
+        ('billing', 'messages[2].metadata.agent')
+    """
+    meta = raw.get("metadata")
+    name = meta.get("agent") if isinstance(meta, Mapping) else None
+    if isinstance(name, str) and name.strip():
+        return name, f"{where}.metadata.agent"
+    return None
 
 
 def _result(
@@ -342,16 +395,25 @@ def conversation(
 ) -> Conversation:
     """Build a conversation from normalised messages.
 
+    Each turn's `agent` is the agent active after it, carried over from earlier turns until
+    the log names another (see `_agent_after`); where the log said so is kept in the turn's
+    `metadata.agent_source`. A log that names no agent leaves every `agent` None.
+
     Example:
         >>> c = conversation([Msg("user", "Hi"), Msg("assistant", "Hello!",
         ...                   metadata={"output_tokens": 3})])
         >>> c.turns[0].text, c.turns[0].metadata["output_tokens"]
         ('Hello!', 3)
     """
+    turns: list[Turn] = []
+    agent: tuple[str, str] | None = None
+    for index, group in enumerate(split(messages)):
+        agent = _agent_after(group, index, agent)
+        turns.append(_turn(group, agent))
     return _new(  # type: ignore[no-any-return]
         Conversation,
         {
-            "turns": tuple(_turn(g) for g in split(messages)),
+            "turns": tuple(turns),
             "workflow": None,
             "metadata": dict(metadata or {}),
             "id": None if id is None else str(id),

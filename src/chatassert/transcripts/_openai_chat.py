@@ -29,6 +29,7 @@ from chatassert.transcripts._build import (
     conversation,
     fold_calls,
     media_parts,
+    message_agent,
     parent,
     record_metadata,
     text_of,
@@ -96,6 +97,7 @@ def message(raw: object, where: str) -> Msg:
         name=name if isinstance(name, str) else None,
         is_error=raw.get("is_error") is True,
         media=media,
+        agent=None if raw.get("metadata") is None else message_agent(raw, where),
     )
 
 

@@ -14,6 +14,13 @@ or `{"role", "content"}`), `function_call` (`call_id`, `name`, `arguments` as a 
 `previous_response_id` chain is not followed: log the whole input. Media: a message's
 `input_image` and `input_audio` parts, and the image an `image_generation_call` item returns
 (its base64 `result`), which is the assistant's.
+
+The OpenAI Agents SDK's run items are read too, as the SDK serialises them (`RunState`):
+`{"type": "message_output_item" | "tool_call_item" | "tool_call_output_item" |
+"handoff_call_item" | "handoff_output_item" | ..., "raw_item": <item>, "agent": {"name"}}`,
+with `source_agent` and `target_agent` on a handoff output. The raw item is read as above, and
+the agent the run item names becomes the active agent from there on (for a handoff output, the
+target agent): see `Turn.agent`.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from chatassert.transcripts._build import (
     described,
     fold_calls,
     media_parts,
+    message_agent,
     parent,
     record_metadata,
     text_of,
@@ -39,8 +47,37 @@ from chatassert.transcripts._build import (
 __all__ = ["detect", "parse"]
 
 _ITEM_TYPES = frozenset(
-    {"message", "function_call", "function_call_output", "reasoning", "image_generation_call"}
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "image_generation_call",
+        # the OpenAI Agents SDK's run items, which wrap one of those in `raw_item`
+        "message_output_item",
+        "tool_call_item",
+        "tool_call_output_item",
+        "handoff_call_item",
+        "handoff_output_item",
+        "reasoning_item",
+    }
 )
+
+
+def _agent_name(value: object) -> str | None:
+    """An agent as a run item names it: `{"name": ...}` (as the SDK serialises it) or a name."""
+    name = value.get("name") if isinstance(value, Mapping) else value
+    return name if isinstance(name, str) and name.strip() else None
+
+
+def _run_item(item: dict[str, Any], kind: str, at: str) -> tuple[Any, tuple[str, str] | None]:
+    """Unwrap an Agents SDK run item: its raw item, and the agent active from it on."""
+    raw = item.get("raw_item")
+    if not isinstance(raw, dict):
+        raise TranscriptError(f"{at} ({kind}) has no 'raw_item' object")
+    key = "target_agent" if kind == "handoff_output_item" else "agent"
+    name = _agent_name(item.get(key))
+    return raw, None if name is None else (name, f"{at}.{key}")
 
 
 def _typed_items(items: object) -> bool:
@@ -96,6 +133,13 @@ def items(raw: object, where: str) -> list[Msg]:
         kind = item.get("type", "message")
         if not isinstance(kind, str):
             raise TranscriptError(f"{at}: 'type' must be a string (got {described(kind)})")
+        agent = None
+        if kind.endswith("_item") and "raw_item" in item:  # an Agents SDK run item
+            item, agent = _run_item(item, kind, at)
+            at = f"{at}.raw_item"
+            kind = item.get("type", "message")
+            if not isinstance(kind, str):
+                raise TranscriptError(f"{at}: 'type' must be a string (got {described(kind)})")
         if kind == "message":
             role = item.get("role")
             if not isinstance(role, str):
@@ -106,6 +150,7 @@ def items(raw: object, where: str) -> list[Msg]:
                     role=role,
                     content=text_of(content, where=f"{at}.content"),
                     media=media_parts(content, role, f"{at}.content"),
+                    agent=agent or message_agent(item, at),
                 )
             )
         elif kind == "function_call":
@@ -114,8 +159,9 @@ def items(raw: object, where: str) -> list[Msg]:
             call = tool_call(item.get("name"), item.get("arguments"), item["call_id"])
             if out and out[-1].role == "assistant" and not out[-1].content and out[-1].tool_calls:
                 out[-1].tool_calls.append(call)
+                out[-1].agent = agent or out[-1].agent
             else:
-                out.append(Msg(role="assistant", tool_calls=[call]))
+                out.append(Msg(role="assistant", tool_calls=[call], agent=agent))
         elif kind == "function_call_output":
             if item.get("call_id") is None:
                 raise TranscriptError(f"{at} (function_call_output) has no 'call_id'")
@@ -130,6 +176,7 @@ def items(raw: object, where: str) -> list[Msg]:
                     content=text,
                     tool_call_id=str(item["call_id"]),
                     is_error=item.get("is_error") is True or status == "failed",
+                    agent=agent,
                 )
             )
         elif kind == "image_generation_call" and isinstance(item.get("result"), str):
