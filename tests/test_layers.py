@@ -30,6 +30,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_result",
             "_params",
             "_judging",
+            "_history",
         },
     ),
     (
