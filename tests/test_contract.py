@@ -98,6 +98,9 @@ DIRECT = Turn(text="2 + 2 = 4", workflow=WorkflowState(current="intake"))
 DELEGATED_CHAT = Conversation(turns=[HELLO, DELEGATED], workflow=CLOSED)
 DIRECT_CHAT = Conversation(turns=[HELLO, DIRECT], workflow=DIRECT.workflow)
 PK = {"tool_name": "create_reservation"}
+# promptkit: a structured reply, and one in prose
+AS_JSON = Turn(input="Who is it?", text='{"name": "Ann", "age": 30, "tags": ["vip"]}')
+AS_PROSE = Turn(input="Who is it?", text="It is Ann, aged 30.")
 
 # expect: a note-search response that meets the expectations, and one that breaks them all
 HIT = {
@@ -202,6 +205,11 @@ CASES: dict[str, Case] = {
     "transitioned_to": Case({"type": "transitioned_to", "state": "closed"}, DELEGATED, DIRECT),
     "workflow_complete": Case({"type": "workflow_complete"}, DELEGATED, DIRECT),
     "llm_judge": Case({"type": "llm_judge", "criteria": "Confirms the booking"}, GOOD, BAD),
+    "is_valid_json": Case({"type": "is_valid_json"}, AS_JSON, AS_PROSE),
+    "json_schema": Case({"type": "json_schema", "schema": {"type": "object",
+                         "required": ["name"]}}, AS_JSON, AS_PROSE),
+    "json_path": Case({"type": "json_path", "expression": "tags", "contains": ["vip"]},
+                      AS_JSON, Turn(text='{"tags": []}')),
     # promptkit, conversation level
     "conversation_content_includes": Case({"type": "conversation_content_includes",
                                            "patterns": ["booked"]}, GOOD_CHAT, BAD_CHAT),

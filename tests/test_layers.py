@@ -69,6 +69,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_promptkit_names",
             "_promptkit_args",
             "_promptkit_judged",
+            "_promptkit_json",
         },
     ),
     ("building", {"_registry", "_suite"}),  # type lookup, spec building, cases and suites

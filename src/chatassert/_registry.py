@@ -64,6 +64,7 @@ _BUILTIN_MODULES = (
     "chatassert._promptkit_args",
     "chatassert._guardrails",
     "chatassert._promptkit_judged",
+    "chatassert._promptkit_json",
     "chatassert._sequence",
     "chatassert._call_counts",
     "chatassert._tool_results",

@@ -27,6 +27,7 @@ from chatassert._promptkit_content import (
     ConversationContentMatches,
     ConversationContentNotIncludes,
 )
+from chatassert._promptkit_json import IsValidJSON, JSONPath, JSONSchema
 from chatassert._promptkit_judged import LLMJudge, LLMJudgeConversation
 from chatassert._promptkit_names import (
     AgentInvoked,
@@ -64,6 +65,9 @@ __all__ = [
     "ConversationToolsNotCalledWithArgs",
     "ConversationTransitionedTo",
     "ConversationWorkflowComplete",
+    "IsValidJSON",
+    "JSONPath",
+    "JSONSchema",
     "LLMJudge",
     "LLMJudgeConversation",
     "ToolCallsWithArgs",
