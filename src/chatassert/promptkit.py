@@ -2,7 +2,9 @@
 
 A PromptKit scenario file loads with `chatassert.specs.load_suite`; these are the same checks
 written in Python. Turn-level types check one turn; the `Conversation…` types check a whole
-conversation, with PromptKit's own parameters, details and reasons. `state_is`,
+conversation, with PromptKit's own parameters, details and reasons. PromptKit's later names
+(`contains`, `contains_any`, `regex`, `content_excludes`, `json_valid`, `min_length`, ...) are
+types here too (docs/promptkit.md lists which is which). `state_is`,
 `transitioned_to`, `workflow_complete` and `guardrail_triggered` are the native `StateIs`,
 `TransitionedTo`, `WorkflowComplete` and `GuardrailTriggered` of the top level.
 
@@ -20,12 +22,16 @@ from chatassert._promptkit_args import (
     ToolCallsWithArgs,
 )
 from chatassert._promptkit_content import (
+    ContentExcludes,
     ContentIncludes,
     ContentMatches,
     ConversationContentIncludes,
     ConversationContentIncludesAny,
     ConversationContentMatches,
     ConversationContentNotIncludes,
+    MaxLength,
+    MinLength,
+    Regex,
 )
 from chatassert._promptkit_json import IsValidJSON, JSONPath, JSONSchema
 from chatassert._promptkit_judged import LLMJudge, LLMJudgeConversation
@@ -50,6 +56,7 @@ __all__ = [
     "AgentInvoked",
     "AgentNotInvoked",
     "AgentResponseContains",
+    "ContentExcludes",
     "ContentIncludes",
     "ContentMatches",
     "ConversationAgentInvoked",
@@ -70,6 +77,9 @@ __all__ = [
     "JSONSchema",
     "LLMJudge",
     "LLMJudgeConversation",
+    "MaxLength",
+    "MinLength",
+    "Regex",
     "ToolCallsWithArgs",
     "ToolsCalled",
     "ToolsNotCalled",
