@@ -18,8 +18,7 @@ from loopback import LoopbackServer, openai_verdict
 
 from chatassert import Conversation, Status, Turn, from_spec
 from chatassert.errors import JudgeError, SpecError
-from chatassert.judges import ENV_VARS
-from chatassert.judges._env import named_judge, named_judges, named_prompts
+from chatassert.judges import ENV_VARS, named_judge, named_judges, named_prompts
 from chatassert.promptkit import LLMJudge, LLMJudgeConversation
 from chatassert.specs import loads_suite
 from chatassert.testing import FakeJudge
