@@ -228,13 +228,34 @@ class LLMJudge(_Judged):
         self,
         criteria: str | None = None,
         *,
+        rubric: str | None = None,
+        min_score: float | None = None,
+        model: str | None = None,
         conversation_aware: bool = False,
-        **options: Any,
+        judge: Judge | None = None,
+        judge_name: str | None = None,
+        prompt_name: str | None = None,
+        judges: Mapping[str, Judge] | None = None,
+        prompts: Mapping[str, str] | None = None,
+        message: str | None = None,
+        criteria_text: str | None = None,
     ) -> None:
         if not isinstance(conversation_aware, bool):
             raise TypeError(f"conversation_aware must be true or false, got {conversation_aware!r}")
         self._set("conversation_aware", conversation_aware)
-        super().__init__(criteria, **options)
+        super().__init__(
+            criteria,
+            rubric=rubric,
+            min_score=min_score,
+            model=model,
+            judge=judge,
+            judge_name=judge_name,
+            prompt_name=prompt_name,
+            judges=judges,
+            prompts=prompts,
+            message=message,
+            criteria_text=criteria_text,
+        )
 
     def _request(self, subject: object) -> JudgeRequest:
         turn = turn_of(subject)
