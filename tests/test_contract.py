@@ -99,6 +99,9 @@ DIRECT = Turn(text="2 + 2 = 4", workflow=WorkflowState(current="intake"))
 DELEGATED_CHAT = Conversation(turns=[HELLO, DELEGATED], workflow=CLOSED)
 DIRECT_CHAT = Conversation(turns=[HELLO, DIRECT], workflow=DIRECT.workflow)
 PK = {"tool_name": "create_reservation"}
+# promptkit: a structured reply, and one in prose
+AS_JSON = Turn(input="Who is it?", text='{"name": "Ann", "age": 30, "tags": ["vip"]}')
+AS_PROSE = Turn(input="Who is it?", text="It is Ann, aged 30.")
 
 # promptkit media: a response with a PNG, a WAV and an MP4, and one with smaller, shorter others
 SHOWN = Turn(
@@ -239,6 +242,15 @@ CASES: dict[str, Case] = {
     "video_duration": Case({"type": "video_duration", "min_seconds": 10}, SHOWN, SKIMPED),
     "video_resolution": Case({"type": "video_resolution", "presets": ["1080p", "4k"]},
                              SHOWN, SKIMPED),
+    "regex": Case({"type": "regex", "pattern": "(?i)sorry", "expect_match": False}, GOOD, BAD),
+    "content_excludes": Case({"type": "content_excludes", "patterns": ["sorry"]}, GOOD, BAD),
+    "min_length": Case({"type": "min_length", "min": 45}, GOOD, BAD),
+    "max_length": Case({"type": "max_length", "max": 50}, BAD, GOOD),
+    "is_valid_json": Case({"type": "is_valid_json"}, AS_JSON, AS_PROSE),
+    "json_schema": Case({"type": "json_schema", "schema": {"type": "object",
+                         "required": ["name"]}}, AS_JSON, AS_PROSE),
+    "json_path": Case({"type": "json_path", "expression": "tags", "contains": ["vip"]},
+                      AS_JSON, Turn(text='{"tags": []}')),
     # promptkit, conversation level
     "conversation_content_includes": Case({"type": "conversation_content_includes",
                                            "patterns": ["booked"]}, GOOD_CHAT, BAD_CHAT),

@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_result",
             "_params",
             "_judging",
+            "_history",
         },
     ),
     (
@@ -72,6 +73,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_promptkit_args",
             "_promptkit_judged",
             "_promptkit_media",
+            "_promptkit_json",
         },
     ),
     ("building", {"_registry", "_suite"}),  # type lookup, spec building, cases and suites

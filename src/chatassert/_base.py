@@ -84,8 +84,9 @@ class Assertion:
     """What it checks: `turn`, `conversation`, `json`, or `any` (combinators)."""
     params: ClassVar[tuple[Param, ...]] = ()
     """The spec parameters, in order (used by the loader, `as_spec` and the JSON Schema)."""
-    dialect_names: ClassVar[Mapping[str, str]] = {}
-    """The names this type has in the vocabularies it belongs to (`{"flat": "contains"}`)."""
+    dialect_names: ClassVar[Mapping[str, str | tuple[str, ...]]] = {}
+    """The names this type has in the vocabularies it belongs to (`{"flat": "contains"}`); a
+    tuple gives a vocabulary's several spellings of it."""
     options: ClassVar[tuple[str, ...]] = ()
     """Keyword-only construction options (not part of the spec) such as `judge`."""
     _searches: ClassVar[bool] = False

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chatassert._base import Assertion, _count, _first, _Group
+from chatassert._history import at_turn
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, as_conversation
 from chatassert._params import Param, register
@@ -260,15 +261,23 @@ class _Selector(Assertion):
         return self._combine(
             conversation,
             [
-                self._at(conversation, i, self.child.check(conversation.turns[i]))
+                self._at(conversation, i, self._check_turn(conversation, i))
                 for i in self._indexes(conversation)
             ],
         )
 
+    def _check_turn(self, conversation: Conversation, index: int) -> Result:
+        with at_turn(conversation.turns, index):  # for checks that read the earlier turns
+            return self.child.check(conversation.turns[index])
+
+    async def _acheck_turn(self, conversation: Conversation, index: int) -> Result:
+        with at_turn(conversation.turns, index):
+            return await self.child.acheck(conversation.turns[index])
+
     async def _acheck(self, subject: object) -> Result:
         conversation = as_conversation(subject)
         indexes = self._indexes(conversation)
-        results = await asyncio.gather(*(self.child.acheck(conversation.turns[i]) for i in indexes))
+        results = await asyncio.gather(*(self._acheck_turn(conversation, i) for i in indexes))
         return self._combine(
             conversation,
             [self._at(conversation, i, r) for i, r in zip(indexes, results, strict=True)],

@@ -103,3 +103,12 @@ class TranscriptError(ChatAssertError, ValueError):
 
 class UsageError(ChatAssertError, RuntimeError):
     """chatassert was used in a way that cannot work (such as `check()` inside an event loop)."""
+
+
+class MissingExtraError(ChatAssertError, ImportError, ValueError):
+    """An assertion needs a library of an optional extra that is not installed.
+
+    The message names the extra to install (`pip install 'chatassert[json]'`). It is an
+    `ImportError`, and a `ValueError` too, so a spec loader reports it as a problem of the
+    assertion that needs the library, with its file and line.
+    """

@@ -12,16 +12,21 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from chatassert._base import Assertion
 from chatassert._judging import Judge, JudgeRequest, Verdict, run_sync, template_fields
 from chatassert._models import Turn
+from chatassert._params import did_you_mean
 from chatassert._result import Result, Status
 
 __all__ = [
     "JudgedAssertion",
     "NO_JUDGE",
+    "UnknownNameError",
+    "named_judge",
+    "named_prompt",
     "resolve_judge",
     "tool_call_summary",
 ]
@@ -49,6 +54,74 @@ def resolve_judge(model: str | None = None) -> Judge | None:
     return judge_from_env(model=model)
 
 
+class UnknownNameError(LookupError):
+    """A named judge or prompt template that the configuration does not have.
+
+    Attributes:
+        known: The names the configuration has.
+    """
+
+    def __init__(self, message: str, known: list[str]) -> None:
+        super().__init__(message)
+        self.known = known
+
+
+def named_judge(name: str, model: str | None, judges: Mapping[str, Judge] | None) -> Judge:
+    """Return the judge named `name`: one of `judges` (given in code), else of the judges
+    `CHATASSERT_JUDGES` configures (`chatassert.judges.named_judges`).
+
+    Raises:
+        UnknownNameError: when neither has that name (its message names the ones there are).
+    """
+    if judges and name in judges:
+        return judges[name]
+    known = list(judges or {})
+    if os.environ.get("CHATASSERT_JUDGES"):
+        from chatassert.judges._env import named_judge as configured, named_judges
+
+        configured_names = named_judges()
+        if name in configured_names:
+            return configured(name, model)
+        known += [n for n in configured_names if n not in known]
+    if not known:
+        raise UnknownNameError(
+            f"unknown judge {name!r}: no named judges are configured "
+            "(set CHATASSERT_JUDGES, or give judges={...} to the loader); see docs/judges.md",
+            [],
+        )
+    raise UnknownNameError(
+        f"unknown judge {name!r}; the configured judges are {', '.join(sorted(known))}",
+        sorted(known),
+    )
+
+
+def named_prompt(name: str, prompts: Mapping[str, str] | None) -> str | None:
+    """Return the prompt template named `name`: one of `prompts` (given in code), else of the
+    templates `CHATASSERT_JUDGE_PROMPTS` configures; None when no template is configured at all.
+
+    Raises:
+        UnknownNameError: when templates are configured but none has that name (with the closest).
+    """
+    if prompts and name in prompts:
+        return prompts[name]
+    known = dict(prompts or {})
+    if os.environ.get("CHATASSERT_JUDGE_PROMPTS"):
+        from chatassert.judges._env import named_prompts
+
+        known = {**named_prompts(), **known}
+        if name in known:
+            return known[name]
+    if not known:
+        return None
+    names = sorted(known)
+    hint = did_you_mean(name, names)
+    raise UnknownNameError(
+        f"unknown prompt template {name!r}"
+        + (f" ({hint})" if hint else f"; the configured templates are {', '.join(names)}"),
+        names,
+    )
+
+
 class JudgedAssertion(Assertion):
     """Shared machinery of judged assertions: resolve the judge, ask it, record the verdict.
 
@@ -67,7 +140,7 @@ class JudgedAssertion(Assertion):
 
     __slots__ = ("judge", "min_score", "model", "prompt")
     judged = True
-    options = ("judge",)
+    options: ClassVar[tuple[str, ...]] = ("judge",)
     judge: Judge | None
     model: str | None
     min_score: float | None
@@ -116,16 +189,25 @@ class JudgedAssertion(Assertion):
     async def _acheck(self, subject: object) -> Result:
         return await self._ajudge(subject, 0)
 
+    def _configured(self) -> tuple[Judge | None, str | None] | Result:
+        """The judge to ask (None: none is configured) and the prompt template to send, or
+        the error result when what the assertion names cannot be found."""
+        judge = self.judge if self.judge is not None else resolve_judge(self.model)
+        return judge, self.prompt
+
     async def _ajudge(self, subject: object, sample: int) -> Result:
         """Ask the judge once; `sample` numbers independent verdicts of one subject (`Repeat`)."""
         request = self._request(subject)
-        if sample or self.prompt is not None:
+        configured = self._configured()
+        if isinstance(configured, Result):
+            return configured
+        judge, prompt = configured
+        if sample or prompt is not None:
             request = dataclasses.replace(
                 request,
                 sample=sample,
-                prompt=self.prompt if self.prompt is not None else request.prompt,
+                prompt=prompt if prompt is not None else request.prompt,
             )
-        judge = self.judge if self.judge is not None else resolve_judge(self.model)
         if judge is None:
             return Result(_E, self.kind, NO_JUDGE, {**self._details(None), "error": "no_judge"})
         try:

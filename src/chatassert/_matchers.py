@@ -26,15 +26,17 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from chatassert._jsonbase import json_equal
 from chatassert._models import ToolResult
 from chatassert._params import did_you_mean
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_pattern
 
 __all__ = [
+    "ARGS_EQUALITY",
     "ARGUMENT_MODES",
     "ArgAny",
     "ArgInRange",
@@ -45,13 +47,21 @@ __all__ = [
     "ExpectedCall",
     "compare_arguments",
     "compile_arguments",
+    "equality",
     "error_flag",
     "loose_equal",
     "render_arguments",
+    "strict_equal",
 ]
 
 ARGUMENT_MODES = ("partial", "exact", "ignore")
 """The argument modes, in the order the docs list them."""
+
+ARGS_EQUALITY = ("loose", "strict")
+"""How argument values compare (SEMANTICS G14): `loose` (G9, the default) or `strict`."""
+
+Equality = Callable[[Any, Any], bool]
+"""A test of whether an actual argument value equals the expected one."""
 
 _STEP_KEYS = ("tool", "arguments", "argument_mode", "ignore_keys")
 
@@ -442,7 +452,12 @@ def _join(path: str, key: str) -> str:
 
 
 def _problems(
-    expected: Any, actual: Any, path: str, exact: bool, ignored: frozenset[str]
+    expected: Any,
+    actual: Any,
+    path: str,
+    exact: bool,
+    ignored: frozenset[str],
+    equal: Equality | None = None,
 ) -> list[ArgProblem]:
     if isinstance(expected, ArgMatcher):
         if expected.matches(actual, exact):
@@ -465,7 +480,7 @@ def _problems(
             if key not in actual:
                 out.append(ArgProblem(where, "missing", render_arguments(want)))
             else:
-                out.extend(_problems(want, actual[key], where, exact, ignored))
+                out.extend(_problems(want, actual[key], where, exact, ignored, equal))
         if exact:
             for key, got in actual.items():
                 where = _join(path, str(key))
@@ -477,9 +492,9 @@ def _problems(
             return [ArgProblem(path, "value_mismatch", render_arguments(expected), actual)]
         out = []
         for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            out.extend(_problems(want, got, f"{path}[{i}]", exact, ignored))
+            out.extend(_problems(want, got, f"{path}[{i}]", exact, ignored, equal))
         return out
-    if loose_equal(expected, actual):
+    if (equal or loose_equal)(expected, actual):
         return []
     return [ArgProblem(path, "value_mismatch", expected, actual)]
 
@@ -490,6 +505,7 @@ def compare_arguments(
     *,
     mode: str = "partial",
     ignore_keys: Sequence[str] = (),
+    args_equality: str = "loose",
 ) -> list[ArgProblem]:
     """List how `actual` arguments differ from compiled `expected` ones under `mode`.
 
@@ -498,6 +514,8 @@ def compare_arguments(
         actual: The call's arguments.
         mode: `partial`, `exact` or `ignore`.
         ignore_keys: Argument paths (`request_id`, `page.cursor`) left out of the comparison.
+        args_equality: How plain values compare: `loose` (G9) or `strict` (G14); matchers
+            keep their own rules.
 
     An `actual` that is not a mapping at all is one `value_mismatch` named `arguments`.
 
@@ -511,7 +529,14 @@ def compare_arguments(
     """
     if mode == "ignore":
         return []
-    return _problems(dict(expected), actual, "", mode == "exact", frozenset(ignore_keys))
+    return _problems(
+        dict(expected),
+        actual,
+        "",
+        mode == "exact",
+        frozenset(ignore_keys),
+        equality(args_equality),
+    )
 
 
 class ExpectedCall:
@@ -782,6 +807,56 @@ def loose_equal(expected: Any, actual: Any) -> bool:
     if isinstance(actual, _dt.date):
         return _date_equal(actual, expected)
     return bool(expected == actual)
+
+
+def strict_equal(expected: Any, actual: Any) -> bool:
+    """Return whether `actual` equals `expected` with strict JSON equality (G14).
+
+    Values compare as JSON does: `1 == 1.0`, but `4 != "4"`, `true != 1` and `true != "true"`,
+    at every depth; a date is its ISO string. The shape rules are those of `loose_equal`:
+    an expected `None` means "present, any value", an expected mapping matches a mapping with
+    at least those keys, an expected list a list of the same length, item by item.
+
+    Example:
+        >>> strict_equal({"party_size": 4}, {"party_size": 4.0, "date": "2024-02-15"})
+        True
+        >>> strict_equal(4, "4"), strict_equal(True, 1), loose_equal(4, "4")
+        (False, False, True)
+    """
+    if expected is None:
+        return True
+    if isinstance(expected, Mapping):
+        return isinstance(actual, Mapping) and all(
+            key in actual and strict_equal(value, actual[key]) for key, value in expected.items()
+        )
+    if isinstance(expected, list | tuple):
+        return (
+            isinstance(actual, list | tuple)
+            and len(actual) == len(expected)
+            and all(strict_equal(e, a) for e, a in zip(expected, actual, strict=True))
+        )
+    if isinstance(expected, _dt.date):
+        expected = expected.isoformat()
+    if isinstance(actual, _dt.date):
+        actual = actual.isoformat()
+    return json_equal(expected, actual)
+
+
+def equality(args_equality: str) -> Equality:
+    """Return the argument equality `args_equality` names: `loose_equal` or `strict_equal`.
+
+    Raises:
+        ValueError: for another name (with a did-you-mean hint).
+    """
+    if args_equality == "loose":
+        return loose_equal
+    if args_equality == "strict":
+        return strict_equal
+    hint = did_you_mean(str(args_equality), ARGS_EQUALITY)
+    raise ValueError(
+        f"args_equality must be one of {', '.join(ARGS_EQUALITY)}, got {args_equality!r}"
+        + (f" ({hint})" if hint else "")
+    )
 
 
 def _is_number(value: object) -> bool:

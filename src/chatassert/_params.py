@@ -118,7 +118,9 @@ def register(cls: A) -> A:
     """Class decorator: make an assertion type known to the loader under its `kind`.
 
     The class may also set `dialect_names`, a mapping from dialect (`flat`, `promptkit.turn`,
-    `promptkit.conversation`, `expect`, ...) to the name the type has in that vocabulary.
+    `promptkit.conversation`, `expect`, ...) to the name the type has in that vocabulary, or
+    to a tuple of names when the vocabulary spells it several ways (a later name beside the
+    first one: `("content_includes", "contains")`).
     """
     kind = cls.kind
     if not kind:
@@ -133,8 +135,9 @@ def register(cls: A) -> A:
     if not cls.__doc__:
         raise ValueError(f"{cls.__name__} needs a docstring: it is the type's documentation")
     _REGISTRY[kind] = cls
-    for dialect, name in getattr(cls, "dialect_names", {}).items():
-        _DIALECTS.setdefault(dialect, {})[name] = cls
+    for dialect, names in getattr(cls, "dialect_names", {}).items():
+        for name in (names,) if isinstance(names, str) else names:
+            _DIALECTS.setdefault(dialect, {})[name] = cls
     return cls
 
 

@@ -1,6 +1,7 @@
 """PromptKit's checks of tool-call arguments: `tool_calls_with_args` and its conversation forms.
 
-Expected arguments compare loosely (G9) and may hold matchers (`chatassert.args`); a call's
+Expected arguments compare loosely (G9), or with strict JSON equality when `args_equality` is
+`strict` (G14), and may hold matchers (`chatassert.args`); a call's
 arguments that are not JSON make the check an `error` when no other call decides it
 (docs/promptkit.md). Tests: tests/promptkit/test_promptkit_args.py.
 
@@ -19,7 +20,7 @@ from typing import Any
 
 from chatassert._base import Assertion
 from chatassert._errors import RegexTimeoutError
-from chatassert._matchers import loose_equal
+from chatassert._matchers import ARGS_EQUALITY, Equality, equality
 from chatassert._models import ToolCall, as_conversation, turn_of
 from chatassert._params import Param, register
 from chatassert._promptkit_base import _arguments, _render, _timeout, _unique
@@ -41,6 +42,14 @@ _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
 _Violations = list[dict[str, Any]]
 
+_ARGS_EQUALITY = Param(
+    "args_equality",
+    "str",
+    default="loose",
+    choices=ARGS_EQUALITY,
+    doc="how argument values compare: loose (4 equals '4') or strict JSON equality",
+)
+
 
 def _matching(per_call: Sequence[_Violations | None]) -> int:
     """How many calls satisfied every requirement (an undecided call, `None`, did not)."""
@@ -50,11 +59,21 @@ def _matching(per_call: Sequence[_Violations | None]) -> int:
 class _ArgsCheck(Assertion):
     """Shared core of `tool_calls_with_args` at both levels: per-call argument violations."""
 
-    __slots__ = ("_compiled", "_expected", "args_match", "match", "tool_name")
+    __slots__ = (
+        "_compiled",
+        "_equal",
+        "_expected",
+        "args_equality",
+        "args_match",
+        "match",
+        "tool_name",
+    )
     options = ("regex_timeout",)
     tool_name: str
     args_match: dict[str, str] | None
     match: str
+    args_equality: str
+    _equal: Equality
     _expected: dict[str, Any] | None
     _compiled: tuple[tuple[str, Pattern], ...]
 
@@ -65,9 +84,12 @@ class _ArgsCheck(Assertion):
         args_match: Mapping[str, str] | None,
         match: str,
         regex_timeout: float,
+        args_equality: str = "loose",
     ) -> dict[str, Any] | None:
         if not isinstance(tool_name, str) or not tool_name.strip():
             raise ValueError(f"{self.kind} needs a non-empty tool_name")
+        self._set("_equal", equality(args_equality))
+        self._set("args_equality", args_equality)
         if match not in ("any", "all"):
             raise ValueError(f"match must be 'any' or 'all', got {match!r}")
         if expected is not None and not isinstance(expected, Mapping):
@@ -108,7 +130,7 @@ class _ArgsCheck(Assertion):
         for arg, want in (self._expected or {}).items():
             if arg not in args:
                 out.append({"type": "missing_argument", "tool": tool, "argument": arg})
-            elif not loose_equal(want, args[arg]):
+            elif not self._equal(want, args[arg]):
                 out.append(
                     {
                         "type": "value_mismatch",
@@ -168,11 +190,16 @@ class _ArgsCheck(Assertion):
             return _E, per_call
         return _F, per_call
 
+    def _mode(self) -> dict[str, Any]:
+        """The equality in force, for details: said only when it is not the default."""
+        return {} if self.args_equality == "loose" else {"args_equality": self.args_equality}
+
     def describe(self) -> str:
         """Describe the requirement."""
         parts = [f"{k}={v!r}" for k, v in (self._expected or {}).items()]
         parts += [f"{k}~/{p.source}/" for k, p in self._compiled]
-        return f"calls {self.tool_name}({', '.join(parts)})"
+        strict = " (strict equality)" if self.args_equality == "strict" else ""
+        return f"calls {self.tool_name}({', '.join(parts)}){strict}"
 
 
 def describe_violation(v: Mapping[str, Any]) -> str:
@@ -196,8 +223,9 @@ def describe_violation(v: Mapping[str, Any]) -> str:
 class ToolCallsWithArgs(_ArgsCheck):
     """Passes when a call of the tool in the turn has the expected arguments.
 
-    `expected_args` values are compared loosely (G9; `None` only requires presence);
-    `args_match` maps an argument to a regular expression searched in its string rendering.
+    `expected_args` values are compared loosely (G9; `None` only requires presence), or with
+    strict JSON equality when `args_equality="strict"` (G14); `args_match` maps an argument to
+    a regular expression searched in its string rendering.
     At least one call must satisfy every requirement; with `match="all"` every call must.
 
     Example:
@@ -230,6 +258,7 @@ class ToolCallsWithArgs(_ArgsCheck):
             choices=("any", "all"),
             doc="whether any call or every call must satisfy the requirements",
         ),
+        _ARGS_EQUALITY,
     )
     expected_args: dict[str, Any] | None
 
@@ -240,12 +269,14 @@ class ToolCallsWithArgs(_ArgsCheck):
         args_match: Mapping[str, str] | None = None,
         match: str = "any",
         *,
+        args_equality: str = "loose",
         message: str | None = None,
         regex_timeout: float = DEFAULT_REGEX_TIMEOUT,
     ) -> None:
         super().__init__(message=message)
         self._set(
-            "expected_args", self._setup(tool_name, expected_args, args_match, match, regex_timeout)
+            "expected_args",
+            self._setup(tool_name, expected_args, args_match, match, regex_timeout, args_equality),
         )
 
     def _check(self, subject: object) -> Result:
@@ -266,7 +297,10 @@ class ToolCallsWithArgs(_ArgsCheck):
         matching = _matching(per_call)
         if status is _P:
             return Result(
-                _P, self.kind, self._held(), {"violations": [], "matching_calls": matching}
+                _P,
+                self.kind,
+                self._held(),
+                {"violations": [], "matching_calls": matching, **self._mode()},
             )
         violations = [v for vs in per_call if vs for v in vs]
         first = next((v for v in violations if v["type"] != "invalid_args_json"), violations[0])
@@ -275,7 +309,10 @@ class ToolCallsWithArgs(_ArgsCheck):
             failing = sum(bool(v) for v in per_call)
             reason = f"{failing} of {len(calls)} calls do not match: {reason}"
         return Result(
-            status, self.kind, reason, {"violations": violations, "matching_calls": matching}
+            status,
+            self.kind,
+            reason,
+            {"violations": violations, "matching_calls": matching, **self._mode()},
         )
 
 
@@ -283,7 +320,8 @@ class ToolCallsWithArgs(_ArgsCheck):
 class ConversationToolCallsWithArgs(_ArgsCheck):
     """Passes when some call of the tool in the conversation has the required arguments.
 
-    `required_args` (alias `expected_args`) compares loosely (G9, `None` = present);
+    `required_args` (alias `expected_args`) compares loosely (G9, `None` = present), or
+    strictly with `args_equality="strict"` (G14);
     `args_match` maps arguments to regular expressions; `match="all"` makes every call have to
     satisfy them. On a failure, `actual` holds the arguments of the closest call.
 
@@ -319,6 +357,7 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
             choices=("any", "all"),
             doc="whether any call or every call must satisfy the requirements",
         ),
+        _ARGS_EQUALITY,
     )
     required_args: dict[str, Any] | None
 
@@ -329,12 +368,14 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
         args_match: Mapping[str, str] | None = None,
         match: str = "any",
         *,
+        args_equality: str = "loose",
         message: str | None = None,
         regex_timeout: float = DEFAULT_REGEX_TIMEOUT,
     ) -> None:
         super().__init__(message=message)
         self._set(
-            "required_args", self._setup(tool_name, required_args, args_match, match, regex_timeout)
+            "required_args",
+            self._setup(tool_name, required_args, args_match, match, regex_timeout, args_equality),
         )
 
     def _check(self, subject: object) -> Result:
@@ -343,6 +384,7 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
         details: dict[str, Any] = {"tool": self.tool_name, "expected": self.required_args or {}}
         if self.args_match is not None:
             details["args_match"] = self.args_match
+        details.update(self._mode())
         if not located:
             called = _unique([c.name for _, c in conversation.tool_calls])
             return Result(
@@ -387,8 +429,10 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
 class ConversationToolsNotCalledWithArgs(Assertion):
     """Passes when no call of the tool (any tool, when `tool_name` is empty) has a forbidden value.
 
-    `forbidden_args` maps an argument to a forbidden value or a list of them (loose equality,
-    G9; `None` forbids the argument altogether).
+    `forbidden_args` (alias `excluded_args`, PromptKit's later name) maps an argument to a
+    forbidden value or a list of them (loose equality, G9, or strict with
+    `args_equality="strict"`, G14; `None` forbids the argument altogether). PromptKit's later
+    `tool_args_excluded_session` is this check.
 
     Example:
         >>> from chatassert import Conversation, ToolCall, Turn
@@ -400,10 +444,12 @@ class ConversationToolsNotCalledWithArgs(Assertion):
         ('forbidden tool args detected', '5000')
     """
 
-    __slots__ = ("forbidden_args", "tool_name")
+    __slots__ = ("_equal", "args_equality", "forbidden_args", "tool_name")
     kind = "conversation_tools_not_called_with_args"
     level = "conversation"
-    dialect_names = {"promptkit.conversation": "tools_not_called_with_args"}
+    dialect_names = {
+        "promptkit.conversation": ("tools_not_called_with_args", "tool_args_excluded_session")
+    }
     params = (
         Param(
             "tool_name",
@@ -416,20 +462,27 @@ class ConversationToolsNotCalledWithArgs(Assertion):
             "forbidden_args",
             "mapping",
             required=True,
+            aliases=("excluded_args",),
             doc="argument → forbidden value or list of values",
         ),
+        _ARGS_EQUALITY,
     )
     tool_name: str
     forbidden_args: dict[str, Any]
+    args_equality: str
+    _equal: Equality
 
     def __init__(
         self,
         tool_name: str = "",
         forbidden_args: Mapping[str, Any] | None = None,
         *,
+        args_equality: str = "loose",
         message: str | None = None,
     ) -> None:
         super().__init__(message=message)
+        self._set("_equal", equality(args_equality))
+        self._set("args_equality", args_equality)
         if not isinstance(tool_name, str):
             raise TypeError(f"tool_name must be a string, got {type(tool_name).__name__}")
         if not isinstance(forbidden_args, Mapping) or not forbidden_args:
@@ -460,7 +513,7 @@ class ConversationToolsNotCalledWithArgs(Assertion):
                     continue
                 options = forbidden if isinstance(forbidden, list) else [forbidden]
                 actual = call.arguments[arg]
-                if any(loose_equal(option, actual) for option in options):
+                if any(self._equal(option, actual) for option in options):
                     violations.append(
                         {
                             "turn_index": index,
@@ -477,6 +530,8 @@ class ConversationToolsNotCalledWithArgs(Assertion):
         details: dict[str, Any] = {"violations": violations}
         if invalid:
             details["invalid_calls"] = invalid
+        if self.args_equality != "loose":
+            details["args_equality"] = self.args_equality
         if violations:
             return Result(_F, self.kind, "forbidden tool args detected", details)
         if invalid:

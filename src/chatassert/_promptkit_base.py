@@ -21,13 +21,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from chatassert._errors import RegexTimeoutError
-from chatassert._models import Conversation, ToolCall
+from chatassert._models import Conversation, ToolCall, Turn
 from chatassert._params import string_values
 from chatassert._result import Result, Status
 
 __all__ = [
     "CONTENT_LIMIT",
     "assistant_texts",
+    "assistant_texts_of",
 ]
 
 _E = Status.ERROR
@@ -53,8 +54,13 @@ def assistant_texts(conversation: Conversation) -> list[tuple[int, str]]:
 
     A turn built without messages contributes its `text`.
     """
+    return assistant_texts_of(conversation.turns)
+
+
+def assistant_texts_of(turns: Sequence[Turn]) -> list[tuple[int, str]]:
+    """`assistant_texts` over a sequence of turns (the turn index is the position in it)."""
     out: list[tuple[int, str]] = []
-    for index, turn in enumerate(conversation.turns):
+    for index, turn in enumerate(turns):
         if turn.messages:
             out.extend(
                 (index, m.content) for m in turn.messages if m.role == "assistant" and m.content

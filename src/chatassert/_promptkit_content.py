@@ -1,8 +1,13 @@
-"""PromptKit's content checks: `content_includes`, `content_matches`, and their conversation forms.
+"""PromptKit's content checks: `content_includes`, `content_matches`, their conversation forms,
+and the content checks of PromptKit's later registry.
 
 Turn-level types read the turn's text (G1), ignoring case; conversation-level types read every
-assistant message and name the turn of each violation (docs/promptkit.md). Tests:
-tests/promptkit/test_promptkit_content.py.
+assistant message and name the turn of each violation (docs/promptkit.md). PromptKit's later
+names are spellings of these where its registry says they are the same check (`contains` is
+`content_includes`, `contains_any` is `content_includes_any`, `content_excludes` is
+`content_not_includes`); `regex` (with `expect_match`), `content_excludes` at turn level (over
+the conversation so far) and `min_length` / `max_length` are new. Tests:
+tests/promptkit/test_promptkit_content.py and tests/promptkit/test_promptkit_later.py.
 
 Example:
     >>> from chatassert.promptkit import ContentIncludes
@@ -12,25 +17,39 @@ Example:
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from chatassert._base import Assertion
 from chatassert._errors import RegexTimeoutError
-from chatassert._models import as_conversation
+from chatassert._history import turns_so_far
+from chatassert._models import as_conversation, text_of, turn_of
 from chatassert._params import Param, register, string_values
-from chatassert._promptkit_base import CONTENT_LIMIT, _quoted, _timeout, assistant_texts
+from chatassert._promptkit_base import (
+    CONTENT_LIMIT,
+    _quoted,
+    _timeout,
+    assistant_texts,
+    assistant_texts_of,
+)
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
 from chatassert._result import Result, Status
 from chatassert._text import Contains, Matches
 
 __all__ = [
+    "MATCH_MODES",
+    "ContentExcludes",
     "ContentIncludes",
     "ContentMatches",
     "ConversationContentIncludes",
     "ConversationContentIncludesAny",
     "ConversationContentMatches",
     "ConversationContentNotIncludes",
+    "MaxLength",
+    "MinLength",
+    "Regex",
 ]
 
 _P, _F = Status.PASSED, Status.FAILED
@@ -45,7 +64,7 @@ class ContentIncludes(Contains):
 
     PromptKit's spelling of `Contains`: the same check, with PromptKit's parameter
     (`patterns`), reason (naming every missing pattern) and detail keys (`patterns`,
-    `missing_patterns`).
+    `missing_patterns`). PromptKit's later name for it is `contains`.
 
     Example:
         >>> from chatassert.promptkit import ContentIncludes
@@ -57,7 +76,7 @@ class ContentIncludes(Contains):
 
     __slots__ = ()
     kind = "content_includes"
-    dialect_names = {"promptkit.turn": "content_includes"}
+    dialect_names = {"promptkit.turn": ("content_includes", "contains")}
     params = (Param("patterns", "str_list", required=True, doc="texts that must all appear"),)
 
     def __init__(self, patterns: str | Sequence[str], *, message: str | None = None) -> None:
@@ -101,7 +120,9 @@ class ContentMatches(Matches):
     __slots__ = ()
     kind = "content_matches"
     dialect_names = {"promptkit.turn": "content_matches"}
-    params = (Param("pattern", "str", required=True, doc="a regular expression (Go/RE2 syntax)"),)
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("pattern", "str", required=True, doc="a regular expression (Go/RE2 syntax)"),
+    )
 
     def _found(self, match: Any, text: str) -> Result:
         details = {"pattern": self.pattern, "matched": True, "match": match.group(0)}
@@ -121,6 +142,238 @@ class ContentMatches(Matches):
     def describe(self) -> str:
         """Describe the requirement."""
         return f"response matches /{self.pattern}/"
+
+
+def _go_quoted(text: str) -> str:
+    """`text` as Go's `%q` quotes it in PromptKit's explanations."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+@register
+class Regex(ContentMatches):
+    """Passes when the pattern is found in the turn's response (`expect_match=False`: when not).
+
+    PromptKit's later `regex`: `content_matches` with `expect_match` (default true), the same
+    search (Go/RE2 syntax, G8). Details say whether it `matched` and what was expected, and
+    keep PromptKit's own explanation as `origin_message`.
+
+    Example:
+        >>> from chatassert.promptkit import Regex
+        >>> Regex(r"\\d{3}-\\d{4}").check("Call 555-1234").passed
+        True
+        >>> r = Regex("(?i)guarantee", expect_match=False).check("We GUARANTEE it")
+        >>> r.reason
+        "Expected the response not to match /(?i)guarantee/ but it does ('GUARANTEE')"
+        >>> r.details["origin_message"]
+        'pattern "(?i)guarantee" matched: true (expect_match: false)'
+    """
+
+    __slots__ = ("expect_match",)
+    kind = "regex"
+    dialect_names = {"promptkit.turn": "regex"}
+    params = (
+        *ContentMatches.params,
+        Param(
+            "expect_match",
+            "bool",
+            default=True,
+            doc="true: the pattern must match; false: it must not",
+        ),
+    )
+    expect_match: bool
+
+    def __init__(
+        self,
+        pattern: str,
+        *,
+        expect_match: bool = True,
+        message: str | None = None,
+        regex_timeout: float = DEFAULT_REGEX_TIMEOUT,
+    ) -> None:
+        if not isinstance(expect_match, bool):
+            raise TypeError(f"expect_match must be true or false, got {expect_match!r}")
+        self._set("expect_match", expect_match)  # first: the description reads it
+        super().__init__(pattern, message=message, regex_timeout=regex_timeout)
+
+    def _origin(self, matched: bool) -> str:
+        return (
+            f"pattern {_go_quoted(self.pattern)} matched: {str(matched).lower()} "
+            f"(expect_match: {str(self.expect_match).lower()})"
+        )
+
+    def _found(self, match: Any, text: str) -> Result:
+        details = {
+            "pattern": self.pattern,
+            "matched": True,
+            "expect_match": self.expect_match,
+            "match": match.group(0),
+            "origin_message": self._origin(True),
+        }
+        if self.expect_match:
+            return Result(_P, self.kind, self._held(), details)
+        reason = f"Expected the response not to match /{self.pattern}/ but it does"
+        return Result(_F, self.kind, f"{reason} ({match.group(0)!r})", details)
+
+    def _missed(self, text: str) -> Result:
+        details: dict[str, Any] = {
+            "pattern": self.pattern,
+            "matched": False,
+            "expect_match": self.expect_match,
+            "origin_message": self._origin(False),
+        }
+        if not self.expect_match:
+            return Result(_P, self.kind, self._held(), details)
+        details["content"] = text[:CONTENT_LIMIT]
+        reason = f"Expected the response to match /{self.pattern}/ but it does not"
+        return Result(_F, self.kind, reason, details)
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        if self.expect_match:
+            return f"response matches /{self.pattern}/"
+        return f"response does not match /{self.pattern}/"
+
+
+class _Length(Assertion):
+    """The length of the turn's response, counted as PromptKit counts it: in UTF-8 bytes."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def _measure(subject: object) -> tuple[int, int]:
+        """The response's length in UTF-8 bytes (Go's `len`) and in characters."""
+        text = text_of(subject)
+        return len(text.encode("utf-8", "surrogatepass")), len(text)
+
+    @staticmethod
+    def _positive(name: str, value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an integer, got {value!r}")
+        if value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value}")
+        return value
+
+
+@register
+class MinLength(_Length):
+    """Passes when the turn's response is at least `min` long (PromptKit's later `min_length`).
+
+    The length is counted as PromptKit counts it, in UTF-8 bytes: the number of characters for
+    ASCII text, more for other text (`é` is 2). `min_characters` and `min_chars` are other
+    spellings of `min`.
+
+    Example:
+        >>> from chatassert.promptkit import MinLength
+        >>> r = MinLength(20).check("Too short.")
+        >>> r.reason, r.details["origin_message"]
+        ('Expected the response to be at least 20 long but its length is 10', 'length 10, min 20')
+    """
+
+    __slots__ = ("min",)
+    kind = "min_length"
+    dialect_names = {"promptkit.turn": "min_length"}
+    params = (
+        Param(
+            "min",
+            "int",
+            required=True,
+            aliases=("min_characters", "min_chars"),
+            doc="the shortest length allowed (UTF-8 bytes, as PromptKit counts)",
+        ),
+    )
+    min: int
+
+    def __init__(self, min: int, *, message: str | None = None) -> None:
+        super().__init__(message=message)
+        self._set("min", self._positive("min_length min", min))
+
+    def _check(self, subject: object) -> Result:
+        length, characters = self._measure(subject)
+        details = {
+            "length": length,
+            "min": self.min,
+            "characters": characters,
+            "origin_message": f"length {length}, min {self.min}",
+        }
+        if length >= self.min:
+            return Result(_P, self.kind, self._held(), details)
+        reason = f"Expected the response to be at least {self.min} long but its length is {length}"
+        return Result(_F, self.kind, reason, details)
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        return f"response is at least {self.min} long"
+
+
+@register
+class MaxLength(_Length):
+    """Passes when the turn's response is at most `max` long (PromptKit's later `max_length`).
+
+    The length is counted in UTF-8 bytes, as PromptKit does (see `MinLength`); `max_characters`
+    and `max_chars` are other spellings of `max`, and `length` another name of the type. With
+    `max_tokens`, the response must also be at most that many tokens, estimated as PromptKit
+    does: a token per 4 bytes, rounded down.
+
+    Example:
+        >>> from chatassert.promptkit import MaxLength
+        >>> MaxLength(200).check("Short and sweet.").passed
+        True
+        >>> MaxLength(200, max_tokens=2).check("Short and sweet.").reason
+        'Expected the response to be at most 2 tokens but it is about 4 (length 16 / 4)'
+    """
+
+    __slots__ = ("max", "max_tokens")
+    kind = "max_length"
+    dialect_names = {"promptkit.turn": ("max_length", "length")}
+    params = (
+        Param(
+            "max",
+            "int",
+            required=True,
+            aliases=("max_characters", "max_chars"),
+            doc="the longest length allowed (UTF-8 bytes, as PromptKit counts)",
+        ),
+        Param("max_tokens", "int", default=None, doc="the most tokens allowed (length / 4)"),
+    )
+    max: int
+    max_tokens: int | None
+
+    def __init__(
+        self, max: int, *, max_tokens: int | None = None, message: str | None = None
+    ) -> None:
+        super().__init__(message=message)
+        self._set("max", self._positive("max_length max", max))
+        self._set(
+            "max_tokens",
+            None if max_tokens is None else self._positive("max_length max_tokens", max_tokens),
+        )
+
+    def _check(self, subject: object) -> Result:
+        length, characters = self._measure(subject)
+        details: dict[str, Any] = {"length": length, "max": self.max, "characters": characters}
+        origin = f"length {length}, max {self.max}"
+        reason = None
+        if length > self.max:
+            reason = f"Expected the response to be at most {self.max} long but its length is "
+            reason += str(length)
+        if self.max_tokens is not None:
+            tokens = length // 4
+            details.update(tokens=tokens, max_tokens=self.max_tokens)
+            if tokens > self.max_tokens:
+                origin += f"; tokens ~{tokens}, max_tokens {self.max_tokens}"
+                reason = reason or (
+                    f"Expected the response to be at most {self.max_tokens} tokens but it is "
+                    f"about {tokens} (length {length} / 4)"
+                )
+        details["origin_message"] = origin
+        if reason is None:
+            return Result(_P, self.kind, self._held(), details)
+        return Result(_F, self.kind, reason, details)
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        tokens = f" and {self.max_tokens} tokens" if self.max_tokens is not None else ""
+        return f"response is at most {self.max} long{tokens}"
 
 
 # -- conversation level: content ---------------------------------------------------------------
@@ -213,6 +466,8 @@ class ConversationContentIncludes(_ConversationPatterns):
 class ConversationContentIncludesAny(_ConversationPatterns):
     """Passes when some assistant message contains some pattern (case-insensitive by default).
 
+    PromptKit's later name for it is `contains_any`.
+
     Example:
         >>> from chatassert import Conversation, Turn
         >>> from chatassert.promptkit import ConversationContentIncludesAny
@@ -224,7 +479,7 @@ class ConversationContentIncludesAny(_ConversationPatterns):
 
     __slots__ = ()
     kind = "conversation_content_includes_any"
-    dialect_names = {"promptkit.conversation": "content_includes_any"}
+    dialect_names = {"promptkit.conversation": ("content_includes_any", "contains_any")}
 
     def _check(self, subject: object) -> Result:
         texts = self._texts(subject)
@@ -258,11 +513,27 @@ def _snippet(text: str, start: int, length: int, width: int = 40) -> str:
     return ("…" if lo else "") + text[lo:hi] + ("…" if hi < len(text) else "")
 
 
+MATCH_MODES = ("substring", "word_boundary")
+"""How `content_not_includes` / `content_excludes` look for a pattern."""
+
+_GO_META = re.compile(r"([\\.+*?()|\[\]{}^$])")
+
+
+def _whole_word(pattern: str, case_sensitive: bool, timeout: float) -> Pattern:
+    """`pattern` as a whole word: PromptKit's `(?i)\\b<quoted>\\b`, ASCII word boundaries."""
+    flags = "" if case_sensitive else "(?i)"
+    quoted = _GO_META.sub(r"\\\1", pattern)  # Go's regexp.QuoteMeta
+    return compile_regex(f"{flags}\\b{quoted}\\b", "content_not_includes", timeout)
+
+
 @register
 class ConversationContentNotIncludes(_ConversationPatterns):
     """Passes when no assistant message contains any pattern (case-insensitive by default).
 
     Each (message, pattern) found is one violation with a snippet of the message around it.
+    `match_mode: word_boundary` finds a pattern only as a whole word (`art` is not in
+    `start`), with Go's ASCII word boundaries. PromptKit's later name for it is
+    `content_excludes`.
 
     Example:
         >>> from chatassert import Conversation, Turn
@@ -271,24 +542,72 @@ class ConversationContentNotIncludes(_ConversationPatterns):
         >>> r = ConversationContentNotIncludes(["guarantee"]).check(conv)
         >>> r.reason, r.details["violations"][0]["turn_index"]
         ('forbidden content detected', 1)
+        >>> ConversationContentNotIncludes("guar", match_mode="word_boundary").check(conv).passed
+        True
     """
 
-    __slots__ = ()
+    __slots__ = ("_words", "match_mode")
     kind = "conversation_content_not_includes"
-    dialect_names = {"promptkit.conversation": "content_not_includes"}
+    dialect_names = {"promptkit.conversation": ("content_not_includes", "content_excludes")}
+    params = (
+        *_ConversationPatterns.params,
+        Param(
+            "match_mode",
+            "str",
+            default="substring",
+            choices=MATCH_MODES,
+            doc="substring, or word_boundary (whole words only)",
+        ),
+    )
+    options = ("regex_timeout",)
+    match_mode: str
+    _words: tuple[Pattern, ...]
+
+    def __init__(
+        self,
+        patterns: str | Sequence[str],
+        case_sensitive: bool = False,
+        *,
+        match_mode: str = "substring",
+        message: str | None = None,
+        regex_timeout: float = DEFAULT_REGEX_TIMEOUT,
+    ) -> None:
+        super().__init__(patterns, case_sensitive, message=message)
+        if match_mode not in MATCH_MODES:
+            raise ValueError(
+                f"match_mode must be one of {', '.join(MATCH_MODES)}, got {match_mode!r}"
+            )
+        self._set("match_mode", match_mode)
+        words = (
+            tuple(_whole_word(p, case_sensitive, regex_timeout) for p in self.patterns)
+            if match_mode == "word_boundary"
+            else ()
+        )
+        self._set("_words", words)
+
+    def _find(self, i: int, text: str, folded: str) -> tuple[int, int] | None:
+        """Where pattern `i` first occurs in a message: `(start, length)`, or None."""
+        if self._words:
+            found = self._words[i].search(text)
+            return None if found is None else (found.start(), found.end() - found.start())
+        at = folded.find(self._folded[i])
+        return None if at < 0 else (at, len(self._folded[i]))
 
     def _check(self, subject: object) -> Result:
         violations: list[dict[str, Any]] = []
         texts = self._texts(subject)
         for index, text, folded in texts:
-            for pattern, f in zip(self.patterns, self._folded, strict=True):
-                at = folded.find(f)
-                if at >= 0:
+            for i, pattern in enumerate(self.patterns):
+                try:
+                    found = self._find(i, text, folded)
+                except RegexTimeoutError as exc:
+                    return _timeout(self.kind, exc, exc.pattern or pattern)
+                if found is not None:
                     violations.append(
                         {
                             "turn_index": index,
                             "description": f"forbidden content '{pattern}' found",
-                            "evidence": {"pattern": pattern, "snippet": _snippet(text, at, len(f))},
+                            "evidence": {"pattern": pattern, "snippet": _snippet(text, *found)},
                         }
                     )
         if violations:
@@ -296,6 +615,46 @@ class ConversationContentNotIncludes(_ConversationPatterns):
         return Result(
             _P, self.kind, self._held(), {"violations": [], "responses_checked": len(texts)}
         )
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        words = " (whole words)" if self._words else ""
+        return f"{self.kind} {_quoted(self.patterns)}{words}"
+
+
+@register
+class ContentExcludes(ConversationContentNotIncludes):
+    """Passes when no assistant message of the conversation so far contains any pattern.
+
+    PromptKit's later `content_excludes` checked on a turn: like `content_not_includes`, it
+    scans every assistant message up to and including this turn, not only this one, as
+    PromptKit does, so a forbidden word in an earlier answer fails every later turn that
+    checks it. A turn checked on its own (not as a turn of a conversation) has nothing before
+    it. Violations name the `turn_index` in the conversation.
+
+    Example:
+        >>> from chatassert import Conversation, OnLastTurn, Turn
+        >>> from chatassert.promptkit import ContentExcludes
+        >>> chat = Conversation(turns=[Turn(text="I promise a refund"), Turn(text="Done.")])
+        >>> r = OnLastTurn(ContentExcludes(["promise"])).check(chat).children[0]
+        >>> r.status.value, r.details["violations"][0]["turn_index"]
+        ('failed', 0)
+    """
+
+    __slots__ = ()
+    kind = "content_excludes"
+    level = "turn"
+    dialect_names = {"promptkit.turn": "content_excludes"}
+
+    def _texts(self, subject: object) -> list[tuple[int, str, str]]:
+        fold = (lambda s: s) if self.case_sensitive else str.lower
+        turns = turns_so_far(turn_of(subject))
+        return [(i, t, fold(t)) for i, t in assistant_texts_of(turns)]
+
+    def describe(self) -> str:
+        """Describe the requirement."""
+        words = " (whole words)" if self._words else ""
+        return f"no response so far contains {_quoted(self.patterns)}{words}"
 
 
 @register

@@ -65,6 +65,7 @@ _BUILTIN_MODULES = (
     "chatassert._guardrails",
     "chatassert._promptkit_judged",
     "chatassert._promptkit_media",
+    "chatassert._promptkit_json",
     "chatassert._sequence",
     "chatassert._call_counts",
     "chatassert._tool_results",

@@ -20,12 +20,14 @@ from typing import Any
 
 from chatassert._errors import RegexTimeoutError
 from chatassert._matchers import (
+    ARGS_EQUALITY,
     ARGUMENT_MODES,
     ArgProblem,
     ExpectedCall,
     check_keys,
     check_mode,
     compare_arguments,
+    equality,
     error_flag,
     render_arguments,
 )
@@ -60,6 +62,7 @@ class _Step:
     arguments: dict[str, Any] | None
     mode: str
     ignored: tuple[str, ...]
+    equality: str = "loose"
 
     @property
     def compares(self) -> bool:
@@ -68,7 +71,11 @@ class _Step:
     def problems(self, call: ToolCall) -> list[ArgProblem]:
         assert self.arguments is not None
         return compare_arguments(
-            self.arguments, call.arguments, mode=self.mode, ignore_keys=self.ignored
+            self.arguments,
+            call.arguments,
+            mode=self.mode,
+            ignore_keys=self.ignored,
+            args_equality=self.equality,
         )
 
     def cell(self, call: ToolCall) -> bool | None:
@@ -153,8 +160,10 @@ class ToolSequence(_CallCheck):
     A step is a tool name, an `ExpectedCall`, or a mapping `{tool, arguments?,
     argument_mode?, ignore_keys?}`. Arguments compare in `argument_mode` (`partial`: G9 loose
     match, extra arguments fine; `exact`: no extra arguments; `ignore`), which a step or
-    `per_tool` (`{tool: {argument_mode?, ignore_keys?}}`) may override. When the outcome
-    depends on a call whose arguments are not valid JSON, the result is an `error`.
+    `per_tool` (`{tool: {argument_mode?, ignore_keys?}}`) may override. Values compare
+    loosely (G9) unless `args_equality="strict"` (G14: strict JSON equality, `4` is not
+    `"4"`); matchers keep their own rules. When the outcome depends on a call whose arguments
+    are not valid JSON, the result is an `error`.
 
     A passing reason is `called [tools]`. The failure reason lists both sequences and explains
     the first divergence: a call with other arguments names its first three argument problems,
@@ -173,7 +182,15 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         True
     """
 
-    __slots__ = ("_steps", "argument_mode", "ignore_keys", "order", "per_tool", "steps")
+    __slots__ = (
+        "_steps",
+        "args_equality",
+        "argument_mode",
+        "ignore_keys",
+        "order",
+        "per_tool",
+        "steps",
+    )
     kind = "tool_sequence"
     options = ("regex_timeout",)
     params = (
@@ -210,8 +227,16 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             default=None,
             doc="per-tool overrides: {tool: {argument_mode?, ignore_keys?}}",
         ),
+        Param(
+            "args_equality",
+            "str",
+            default="loose",
+            choices=ARGS_EQUALITY,
+            doc="how argument values compare: loose (4 equals '4') or strict JSON equality",
+        ),
     )
     steps: tuple[ExpectedCall, ...]
+    args_equality: str
     order: str
     argument_mode: str
     ignore_keys: tuple[str, ...]
@@ -226,10 +251,13 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         argument_mode: str = "partial",
         ignore_keys: Sequence[str] = (),
         per_tool: Mapping[str, Mapping[str, Any]] | None = None,
+        args_equality: str = "loose",
         message: str | None = None,
         regex_timeout: float = DEFAULT_REGEX_TIMEOUT,
     ) -> None:
         super().__init__(message=message)
+        equality(args_equality)  # refuses a name that is not one of ARGS_EQUALITY
+        self._set("args_equality", args_equality)
         if isinstance(steps, str | bytes | Mapping) or not isinstance(steps, Sequence):
             raise TypeError(
                 "steps must be a list of expected calls (tool names or mappings with 'tool'), "
@@ -253,7 +281,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             override = overrides.get(step.tool, {})
             mode = step.argument_mode or override.get("argument_mode") or argument_mode
             ignored = (*self.ignore_keys, *override.get("ignore_keys", ()), *step.ignore_keys)
-            resolved.append(_Step(step.tool, step.arguments, mode, ignored))
+            resolved.append(_Step(step.tool, step.arguments, mode, ignored, args_equality))
         self._set("_steps", tuple(resolved))
 
     def spec_params(self) -> dict[str, Any]:
@@ -375,7 +403,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             for j, c in enumerate(calls)
             if j not in used
         ]
-        return {
+        out: dict[str, Any] = {
             "order": self.order,
             "expected": [s.tool for s in self._steps],
             "actual": [c.call.name for c in calls],
@@ -387,6 +415,9 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             "recall": len(matched) / m if m else 1.0,
             "errored_calls": [c.location for c in calls if error_flag(c.result)],
         }
+        if self.args_equality != "loose":
+            out["args_equality"] = self.args_equality
+        return out
 
     def _why_not(self, step: _Step, candidates: Sequence[LocatedCall]) -> str:
         """Explain why no call among `candidates` fulfils the step."""

@@ -20,6 +20,7 @@ from typing import Any
 
 from chatassert._base import Assertion, QuickTest
 from chatassert._errors import RegexTimeoutError
+from chatassert._history import at_turn
 from chatassert._jsonbase import JsonCheck
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, NotJSONError, Turn, as_conversation, as_json
@@ -178,7 +179,10 @@ class Case:
         conversation = self._prepared(subject)
         user_turns = _user_turns(conversation)
         others = len(conversation.turns) - len(user_turns)
-        results = [self._turn(i, spec, user_turns, others) for i, spec in enumerate(self.turns)]
+        results = [
+            self._turn(i, spec, user_turns, others, conversation.turns)
+            for i, spec in enumerate(self.turns)
+        ]
         results += [self._whole(a, a.check(conversation)) for a in self.checks]
         return self._finish(results, start, len(self.turns))
 
@@ -200,7 +204,10 @@ class Case:
         user_turns = _user_turns(conversation)
         others = len(conversation.turns) - len(user_turns)
         turn_results = await asyncio.gather(
-            *(self._aturn(i, spec, user_turns, others) for i, spec in enumerate(self.turns))
+            *(
+                self._aturn(i, spec, user_turns, others, conversation.turns)
+                for i, spec in enumerate(self.turns)
+            )
         )
         whole = await asyncio.gather(*(a.acheck(conversation) for a in self.checks))
         return self._finish(
@@ -302,40 +309,52 @@ class Case:
         return self.workflow.apply(conversation)
 
     def _turn(
-        self, index: int, spec: TurnSpec, user_turns: list[tuple[int, Turn]], others: int = 0
+        self,
+        index: int,
+        spec: TurnSpec,
+        user_turns: list[tuple[int, Turn]],
+        others: int = 0,
+        turns: Sequence[Turn] = (),
     ) -> Result:
         if index >= len(user_turns):
             return self._missing_turn(index, spec, len(user_turns), others)
         position, turn = user_turns[index]
         results: list[Result] = []
         failed = False
-        for assertion in spec.assertions:
-            if failed and self.fail_fast:
-                results.append(_skipped(assertion))
-                continue
-            result = assertion.check(turn)
-            failed = failed or result.status in (_F, _E)
-            results.append(result)
+        with at_turn(turns, position):  # for checks that read the turns before this one
+            for assertion in spec.assertions:
+                if failed and self.fail_fast:
+                    results.append(_skipped(assertion))
+                    continue
+                result = assertion.check(turn)
+                failed = failed or result.status in (_F, _E)
+                results.append(result)
         return _turn_result(position, index, spec, turn, results)
 
     async def _aturn(
-        self, index: int, spec: TurnSpec, user_turns: list[tuple[int, Turn]], others: int = 0
+        self,
+        index: int,
+        spec: TurnSpec,
+        user_turns: list[tuple[int, Turn]],
+        others: int = 0,
+        turns: Sequence[Turn] = (),
     ) -> Result:
         if index >= len(user_turns):
             return self._missing_turn(index, spec, len(user_turns), others)
         position, turn = user_turns[index]
-        if self.fail_fast:
-            results: list[Result] = []
-            failed = False
-            for assertion in spec.assertions:
-                if failed:
-                    results.append(_skipped(assertion))
-                    continue
-                result = await assertion.acheck(turn)
-                failed = result.status in (_F, _E)
-                results.append(result)
-        else:
-            results = list(await asyncio.gather(*(a.acheck(turn) for a in spec.assertions)))
+        with at_turn(turns, position):  # the tasks started here inherit it
+            if self.fail_fast:
+                results: list[Result] = []
+                failed = False
+                for assertion in spec.assertions:
+                    if failed:
+                        results.append(_skipped(assertion))
+                        continue
+                    result = await assertion.acheck(turn)
+                    failed = result.status in (_F, _E)
+                    results.append(result)
+            else:
+                results = list(await asyncio.gather(*(a.acheck(turn) for a in spec.assertions)))
         return _turn_result(position, index, spec, turn, results)
 
     def _missing_turn(self, index: int, spec: TurnSpec, available: int, others: int) -> Result:

@@ -9,7 +9,7 @@ Docs: docs/flat.md. Tests: tests/test_text.py.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from chatassert._base import Assertion, remember
 from chatassert._errors import RegexTimeoutError
@@ -307,7 +307,7 @@ class Matches(Assertion):
     __slots__ = ("_compiled", "_fail", "_pass", "pattern")
     kind = "matches"
     dialect_names = {"flat": "matches"}
-    params = (
+    params: ClassVar[tuple[Param, ...]] = (
         Param(
             "value",
             "str",

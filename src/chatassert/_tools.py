@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chatassert._base import Assertion, remember
-from chatassert._matchers import loose_equal
+from chatassert._matchers import ARGS_EQUALITY, Equality, equality, loose_equal
 from chatassert._models import ToolCall, Turn, as_turn
 from chatassert._params import Param, register
 from chatassert._result import Result, Status
@@ -66,11 +66,15 @@ def _render(value: Any) -> str:
 
 
 def argument_mismatches(
-    expected: Mapping[str, Any], actual: Mapping[str, Any], prefix: str = ""
+    expected: Mapping[str, Any],
+    actual: Mapping[str, Any],
+    prefix: str = "",
+    equal: Equality = loose_equal,
 ) -> list[Mismatch]:
-    """List the arguments of `actual` that do not loosely match `expected` (partial match, G9).
+    """List the arguments of `actual` that do not match `expected` (partial match).
 
-    Nested mappings are compared key by key so the mismatch names the deepest argument
+    Values compare with `equal`: loose (G9) by default, or `strict_equal` (G14). Nested
+    mappings are compared key by key so the mismatch names the deepest argument
     (`address.city`); extra actual arguments are fine.
     """
     out: list[Mismatch] = []
@@ -81,8 +85,8 @@ def argument_mismatches(
             continue
         got = actual[key]
         if isinstance(want, Mapping) and want and isinstance(got, Mapping):
-            out.extend(argument_mismatches(want, got, f"{name}."))
-        elif not loose_equal(want, got):
+            out.extend(argument_mismatches(want, got, f"{name}.", equal))
+        elif not equal(want, got):
             out.append(Mismatch(name, want, got))
     return out
 
@@ -92,8 +96,10 @@ class ContainsFunctionCall(Assertion):
     """Passes when the turn called the tool (exact name) with at least the given arguments.
 
     Arguments match partially and loosely (G9): extra actual arguments are fine, `4` equals
-    `"4"`, an expected `None` only requires presence. When the tool was called only with
-    arguments that are not valid JSON, the result is an `error`.
+    `"4"`, an expected `None` only requires presence. With `args_equality="strict"` values
+    compare with strict JSON equality instead (G14: `4` is not `"4"`, `true` is not `1`, `1`
+    is `1.0`). When the tool was called only with arguments that are not valid JSON, the
+    result is an `error`.
 
     Example:
         >>> from chatassert import ContainsFunctionCall, ToolCall, Turn
@@ -105,7 +111,15 @@ class ContainsFunctionCall(Assertion):
         "Expected tool 'cancel', found: ['create_reservation']"
     """
 
-    __slots__ = ("_expected_items", "_memo", "_pass", "arguments", "tool")
+    __slots__ = (
+        "_equal",
+        "_expected_items",
+        "_memo",
+        "_pass",
+        "args_equality",
+        "arguments",
+        "tool",
+    )
     kind = "contains_function_call"
     dialect_names = {"flat": "contains_function_call"}
     params = (
@@ -116,21 +130,37 @@ class ContainsFunctionCall(Assertion):
             default=None,
             doc="arguments the call must have (partial, loose match)",
         ),
+        Param(
+            "args_equality",
+            "str",
+            default="loose",
+            choices=ARGS_EQUALITY,
+            doc="how argument values compare: loose (4 equals '4') or strict JSON equality",
+        ),
     )
     tool: str
     arguments: dict[str, Any] | None
+    args_equality: str
+    _equal: Equality
     _expected_items: tuple[tuple[str, Any], ...]
     _pass: Result
     _memo: dict[tuple[str, ...], Result]
 
     def __init__(
-        self, tool: str, arguments: Mapping[str, Any] | None = None, *, message: str | None = None
+        self,
+        tool: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        args_equality: str = "loose",
+        message: str | None = None,
     ) -> None:
         super().__init__(message=message)
         if not isinstance(tool, str) or not tool.strip():
             raise ValueError("contains_function_call needs a non-empty tool name")
         if arguments is not None and not isinstance(arguments, Mapping):
             raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
+        self._set("_equal", equality(args_equality))
+        self._set("args_equality", args_equality)
         self._set("tool", tool)
         # no arguments to match ({}) is the same requirement as none given: any call of the tool
         self._set("arguments", _json_ready(dict(arguments)) if arguments else None)
@@ -142,17 +172,20 @@ class ContainsFunctionCall(Assertion):
         details: dict[str, Any] = {"tool": self.tool}
         if self.arguments is not None:
             details["arguments"] = self.arguments
+        if self.args_equality != "loose":
+            details["args_equality"] = self.args_equality
         return details
 
     def _matches(self, actual: Mapping[str, Any]) -> bool:
-        """The fast test behind a pass: every expected argument present and loosely equal."""
+        """The fast test behind a pass: every expected argument present and equal."""
+        equal = self._equal
         for key, want in self._expected_items:
             if key not in actual:
                 return False
             got = actual[key]
             if type(got) is type(want) and type(want) in _SCALARS and got == want:
-                continue  # the common case, without `loose_equal`'s type tests
-            if not loose_equal(want, got):
+                continue  # the common case (equal in both modes), without the type tests
+            if not equal(want, got):
                 return False
         return True
 
@@ -197,7 +230,7 @@ class ContainsFunctionCall(Assertion):
                 invalid = invalid or call
                 reports.append({"arguments": call.raw_arguments, "error": call.arguments_error})
                 continue
-            mismatches = argument_mismatches(self.arguments, call.arguments)
+            mismatches = argument_mismatches(self.arguments, call.arguments, equal=self._equal)
             if not mismatches:
                 return Result(
                     _P,
@@ -225,7 +258,8 @@ class ContainsFunctionCall(Assertion):
         """Describe the requirement."""
         if self.arguments is None:
             return f"calls {self.tool}"
-        return f"calls {self.tool} with {self.arguments}"
+        strict = " (strict equality)" if self.args_equality == "strict" else ""
+        return f"calls {self.tool} with {self.arguments}{strict}"
 
 
 def _json_ready(value: Any) -> Any:

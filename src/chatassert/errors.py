@@ -18,6 +18,7 @@ from chatassert._base import SubjectTypeError
 from chatassert._errors import (
     ChatAssertError,
     JudgeError,
+    MissingExtraError,
     RegexTimeoutError,
     SpecError,
     SpecProblem,
@@ -28,6 +29,7 @@ from chatassert._errors import (
 __all__ = [
     "ChatAssertError",
     "JudgeError",
+    "MissingExtraError",
     "RegexTimeoutError",
     "SpecError",
     "SpecProblem",

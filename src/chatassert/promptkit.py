@@ -4,7 +4,9 @@ A PromptKit scenario file loads with `chatassert.specs.load_suite`; these are th
 written in Python. Turn-level types check one turn; the `Conversation…` types check a whole
 conversation, with PromptKit's own parameters, details and reasons; the media checks
 (`ImageFormat`, `ImageDimensions`, `AudioFormat`, `AudioDuration`, `VideoDuration`,
-`VideoResolution`) read the response's media parts (`Turn.media`). `state_is`,
+`VideoResolution`) read the response's media parts (`Turn.media`). PromptKit's later names
+(`contains`, `contains_any`, `regex`, `content_excludes`, `json_valid`, `min_length`, ...) are
+types here too (docs/promptkit.md lists which is which). `state_is`,
 `transitioned_to`, `workflow_complete` and `guardrail_triggered` are the native `StateIs`,
 `TransitionedTo`, `WorkflowComplete` and `GuardrailTriggered` of the top level.
 
@@ -22,13 +24,18 @@ from chatassert._promptkit_args import (
     ToolCallsWithArgs,
 )
 from chatassert._promptkit_content import (
+    ContentExcludes,
     ContentIncludes,
     ContentMatches,
     ConversationContentIncludes,
     ConversationContentIncludesAny,
     ConversationContentMatches,
     ConversationContentNotIncludes,
+    MaxLength,
+    MinLength,
+    Regex,
 )
+from chatassert._promptkit_json import IsValidJSON, JSONPath, JSONSchema
 from chatassert._promptkit_judged import LLMJudge, LLMJudgeConversation
 from chatassert._promptkit_media import (
     AudioDuration,
@@ -61,6 +68,7 @@ __all__ = [
     "AgentResponseContains",
     "AudioDuration",
     "AudioFormat",
+    "ContentExcludes",
     "ContentIncludes",
     "ContentMatches",
     "ConversationAgentInvoked",
@@ -78,8 +86,14 @@ __all__ = [
     "ConversationWorkflowComplete",
     "ImageDimensions",
     "ImageFormat",
+    "IsValidJSON",
+    "JSONPath",
+    "JSONSchema",
     "LLMJudge",
     "LLMJudgeConversation",
+    "MaxLength",
+    "MinLength",
+    "Regex",
     "ToolCallsWithArgs",
     "ToolsCalled",
     "ToolsNotCalled",

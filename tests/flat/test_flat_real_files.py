@@ -435,5 +435,5 @@ turns:
         "routing.yaml:5: turns[0].assertions[0].model: unknown parameter 'model' for flat type "
         "'contains' (valid parameters: value)",
         "routing.yaml:6: turns[0].assertions[1].rubric: unknown parameter 'rubric' for flat "
-        "type 'contains_function_call' (valid parameters: value, arguments)",
+        "type 'contains_function_call' (valid parameters: value, arguments, args_equality)",
     ]

@@ -6,19 +6,21 @@ criteria they refuse (G4). More in tests/test_judged.py.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import pytest
 from promptkit_decisions_helpers import (
     refused_with,
 )
-from promptkit_helpers import turn
+from promptkit_helpers import scenario, turn
 
-from chatassert import Conversation, Turn
+from chatassert import Conversation, OnEveryTurn, Status, Turn, from_spec
 from chatassert.promptkit import (
     LLMJudge,
     LLMJudgeConversation,
 )
+from chatassert.specs import loads_suite
 from chatassert.testing import FakeJudge
 
 # -- judged checks: what the judge is asked and what the result says -----------------------------
@@ -146,3 +148,80 @@ def test_judged_and_pattern_arguments_are_refused_with_a_message(
 ) -> None:
     """G4: an empty pattern, a blank or missing criteria/rubric is refused when built."""
     refused_with(build, ValueError, message)
+
+
+# -- conversation_aware -------------------------------------------------------------------------
+
+AWARE = """\
+- role: user
+  content: I am Ann
+- role: user
+  content: What is my name?
+  assertions:
+    - type: llm_judge
+      params: {criteria: Uses the name given earlier, conversation_aware: true}
+    - type: llm_judge
+      params: {criteria: Answers the question}
+"""
+
+
+def test_a_conversation_aware_judge_sees_the_conversation_so_far() -> None:
+    """PromptKit's `conversation_aware` puts the messages before the response in the judge's
+    prompt: here every user and assistant message up to and including this turn's."""
+    judge = FakeJudge.passing()
+    suite = loads_suite(scenario(AWARE), filename="s.yaml", judge=judge)
+    logged = Conversation(
+        turns=[
+            turn("I am Ann", "Nice to meet you, Ann."),
+            turn("What is my name?", "Your name is Ann.", [("lookup", {"q": "name"}, "Ann")]),
+            turn("Thanks", "You are welcome."),  # after the checked turn: not shown
+        ]
+    )
+    result = suite.cases[0].check(logged)
+    assert result.status is Status.PASSED
+    aware, plain = sorted(judge.requests, key=lambda r: r.criteria)[::-1]
+    assert aware.criteria == "Uses the name given earlier"
+    assert aware.conversation == (
+        ("user", "I am Ann"),
+        ("assistant", "Nice to meet you, Ann."),
+        ("user", "What is my name?"),
+        ("assistant", "Your name is Ann."),
+    )
+    assert (aware.response, aware.input, aware.kind) == (
+        "Your name is Ann.",
+        "What is my name?",
+        "rubric",
+    )
+    assert plain.conversation is None
+    aware_result = result.children[1].children[0]
+    assert aware_result.details["conversation_aware"] is True
+    assert "conversation_aware" not in result.children[1].children[1].details
+
+
+def test_a_conversation_aware_judge_of_a_lone_turn_sees_that_turn() -> None:
+    judge = FakeJudge.passing()
+    LLMJudge("Polite", conversation_aware=True, judge=judge).check(turn("Hi", "Hello!"))
+    assert judge.requests[0].conversation == (("user", "Hi"), ("assistant", "Hello!"))
+
+
+def test_the_conversation_reaches_the_judge_on_every_turn_of_a_selector() -> None:
+    judge = FakeJudge.passing()
+    chat = Conversation(turns=[Turn(input="Q1", text="A1"), Turn(input="Q2", text="A2")])
+    asyncio.run(OnEveryTurn(LLMJudge("ok", conversation_aware=True, judge=judge)).acheck(chat))
+    seen = sorted(len(r.conversation or ()) for r in judge.requests)
+    assert seen == [2, 4]
+
+
+def test_conversation_aware_round_trips_and_is_refused_when_not_a_bool() -> None:
+    check = LLMJudge("Polite", conversation_aware=True)
+    assert check.as_spec() == {
+        "type": "llm_judge",
+        "criteria": "Polite",
+        "conversation_aware": True,
+    }
+    assert from_spec(check.as_spec()) == check
+    refused_with(
+        lambda: LLMJudge("Polite", conversation_aware="yes"),  # type: ignore[arg-type]
+        TypeError,
+        "conversation_aware must be true or false, got 'yes'",
+    )

@@ -230,7 +230,7 @@ def test_spec_errors_name_the_line_and_suggest_names() -> None:
         loads_suite(text, filename="bad.yaml")
     message = str(info.value)
     assert "bad.yaml:10: spec.turns[0].assertions[0]" in message
-    assert "did you mean 'content_includes' or 'content_matches'?" in message
+    assert "did you mean 'content_includes' or 'content_excludes' or 'content_matches'?" in message
     assert "bad.yaml:13: spec.turns[0].assertions[1].params.tools" in message
     assert "conversation-level 'agent_invoked'" in message
     assert "'content_includes_any' is a conversation-level assertion type" in message

@@ -40,9 +40,9 @@ spec:
       content: Weather in Paris?
       assertions:
         - {type: content_includes, params: {patterns: [Paris]}}
-        - {type: audio_loudness, params: {min_lufs: -23}}
+        - {type: cosine_similarity, params: {min_score: 0.8}}
   conversation_assertions:
-    - {type: tool_args_excluded_session, params: {tool_name: search}}
+    - {type: tool_anti_pattern, params: {patterns: [retry_loop]}}
 """
 
 EXPECT = json.dumps([{"id": "t1", "expect": {"status": "ok", "agent_mood": "calm"}}])
@@ -67,7 +67,7 @@ PARIS = Conversation(turns=[Turn(input="Weather in Paris?", text="Paris: 18C")])
     ("text", "fragment"),
     [
         (FLAT, "unknown flat assertion type 'image_format'"),
-        (PROMPTKIT, "unknown promptkit turn-level assertion type 'audio_loudness'"),
+        (PROMPTKIT, "unknown promptkit turn-level assertion type 'cosine_similarity'"),
         (EXPECT, "unknown expect key 'agent_mood'"),
         (NATIVE, "unknown native assertion type 'sounds_friendly'"),
     ],
@@ -101,7 +101,7 @@ def test_promptkit_skips_unknown_types_at_both_levels() -> None:
     suite = loads_suite(PROMPTKIT, filename="s.yaml", unknown_types="skip")
     result = suite.cases[0].check(PARIS)
     names = [name for name, _, _ in _skipped_leaves(result)]
-    assert names == ["audio_loudness", "tool_args_excluded_session"]
+    assert names == ["cosine_similarity", "tool_anti_pattern"]
     assert result.status is Status.PASSED
 
 
@@ -124,11 +124,11 @@ def test_inside_a_combinator_the_unknown_child_is_left_out() -> None:
 
 
 def test_load_assertion_takes_the_option_too() -> None:
-    built = load_assertion({"type": "json_schema", "schema": {}}, unknown_types="skip")
+    built = load_assertion({"type": "cosine_similarity", "min": 0.8}, unknown_types="skip")
     assert isinstance(built, UnknownType)
     assert built.check("text").status is Status.SKIPPED
-    with pytest.raises(SpecError, match="unknown native assertion type 'json_schema'"):
-        load_assertion({"type": "json_schema"})
+    with pytest.raises(SpecError, match="unknown native assertion type 'cosine_similarity'"):
+        load_assertion({"type": "cosine_similarity"})
 
 
 def test_a_bad_choice_is_refused() -> None:

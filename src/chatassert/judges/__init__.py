@@ -44,6 +44,9 @@ if TYPE_CHECKING:
     from chatassert.judges._env import (
         ENV_VARS as ENV_VARS,
         judge_from_env as judge_from_env,
+        named_judge as named_judge,
+        named_judges as named_judges,
+        named_prompts as named_prompts,
     )
     from chatassert.judges._http import (
         AnthropicJudge as AnthropicJudge,
@@ -72,6 +75,9 @@ _EXPORTS: dict[str, str] = {
     "ENV_VARS": "chatassert.judges._env",
     "env_concurrency": "chatassert.judges._settings",
     "judge_from_env": "chatassert.judges._env",
+    "named_judge": "chatassert.judges._env",
+    "named_judges": "chatassert.judges._env",
+    "named_prompts": "chatassert.judges._env",
     # prompts and replies
     "DEFAULT_SYSTEM_PROMPT": "chatassert.judges._prompts",
     "JudgeReplyError": "chatassert.judges._prompts",
