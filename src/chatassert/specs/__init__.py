@@ -36,7 +36,13 @@ from chatassert.specs import (  # noqa: F401  (register their dialects)
     _promptkit,
 )
 from chatassert.specs._common import Dialect, dialects, register_dialect
-from chatassert.specs._yaml import LocatedDict, LocatedList, parse_yaml, read_spec_file
+from chatassert.specs._yaml import (
+    LocatedDict,
+    LocatedList,
+    parse_json,
+    parse_yaml,
+    read_spec_file,
+)
 
 __all__ = [
     "Case",
@@ -124,7 +130,8 @@ def loads_suite(
     """Load a spec from text; see `load_suite`."""
     if isinstance(assume, str):  # one condition, not its characters
         raise TypeError("assume takes a list of conditions, got a string; write assume=[...]")
-    doc = parse_yaml(text, filename)
+    quick = parse_json(text)
+    doc = parse_yaml(text, filename) if quick is None else quick
     if doc is None or (isinstance(doc, list | Mapping) and not doc):  # it would pass vacuously
         raise SpecError(
             [
@@ -137,6 +144,11 @@ def loads_suite(
     chosen = _by_name(dialect) if dialect else detect_dialect(doc)
     cases = chosen.translate(doc, ctx)
     _check_unique_names(cases, ctx)
+    if ctx.problems and quick is not None:  # again from located nodes: every problem's line
+        doc = parse_yaml(text, filename)
+        ctx = SpecContext(file=filename, options=options, unknown_types=unknown_types)
+        cases = chosen.translate(doc, ctx)
+        _check_unique_names(cases, ctx)
     ctx.raise_if_problems()
     name = (
         doc.get("name") if isinstance(doc, Mapping) and isinstance(doc.get("name"), str) else None

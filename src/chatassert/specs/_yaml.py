@@ -13,11 +13,17 @@ tagged scalar its tag cannot read (`!!int 0x_`, `!!float x`, `!!timestamp 2020-1
 integers of more than about 4200 digits. A JSON surrogate pair (`"\\ud83d\\ude00"`, as `json.dumps`
 writes an emoji) is the one character it stands for; a lone surrogate is refused, since no
 UTF-8 text could ever match it.
+
+`parse_json` is the quick way in for JSON text: the `json` module's parser, returning plain
+containers (no lines), or None for anything it is not certain the YAML loader would read the
+same way, so the caller reads it with `parse_yaml`. A loader that found problems in what
+`parse_json` returned reads the text again with `parse_yaml`, so every problem has its line.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import stat
@@ -28,6 +34,7 @@ import yaml
 from chatassert._errors import SpecError, SpecProblem
 
 __all__ = [
+    "parse_json",
     "MAX_ALIAS_NODES",
     "MAX_DEPTH",
     "MAX_SPEC_CHARS",
@@ -277,6 +284,76 @@ def read_spec_file(path: str | os.PathLike[str], *, regular_only: bool = False) 
         raise SpecError(
             [SpecProblem(f"the file is not UTF-8 ({where})", file=name, hint="save it as UTF-8")]
         ) from None
+
+
+_JSON_START = re.compile(r"\s*[\[{]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_MAX_INT = 2**_MAX_INT_BITS
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)  # NaN and Infinity are not JSON (and not YAML's spellings)
+
+
+def _float(literal: str) -> float:
+    if "e" in literal or "E" in literal:  # YAML 1.1 reads `1e3` as a string: leave it to YAML
+        raise ValueError(literal)
+    return float(literal)
+
+
+def parse_json(text: str) -> Any:
+    """Parse JSON text quickly into plain containers, or return None to leave it to `parse_yaml`.
+
+    None when the text is not a JSON object or array, is not valid JSON, or holds anything the
+    YAML loader refuses or reads otherwise: a duplicate key, a character YAML does not allow,
+    a surrogate escape, a number with an exponent (YAML 1.1 reads `1e3` as a string), an integer
+    past the limit, nesting as deep as `MAX_DEPTH`.
+
+    Example:
+        >>> parse_json('{"tests": [{"id": "t1", "expect": {"status": "ok"}}]}')["tests"][0]["id"]
+        't1'
+        >>> parse_json('{"a": 1, "a": 2}') is None  # parse_yaml reports it, with its line
+        True
+    """
+    if len(text) > MAX_SPEC_CHARS or not _JSON_START.match(text):
+        return None
+    if _SURROGATE_ESCAPE.search(text) or yaml.reader.Reader.NON_PRINTABLE.search(text):
+        return None
+    duplicate = False
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal duplicate
+        out = dict(items)
+        if len(out) != len(items):
+            duplicate = True
+        return out
+
+    try:
+        doc = json.loads(
+            text, object_pairs_hook=pairs, parse_constant=_no_constant, parse_float=_float
+        )
+    except (ValueError, RecursionError):
+        return None
+    if duplicate or not _within_limits(doc):
+        return None
+    return doc
+
+
+def _within_limits(doc: Any) -> bool:
+    """Whether no container nests deeper than `MAX_DEPTH` and no integer is too large."""
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        values = node.values() if type(node) is dict else node
+        for value in values:
+            kind = type(value)
+            if kind is dict or kind is list:
+                if depth + 2 > MAX_DEPTH:  # the YAML loader counts the scalars inside too
+                    return False
+                stack.append((value, depth + 1))
+            elif kind is int and not -_MAX_INT < value < _MAX_INT:
+                return False
+    return True
 
 
 def parse_yaml(text: str, filename: str | None = None) -> Any:
