@@ -21,7 +21,7 @@ import pytest
 import yaml
 from promptkit_helpers import HEADER, chat, turn
 
-from chatassert import Conversation, Result, SpecError, Status
+from chatassert import Conversation, Result, SpecError, Status, Turn
 from chatassert.specs import load_suite, loads_suite
 from chatassert.specs._common import NOT_USED_OFFLINE
 
@@ -824,3 +824,42 @@ def test_the_docs_self_play_example_loads_and_checks_each_generated_turn() -> No
     result = case.check(log)
     assert result.status is Status.FAILED
     assert [r.location for r in result.children if r.status is Status.FAILED] == ["turns[2]"]
+
+
+LIVE_ONLY = """\
+apiVersion: promptkit.altairalabs.ai/v1alpha1
+kind: Scenario
+metadata: {name: warm-up}
+spec:
+  providers: [openai-gpt-4o]
+  turns:
+    - role: user
+      content: Hello there
+    - role: selfplay-user
+      persona: chatty
+      turns: 3
+"""
+
+
+def test_a_scenario_without_assertions_loads_and_is_skipped_never_passed() -> None:
+    """PromptKit runs such a scenario only to drive a conversation: nothing to check offline."""
+    suite = loads_suite(LIVE_ONLY, filename="warm-up.scenario.yaml")
+    (case,) = suite.cases
+    assert case.skip == "the scenario has no assertions: nothing to check offline"
+    result = case.check(Conversation(turns=[Turn(input="Hello there", text="Hi!")]))
+    assert result.status is Status.SKIPPED
+    assert result.reason == "the scenario has no assertions: nothing to check offline"
+
+
+def test_lint_says_a_scenario_without_assertions_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "warm-up.scenario.yaml"
+    path.write_text(LIVE_ONLY, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "chatassert", "lint", "-v", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "ok (promptkit, 1 cases, 0 assertions, 1 skipped)" in done.stdout
+    assert "skipped: the scenario has no assertions: nothing to check offline" in done.stdout
