@@ -29,6 +29,7 @@ __all__ = [
     "keep_not_used",
     "manifest_metadata",
     "plain",
+    "read_manifest",
     "levels",
     "unknown_types",
     "register_dialect",
@@ -395,6 +396,41 @@ def _string_map(
         found=value,
     )
     return None
+
+
+_MANIFEST_KEYS = ("$schema", "apiVersion", "kind", "metadata", "spec")
+
+
+def read_manifest(
+    doc: Mapping[str, Any], ctx: SpecContext, *, api_version: str, what: str, spec_expected: str
+) -> tuple[str | None, dict[str, Any], Mapping[str, Any] | None]:
+    """Read what every PromptKit manifest has (`$schema`, `apiVersion`, `kind`, `metadata`,
+    `spec`): its name, its metadata, and its `spec` mapping (None, reported, when missing)."""
+    article = "an" if what[0] in "AEIOU" else "a"
+    check_keys(doc, _MANIFEST_KEYS, ctx, "", f"{article} {what} manifest")
+    if doc.get("apiVersion") != api_version:
+        ctx.problem(
+            doc,
+            "apiVersion",
+            "unsupported apiVersion",
+            key="apiVersion",
+            expected=api_version,
+            found=doc.get("apiVersion", MISSING),
+            hint=f"set 'apiVersion: {api_version}'",
+        )
+    name, meta = manifest_metadata(doc, ctx)
+    spec = doc.get("spec")
+    if isinstance(spec, Mapping):
+        return name, meta, spec
+    ctx.problem(
+        doc,
+        "spec",
+        f"{article} {what} needs a 'spec' mapping",
+        key="spec",
+        expected=spec_expected,
+        found=spec if "spec" in doc else MISSING,
+    )
+    return name, meta, None
 
 
 NOT_USED_OFFLINE = "not_used_offline"

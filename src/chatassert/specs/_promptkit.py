@@ -68,9 +68,9 @@ from chatassert.specs._common import (
     check_keys,
     children_of,
     keep_not_used,
-    manifest_metadata,
     mapping_node,
     plain,
+    read_manifest,
     register_dialect,
     require_list,
     require_str,
@@ -295,17 +295,6 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
         return []
     if doc.get("kind") == "Eval":  # PromptKit's offline checks of a recording
         return translate_eval(doc, ctx, API_VERSION, build_item)
-    check_keys(doc, _FILE_KEYS, ctx, "", "a Scenario manifest")
-    if doc.get("apiVersion") != API_VERSION:
-        ctx.problem(
-            doc,
-            "apiVersion",
-            "unsupported apiVersion",
-            key="apiVersion",
-            expected=API_VERSION,
-            found=doc.get("apiVersion", MISSING),
-            hint=f"set 'apiVersion: {API_VERSION}'",
-        )
     if doc.get("kind") != "Scenario":
         ctx.problem(
             doc,
@@ -316,17 +305,14 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
             found=doc.get("kind", MISSING),
             hint="set 'kind: Scenario'",
         )
-    name, meta = manifest_metadata(doc, ctx)
-    spec = doc.get("spec")
-    if not isinstance(spec, Mapping):
-        ctx.problem(
-            doc,
-            "spec",
-            "a Scenario needs a 'spec' mapping",
-            key="spec",
-            expected="a mapping with 'turns' or 'steps'",
-            found=spec if "spec" in doc else MISSING,
-        )
+    name, meta, spec = read_manifest(
+        doc,
+        ctx,
+        api_version=API_VERSION,
+        what="Scenario",
+        spec_expected="a mapping with 'turns' or 'steps'",
+    )
+    if spec is None:
         return []
     return [_scenario(spec, ctx, name or _stem(ctx), meta)]
 

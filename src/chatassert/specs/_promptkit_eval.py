@@ -38,15 +38,14 @@ from typing import Any
 
 from chatassert._base import Assertion
 from chatassert._combinators import OnEveryTurn
-from chatassert._params import MISSING
 from chatassert._registry import SpecContext, UnknownType, join_path
 from chatassert._result import shorten
 from chatassert._suite import Case
 from chatassert.specs._common import (
     check_keys,
     ensure_not_empty,
-    manifest_metadata,
     mapping_node,
+    read_manifest,
     require_list,
     require_str,
     str_list,
@@ -82,28 +81,14 @@ def translate_eval(
 
     `build_item` builds each assertion item, as the Scenario loader does.
     """
-    check_keys(doc, _TOP_KEYS, ctx, "", "an Eval manifest")
-    if doc.get("apiVersion") != api_version:
-        ctx.problem(
-            doc,
-            "apiVersion",
-            "unsupported apiVersion",
-            key="apiVersion",
-            expected=api_version,
-            found=doc.get("apiVersion", MISSING),
-            hint=f"set 'apiVersion: {api_version}'",
-        )
-    name, metadata = manifest_metadata(doc, ctx)
-    spec = doc.get("spec")
-    if not isinstance(spec, Mapping):
-        ctx.problem(
-            doc,
-            "spec",
-            "an Eval needs a 'spec' mapping",
-            key="spec",
-            expected="a mapping with 'recording' and assertions",
-            found=spec if "spec" in doc else MISSING,
-        )
+    name, metadata, spec = read_manifest(
+        doc,
+        ctx,
+        api_version=api_version,
+        what="Eval",
+        spec_expected="a mapping with 'recording' and assertions",
+    )
+    if spec is None:
         return []
     before = len(ctx.problems)
     check_keys(spec, _SPEC_KEYS, ctx, "spec", "an Eval spec")
