@@ -84,7 +84,6 @@ __all__ = ["API_VERSION", "PROMPTKIT"]
 
 API_VERSION = "promptkit.altairalabs.ai/v1alpha1"
 
-_FILE_KEYS = ("$schema", "apiVersion", "kind", "metadata", "spec")
 _ITEM_KEYS = ("type", "params", "message", "description")
 _SPEC_USED = (
     "turns",

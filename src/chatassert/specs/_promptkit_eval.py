@@ -56,7 +56,6 @@ __all__ = ["RECORDING_TYPES", "translate_eval"]
 RECORDING_TYPES = ("session", "arena_output", "transcript", "generic")
 """The recording types an Eval may name (PromptKit detects the type when none is given)."""
 
-_TOP_KEYS = ("$schema", "apiVersion", "kind", "metadata", "spec")
 _SPEC_KEYS = (
     "id",
     "description",
