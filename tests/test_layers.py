@@ -78,7 +78,10 @@ LAYERS: list[tuple[str, set[str]]] = [
         },
     ),
     ("building", {"_registry", "_suite"}),  # type lookup, spec building, cases and suites
-    ("namespaces", {"", "flat", "promptkit", "expect", "args", "errors", "policies"}),  # the public names
+    (
+        "namespaces",  # the public names
+        {"", "flat", "promptkit", "expect", "args", "errors", "policies"},
+    ),
     (
         "edges",  # each with its own outside dependency or I/O
         {

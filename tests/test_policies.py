@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from trajectory_helpers import BROKEN, call, record, turn
 
 from chatassert import (
     AnyOf,
@@ -37,6 +36,7 @@ from chatassert.policies import (
     ToolNeverAfter,
     ToolOnlyAfterResult,
 )
+from trajectory_helpers import BROKEN, call, record, turn
 
 P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 
