@@ -7,6 +7,9 @@ in tests/test_policies_props.py.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -555,3 +558,27 @@ def test_describe() -> None:
     assert MaxConsecutive("a", 2).describe() == "calls 'a' at most 2 times in a row"
     assert NoToolLoops(3).describe() == "repeats no call within 3 consecutive calls"
     assert NoToolLoops(3).check(turn("a")).reason == "repeats no call within 3 consecutive calls"
+
+
+def test_the_spec_schema_lists_the_policies_with_their_required_parameters() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "chatassert", "schema", "spec"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    defs = json.loads(out.stdout)["$defs"]
+    kinds = [ref["$ref"] for ref in defs["assertion"]["oneOf"]]
+    required = {
+        "tool_before": ["type", "first", "then"],
+        "tool_never_after": ["type", "tool", "after"],
+        "tool_only_after_result": ["type", "tool", "result_of"],
+        "only_tools": ["type", "allowed"],
+        "max_consecutive_calls": ["type", "tool", "max"],
+        "no_tool_loops": ["type", "window"],
+    }
+    for kind, names in required.items():
+        assert f"#/$defs/kind_{kind}" in kinds
+        assert defs[f"kind_{kind}"]["required"] == names
+    loops = defs["kind_no_tool_loops"]["properties"]
+    assert set(loops) >= {"window", "same_args", "ignore_keys"}
