@@ -61,13 +61,11 @@ def conversation(rng: random.Random, number: int) -> Conversation:
     return Conversation(turns=turns)
 
 
+BIG_REFUND = {"tool": "issue_refund", "arguments": {"amount": {"$range": [100, None]}}}
+
 CHECKS: list[tuple[str, Assertion]] = [
     ("tool_before", ToolBefore("verify_customer", "issue_refund")),
-    (
-        "tool_before (arguments)",
-        ToolBefore("verify_customer", {"tool": "issue_refund", "arguments": {
-            "amount": {"$range": [100, None]}}}),
-    ),  # fmt: skip
+    ("tool_before (arguments)", ToolBefore("verify_customer", BIG_REFUND)),
     ("tool_never_after", ToolNeverAfter("issue_refund", after="close")),
     ("tool_only_after_result", ToolOnlyAfterResult("issue_refund", result_of="check_eligibility")),
     ("only_tools", OnlyTools(TOOLS[:5])),

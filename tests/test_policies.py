@@ -16,6 +16,7 @@ import pytest
 
 from chatassert import (
     AnyOf,
+    AtLeast,
     Conversation,
     Not,
     OnAnyTurn,
@@ -491,6 +492,11 @@ def test_policies_under_selectors_and_combinators() -> None:
     assert Not(before).check(subject).status is F
     assert Not(before).check(turn("log")).status is S
     assert AnyOf([ToolNeverAfter("refund", "log"), OnlyTools("log")]).check(subject).status is P
+    two_of = AtLeast(2, before, OnlyTools("log"), MaxConsecutive("refund", 2))
+    assert two_of.check(subject).status is P  # ToolBefore and MaxConsecutive hold
+    assert (
+        AtLeast(2, before, OnlyTools("log"), MaxConsecutive("refund", 1)).check(subject).status is F
+    )
     gated = When(OnlyTools(["verify", "refund", "log"]), NoToolLoops(2, same_args=False))
     assert gated.check(subject).status is F  # the two refunds are consecutive calls
 
