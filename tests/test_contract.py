@@ -216,6 +216,25 @@ CASES: dict[str, Case] = {
     "tool_result_matches": Case({"type": "tool_result_matches", "tool": "create_reservation",
                                  "pattern": "[A-Z0-9]{6} confirmed"}, CONFIRMED, DECLINED),
     "no_tool_errors": Case({"type": "no_tool_errors"}, CONFIRMED, DECLINED),
+    # tool policies over time
+    "tool_before": Case({"type": "tool_before", "first": "check_availability",
+                         "then": "create_reservation"}, GOOD, Turn(tool_calls=list(
+                             reversed(GOOD.tool_calls)))),
+    "tool_never_after": Case({"type": "tool_never_after", "tool": "check_availability",
+                              "after": "create_reservation"}, GOOD, Turn(tool_calls=[
+                                  *GOOD.tool_calls, GOOD.tool_calls[0]])),
+    "tool_only_after_result": Case({"type": "tool_only_after_result", "tool": "notify",
+                                    "result_of": "create_reservation"},
+                                   CONFIRMED.model_copy(update={"tool_calls": [
+                                       *CONFIRMED.tool_calls, ToolCall(name="notify")]}),
+                                   DECLINED.model_copy(update={"tool_calls": [
+                                       *DECLINED.tool_calls, ToolCall(name="notify")]})),
+    "only_tools": Case({"type": "only_tools", "allowed": ["check_availability",
+                                                          "create_reservation"]},
+                       GOOD, Turn(tool_calls=[ToolCall(name="cancel_reservation")])),
+    "max_consecutive_calls": Case({"type": "max_consecutive_calls", "tool": "check_availability",
+                                   "max": 2}, GOOD, LOOPING),
+    "no_tool_loops": Case({"type": "no_tool_loops", "window": 3}, GOOD, LOOPING),
     # promptkit, turn level
     "content_includes": Case({"type": "content_includes", "patterns": ["booked"]}, GOOD, BAD),
     "content_matches": Case({"type": "content_matches", "pattern": "#[A-Z0-9]{6}"}, GOOD, BAD),

@@ -96,6 +96,7 @@ NAMESPACES = (
     "chatassert.promptkit",
     "chatassert.expect",
     "chatassert.args",
+    "chatassert.policies",
     "chatassert.errors",
     "chatassert.judges",
     "chatassert.testing",

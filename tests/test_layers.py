@@ -57,6 +57,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_sequence",
             "_call_counts",
             "_tool_results",
+            "_policies",
             "_workflow",
             "_guardrails",
             "_judged",
@@ -77,7 +78,10 @@ LAYERS: list[tuple[str, set[str]]] = [
         },
     ),
     ("building", {"_registry", "_suite"}),  # type lookup, spec building, cases and suites
-    ("namespaces", {"", "flat", "promptkit", "expect", "args", "errors"}),  # the public names
+    (
+        "namespaces",  # the public names
+        {"", "flat", "promptkit", "expect", "args", "errors", "policies"},
+    ),
     (
         "edges",  # each with its own outside dependency or I/O
         {

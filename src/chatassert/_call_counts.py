@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from chatassert._matchers import (
@@ -24,7 +24,14 @@ from chatassert._matchers import (
 from chatassert._models import Turn
 from chatassert._params import Param, register
 from chatassert._result import Result, Status, shorten
-from chatassert._trajectory_base import LocatedCall, _CallCheck, _count, _turns, located_calls
+from chatassert._trajectory_base import (
+    LocatedCall,
+    _CallCheck,
+    _count,
+    _turns,
+    call_key,
+    located_calls,
+)
 
 __all__ = [
     "MaxToolCalls",
@@ -172,39 +179,6 @@ class MaxToolCalls(_CallCheck):
         )
 
 
-def _canonical(value: Any) -> Any:
-    kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
-        return value
-    if kind is float:
-        return int(value) if value.is_integer() else value
-    if isinstance(value, Mapping):
-        return {str(k): _canonical(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_canonical(v) for v in value]
-    return value
-
-
-def _without(arguments: Mapping[str, Any], ignored: Sequence[str]) -> dict[str, Any]:
-    """A copy of `arguments` without the `ignored` keys (dotted paths reach into objects).
-
-    The mappings along each path are copied before a key is removed: the call's own
-    arguments, which every other check reads, are never changed.
-    """
-    out = dict(arguments)
-    for path in ignored:
-        *parents, last = path.split(".")
-        node = out
-        for part in parents:
-            inner = node.get(part)
-            if not isinstance(inner, Mapping):
-                break
-            node[part] = node = dict(inner)
-        else:
-            node.pop(last, None)
-    return out
-
-
 @register
 class NoRepeatedCalls(_CallCheck):
     """Passes when no tool was called twice with the same arguments (a sign of a loop).
@@ -244,11 +218,7 @@ arguments {"q": "refund"} (tool_calls[0], tool_calls[1])'
     def _check(self, subject: object) -> Result:
         groups: dict[tuple[str, str], list[LocatedCall]] = {}
         for c in located_calls(subject):
-            if c.call.arguments_error is not None:
-                key = (c.call.name, "raw:" + (c.call.raw_arguments or ""))
-            else:
-                args = _canonical(_without(c.call.arguments, self.ignore_keys))
-                key = (c.call.name, json.dumps(args, sort_keys=True, default=str))
+            key = call_key(c.call, self.ignore_keys)
             groups.setdefault(key, []).append(c)
         repeats: list[dict[str, Any]] = [
             {

@@ -69,6 +69,7 @@ _BUILTIN_MODULES = (
     "chatassert._sequence",
     "chatassert._call_counts",
     "chatassert._tool_results",
+    "chatassert._policies",
     "chatassert._workflow",
     "chatassert._responses",
     "chatassert._agents",

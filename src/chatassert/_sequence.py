@@ -15,18 +15,15 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from chatassert._errors import RegexTimeoutError
 from chatassert._matchers import (
     ARGS_EQUALITY,
     ARGUMENT_MODES,
-    ArgProblem,
     ExpectedCall,
     check_keys,
     check_mode,
-    compare_arguments,
     equality,
     error_flag,
     render_arguments,
@@ -37,6 +34,7 @@ from chatassert._regex import DEFAULT_REGEX_TIMEOUT
 from chatassert._result import Result, Status
 from chatassert._trajectory_base import (
     ORDERS,
+    CallPattern,
     LocatedCall,
     _CallCheck,
     _choice,
@@ -52,41 +50,6 @@ _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
 
 # -- sequences -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Step:
-    """An expected call with the sequence's defaults resolved."""
-
-    tool: str
-    arguments: dict[str, Any] | None
-    mode: str
-    ignored: tuple[str, ...]
-    equality: str = "loose"
-
-    @property
-    def compares(self) -> bool:
-        return self.arguments is not None and self.mode != "ignore"
-
-    def problems(self, call: ToolCall) -> list[ArgProblem]:
-        assert self.arguments is not None
-        return compare_arguments(
-            self.arguments,
-            call.arguments,
-            mode=self.mode,
-            ignore_keys=self.ignored,
-            args_equality=self.equality,
-        )
-
-    def cell(self, call: ToolCall) -> bool | None:
-        """True/False when the call does/does not fulfil the step; None when undecidable."""
-        if call.name != self.tool:
-            return False
-        if not self.compares:
-            return True
-        if call.arguments_error is not None:
-            return None
-        return not self.problems(call)
 
 
 def _max_matching(matrix: list[list[bool]], n_calls: int) -> list[int]:
@@ -241,7 +204,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
     argument_mode: str
     ignore_keys: tuple[str, ...]
     per_tool: dict[str, dict[str, Any]] | None
-    _steps: tuple[_Step, ...]
+    _steps: tuple[CallPattern, ...]
 
     def __init__(
         self,
@@ -281,7 +244,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             override = overrides.get(step.tool, {})
             mode = step.argument_mode or override.get("argument_mode") or argument_mode
             ignored = (*self.ignore_keys, *override.get("ignore_keys", ()), *step.ignore_keys)
-            resolved.append(_Step(step.tool, step.arguments, mode, ignored, args_equality))
+            resolved.append(CallPattern(step.tool, step.arguments, mode, ignored, args_equality))
         self._set("_steps", tuple(resolved))
 
     def spec_params(self) -> dict[str, Any]:
@@ -317,7 +280,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         n = len(calls)
         timeouts: list[RegexTimeoutError] = []
 
-        def compare(step: _Step, call: ToolCall) -> bool | None:
+        def compare(step: CallPattern, call: ToolCall) -> bool | None:
             try:
                 return step.cell(call)
             except RegexTimeoutError as exc:  # undecided, like arguments that are not JSON
@@ -419,7 +382,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             out["args_equality"] = self.args_equality
         return out
 
-    def _why_not(self, step: _Step, candidates: Sequence[LocatedCall]) -> str:
+    def _why_not(self, step: CallPattern, candidates: Sequence[LocatedCall]) -> str:
         """Explain why no call among `candidates` fulfils the step."""
         named = [c for c in candidates if c.call.name == step.tool]
         if not named:

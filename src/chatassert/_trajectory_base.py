@@ -3,7 +3,7 @@
 Every trajectory check (docs/trajectories.md) reads a `Turn` (its tool calls, G2) or a
 `Conversation` (the calls of all its turns, in order). Calls are located as `tool_calls[j]` in a
 turn and `turns[i].tool_calls[j]` in a conversation; each call is paired with its result by id,
-else by order. The checks are in `_sequence`, `_call_counts` and `_tool_results`.
+else by order. The checks are in `_sequence`, `_call_counts`, `_tool_results` and `_policies`.
 
 Tests: tests/test_sequence.py, tests/test_call_counts.py, tests/test_tool_results.py, the shared
 tests/test_trajectory.py and tests/test_trajectory_props.py.
@@ -11,18 +11,22 @@ tests/test_trajectory.py and tests/test_trajectory_props.py.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from chatassert._base import Assertion
+from chatassert._matchers import ArgProblem, ExpectedCall, compare_arguments
 from chatassert._models import Conversation, ToolCall, ToolResult, Turn, as_turn
 from chatassert._params import did_you_mean
 from chatassert._result import shorten
 
 __all__ = [
+    "CallPattern",
     "LocatedCall",
     "ORDERS",
+    "call_key",
     "located_calls",
 ]
 
@@ -48,6 +52,105 @@ class LocatedCall:
     result: ToolResult | None
     location: str
     turn: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CallPattern:
+    """An expected call with its argument settings resolved: what a call must be to match.
+
+    `ToolSequence` matches its steps with it, the tool policies their tools.
+    """
+
+    tool: str
+    arguments: dict[str, Any] | None
+    mode: str
+    ignored: tuple[str, ...]
+    equality: str = "loose"
+
+    @classmethod
+    def of(cls, expected: ExpectedCall) -> CallPattern:
+        """The pattern of an expected call on its own (mode `partial` unless it says)."""
+        return cls(
+            expected.tool,
+            expected.arguments,
+            expected.argument_mode or "partial",
+            expected.ignore_keys,
+        )
+
+    @property
+    def compares(self) -> bool:
+        """Whether arguments take part (else the name alone decides)."""
+        return self.arguments is not None and self.mode != "ignore"
+
+    def problems(self, call: ToolCall) -> list[ArgProblem]:
+        """How the call's arguments differ from the expected ones."""
+        assert self.arguments is not None
+        return compare_arguments(
+            self.arguments,
+            call.arguments,
+            mode=self.mode,
+            ignore_keys=self.ignored,
+            args_equality=self.equality,
+        )
+
+    def cell(self, call: ToolCall) -> bool | None:
+        """True/False when the call does/does not match; None when undecidable.
+
+        Undecidable: the arguments are compared and are not valid JSON. A `$regex` that runs
+        out of time raises `RegexTimeoutError`, which callers also take as undecided.
+        """
+        if call.name != self.tool:
+            return False
+        if not self.compares:
+            return True
+        if call.arguments_error is not None:
+            return None
+        return not self.problems(call)
+
+
+def _canonical(value: Any) -> Any:
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return int(value) if value.is_integer() else value
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical(v) for v in value]
+    return value
+
+
+def _without(arguments: Mapping[str, Any], ignored: Sequence[str]) -> dict[str, Any]:
+    """A copy of `arguments` without the `ignored` keys (dotted paths reach into objects).
+
+    The mappings along each path are copied before a key is removed: the call's own
+    arguments, which every other check reads, are never changed.
+    """
+    out = dict(arguments)
+    for path in ignored:
+        *parents, last = path.split(".")
+        node = out
+        for part in parents:
+            inner = node.get(part)
+            if not isinstance(inner, Mapping):
+                break
+            node[part] = node = dict(inner)
+        else:
+            node.pop(last, None)
+    return out
+
+
+def call_key(call: ToolCall, ignore_keys: Sequence[str] = ()) -> tuple[str, str]:
+    """What makes two calls the same call: the name and the JSON of the arguments.
+
+    Arguments compare as canonical JSON (`4` and `4.0` are equal) without `ignore_keys`;
+    arguments that are not valid JSON compare as their raw text.
+    """
+    if call.arguments_error is not None:
+        return (call.name, "raw:" + (call.raw_arguments or ""))
+    args = _canonical(_without(call.arguments, ignore_keys))
+    return (call.name, json.dumps(args, sort_keys=True, default=str))
 
 
 def _turns(subject: object) -> list[tuple[int | None, Turn]]:

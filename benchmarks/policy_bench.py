@@ -1,0 +1,108 @@
+"""Cost per check of the tool policies (`chatassert.policies`) on generated trajectories.
+
+Generates (seeded) conversations of a refund agent: 1-4 turns, 0-5 tool calls per turn from a
+pool of six tools, with arguments, ids and results (some of them errors), every tenth with one
+call whose arguments are not valid JSON. Each policy, and two existing trajectory checks for
+scale, then checks every conversation for several rounds; the script prints the median and best
+microseconds per check and the outcome counts (so a change in what is decided shows too).
+
+Usage:
+    python benchmarks/policy_bench.py [--conversations 5000] [--rounds 5] [--seed 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+
+from chatassert import (
+    Assertion,
+    Conversation,
+    NoRepeatedCalls,
+    ToolCall,
+    ToolResult,
+    ToolSequence,
+    Turn,
+)
+from chatassert.policies import (
+    MaxConsecutive,
+    NoToolLoops,
+    OnlyTools,
+    ToolBefore,
+    ToolNeverAfter,
+    ToolOnlyAfterResult,
+)
+
+TOOLS = ["verify_customer", "check_eligibility", "issue_refund", "search_kb", "log", "close"]
+
+
+def conversation(rng: random.Random, number: int) -> Conversation:
+    turns = []
+    k = 0
+    for _ in range(rng.randint(1, 4)):
+        calls, results = [], []
+        for _ in range(rng.randint(0, 5)):
+            k += 1
+            name = rng.choice(TOOLS)
+            call_id = f"c{k}"
+            if number % 10 == 0 and k == 2:
+                calls.append(ToolCall(name=name, id=call_id, arguments='{"amount": 4'))
+            else:
+                args = {"order_id": str(rng.randint(1000, 1010)), "amount": rng.randint(1, 900)}
+                calls.append(ToolCall(name=name, id=call_id, arguments=args))
+            text = "Error: busy" if rng.random() < 0.1 else '{"ok": true}'
+            results.append(ToolResult(call_id=call_id, content=text))
+        turns.append(Turn(text="Done.", tool_calls=calls, tool_results=results))
+    return Conversation(turns=turns)
+
+
+BIG_REFUND = {"tool": "issue_refund", "arguments": {"amount": {"$range": [100, None]}}}
+
+CHECKS: list[tuple[str, Assertion]] = [
+    ("tool_before", ToolBefore("verify_customer", "issue_refund")),
+    ("tool_before (arguments)", ToolBefore("verify_customer", BIG_REFUND)),
+    ("tool_never_after", ToolNeverAfter("issue_refund", after="close")),
+    ("tool_only_after_result", ToolOnlyAfterResult("issue_refund", result_of="check_eligibility")),
+    ("only_tools", OnlyTools(TOOLS[:5])),
+    ("max_consecutive_calls", MaxConsecutive("search_kb", 2)),
+    ("no_tool_loops", NoToolLoops(3)),
+    ("no_tool_loops (by name)", NoToolLoops(3, same_args=False)),
+    ("for scale: no_repeated_calls", NoRepeatedCalls()),
+    ("for scale: tool_sequence", ToolSequence(["verify_customer", "issue_refund"])),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--conversations", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=16)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    subjects = [conversation(rng, n) for n in range(args.conversations)]
+    n_calls = sum(len(t.tool_calls) for c in subjects for t in c.turns)
+    print(
+        f"{len(subjects)} conversations, {n_calls} calls "
+        f"({n_calls / len(subjects):.1f} per conversation); Python {platform.python_version()}"
+    )
+    print(f"{'check':32} {'median µs':>10} {'best µs':>8}  outcomes")
+    for name, check in CHECKS:
+        outcomes = Counter(check.check(s).status.value for s in subjects)
+        times = []
+        for _ in range(args.rounds):
+            start = time.perf_counter()
+            for s in subjects:
+                check.check(s)
+            times.append((time.perf_counter() - start) / len(subjects) * 1e6)
+        shown = ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
+        print(f"{name:32} {statistics.median(times):10.2f} {min(times):8.2f}  {shown}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
