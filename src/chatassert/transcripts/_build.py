@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from chatassert._agents import HANDOFF_PREFIX, handoff_target, is_handoff
 from chatassert._errors import TranscriptError
 from chatassert._models import (
@@ -52,6 +54,11 @@ __all__ = [
 
 
 _SET = object.__setattr__
+# pydantic's slots, set through their descriptors: a name lookup less per write than
+# `object.__setattr__`, on the path that builds every message of a log
+_SET_FIELDS_SET = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_SET_EXTRA = BaseModel.__dict__["__pydantic_extra__"].__set__
+_SET_PRIVATE = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _new(cls: type[Any], values: dict[str, Any]) -> Any:
@@ -62,9 +69,9 @@ def _new(cls: type[Any], values: dict[str, Any]) -> Any:
     """
     obj = object.__new__(cls)
     _SET(obj, "__dict__", values)
-    _SET(obj, "__pydantic_fields_set__", set(values))
-    _SET(obj, "__pydantic_extra__", None)
-    _SET(obj, "__pydantic_private__", None)
+    _SET_FIELDS_SET(obj, set(values))
+    _SET_EXTRA(obj, None)
+    _SET_PRIVATE(obj, None)
     return obj
 
 

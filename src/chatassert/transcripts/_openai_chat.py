@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chatassert._errors import TranscriptError
-from chatassert._models import Conversation, make_media
+from chatassert._models import Conversation, Media, make_media
 from chatassert.transcripts._build import (
     Msg,
     call_metadata,
@@ -57,38 +57,49 @@ def detect(record: Any) -> bool:
     return isinstance(record, list) and bool(record) and _is_call(record[0])
 
 
-def message(raw: object, where: str) -> Msg:
-    """Normalise one chat-completions message."""
+def message(raw: object, where: str, index: int | None = None) -> Msg:
+    """Normalise one chat-completions message (at `where`, or at `where[index]` in a list).
+
+    Most logged messages are plain: a role, string content, maybe tool calls. Their path
+    reads only the keys they have and builds the message's place in the record (for error
+    messages) only when something needs it.
+    """
     if not isinstance(raw, dict):
-        raise TranscriptError(f"{where} is not a message object")
+        raise TranscriptError(f"{_place(where, index)} is not a message object")
     role = raw.get("role")
     if not isinstance(role, str):
-        raise TranscriptError(f"{where} has no 'role'")
+        raise TranscriptError(f"{_place(where, index)} has no 'role'")
     calls = []
     raw_calls = raw.get("tool_calls")
     if raw_calls:
         if not isinstance(raw_calls, list):
-            raise TranscriptError(f"{where}.tool_calls is not a list")
+            raise TranscriptError(f"{_place(where, index)}.tool_calls is not a list")
         for j, call in enumerate(raw_calls):
             fn = call.get("function") if isinstance(call, dict) else None
             if not isinstance(fn, dict):
-                raise TranscriptError(f"{where}.tool_calls[{j}] has no 'function'")
+                raise TranscriptError(f"{_place(where, index)}.tool_calls[{j}] has no 'function'")
             calls.append(tool_call(fn.get("name"), fn.get("arguments"), call.get("id")))
-    elif isinstance(raw.get("function_call"), Mapping):  # the legacy single-call field
-        fn = raw["function_call"]
-        calls.append(tool_call(fn.get("name"), fn.get("arguments")))
+    else:
+        fn = raw.get("function_call")
+        if fn is not None and isinstance(fn, Mapping):  # the legacy single-call field
+            calls.append(tool_call(fn.get("name"), fn.get("arguments")))
     name = raw.get("name")
     call_id = raw.get("tool_call_id")
     if role == "function":  # the legacy result of a `function_call`
         role = "tool"
-    content = text_of(raw.get("content"), where=f"{where}.content")
-    media = media_parts(raw.get("content"), role, f"{where}.content")
+    content = raw.get("content")
+    media: list[Media] = []
+    if content is not None and type(content) is not str:  # content parts: text and media
+        at = f"{_place(where, index)}.content"
+        content, media = text_of(content, where=at), media_parts(content, role, at)
     audio = raw.get("audio")
-    if isinstance(audio, Mapping) and isinstance(audio.get("data"), str):  # a spoken reply
-        media.append(make_media(f"{where}.audio", kind="audio", data=audio["data"], role=role))
-    refusal = raw.get("refusal")
-    if not content and isinstance(refusal, str) and refusal:
-        content = refusal  # the assistant declined: its refusal is what it said
+    if audio is not None and isinstance(audio, Mapping) and isinstance(audio.get("data"), str):
+        at = f"{_place(where, index)}.audio"  # a spoken reply
+        media.append(make_media(at, kind="audio", data=audio["data"], role=role))
+    if not content:
+        refusal = raw.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            content = refusal  # the assistant declined: its refusal is what it said
     return Msg(
         role=role,
         content=content,
@@ -97,15 +108,19 @@ def message(raw: object, where: str) -> Msg:
         name=name if isinstance(name, str) else None,
         is_error=raw.get("is_error") is True,
         media=media,
-        agent=None if raw.get("metadata") is None else message_agent(raw, where),
+        agent=None if raw.get("metadata") is None else message_agent(raw, _place(where, index)),
     )
+
+
+def _place(where: str, index: int | None) -> str:
+    return where if index is None else f"{where}[{index}]"
 
 
 def messages(raw: object, where: str = "messages") -> list[Msg]:
     """Normalise a list of chat-completions messages."""
     if not isinstance(raw, list):
         raise TranscriptError(f"{where} is not a list")
-    return [message(m, f"{where}[{i}]") for i, m in enumerate(raw)]
+    return [message(m, where, i) for i, m in enumerate(raw)]
 
 
 def _response_messages(response: object, extra: Mapping[str, Any], where: str) -> list[Msg]:
