@@ -522,16 +522,23 @@ def result_names(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> li
     A result finds its call by id (the calls of a repeated id in order, the last serving any
     extra result), else by position.
     """
+    return names_of_results(calls, [(r.call_id, r.name) for r in results])
+
+
+def names_of_results(
+    calls: Sequence[ToolCall], results: Sequence[tuple[str | None, str | None]]
+) -> list[str | None]:
+    """`result_names` for results given as `(call_id, name)` pairs (before they are built)."""
     by_id: dict[str, list[str]] = {}
     for call in calls:
         if call.id is not None:
             by_id.setdefault(call.id, []).append(call.name)
     out: list[str | None] = []
-    for position, result in enumerate(results):
-        queue = by_id.get(result.call_id) if result.call_id is not None else None
+    for position, (call_id, own) in enumerate(results):
+        queue = by_id.get(call_id) if call_id is not None else None
         name = (queue.pop(0) if len(queue) > 1 else queue[0]) if queue else None
-        if result.name is not None:
-            name = result.name
+        if own is not None:
+            name = own
         elif name is None and position < len(calls):
             name = calls[position].name
         out.append(name)

@@ -27,7 +27,7 @@ from chatassert._models import (
     Turn,
     media_of_part,
     parse_arguments,
-    result_names,
+    names_of_results,
 )
 from chatassert._result import shorten
 
@@ -261,7 +261,7 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
     input_text: str | None = None
     text = ""
     calls: list[ToolCall] = []
-    results: list[ToolResult] = []
+    outputs: list[Msg] = []
     media: list[Media] = []
     metadata: dict[str, Any] = {}
     for msg in group:
@@ -274,15 +274,19 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
         elif role == "assistant":
             if msg.content:
                 text = msg.content
-            calls.extend(msg.tool_calls)
+            if msg.tool_calls:
+                calls.extend(msg.tool_calls)
         elif role == "tool":
-            results.append(
-                _result(msg.content or "", msg.tool_call_id, msg.name, msg.data, msg.is_error)
-            )
+            outputs.append(msg)
         if msg.metadata is not None:  # a model call's response, even one that logged no facts
             _merge_metadata(metadata, msg.metadata)
-    if results:
-        results = _link(calls, results)
+    results: tuple[ToolResult, ...] = ()
+    if outputs:  # each result named after its call, as `Turn(messages=...)` does
+        names = names_of_results(calls, [(m.tool_call_id, m.name) for m in outputs])
+        results = tuple(
+            _result(m.content or "", m.tool_call_id, name, m.data, m.is_error)
+            for m, name in zip(outputs, names, strict=True)
+        )
     if agent is not None:
         metadata["agent_source"] = agent[1]
     return _new(  # type: ignore[no-any-return]
@@ -290,9 +294,9 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
         {
             "input": input_text,
             "text": text,
-            "messages": tuple(_message(m) for m in group),
+            "messages": tuple([_message(m) for m in group]),
             "tool_calls": tuple(calls),
-            "tool_results": tuple(results),
+            "tool_results": results,
             "guardrails": (),
             "workflow": None,
             "data": None,
@@ -355,16 +359,6 @@ def _result(
         ToolResult,
         {"content": content, "call_id": call_id, "name": name, "data": data, "is_error": is_error},
     )
-
-
-def _link(calls: Sequence[ToolCall], results: list[ToolResult]) -> list[ToolResult]:
-    """Name each result after its call, as `Turn(messages=...)` does (`result_names`)."""
-    return [
-        r
-        if r.name is not None or name is None
-        else _result(r.content, r.call_id, name, r.data, r.is_error)
-        for r, name in zip(results, result_names(calls, results), strict=True)
-    ]
 
 
 def split(messages: Sequence[Msg]) -> list[list[Msg]]:
