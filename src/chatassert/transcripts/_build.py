@@ -26,8 +26,8 @@ from chatassert._models import (
     ToolResult,
     Turn,
     media_of_part,
-    parse_arguments,
     names_of_results,
+    parse_arguments,
 )
 from chatassert._result import shorten
 
@@ -40,6 +40,9 @@ __all__ = [
     "described",
     "duration",
     "fold_calls",
+    "make_conversation",
+    "make_message",
+    "make_turn",
     "media_from_part",
     "media_parts",
     "message_agent",
@@ -243,17 +246,36 @@ def _merge_metadata(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
     target["model_calls"] = int(target.get("model_calls", 0)) + 1
 
 
-def _message(msg: Msg) -> Message:
+def make_message(
+    role: str,
+    content: str | None,
+    tool_calls: tuple[ToolCall, ...] = (),
+    tool_call_id: str | None = None,
+    name: str | None = None,
+    media: tuple[Media, ...] = (),
+) -> Message:
+    """Build a `Message` from already-normalised values."""
     return _new(  # type: ignore[no-any-return]
         Message,
         {
-            "role": msg.role,
-            "content": msg.content,
-            "tool_calls": tuple(msg.tool_calls),
-            "tool_call_id": msg.tool_call_id,
-            "name": msg.name,
-            "media": tuple(msg.media),
+            "role": role,
+            "content": content,
+            "tool_calls": tool_calls,
+            "tool_call_id": tool_call_id,
+            "name": name,
+            "media": media,
         },
+    )
+
+
+def _message(msg: Msg) -> Message:
+    return make_message(
+        msg.role,
+        msg.content,
+        tuple(msg.tool_calls),
+        msg.tool_call_id,
+        msg.name,
+        tuple(msg.media),
     )
 
 
@@ -280,13 +302,36 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
             outputs.append(msg)
         if msg.metadata is not None:  # a model call's response, even one that logged no facts
             _merge_metadata(metadata, msg.metadata)
+    messages = tuple([_message(m) for m in group])
+    return make_turn(messages, input_text, text, calls, outputs, media, metadata, agent)
+
+
+def make_turn(
+    messages: tuple[Message, ...],
+    input_text: str | None,
+    text: str,
+    calls: Sequence[ToolCall],
+    outputs: Sequence[Msg],
+    media: Sequence[Media] = (),
+    metadata: dict[str, Any] | None = None,
+    agent: tuple[str, str] | None = None,
+) -> Turn:
+    """Build a `Turn` from what its messages say, as `Turn(messages=...)` derives it.
+
+    `input_text` is the user's message, `text` the last assistant text, `calls` every call of
+    its assistant messages, `outputs` its `tool` messages (each result is named after its
+    call), `metadata` the model calls' merged facts, `agent` the agent active after it with
+    the place in the record that says so.
+    """
     results: tuple[ToolResult, ...] = ()
-    if outputs:  # each result named after its call, as `Turn(messages=...)` does
+    if outputs:
         names = names_of_results(calls, [(m.tool_call_id, m.name) for m in outputs])
         results = tuple(
             _result(m.content or "", m.tool_call_id, name, m.data, m.is_error)
             for m, name in zip(outputs, names, strict=True)
         )
+    if metadata is None:
+        metadata = {}
     if agent is not None:
         metadata["agent_source"] = agent[1]
     return _new(  # type: ignore[no-any-return]
@@ -294,7 +339,7 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
         {
             "input": input_text,
             "text": text,
-            "messages": tuple([_message(m) for m in group]),
+            "messages": messages,
             "tool_calls": tuple(calls),
             "tool_results": results,
             "guardrails": (),
@@ -411,6 +456,13 @@ def conversation(
     for index, group in enumerate(split(messages)):
         agent = _agent_after(group, index, agent)
         turns.append(_turn(group, agent))
+    return make_conversation(turns, id=id, metadata=metadata)
+
+
+def make_conversation(
+    turns: Sequence[Turn], *, id: object = None, metadata: Mapping[str, Any] | None = None
+) -> Conversation:
+    """Build a `Conversation` from built turns."""
     return _new(  # type: ignore[no-any-return]
         Conversation,
         {

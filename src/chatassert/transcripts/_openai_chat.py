@@ -21,13 +21,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from chatassert._agents import HANDOFF_PREFIX
 from chatassert._errors import TranscriptError
-from chatassert._models import Conversation, Media, make_media
+from chatassert._models import Conversation, Media, Message, ToolCall, Turn, make_media
 from chatassert.transcripts._build import (
     Msg,
     call_metadata,
     conversation,
     fold_calls,
+    make_conversation,
+    make_message,
+    make_turn,
     media_parts,
     message_agent,
     parent,
@@ -123,6 +127,84 @@ def messages(raw: object, where: str = "messages") -> list[Msg]:
     return [message(m, where, i) for i, m in enumerate(raw)]
 
 
+_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+_PROMPTS = ("system", "developer")
+
+
+def plain_turns(raw: list[Any]) -> list[Turn] | None:
+    """The turns of a transcript whose messages are all plain, read in one pass; else None.
+
+    Most logged transcripts hold only plain messages: a known role, string content (or
+    none), tool calls with a name, tool results; no content parts, audio, refusal, legacy
+    function call, handoff or per-message metadata. For them this builds the models straight
+    from the JSON, without the intermediate `Msg` of each message, splitting turns and
+    deriving each turn's fields exactly as `messages` + `conversation` do (a test holds the
+    two paths to the same conversation). Anything else, including anything malformed,
+    returns None, and the general path reads the transcript (and reports its errors).
+    """
+    turns: list[Turn] = []
+    group: list[Message] = []  # the messages of the turn being read
+    input_text: str | None = None
+    text = ""
+    calls: list[ToolCall] = []
+    outputs: list[Msg] = []
+    user_seen = False
+    prompts_only = True  # the messages before the first user message are all prompts
+    for m in raw:
+        if type(m) is not dict:
+            return None
+        role = m.get("role")
+        content = m.get("content")
+        if (
+            type(role) is not str
+            or role not in _ROLES
+            or (content is not None and type(content) is not str)
+            or m.get("function_call") is not None
+            or m.get("audio") is not None
+            or m.get("metadata") is not None
+            or (not content and m.get("refusal") is not None)
+        ):
+            return None
+        if role == "user":
+            if user_seen or (group and not prompts_only):  # a new turn starts here
+                turns.append(make_turn(tuple(group), input_text, text, calls, outputs))
+                group, input_text, text, calls, outputs = [], None, "", [], []
+            user_seen = True
+            input_text = content
+        elif not user_seen and role not in _PROMPTS:
+            prompts_only = False
+        own_calls: tuple[ToolCall, ...] = ()
+        raw_calls = m.get("tool_calls")
+        if raw_calls:
+            if type(raw_calls) is not list:
+                return None
+            made = []
+            for call in raw_calls:
+                fn = call.get("function") if type(call) is dict else None
+                if type(fn) is not dict:
+                    return None
+                name = fn.get("name")
+                if type(name) is not str or name.startswith(HANDOFF_PREFIX):
+                    return None  # malformed, or a handoff that changes the active agent
+                made.append(tool_call(name, fn.get("arguments"), call.get("id")))
+            own_calls = tuple(made)
+        call_id = m.get("tool_call_id")
+        call_id = None if call_id is None else str(call_id)
+        name = m.get("name")
+        name = name if type(name) is str else None
+        if role == "assistant":
+            if content:
+                text = content
+            calls.extend(own_calls)
+        elif role == "tool":
+            error = m.get("is_error") is True
+            outputs.append(Msg("tool", content, tool_call_id=call_id, name=name, is_error=error))
+        group.append(make_message(role, content, own_calls, call_id, name))
+    if group:
+        turns.append(make_turn(tuple(group), input_text, text, calls, outputs))
+    return turns
+
+
 def _response_messages(response: object, extra: Mapping[str, Any], where: str) -> list[Msg]:
     if response is None:
         return []
@@ -168,6 +250,9 @@ def parse(record: Any) -> Conversation:
     if not isinstance(record, dict):
         raise TranscriptError("expected an object with a 'messages' list (OpenAI chat format)")
     if isinstance(record.get("messages"), list):
+        turns = plain_turns(record["messages"])  # the common case, quickly
+        if turns is not None:
+            return make_conversation(turns, id=record.get("id"), metadata=record_metadata(record))
         msgs = messages(record["messages"])
         return conversation(msgs, id=record.get("id"), metadata=record_metadata(record))
     if _is_call(record):
