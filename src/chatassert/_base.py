@@ -161,7 +161,8 @@ class Assertion:
         except Exception as exc:  # a crashing check is an error record, not a failure
             result = self._crashed(exc)
         finally:
-            close_budget(budget)
+            if budget is not None:  # most checks search nothing: no call
+                close_budget(budget)
         if self.message is not None and result.message is not self.message:
             result = result._with_field("message", self.message)
         return result

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
-from typing import Any, Literal, Self, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeAlias
 
 from pydantic import (
     BaseModel,
@@ -46,7 +46,29 @@ __all__ = [
 
 JSONValue: TypeAlias = bool | int | float | str | list[Any] | dict[str, Any] | None
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+if TYPE_CHECKING:
+    _CachedProperty = cached_property
+else:
+
+    class _CachedProperty(cached_property):
+        """`functools.cached_property` without the lock Python 3.11 takes on every first read.
+
+        Checks read a turn's derived values (its lowered text, its called tools) once per turn
+        of a log, so the lock was a measurable share of a check. Two threads reading the same
+        value at once may both compute it; they compute the same thing (Python 3.12 dropped
+        the lock for this reason).
+        """
+
+        def __get__(self, instance, owner=None):
+            if instance is None:
+                return self
+            value = instance.__dict__[self.attrname] = self.func(instance)
+            return value
+
+
+_FROZEN = ConfigDict(
+    frozen=True, extra="forbid", populate_by_name=True, ignored_types=(_CachedProperty,)
+)
 
 
 def parse_arguments(raw: object) -> tuple[dict[str, Any], str | None, str | None]:
@@ -476,17 +498,17 @@ class Turn(_Derived):
             out["media"] = [media for m in messages for media in m.media]
         return out
 
-    @cached_property
+    @_CachedProperty
     def text_lower(self) -> str:
         """The turn text, lowered once and cached (for case-insensitive checks, G3)."""
         return self.text.lower()
 
-    @cached_property
+    @_CachedProperty
     def called_tools(self) -> list[str]:
         """The names of the tools called in this turn, in call order, with repeats."""
         return [c.name for c in self.tool_calls]
 
-    @cached_property
+    @_CachedProperty
     def call_results(self) -> list[tuple[ToolCall, ToolResult | None]]:
         """Each tool call paired with its result (by id where there are ids, else by order)."""
         by_id: dict[str, list[ToolResult]] = {}
@@ -594,7 +616,7 @@ class Conversation(_Derived):
         """Build a conversation from a flat list of chat messages (OpenAI chat format)."""
         return cls.model_validate({"messages": list(messages), **fields})
 
-    @cached_property
+    @_CachedProperty
     def tool_calls(self) -> list[tuple[int, ToolCall]]:
         """Every tool call of the conversation as `(turn_index, call)`, in order."""
         return [(i, c) for i, t in enumerate(self.turns) for c in t.tool_calls]
