@@ -540,6 +540,17 @@ def parent(where: str) -> str:
     return where.removesuffix("response").removesuffix(".")
 
 
+# (key, what it is read as, the factor to its unit), in the order the first found wins
+_AMOUNTS = (
+    ("latency_ms", "latency_ms", 1),
+    ("duration_ms", "latency_ms", 1),
+    ("latency_s", "latency_ms", 1000),
+    ("latency", "latency_ms", 1000),
+    ("cost", "cost", 1),
+    ("cost_usd", "cost", 1),
+)
+
+
 def call_metadata(*sources: object, places: Sequence[str] = ()) -> dict[str, Any]:
     """Collect a model call's metadata from the mappings that may hold it.
 
@@ -578,18 +589,15 @@ def call_metadata(*sources: object, places: Sequence[str] = ()) -> dict[str, Any
             cached = [v for k, v in tokens.items() if k in _CACHE_KEYS and v is not None]
             if cached and "input_tokens" in usage and "prompt_tokens" not in usage:
                 out["input_tokens"] = out.get("input_tokens", 0) + sum(cached)
-        for key in ("latency_ms", "duration_ms"):
-            value = duration(source.get(key), _at(place, key))
+        for key, target, scale in _AMOUNTS:
+            raw = source.get(key)
+            if raw is None:  # the common case: no such key (its place is not even spelt)
+                continue
+            value = duration(
+                raw, _at(place, key), "an amount" if target == "cost" else "a duration"
+            )
             if value is not None:
-                out.setdefault("latency_ms", value)
-        for key in ("latency_s", "latency"):
-            value = duration(source.get(key), _at(place, key))
-            if value is not None:
-                out.setdefault("latency_ms", value * 1000)
-        for key in ("cost", "cost_usd"):
-            value = duration(source.get(key), _at(place, key), "an amount")
-            if value is not None:
-                out.setdefault("cost", value)
+                out.setdefault(target, value if scale == 1 else value * scale)
     if "input_tokens" in out and "output_tokens" in out:
         out.setdefault("total_tokens", out["input_tokens"] + out["output_tokens"])
     return out
@@ -598,12 +606,13 @@ def call_metadata(*sources: object, places: Sequence[str] = ()) -> dict[str, Any
 def record_metadata(record: Mapping[str, Any], *extra: Mapping[str, Any]) -> dict[str, Any]:
     """The conversation-level metadata of a record: its `metadata` mapping, its case key, and
     the call metadata found at the top level (plus `extra`, which fills gaps)."""
+    given = record.get("metadata")
     metadata: dict[str, Any] = (
-        dict(record.get("metadata") or {}) if isinstance(record.get("metadata"), Mapping) else {}
+        dict(given) if given is not None and isinstance(given, Mapping) else {}
     )
     for key in ("case", "test_case", "name"):
         value = record.get(key)
-        if isinstance(value, str | int) and not isinstance(value, bool):
+        if value is not None and isinstance(value, str | int) and not isinstance(value, bool):
             metadata.setdefault(key, value)
     for key, value in call_metadata(record).items():
         metadata.setdefault(key, value)
