@@ -7,10 +7,11 @@ import pickle
 from typing import Any
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from pydantic import ValidationError
 
 from chatassert import Contains, Conversation, ToolCall, ToolResult, Turn
-from chatassert._models import NotJSONError, as_conversation, as_json, as_turn
+from chatassert._models import NotJSONError, as_conversation, as_json, as_turn, loads_json
 
 
 def call(call_id: str | None, name: str, arguments: str = "{}") -> dict[str, Any]:
@@ -307,3 +308,28 @@ def test_a_repeated_call_id_pairs_its_results_in_order() -> None:
         ("a", "ra"),
         ("b", "rb"),
     ]
+
+
+_JSON_TEXTS = st.one_of(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+        max_leaves=6,
+    ).map(json.dumps),
+    st.text(alphabet='{}[]":,. 0123456789abenlrstu\ufeff\n\\', max_size=12),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON_TEXTS, st.sampled_from(["", " ", "\n", "x"]), st.sampled_from(["", " ", "\ufeff"]))
+def test_loads_json_reads_what_json_loads_reads(text: str, after: str, before: str) -> None:
+    text = before + text + after
+
+    def outcome(load: Any) -> tuple[str, Any]:
+        try:
+            value = load(text)
+        except ValueError as exc:
+            return type(exc).__name__, str(exc)
+        return "value", json.dumps(value)  # NaN compares unequal to itself; its text does not
+
+    assert outcome(loads_json) == outcome(json.loads)

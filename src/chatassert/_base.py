@@ -92,11 +92,15 @@ class Assertion:
     _searches: ClassVar[bool] = False
     """Whether checking may run regular expressions (a `regex_timeout` option, or a
     combinator): such a check opens the regex time budget that all its searches share."""
+    _one_search: ClassVar[bool] = False
+    """Whether a check runs at most one search (`matches`): it opens no budget of its own, as
+    a lone search outside any check already has the whole limit, and the budget's clock reads
+    (a system call each) would cost more than the search."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "regex_timeout" in cls.options:
-            cls._searches = True
+            cls._searches = not cls._one_search
 
     judged: ClassVar[bool] = False
     """Whether checking may call a judge (then `acheck` is the efficient entry point)."""
@@ -157,7 +161,8 @@ class Assertion:
         except Exception as exc:  # a crashing check is an error record, not a failure
             result = self._crashed(exc)
         finally:
-            close_budget(budget)
+            if budget is not None:  # most checks search nothing: no call
+                close_budget(budget)
         if self.message is not None and result.message is not self.message:
             result = result._with_field("message", self.message)
         return result

@@ -250,7 +250,8 @@ class _Offenders:
         item: dict[str, Any] = {"path": location, "actual": actual}
         if index is not None:
             item["index"] = index
-        item.update(extra)
+        if extra:
+            item.update(extra)
         if self.first is None:
             self.first = item
         self.items.append(item)

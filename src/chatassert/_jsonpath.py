@@ -130,6 +130,8 @@ class JsonPath:
         parts = self._parts
         if not where:
             return parts[0]
+        if len(where) == 1:  # one wildcard (`results[*].file`): most failures name these
+            return f"{parts[0]}[{where[0]}]{parts[1]}"
         out = [parts[0]]
         for i, index in enumerate(where):
             out.append(f"[{index}]")

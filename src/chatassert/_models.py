@@ -8,9 +8,10 @@ chat `messages` from which its text (G1), tool calls (G2), tool results and medi
 from __future__ import annotations
 
 import json
+import json.scanner
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
-from typing import Any, Literal, Self, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeAlias
 
 from pydantic import (
     BaseModel,
@@ -46,7 +47,52 @@ __all__ = [
 
 JSONValue: TypeAlias = bool | int | float | str | list[Any] | dict[str, Any] | None
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+if TYPE_CHECKING:
+    _CachedProperty = cached_property
+else:
+
+    class _CachedProperty(cached_property):
+        """`functools.cached_property` without the lock Python 3.11 takes on every first read.
+
+        Checks read a turn's derived values (its lowered text, its called tools) once per turn
+        of a log, so the lock was a measurable share of a check. Two threads reading the same
+        value at once may both compute it; they compute the same thing (Python 3.12 dropped
+        the lock for this reason).
+        """
+
+        def __get__(self, instance, owner=None):
+            if instance is None:
+                return self
+            value = instance.__dict__[self.attrname] = self.func(instance)
+            return value
+
+
+_FROZEN = ConfigDict(
+    frozen=True, extra="forbid", populate_by_name=True, ignored_types=(_CachedProperty,)
+)
+
+
+_SCAN: Any = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+
+
+def loads_json(text: str) -> Any:
+    """`json.loads(text)`, without most of its per-call cost on the common, valid text.
+
+    Logs hold millions of small JSON texts (lines, tool-call arguments); for them the fixed
+    cost of `json.loads` (whitespace matching around the value) exceeds the decoding itself.
+    The decoder's own scanner reads a value that starts at the first character and ends at
+    the last; any other text (surrounding whitespace, extra data, an error) goes through
+    `json.loads`, so values and errors are exactly those of `json.loads`.
+
+    Example:
+        >>> loads_json('{"city": "Paris"}'), loads_json(' [1] ')
+        ({'city': 'Paris'}, [1])
+    """
+    try:
+        value, end = _SCAN(text, 0)
+    except (StopIteration, ValueError):
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
 
 
 def parse_arguments(raw: object) -> tuple[dict[str, Any], str | None, str | None]:
@@ -63,7 +109,7 @@ def parse_arguments(raw: object) -> tuple[dict[str, Any], str | None, str | None
         if not raw.strip():
             return {}, raw, None
         try:
-            value = json.loads(raw)
+            value = loads_json(raw)
         except json.JSONDecodeError as exc:
             return {}, raw, f"arguments are not valid JSON: {exc}"
         except RecursionError:
@@ -476,17 +522,17 @@ class Turn(_Derived):
             out["media"] = [media for m in messages for media in m.media]
         return out
 
-    @cached_property
+    @_CachedProperty
     def text_lower(self) -> str:
         """The turn text, lowered once and cached (for case-insensitive checks, G3)."""
         return self.text.lower()
 
-    @cached_property
+    @_CachedProperty
     def called_tools(self) -> list[str]:
         """The names of the tools called in this turn, in call order, with repeats."""
         return [c.name for c in self.tool_calls]
 
-    @cached_property
+    @_CachedProperty
     def call_results(self) -> list[tuple[ToolCall, ToolResult | None]]:
         """Each tool call paired with its result (by id where there are ids, else by order)."""
         by_id: dict[str, list[ToolResult]] = {}
@@ -522,16 +568,23 @@ def result_names(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> li
     A result finds its call by id (the calls of a repeated id in order, the last serving any
     extra result), else by position.
     """
+    return names_of_results(calls, [(r.call_id, r.name) for r in results])
+
+
+def names_of_results(
+    calls: Sequence[ToolCall], results: Sequence[tuple[str | None, str | None]]
+) -> list[str | None]:
+    """`result_names` for results given as `(call_id, name)` pairs (before they are built)."""
     by_id: dict[str, list[str]] = {}
     for call in calls:
         if call.id is not None:
             by_id.setdefault(call.id, []).append(call.name)
     out: list[str | None] = []
-    for position, result in enumerate(results):
-        queue = by_id.get(result.call_id) if result.call_id is not None else None
+    for position, (call_id, own) in enumerate(results):
+        queue = by_id.get(call_id) if call_id is not None else None
         name = (queue.pop(0) if len(queue) > 1 else queue[0]) if queue else None
-        if result.name is not None:
-            name = result.name
+        if own is not None:
+            name = own
         elif name is None and position < len(calls):
             name = calls[position].name
         out.append(name)
@@ -587,7 +640,7 @@ class Conversation(_Derived):
         """Build a conversation from a flat list of chat messages (OpenAI chat format)."""
         return cls.model_validate({"messages": list(messages), **fields})
 
-    @cached_property
+    @_CachedProperty
     def tool_calls(self) -> list[tuple[int, ToolCall]]:
         """Every tool call of the conversation as `(turn_index, call)`, in order."""
         return [(i, c) for i, t in enumerate(self.turns) for c in t.tool_calls]

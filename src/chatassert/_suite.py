@@ -386,8 +386,12 @@ class Case:
             status = _P
             reason, counts = _all_passed(len(statuses))
         else:
-            status = all_status(statuses)
-            counts = _counts(_leaf_statuses(results[:turns]) + statuses[turns:])
+            if turns:
+                status = all_status(statuses)
+                counts = _counts(_leaf_statuses(results[:turns]) + statuses[turns:])
+            else:  # every result is an assertion's: the counts say the status
+                counts = _counts(statuses)
+                status = _F if counts["failed"] else _E if counts["error"] else _P
             if status is _P and not counts["passed"] and counts["skipped"]:
                 status = _S  # G12: a case that evaluated nothing did not pass
                 first = _cause(results, _S)
@@ -542,15 +546,7 @@ def _user_turns(conversation: Conversation) -> list[tuple[int, Turn]]:
 
 
 def _counts(statuses: Sequence[Status]) -> dict[str, int]:
-    failed = errors = skipped = 0
-    for status in statuses:  # identity tests: cheaper than comparing enum members
-        if status is not _P:
-            if status is _F:
-                failed += 1
-            elif status is _E:
-                errors += 1
-            else:
-                skipped += 1
+    failed, errors, skipped = statuses.count(_F), statuses.count(_E), statuses.count(_S)
     passed = len(statuses) - failed - errors - skipped
     return {"passed": passed, "failed": failed, "error": errors, "skipped": skipped}
 

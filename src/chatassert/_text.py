@@ -317,6 +317,7 @@ class Matches(Assertion):
         ),
     )
     options = ("regex_timeout",)
+    _one_search = True  # one search of one text: no budget to share (see `Assertion`)
     pattern: str
     _compiled: Pattern
     _pass: Result

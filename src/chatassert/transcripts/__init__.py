@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from chatassert._errors import TranscriptError
-from chatassert._models import Conversation
+from chatassert._models import Conversation, loads_json
 from chatassert.transcripts import _anthropic, _openai_chat, _openai_responses, _otel, _promptkit
 
 __all__ = [
@@ -229,7 +229,7 @@ def parse_line(
             error=f"line is not UTF-8 (byte 0x{byte:02x} at column {bad.start() + 1})",
         )
     try:
-        raw = json.loads(line)
+        raw = loads_json(line)
     except RecursionError:
         return Record(source, number, error="line is nested too deeply to read")
     except json.JSONDecodeError as exc:

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from chatassert._agents import HANDOFF_PREFIX, handoff_target, is_handoff
 from chatassert._errors import TranscriptError
 from chatassert._models import (
@@ -24,8 +26,8 @@ from chatassert._models import (
     ToolResult,
     Turn,
     media_of_part,
+    names_of_results,
     parse_arguments,
-    result_names,
 )
 from chatassert._result import shorten
 
@@ -38,6 +40,9 @@ __all__ = [
     "described",
     "duration",
     "fold_calls",
+    "make_conversation",
+    "make_message",
+    "make_turn",
     "media_from_part",
     "media_parts",
     "message_agent",
@@ -52,6 +57,11 @@ __all__ = [
 
 
 _SET = object.__setattr__
+# pydantic's slots, set through their descriptors: a name lookup less per write than
+# `object.__setattr__`, on the path that builds every message of a log
+_SET_FIELDS_SET = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_SET_EXTRA = BaseModel.__dict__["__pydantic_extra__"].__set__
+_SET_PRIVATE = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _new(cls: type[Any], values: dict[str, Any]) -> Any:
@@ -62,9 +72,9 @@ def _new(cls: type[Any], values: dict[str, Any]) -> Any:
     """
     obj = object.__new__(cls)
     _SET(obj, "__dict__", values)
-    _SET(obj, "__pydantic_fields_set__", set(values))
-    _SET(obj, "__pydantic_extra__", None)
-    _SET(obj, "__pydantic_private__", None)
+    _SET_FIELDS_SET(obj, set(values))
+    _SET_EXTRA(obj, None)
+    _SET_PRIVATE(obj, None)
     return obj
 
 
@@ -236,17 +246,36 @@ def _merge_metadata(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
     target["model_calls"] = int(target.get("model_calls", 0)) + 1
 
 
-def _message(msg: Msg) -> Message:
+def make_message(
+    role: str,
+    content: str | None,
+    tool_calls: tuple[ToolCall, ...] = (),
+    tool_call_id: str | None = None,
+    name: str | None = None,
+    media: tuple[Media, ...] = (),
+) -> Message:
+    """Build a `Message` from already-normalised values."""
     return _new(  # type: ignore[no-any-return]
         Message,
         {
-            "role": msg.role,
-            "content": msg.content,
-            "tool_calls": tuple(msg.tool_calls),
-            "tool_call_id": msg.tool_call_id,
-            "name": msg.name,
-            "media": tuple(msg.media),
+            "role": role,
+            "content": content,
+            "tool_calls": tool_calls,
+            "tool_call_id": tool_call_id,
+            "name": name,
+            "media": media,
         },
+    )
+
+
+def _message(msg: Msg) -> Message:
+    return make_message(
+        msg.role,
+        msg.content,
+        tuple(msg.tool_calls),
+        msg.tool_call_id,
+        msg.name,
+        tuple(msg.media),
     )
 
 
@@ -254,7 +283,7 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
     input_text: str | None = None
     text = ""
     calls: list[ToolCall] = []
-    results: list[ToolResult] = []
+    outputs: list[Msg] = []
     media: list[Media] = []
     metadata: dict[str, Any] = {}
     for msg in group:
@@ -267,15 +296,42 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
         elif role == "assistant":
             if msg.content:
                 text = msg.content
-            calls.extend(msg.tool_calls)
+            if msg.tool_calls:
+                calls.extend(msg.tool_calls)
         elif role == "tool":
-            results.append(
-                _result(msg.content or "", msg.tool_call_id, msg.name, msg.data, msg.is_error)
-            )
+            outputs.append(msg)
         if msg.metadata is not None:  # a model call's response, even one that logged no facts
             _merge_metadata(metadata, msg.metadata)
-    if results:
-        results = _link(calls, results)
+    messages = tuple([_message(m) for m in group])
+    return make_turn(messages, input_text, text, calls, outputs, media, metadata, agent)
+
+
+def make_turn(
+    messages: tuple[Message, ...],
+    input_text: str | None,
+    text: str,
+    calls: Sequence[ToolCall],
+    outputs: Sequence[Msg],
+    media: Sequence[Media] = (),
+    metadata: dict[str, Any] | None = None,
+    agent: tuple[str, str] | None = None,
+) -> Turn:
+    """Build a `Turn` from what its messages say, as `Turn(messages=...)` derives it.
+
+    `input_text` is the user's message, `text` the last assistant text, `calls` every call of
+    its assistant messages, `outputs` its `tool` messages (each result is named after its
+    call), `metadata` the model calls' merged facts, `agent` the agent active after it with
+    the place in the record that says so.
+    """
+    results: tuple[ToolResult, ...] = ()
+    if outputs:
+        names = names_of_results(calls, [(m.tool_call_id, m.name) for m in outputs])
+        results = tuple(
+            _result(m.content or "", m.tool_call_id, name, m.data, m.is_error)
+            for m, name in zip(outputs, names, strict=True)
+        )
+    if metadata is None:
+        metadata = {}
     if agent is not None:
         metadata["agent_source"] = agent[1]
     return _new(  # type: ignore[no-any-return]
@@ -283,9 +339,9 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
         {
             "input": input_text,
             "text": text,
-            "messages": tuple(_message(m) for m in group),
+            "messages": messages,
             "tool_calls": tuple(calls),
-            "tool_results": tuple(results),
+            "tool_results": results,
             "guardrails": (),
             "workflow": None,
             "data": None,
@@ -350,16 +406,6 @@ def _result(
     )
 
 
-def _link(calls: Sequence[ToolCall], results: list[ToolResult]) -> list[ToolResult]:
-    """Name each result after its call, as `Turn(messages=...)` does (`result_names`)."""
-    return [
-        r
-        if r.name is not None or name is None
-        else _result(r.content, r.call_id, name, r.data, r.is_error)
-        for r, name in zip(results, result_names(calls, results), strict=True)
-    ]
-
-
 def split(messages: Sequence[Msg]) -> list[list[Msg]]:
     """Split messages into turns at each user message (as `Conversation(messages=...)` does).
 
@@ -410,6 +456,13 @@ def conversation(
     for index, group in enumerate(split(messages)):
         agent = _agent_after(group, index, agent)
         turns.append(_turn(group, agent))
+    return make_conversation(turns, id=id, metadata=metadata)
+
+
+def make_conversation(
+    turns: Sequence[Turn], *, id: object = None, metadata: Mapping[str, Any] | None = None
+) -> Conversation:
+    """Build a `Conversation` from built turns."""
     return _new(  # type: ignore[no-any-return]
         Conversation,
         {
@@ -487,6 +540,17 @@ def parent(where: str) -> str:
     return where.removesuffix("response").removesuffix(".")
 
 
+# (key, what it is read as, the factor to its unit), in the order the first found wins
+_AMOUNTS = (
+    ("latency_ms", "latency_ms", 1),
+    ("duration_ms", "latency_ms", 1),
+    ("latency_s", "latency_ms", 1000),
+    ("latency", "latency_ms", 1000),
+    ("cost", "cost", 1),
+    ("cost_usd", "cost", 1),
+)
+
+
 def call_metadata(*sources: object, places: Sequence[str] = ()) -> dict[str, Any]:
     """Collect a model call's metadata from the mappings that may hold it.
 
@@ -525,18 +589,15 @@ def call_metadata(*sources: object, places: Sequence[str] = ()) -> dict[str, Any
             cached = [v for k, v in tokens.items() if k in _CACHE_KEYS and v is not None]
             if cached and "input_tokens" in usage and "prompt_tokens" not in usage:
                 out["input_tokens"] = out.get("input_tokens", 0) + sum(cached)
-        for key in ("latency_ms", "duration_ms"):
-            value = duration(source.get(key), _at(place, key))
+        for key, target, scale in _AMOUNTS:
+            raw = source.get(key)
+            if raw is None:  # the common case: no such key (its place is not even spelt)
+                continue
+            value = duration(
+                raw, _at(place, key), "an amount" if target == "cost" else "a duration"
+            )
             if value is not None:
-                out.setdefault("latency_ms", value)
-        for key in ("latency_s", "latency"):
-            value = duration(source.get(key), _at(place, key))
-            if value is not None:
-                out.setdefault("latency_ms", value * 1000)
-        for key in ("cost", "cost_usd"):
-            value = duration(source.get(key), _at(place, key), "an amount")
-            if value is not None:
-                out.setdefault("cost", value)
+                out.setdefault(target, value if scale == 1 else value * scale)
     if "input_tokens" in out and "output_tokens" in out:
         out.setdefault("total_tokens", out["input_tokens"] + out["output_tokens"])
     return out
@@ -545,12 +606,13 @@ def call_metadata(*sources: object, places: Sequence[str] = ()) -> dict[str, Any
 def record_metadata(record: Mapping[str, Any], *extra: Mapping[str, Any]) -> dict[str, Any]:
     """The conversation-level metadata of a record: its `metadata` mapping, its case key, and
     the call metadata found at the top level (plus `extra`, which fills gaps)."""
+    given = record.get("metadata")
     metadata: dict[str, Any] = (
-        dict(record.get("metadata") or {}) if isinstance(record.get("metadata"), Mapping) else {}
+        dict(given) if given is not None and isinstance(given, Mapping) else {}
     )
     for key in ("case", "test_case", "name"):
         value = record.get(key)
-        if isinstance(value, str | int) and not isinstance(value, bool):
+        if value is not None and isinstance(value, str | int) and not isinstance(value, bool):
             metadata.setdefault(key, value)
     for key, value in call_metadata(record).items():
         metadata.setdefault(key, value)

@@ -21,13 +21,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from chatassert._agents import HANDOFF_PREFIX
 from chatassert._errors import TranscriptError
-from chatassert._models import Conversation, make_media
+from chatassert._models import Conversation, Media, Message, ToolCall, Turn, make_media
 from chatassert.transcripts._build import (
     Msg,
     call_metadata,
     conversation,
     fold_calls,
+    make_conversation,
+    make_message,
+    make_turn,
     media_parts,
     message_agent,
     parent,
@@ -57,38 +61,49 @@ def detect(record: Any) -> bool:
     return isinstance(record, list) and bool(record) and _is_call(record[0])
 
 
-def message(raw: object, where: str) -> Msg:
-    """Normalise one chat-completions message."""
+def message(raw: object, where: str, index: int | None = None) -> Msg:
+    """Normalise one chat-completions message (at `where`, or at `where[index]` in a list).
+
+    Most logged messages are plain: a role, string content, maybe tool calls. Their path
+    reads only the keys they have and builds the message's place in the record (for error
+    messages) only when something needs it.
+    """
     if not isinstance(raw, dict):
-        raise TranscriptError(f"{where} is not a message object")
+        raise TranscriptError(f"{_place(where, index)} is not a message object")
     role = raw.get("role")
     if not isinstance(role, str):
-        raise TranscriptError(f"{where} has no 'role'")
+        raise TranscriptError(f"{_place(where, index)} has no 'role'")
     calls = []
     raw_calls = raw.get("tool_calls")
     if raw_calls:
         if not isinstance(raw_calls, list):
-            raise TranscriptError(f"{where}.tool_calls is not a list")
+            raise TranscriptError(f"{_place(where, index)}.tool_calls is not a list")
         for j, call in enumerate(raw_calls):
             fn = call.get("function") if isinstance(call, dict) else None
             if not isinstance(fn, dict):
-                raise TranscriptError(f"{where}.tool_calls[{j}] has no 'function'")
+                raise TranscriptError(f"{_place(where, index)}.tool_calls[{j}] has no 'function'")
             calls.append(tool_call(fn.get("name"), fn.get("arguments"), call.get("id")))
-    elif isinstance(raw.get("function_call"), Mapping):  # the legacy single-call field
-        fn = raw["function_call"]
-        calls.append(tool_call(fn.get("name"), fn.get("arguments")))
+    else:
+        fn = raw.get("function_call")
+        if fn is not None and isinstance(fn, Mapping):  # the legacy single-call field
+            calls.append(tool_call(fn.get("name"), fn.get("arguments")))
     name = raw.get("name")
     call_id = raw.get("tool_call_id")
     if role == "function":  # the legacy result of a `function_call`
         role = "tool"
-    content = text_of(raw.get("content"), where=f"{where}.content")
-    media = media_parts(raw.get("content"), role, f"{where}.content")
+    content = raw.get("content")
+    media: list[Media] = []
+    if content is not None and type(content) is not str:  # content parts: text and media
+        at = f"{_place(where, index)}.content"
+        content, media = text_of(content, where=at), media_parts(content, role, at)
     audio = raw.get("audio")
-    if isinstance(audio, Mapping) and isinstance(audio.get("data"), str):  # a spoken reply
-        media.append(make_media(f"{where}.audio", kind="audio", data=audio["data"], role=role))
-    refusal = raw.get("refusal")
-    if not content and isinstance(refusal, str) and refusal:
-        content = refusal  # the assistant declined: its refusal is what it said
+    if audio is not None and isinstance(audio, Mapping) and isinstance(audio.get("data"), str):
+        at = f"{_place(where, index)}.audio"  # a spoken reply
+        media.append(make_media(at, kind="audio", data=audio["data"], role=role))
+    if not content:
+        refusal = raw.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            content = refusal  # the assistant declined: its refusal is what it said
     return Msg(
         role=role,
         content=content,
@@ -97,15 +112,97 @@ def message(raw: object, where: str) -> Msg:
         name=name if isinstance(name, str) else None,
         is_error=raw.get("is_error") is True,
         media=media,
-        agent=None if raw.get("metadata") is None else message_agent(raw, where),
+        agent=None if raw.get("metadata") is None else message_agent(raw, _place(where, index)),
     )
+
+
+def _place(where: str, index: int | None) -> str:
+    return where if index is None else f"{where}[{index}]"
 
 
 def messages(raw: object, where: str = "messages") -> list[Msg]:
     """Normalise a list of chat-completions messages."""
     if not isinstance(raw, list):
         raise TranscriptError(f"{where} is not a list")
-    return [message(m, f"{where}[{i}]") for i, m in enumerate(raw)]
+    return [message(m, where, i) for i, m in enumerate(raw)]
+
+
+_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+_PROMPTS = ("system", "developer")
+
+
+def plain_turns(raw: list[Any]) -> list[Turn] | None:
+    """The turns of a transcript whose messages are all plain, read in one pass; else None.
+
+    Most logged transcripts hold only plain messages: a known role, string content (or
+    none), tool calls with a name, tool results; no content parts, audio, refusal, legacy
+    function call, handoff or per-message metadata. For them this builds the models straight
+    from the JSON, without the intermediate `Msg` of each message, splitting turns and
+    deriving each turn's fields exactly as `messages` + `conversation` do (a test holds the
+    two paths to the same conversation). Anything else, including anything malformed,
+    returns None, and the general path reads the transcript (and reports its errors).
+    """
+    turns: list[Turn] = []
+    group: list[Message] = []  # the messages of the turn being read
+    input_text: str | None = None
+    text = ""
+    calls: list[ToolCall] = []
+    outputs: list[Msg] = []
+    user_seen = False
+    prompts_only = True  # the messages before the first user message are all prompts
+    for m in raw:
+        if type(m) is not dict:
+            return None
+        role = m.get("role")
+        content = m.get("content")
+        if (
+            type(role) is not str
+            or role not in _ROLES
+            or (content is not None and type(content) is not str)
+            or m.get("function_call") is not None
+            or m.get("audio") is not None
+            or m.get("metadata") is not None
+            or (not content and m.get("refusal") is not None)
+        ):
+            return None
+        if role == "user":
+            if user_seen or (group and not prompts_only):  # a new turn starts here
+                turns.append(make_turn(tuple(group), input_text, text, calls, outputs))
+                group, input_text, text, calls, outputs = [], None, "", [], []
+            user_seen = True
+            input_text = content
+        elif not user_seen and role not in _PROMPTS:
+            prompts_only = False
+        own_calls: tuple[ToolCall, ...] = ()
+        raw_calls = m.get("tool_calls")
+        if raw_calls:
+            if type(raw_calls) is not list:
+                return None
+            made = []
+            for call in raw_calls:
+                fn = call.get("function") if type(call) is dict else None
+                if type(fn) is not dict:
+                    return None
+                name = fn.get("name")
+                if type(name) is not str or name.startswith(HANDOFF_PREFIX):
+                    return None  # malformed, or a handoff that changes the active agent
+                made.append(tool_call(name, fn.get("arguments"), call.get("id")))
+            own_calls = tuple(made)
+        call_id = m.get("tool_call_id")
+        call_id = None if call_id is None else str(call_id)
+        name = m.get("name")
+        name = name if type(name) is str else None
+        if role == "assistant":
+            if content:
+                text = content
+            calls.extend(own_calls)
+        elif role == "tool":
+            error = m.get("is_error") is True
+            outputs.append(Msg("tool", content, tool_call_id=call_id, name=name, is_error=error))
+        group.append(make_message(role, content, own_calls, call_id, name))
+    if group:
+        turns.append(make_turn(tuple(group), input_text, text, calls, outputs))
+    return turns
 
 
 def _response_messages(response: object, extra: Mapping[str, Any], where: str) -> list[Msg]:
@@ -153,6 +250,9 @@ def parse(record: Any) -> Conversation:
     if not isinstance(record, dict):
         raise TranscriptError("expected an object with a 'messages' list (OpenAI chat format)")
     if isinstance(record.get("messages"), list):
+        turns = plain_turns(record["messages"])  # the common case, quickly
+        if turns is not None:
+            return make_conversation(turns, id=record.get("id"), metadata=record_metadata(record))
         msgs = messages(record["messages"])
         return conversation(msgs, id=record.get("id"), metadata=record_metadata(record))
     if _is_call(record):
