@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -50,6 +51,7 @@ __all__ = [
     "equality",
     "error_flag",
     "loose_equal",
+    "model_matches",
     "render_arguments",
     "strict_equal",
 ]
@@ -882,3 +884,34 @@ def _date_equal(date: _dt.date, other: Any) -> bool:
     if isinstance(other, _dt.date):
         return date == other
     return isinstance(other, str) and other.strip() == date.isoformat()
+
+
+# -- model ids ---------------------------------------------------------------------------
+
+_SEGMENTS = re.compile(r"[^a-z0-9]+")
+
+
+def _segments(text: str) -> list[str]:
+    return [part for part in _SEGMENTS.split(text.lower()) if part]
+
+
+def model_matches(expected: str, model: str) -> bool:
+    """Whether the model id `model` is the model, or of the family, `expected` names.
+
+    Both are split into segments at every character that is not a letter or digit and compared
+    ignoring case: the expected segments must appear in the model's, in order and adjacent. So
+    `haiku` names `claude-3-5-haiku-20241022`, `claude-sonnet-4` names
+    `claude-sonnet-4-20250514` (and `claude-sonnet-4-5`: give the full id to pin a version),
+    and `sonnet` does not name `sonnet2`.
+
+    Example:
+        >>> model_matches("haiku", "anthropic.claude-3-5-haiku-20241022-v1:0")
+        True
+        >>> model_matches("sonnet", "claude-haiku-4-5"), model_matches("gpt-4o", "gpt-4o-mini")
+        (False, True)
+    """
+    want, have = _segments(expected), _segments(model)
+    if not want:
+        return False
+    size = len(want)
+    return any(have[i : i + size] == want for i in range(len(have) - size + 1))
