@@ -7,6 +7,9 @@ one of three modes:
 - `exact`: as `partial`, but the call may have no argument (at any level of nesting) that the
   expectation does not name, apart from ignored keys.
 - `ignore`: arguments are not compared; the tool name alone decides.
+- `subset`: the call's arguments are a subset of the expected ones: every argument the call
+  has (at any level of nesting) must be expected and match, and an expected argument the call
+  leaves out is fine (openevals/agentevals' `subset`).
 
 Anywhere in the expected arguments a value may be a matcher, written in specs as a mapping with
 one `$` key:
@@ -56,8 +59,12 @@ __all__ = [
     "strict_equal",
 ]
 
-ARGUMENT_MODES = ("partial", "exact", "ignore")
+ARGUMENT_MODES = ("partial", "exact", "ignore", "subset")
 """The argument modes, in the order the docs list them."""
+
+_CORE_MODES = ARGUMENT_MODES[:3]
+"""The modes an unknown mode's message lists (their wording is relied on); `subset`, the mode
+of trajectory comparisons with a reference run, is named by the hint when it is close."""
 
 ARGS_EQUALITY = ("loose", "strict")
 """How argument values compare (SEMANTICS G14): `loose` (G9, the default) or `strict`."""
@@ -460,6 +467,7 @@ def _problems(
     exact: bool,
     ignored: frozenset[str],
     equal: Equality | None = None,
+    subset: bool = False,
 ) -> list[ArgProblem]:
     if isinstance(expected, ArgMatcher):
         if expected.matches(actual, exact):
@@ -480,10 +488,11 @@ def _problems(
             if where in ignored:
                 continue
             if key not in actual:
-                out.append(ArgProblem(where, "missing", render_arguments(want)))
+                if not subset:
+                    out.append(ArgProblem(where, "missing", render_arguments(want)))
             else:
-                out.extend(_problems(want, actual[key], where, exact, ignored, equal))
-        if exact:
+                out.extend(_problems(want, actual[key], where, exact, ignored, equal, subset))
+        if exact or subset:
             for key, got in actual.items():
                 where = _join(path, str(key))
                 if key not in expected and where not in ignored:
@@ -494,7 +503,7 @@ def _problems(
             return [ArgProblem(path, "value_mismatch", render_arguments(expected), actual)]
         out = []
         for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            out.extend(_problems(want, got, f"{path}[{i}]", exact, ignored, equal))
+            out.extend(_problems(want, got, f"{path}[{i}]", exact, ignored, equal, subset))
         return out
     if (equal or loose_equal)(expected, actual):
         return []
@@ -514,7 +523,7 @@ def compare_arguments(
     Args:
         expected: Expected arguments, as returned by `compile_arguments`.
         actual: The call's arguments.
-        mode: `partial`, `exact` or `ignore`.
+        mode: `partial`, `exact`, `ignore` or `subset`.
         ignore_keys: Argument paths (`request_id`, `page.cursor`) left out of the comparison.
         args_equality: How plain values compare: `loose` (G9) or `strict` (G14); matchers
             keep their own rules.
@@ -528,6 +537,8 @@ def compare_arguments(
         >>> [p.problem for p in compare_arguments(exp, {"q": "refund", "limit": 5, "lang": "en"},
         ...                                        mode="exact")]
         ['unexpected']
+        >>> compare_arguments(exp, {"q": "refund"}, mode="subset")  # limit left out: fine
+        []
     """
     if mode == "ignore":
         return []
@@ -538,6 +549,7 @@ def compare_arguments(
         mode == "exact",
         frozenset(ignore_keys),
         equality(args_equality),
+        mode == "subset",
     )
 
 
@@ -548,7 +560,8 @@ class ExpectedCall:
         tool: The tool's exact name.
         arguments: The arguments the call must have (values may be matchers); `None` checks
             the name alone.
-        argument_mode: `partial`, `exact` or `ignore`; `None` takes the sequence's setting.
+        argument_mode: `partial`, `exact`, `ignore` or `subset`; `None` takes the sequence's
+            setting.
         ignore_keys: Argument paths left out of the comparison, added to the sequence's.
 
     In a spec an expected call is a tool name, or a mapping
@@ -585,9 +598,9 @@ class ExpectedCall:
                 f"got {type(arguments).__name__} {arguments!r}"
             )
         check_mode(argument_mode, f"argument_mode of expected call '{tool}'", allow_none=True)
-        if argument_mode == "exact" and arguments is None:
+        if argument_mode in ("exact", "subset") and arguments is None:
             raise ValueError(
-                f"expected call '{tool}' has argument_mode 'exact' but no arguments; "
+                f"expected call '{tool}' has argument_mode {argument_mode!r} but no arguments; "
                 "give arguments ({} for a call without any)"
             )
         object.__setattr__(self, "tool", tool)
@@ -714,7 +727,7 @@ def check_mode(mode: Any, what: str, *, allow_none: bool = False) -> None:
     if mode not in ARGUMENT_MODES:
         hint = did_you_mean(str(mode), ARGUMENT_MODES)
         raise ValueError(
-            f"{what} must be one of {', '.join(ARGUMENT_MODES)}, got {mode!r}"
+            f"{what} must be one of {', '.join(_CORE_MODES)}, got {mode!r}"
             + (f" ({hint})" if hint else "")
         )
 
