@@ -481,10 +481,12 @@ missing after 'search' (tool_calls[0]); 'book' was never called
                 f"message {g + 1} expected {expected} but got "
                 f"{_names([c.call.name for c in got])} ({where})"
             )
-            if b - a == len(group):
-                used = {pairs[i] for i in range(a, b)}
+            if b - a == len(group):  # same size: name a step no call of the message fulfils
+                sub = [[matrix[i][j] for j in group] for i in range(a, b)]
+                got = _max_matching(sub, len(group))
+                used = {group[x] for x in got if x >= 0}
                 free = [calls[j] for j in group if j not in used]
-                step = next(self._steps[i] for i in range(a, b) if pairs[i] < 0)
+                step = self._steps[a + got.index(-1)]
                 text += f"; {self._why_not(step, free)}"
             return text
         extra = groups[len(self._groups)]
