@@ -483,10 +483,10 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             )
             if b - a == len(group):  # same size: name a step no call of the message fulfils
                 sub = [[matrix[i][j] for j in group] for i in range(a, b)]
-                got = _max_matching(sub, len(group))
-                used = {group[x] for x in got if x >= 0}
+                best = _max_matching(sub, len(group))
+                used = {group[x] for x in best if x >= 0}
                 free = [calls[j] for j in group if j not in used]
-                step = self._steps[a + got.index(-1)]
+                step = self._steps[a + best.index(-1)]
                 text += f"; {self._why_not(step, free)}"
             return text
         extra = groups[len(self._groups)]
