@@ -1,9 +1,12 @@
-"""Cost per check of the tool policies (`chatassert.policies`) on generated trajectories.
+"""Cost per check of the tool policies, run metadata checks and sequence modes, on generated runs.
 
 Generates (seeded) conversations of a refund agent: 1-4 turns, 0-5 tool calls per turn from a
 pool of six tools, with arguments, ids and results (some of them errors), every tenth with one
-call whose arguments are not valid JSON. Each policy, and two existing trajectory checks for
-scale, then checks every conversation for several rounds; the script prints the median and best
+call whose arguments are not valid JSON; each turn's metadata (from a second seeded generator,
+so the calls are the same as without it) has latency, tokens, a model and, for 19 turns in 20,
+a cost. Each policy, the run-metadata checks (`chatassert.usage`), the `ToolSequence` modes
+matching a reference run, and two existing trajectory checks for scale, then check every
+conversation for several rounds; the script prints the median and best
 microseconds per check and the outcome counts (so a change in what is decided shows too).
 
 Usage:
@@ -37,6 +40,7 @@ from chatassert.policies import (
     ToolNeverAfter,
     ToolOnlyAfterResult,
 )
+from chatassert.usage import CostAtMost, LatencyAtMost, ModelIs, TokensAtMost
 
 TOOLS = ["verify_customer", "check_eligibility", "issue_refund", "search_kb", "log", "close"]
 
@@ -61,6 +65,25 @@ def conversation(rng: random.Random, number: int) -> Conversation:
     return Conversation(turns=turns)
 
 
+def with_usage(rng: random.Random, chat: Conversation) -> Conversation:
+    turns = []
+    for turn in chat.turns:
+        metadata: dict[str, object] = {
+            "latency_ms": rng.randint(200, 3000),
+            "input_tokens": rng.randint(100, 4000),
+            "output_tokens": rng.randint(10, 600),
+            "model": "gpt-4o-2024-08-06" if rng.random() < 0.95 else "gpt-4o-mini",
+        }
+        if rng.random() < 0.95:
+            metadata["cost"] = round(rng.uniform(0.0005, 0.01), 5)
+        turns.append(turn.model_copy(update={"metadata": metadata}))
+    return Conversation(turns=turns)
+
+
+def same_order(actual: dict[str, object], expected: dict[str, object]) -> bool:
+    return actual.get("order_id") == expected.get("order_id")
+
+
 BIG_REFUND = {"tool": "issue_refund", "arguments": {"amount": {"$range": [100, None]}}}
 
 CHECKS: list[tuple[str, Assertion]] = [
@@ -72,6 +95,32 @@ CHECKS: list[tuple[str, Assertion]] = [
     ("max_consecutive_calls", MaxConsecutive("search_kb", 2)),
     ("no_tool_loops", NoToolLoops(3)),
     ("no_tool_loops (by name)", NoToolLoops(3, same_args=False)),
+    ("latency_at_most", LatencyAtMost(6000)),
+    ("cost_at_most", CostAtMost(0.02)),
+    ("tokens_at_most (input, total)", TokensAtMost(input=8000, total=10000)),
+    ("model_is", ModelIs("gpt-4o-2024-08-06")),
+    (
+        "tool_sequence per_message",
+        ToolSequence([["verify_customer"], ["issue_refund"]], "per_message"),
+    ),
+    (
+        "tool_sequence subset arguments",
+        ToolSequence(
+            [{"tool": "issue_refund", "arguments": {"order_id": "1001", "note": "x"}}],
+            "superset",
+            argument_mode="subset",
+            ignore_keys=["amount"],
+        ),
+    ),
+    (
+        "tool_sequence comparator",
+        ToolSequence(
+            [{"tool": "issue_refund", "arguments": {"order_id": "1001"}}],
+            "superset",
+            comparators={"issue_refund": same_order},
+        ),
+    ),
+    ("tool_sequence no calls", ToolSequence([], "exact")),
     ("for scale: no_repeated_calls", NoRepeatedCalls()),
     ("for scale: tool_sequence", ToolSequence(["verify_customer", "issue_refund"])),
 ]
@@ -84,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=16)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    subjects = [conversation(rng, n) for n in range(args.conversations)]
+    extra = random.Random(args.seed + 1)
+    subjects = [with_usage(extra, conversation(rng, n)) for n in range(args.conversations)]
     n_calls = sum(len(t.tool_calls) for c in subjects for t in c.turns)
     print(
         f"{len(subjects)} conversations, {n_calls} calls "

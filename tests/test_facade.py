@@ -97,6 +97,7 @@ NAMESPACES = (
     "chatassert.expect",
     "chatassert.args",
     "chatassert.policies",
+    "chatassert.usage",
     "chatassert.errors",
     "chatassert.judges",
     "chatassert.testing",

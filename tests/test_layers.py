@@ -58,6 +58,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_call_counts",
             "_tool_results",
             "_policies",
+            "_usage",
             "_workflow",
             "_guardrails",
             "_judged",
@@ -80,7 +81,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("building", {"_registry", "_suite"}),  # type lookup, spec building, cases and suites
     (
         "namespaces",  # the public names
-        {"", "flat", "promptkit", "expect", "args", "errors", "policies"},
+        {"", "flat", "promptkit", "expect", "args", "errors", "policies", "usage"},
     ),
     (
         "edges",  # each with its own outside dependency or I/O

@@ -7,6 +7,9 @@ one of three modes:
 - `exact`: as `partial`, but the call may have no argument (at any level of nesting) that the
   expectation does not name, apart from ignored keys.
 - `ignore`: arguments are not compared; the tool name alone decides.
+- `subset`: the call's arguments are a subset of the expected ones: every argument the call
+  has (at any level of nesting) must be expected and match, and an expected argument the call
+  leaves out is fine (openevals/agentevals' `subset`).
 
 Anywhere in the expected arguments a value may be a matcher, written in specs as a mapping with
 one `$` key:
@@ -26,6 +29,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -50,12 +54,17 @@ __all__ = [
     "equality",
     "error_flag",
     "loose_equal",
+    "model_matches",
     "render_arguments",
     "strict_equal",
 ]
 
-ARGUMENT_MODES = ("partial", "exact", "ignore")
+ARGUMENT_MODES = ("partial", "exact", "ignore", "subset")
 """The argument modes, in the order the docs list them."""
+
+_CORE_MODES = ARGUMENT_MODES[:3]
+"""The modes an unknown mode's message lists (their wording is relied on); `subset`, the mode
+of trajectory comparisons with a reference run, is named by the hint when it is close."""
 
 ARGS_EQUALITY = ("loose", "strict")
 """How argument values compare (SEMANTICS G14): `loose` (G9, the default) or `strict`."""
@@ -458,6 +467,7 @@ def _problems(
     exact: bool,
     ignored: frozenset[str],
     equal: Equality | None = None,
+    subset: bool = False,
 ) -> list[ArgProblem]:
     if isinstance(expected, ArgMatcher):
         if expected.matches(actual, exact):
@@ -478,10 +488,11 @@ def _problems(
             if where in ignored:
                 continue
             if key not in actual:
-                out.append(ArgProblem(where, "missing", render_arguments(want)))
+                if not subset:
+                    out.append(ArgProblem(where, "missing", render_arguments(want)))
             else:
-                out.extend(_problems(want, actual[key], where, exact, ignored, equal))
-        if exact:
+                out.extend(_problems(want, actual[key], where, exact, ignored, equal, subset))
+        if exact or subset:
             for key, got in actual.items():
                 where = _join(path, str(key))
                 if key not in expected and where not in ignored:
@@ -492,7 +503,7 @@ def _problems(
             return [ArgProblem(path, "value_mismatch", render_arguments(expected), actual)]
         out = []
         for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            out.extend(_problems(want, got, f"{path}[{i}]", exact, ignored, equal))
+            out.extend(_problems(want, got, f"{path}[{i}]", exact, ignored, equal, subset))
         return out
     if (equal or loose_equal)(expected, actual):
         return []
@@ -512,7 +523,7 @@ def compare_arguments(
     Args:
         expected: Expected arguments, as returned by `compile_arguments`.
         actual: The call's arguments.
-        mode: `partial`, `exact` or `ignore`.
+        mode: `partial`, `exact`, `ignore` or `subset`.
         ignore_keys: Argument paths (`request_id`, `page.cursor`) left out of the comparison.
         args_equality: How plain values compare: `loose` (G9) or `strict` (G14); matchers
             keep their own rules.
@@ -526,6 +537,8 @@ def compare_arguments(
         >>> [p.problem for p in compare_arguments(exp, {"q": "refund", "limit": 5, "lang": "en"},
         ...                                        mode="exact")]
         ['unexpected']
+        >>> compare_arguments(exp, {"q": "refund"}, mode="subset")  # limit left out: fine
+        []
     """
     if mode == "ignore":
         return []
@@ -536,6 +549,7 @@ def compare_arguments(
         mode == "exact",
         frozenset(ignore_keys),
         equality(args_equality),
+        mode == "subset",
     )
 
 
@@ -546,7 +560,8 @@ class ExpectedCall:
         tool: The tool's exact name.
         arguments: The arguments the call must have (values may be matchers); `None` checks
             the name alone.
-        argument_mode: `partial`, `exact` or `ignore`; `None` takes the sequence's setting.
+        argument_mode: `partial`, `exact`, `ignore` or `subset`; `None` takes the sequence's
+            setting.
         ignore_keys: Argument paths left out of the comparison, added to the sequence's.
 
     In a spec an expected call is a tool name, or a mapping
@@ -583,9 +598,9 @@ class ExpectedCall:
                 f"got {type(arguments).__name__} {arguments!r}"
             )
         check_mode(argument_mode, f"argument_mode of expected call '{tool}'", allow_none=True)
-        if argument_mode == "exact" and arguments is None:
+        if argument_mode in ("exact", "subset") and arguments is None:
             raise ValueError(
-                f"expected call '{tool}' has argument_mode 'exact' but no arguments; "
+                f"expected call '{tool}' has argument_mode {argument_mode!r} but no arguments; "
                 "give arguments ({} for a call without any)"
             )
         object.__setattr__(self, "tool", tool)
@@ -712,7 +727,7 @@ def check_mode(mode: Any, what: str, *, allow_none: bool = False) -> None:
     if mode not in ARGUMENT_MODES:
         hint = did_you_mean(str(mode), ARGUMENT_MODES)
         raise ValueError(
-            f"{what} must be one of {', '.join(ARGUMENT_MODES)}, got {mode!r}"
+            f"{what} must be one of {', '.join(_CORE_MODES)}, got {mode!r}"
             + (f" ({hint})" if hint else "")
         )
 
@@ -882,3 +897,34 @@ def _date_equal(date: _dt.date, other: Any) -> bool:
     if isinstance(other, _dt.date):
         return date == other
     return isinstance(other, str) and other.strip() == date.isoformat()
+
+
+# -- model ids ---------------------------------------------------------------------------
+
+_SEGMENTS = re.compile(r"[^a-z0-9]+")
+
+
+def _segments(text: str) -> list[str]:
+    return [part for part in _SEGMENTS.split(text.lower()) if part]
+
+
+def model_matches(expected: str, model: str) -> bool:
+    """Whether the model id `model` is the model, or of the family, `expected` names.
+
+    Both are split into segments at every character that is not a letter or digit and compared
+    ignoring case: the expected segments must appear in the model's, in order and adjacent. So
+    `haiku` names `claude-3-5-haiku-20241022`, `claude-sonnet-4` names
+    `claude-sonnet-4-20250514` (and `claude-sonnet-4-5`: give the full id to pin a version),
+    and `sonnet` does not name `sonnet2`.
+
+    Example:
+        >>> model_matches("haiku", "anthropic.claude-3-5-haiku-20241022-v1:0")
+        True
+        >>> model_matches("sonnet", "claude-haiku-4-5"), model_matches("gpt-4o", "gpt-4o-mini")
+        (False, True)
+    """
+    want, have = _segments(expected), _segments(model)
+    if not want:
+        return False
+    size = len(want)
+    return any(have[i : i + size] == want for i in range(len(have) - size + 1))

@@ -70,6 +70,7 @@ _BUILTIN_MODULES = (
     "chatassert._call_counts",
     "chatassert._tool_results",
     "chatassert._policies",
+    "chatassert._usage",
     "chatassert._workflow",
     "chatassert._responses",
     "chatassert._agents",

@@ -17,7 +17,6 @@ that answered"). Tests: tests/expect/test_responses.py.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -25,6 +24,7 @@ from typing import Any, ClassVar
 
 from chatassert._base import Assertion
 from chatassert._jsonbase import _PATH, _index, _Offenders, _PathCheck, _str_value, json_equal, show
+from chatassert._matchers import _segments, model_matches
 from chatassert._models import Conversation, NotJSONError, Turn, as_json
 from chatassert._params import Param, register
 from chatassert._result import Result, Status
@@ -279,34 +279,6 @@ class NoOverlap(_PathCheck):
 
 
 # -- the model that answered -----------------------------------------------------------------
-
-_SEGMENTS = re.compile(r"[^a-z0-9]+")
-
-
-def _segments(text: str) -> list[str]:
-    return [part for part in _SEGMENTS.split(text.lower()) if part]
-
-
-def model_matches(expected: str, model: str) -> bool:
-    """Whether the model id `model` is the model, or of the family, `expected` names.
-
-    Both are split into segments at every character that is not a letter or digit and compared
-    ignoring case: the expected segments must appear in the model's, in order and adjacent. So
-    `haiku` names `claude-3-5-haiku-20241022`, `claude-sonnet-4` names
-    `claude-sonnet-4-20250514` (and `claude-sonnet-4-5`: give the full id to pin a version),
-    and `sonnet` does not name `sonnet2`.
-
-    Example:
-        >>> model_matches("haiku", "anthropic.claude-3-5-haiku-20241022-v1:0")
-        True
-        >>> model_matches("sonnet", "claude-haiku-4-5"), model_matches("gpt-4o", "gpt-4o-mini")
-        (False, True)
-    """
-    want, have = _segments(expected), _segments(model)
-    if not want:
-        return False
-    size = len(want)
-    return any(have[i : i + size] == want for i in range(len(have) - size + 1))
 
 
 def _model_of(subject: object) -> tuple[Any, str]:

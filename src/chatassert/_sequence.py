@@ -1,7 +1,8 @@
 """`ToolSequence`: the tools called, in which order, with which arguments (docs/trajectories.md).
 
-Orders are `exact`, `in_order`, `any_order`, `subset` and `superset`; steps are `ExpectedCall`s
-(`chatassert.args`) matched to calls one-to-one. Tests: tests/test_sequence.py,
+Orders are `exact`, `in_order`, `any_order`, `subset`, `superset` and `per_message`; steps are
+`ExpectedCall`s (`chatassert.args`) matched to calls one-to-one; `comparators` given in code
+compare a tool's arguments instead of its argument mode. Tests: tests/test_sequence.py,
 tests/test_trajectory_props.py and, for specs shared with the other trajectory checks,
 tests/test_trajectory.py.
 
@@ -14,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,11 +37,14 @@ from chatassert._result import Result, Status
 from chatassert._trajectory_base import (
     ORDERS,
     CallPattern,
+    Comparator,
+    ComparatorError,
     LocatedCall,
     _CallCheck,
     _choice,
     _names,
     located_calls,
+    message_groups,
 )
 
 __all__ = [
@@ -118,7 +123,16 @@ class ToolSequence(_CallCheck):
     - `in_order` (default): the steps appear in order, other calls may come between;
     - `any_order`: the calls are the steps in some order (same multiset, nothing else);
     - `subset`: every call is one of the steps (nothing outside them; steps may be skipped);
-    - `superset`: every step was called (in any order; other calls are fine).
+    - `superset`: every step was called (in any order; other calls are fine);
+    - `per_message`: the calls grouped by the assistant message that made them are the steps
+      grouped the same way, message by message, in any order within a message (agentevals'
+      `strict`). A step that is a list is one message's calls; a single step is a message
+      making one call. Messages without calls are not counted; a turn given without messages
+      is one message.
+
+    An empty list of steps means "no tool calls" in the orders `exact`, `any_order`, `subset`
+    and `per_message` (in `in_order` and `superset` it would hold for every trajectory, and is
+    refused).
 
     A step is a tool name, an `ExpectedCall`, or a mapping `{tool, arguments?,
     argument_mode?, ignore_keys?}`. Arguments compare in `argument_mode` (`partial`: G9 loose
@@ -127,6 +141,12 @@ class ToolSequence(_CallCheck):
     loosely (G9) unless `args_equality="strict"` (G14: strict JSON equality, `4` is not
     `"4"`); matchers keep their own rules. When the outcome depends on a call whose arguments
     are not valid JSON, the result is an `error`.
+
+    `comparators` (in code only, not in specs) maps a tool name to a function
+    `(actual_arguments, expected_arguments) -> bool` that decides whether a call of that tool
+    matches a step, in place of the argument mode; it gets the step's arguments in their spec
+    form (`{}` when the step gives none). A comparator that raises or returns something other
+    than a bool, when its answer could change the outcome, makes the result an `error`.
 
     A passing reason is `called [tools]`. The failure reason lists both sequences and explains
     the first divergence: a call with other arguments names its first three argument problems,
@@ -146,16 +166,18 @@ missing after 'search' (tool_calls[0]); 'book' was never called
     """
 
     __slots__ = (
+        "_groups",
         "_steps",
         "args_equality",
         "argument_mode",
+        "comparators",
         "ignore_keys",
         "order",
         "per_tool",
         "steps",
     )
     kind = "tool_sequence"
-    options = ("regex_timeout",)
+    options = ("regex_timeout", "comparators")
     params = (
         Param(
             "steps",
@@ -168,14 +190,14 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             "str",
             default="in_order",
             choices=ORDERS,
-            doc="exact, in_order, any_order, subset or superset",
+            doc="exact, in_order, any_order, subset, superset or per_message",
         ),
         Param(
             "argument_mode",
             "str",
             default="partial",
             choices=ARGUMENT_MODES,
-            doc="how arguments compare: partial, exact or ignore",
+            doc="how arguments compare: partial, exact, ignore or subset",
         ),
         Param(
             "ignore_keys",
@@ -204,11 +226,13 @@ missing after 'search' (tool_calls[0]); 'book' was never called
     argument_mode: str
     ignore_keys: tuple[str, ...]
     per_tool: dict[str, dict[str, Any]] | None
+    comparators: dict[str, Comparator] | None
     _steps: tuple[CallPattern, ...]
+    _groups: tuple[tuple[int, int], ...] | None
 
     def __init__(
         self,
-        steps: Sequence[str | ExpectedCall | Mapping[str, Any]],
+        steps: Sequence[str | ExpectedCall | Mapping[str, Any] | Sequence[Any]],
         order: str = "in_order",
         *,
         argument_mode: str = "partial",
@@ -217,6 +241,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         args_equality: str = "loose",
         message: str | None = None,
         regex_timeout: float = DEFAULT_REGEX_TIMEOUT,
+        comparators: Mapping[str, Comparator] | None = None,
     ) -> None:
         super().__init__(message=message)
         equality(args_equality)  # refuses a name that is not one of ARGS_EQUALITY
@@ -226,42 +251,101 @@ missing after 'search' (tool_calls[0]); 'book' was never called
                 "steps must be a list of expected calls (tool names or mappings with 'tool'), "
                 f"got {type(steps).__name__} {steps!r}"
             )
-        if not steps:
+        chosen = _choice(order, ORDERS, "order") if order in ORDERS else None
+        if not steps and chosen not in ("exact", "any_order", "subset", "per_message"):
             raise ValueError("steps must name at least one expected call")
+        flat: list[Any] = []
+        groups: list[tuple[int, int]] = []
+        for i, s in enumerate(steps):
+            if isinstance(s, Sequence) and not isinstance(s, str | bytes):
+                if order != "per_message":
+                    raise TypeError(
+                        f"steps[{i}] is a list (one message's calls): give order per_message "
+                        "to compare calls message by message"
+                    )
+                if not s:
+                    raise ValueError(
+                        f"steps[{i}] is an empty message; each message makes at least one call"
+                    )
+                groups.append((len(flat), len(flat) + len(s)))
+                flat.extend((f"steps[{i}][{k}]", item) for k, item in enumerate(s))
+            else:
+                groups.append((len(flat), len(flat) + 1))
+                flat.append((f"steps[{i}]", s))
         parsed = tuple(
-            ExpectedCall.coerce(s, f"steps[{i}]", regex_timeout=regex_timeout)
-            for i, s in enumerate(steps)
+            ExpectedCall.coerce(s, where, regex_timeout=regex_timeout) for where, s in flat
         )
         self._set("steps", parsed)
         self._set("order", _choice(order, ORDERS, "order"))
+        self._set("_groups", tuple(groups) if order == "per_message" else None)
         check_mode(argument_mode, "argument_mode")
         self._set("argument_mode", argument_mode)
         self._set("ignore_keys", check_keys(ignore_keys, "ignore_keys"))
         self._set("per_tool", _per_tool(per_tool))
+        self._set("comparators", _comparators(comparators, {s.tool for s in parsed}))
         overrides = self.per_tool or {}
+        custom = self.comparators or {}
         resolved = []
         for step in parsed:
             override = overrides.get(step.tool, {})
             mode = step.argument_mode or override.get("argument_mode") or argument_mode
             ignored = (*self.ignore_keys, *override.get("ignore_keys", ()), *step.ignore_keys)
-            resolved.append(CallPattern(step.tool, step.arguments, mode, ignored, args_equality))
+            resolved.append(
+                CallPattern(
+                    step.tool,
+                    step.arguments,
+                    mode,
+                    ignored,
+                    args_equality,
+                    custom.get(step.tool),
+                )
+            )
         self._set("_steps", tuple(resolved))
 
     def spec_params(self) -> dict[str, Any]:
-        """Return the spec parameters, with each step in its spec form."""
+        """Return the spec parameters, with each step in its spec form (in `per_message`
+        order, each message's steps as a list)."""
         out = super().spec_params()
-        out["steps"] = [s.to_spec() for s in self.steps]
+        specs = [s.to_spec() for s in self.steps]
+        if self._groups is None:
+            out["steps"] = specs
+        else:
+            out["steps"] = [specs[a:b] for a, b in self._groups]
         return out
+
+    def _identity(self) -> str:
+        """The spec, plus which comparators are given (functions compare by identity)."""
+        base = super()._identity()
+        if not self.comparators:
+            return base
+        names = {
+            tool: f"{getattr(f, '__qualname__', f)}@{id(f)}" for tool, f in self.comparators.items()
+        }
+        return base + json.dumps(names, sort_keys=True)
 
     def describe(self) -> str:
         """Describe the requirement."""
+        if not self.steps:
+            return "calls no tool"
+        if self._groups is not None:
+            return f"calls {self._group_names()} (per message)"
         return f"calls {_names([s.tool for s in self.steps])} ({self.order.replace('_', ' ')})"
+
+    def _group_names(self) -> str:
+        assert self._groups is not None
+        return (
+            "["
+            + ", ".join(_names([s.tool for s in self._steps[a:b]]) for a, b in self._groups)
+            + "]"
+        )
 
     # -- evaluation ------------------------------------------------------------------------
 
-    def _passes(self, matrix: list[list[bool]], n: int) -> bool:
+    def _passes(self, matrix: list[list[bool]], n: int, groups: Sequence[list[int]] = ()) -> bool:
         m = len(matrix)
         order = self.order
+        if order == "per_message":
+            return self._message_pairs(matrix, groups) is not None
         if order == "exact":
             return n == m and all(matrix[i][i] for i in range(m))
         if order == "in_order":
@@ -275,35 +359,65 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         size = sum(1 for j in _max_matching(matrix, n) if j >= 0)
         return size == (n if order == "subset" else m)
 
+    def _message_pairs(
+        self, matrix: list[list[bool]], groups: Sequence[list[int]]
+    ) -> list[int] | None:
+        """`per_message`: the call of each step when every message matches, else None."""
+        assert self._groups is not None
+        if len(groups) != len(self._groups):
+            return None
+        pairs = self._group_pairs(matrix, groups)
+        return None if -1 in pairs else pairs
+
+    def _group_pairs(self, matrix: list[list[bool]], groups: Sequence[list[int]]) -> list[int]:
+        """`per_message`: match each expected message with the actual one at its place."""
+        assert self._groups is not None
+        pairs = [-1] * len(matrix)
+        for (a, b), group in zip(self._groups, groups, strict=False):
+            if b - a != len(group):
+                continue
+            sub = [[matrix[i][j] for j in group] for i in range(a, b)]
+            got = _max_matching(sub, len(group))
+            if -1 in got:
+                continue
+            for k, x in enumerate(got):
+                pairs[a + k] = group[x]
+        return pairs
+
     def _check(self, subject: object) -> Result:
         calls = located_calls(subject)
         n = len(calls)
-        timeouts: list[RegexTimeoutError] = []
+        groups = message_groups(subject) if self._groups is not None else []
+        undecided: list[RegexTimeoutError | ComparatorError] = []
 
         def compare(step: CallPattern, call: ToolCall) -> bool | None:
             try:
                 return step.cell(call)
-            except RegexTimeoutError as exc:  # undecided, like arguments that are not JSON
-                timeouts.append(exc)
+            except (RegexTimeoutError, ComparatorError) as exc:  # undecided, like bad JSON
+                undecided.append(exc)
                 return None
 
         cells = [[compare(step, c.call) for c in calls] for step in self._steps]
         sure = [[cell is True for cell in row] for row in cells]
-        if self._passes(sure, n):
+        if self._passes(sure, n, groups):
             actual = _names([c.call.name for c in calls])
-            return Result(_P, self.kind, f"called {actual}", self._details(sure, calls))
+            reason = f"called {actual}" if calls else "called no tool"
+            return Result(_P, self.kind, reason, self._details(sure, calls, groups))
         maybe = [[cell is not False for cell in row] for row in cells]
-        details = self._details(sure, calls)
-        if self._passes(maybe, n):
+        details = self._details(sure, calls, groups)
+        if self._passes(maybe, n, groups):
             invalid = [
                 (s, c)
                 for s, row in zip(self._steps, cells, strict=True)
                 for c, cell in zip(calls, row, strict=True)
                 if cell is None and c.call.arguments_error is not None
             ]
-            if not invalid:  # only a regex that ran out of time stands between pass and fail
-                first = timeouts[0]
-                details.update(error="timeout", pattern=first.pattern)
+            if not invalid:  # only a regex out of time, or a comparator, stands in the way
+                first = undecided[0]
+                if isinstance(first, ComparatorError):
+                    details.update(error="comparator", comparator_error=str(first))
+                else:
+                    details.update(error="timeout", pattern=first.pattern)
                 return Result(_E, self.kind, str(first), details)
             step, call = invalid[0]
             details["invalid_arguments"] = [
@@ -322,8 +436,63 @@ missing after 'search' (tool_calls[0]); 'book' was never called
                 f"({call.location}): {call.call.arguments_error}",
                 details,
             )
+        if not self._steps:
+            where = ", ".join(c.location for c in calls[:5]) + (", …" if n > 5 else "")
+            actual = _names([c.call.name for c in calls])
+            return Result(
+                _F, self.kind, f"expected no tool calls but got {actual} ({where})", details
+            )
+        if self._groups is not None:
+            return Result(
+                _F,
+                self.kind,
+                f"{self._message_header(calls, groups)}: "
+                f"{self._message_divergence(sure, calls, groups)}",
+                details,
+            )
         return Result(
             _F, self.kind, f"{self._header(calls)}: {self._divergence(sure, calls)}", details
+        )
+
+    def _message_header(self, calls: Sequence[LocatedCall], groups: Sequence[list[int]]) -> str:
+        actual = "[" + ", ".join(_names([calls[j].call.name for j in g]) for g in groups) + "]"
+        return f"expected messages {self._group_names()} but got {actual}"
+
+    def _message_divergence(
+        self, matrix: list[list[bool]], calls: Sequence[LocatedCall], groups: Sequence[list[int]]
+    ) -> str:
+        assert self._groups is not None
+        pairs = self._group_pairs(matrix, groups)
+        for g, (a, b) in enumerate(self._groups):
+            expected = _names([s.tool for s in self._steps[a:b]])
+            if g >= len(groups):
+                after = (
+                    f"the last message with calls ends at {calls[-1].location}"
+                    if calls
+                    else "no tool was called"
+                )
+                return f"message {g + 1} {expected} missing: {after}"
+            group = groups[g]
+            if all(pairs[i] >= 0 for i in range(a, b)):
+                continue
+            got = [calls[j] for j in group]
+            where = f"{got[0].location}" + (f" to {got[-1].location}" if len(got) > 1 else "")
+            text = (
+                f"message {g + 1} expected {expected} but got "
+                f"{_names([c.call.name for c in got])} ({where})"
+            )
+            if b - a == len(group):  # same size: name a step no call of the message fulfils
+                sub = [[matrix[i][j] for j in group] for i in range(a, b)]
+                best = _max_matching(sub, len(group))
+                used = {group[x] for x in best if x >= 0}
+                free = [calls[j] for j in group if j not in used]
+                step = self._steps[a + best.index(-1)]
+                text += f"; {self._why_not(step, free)}"
+            return text
+        extra = groups[len(self._groups)]
+        names = _names([calls[j].call.name for j in extra])
+        return (
+            f"unexpected extra message {len(self._groups) + 1} {names} ({calls[extra[0]].location})"
         )
 
     def _header(self, calls: Sequence[LocatedCall]) -> str:
@@ -338,16 +507,25 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         }[self.order]
         return f"{prefix} but got {actual}"
 
-    def _pairs(self, matrix: list[list[bool]], n: int) -> list[int]:
+    def _pairs(
+        self, matrix: list[list[bool]], n: int, groups: Sequence[list[int]] = ()
+    ) -> list[int]:
+        if self._groups is not None:
+            return self._group_pairs(matrix, groups)
         if self.order == "exact":
             return [i if i < n and matrix[i][i] else -1 for i in range(len(matrix))]
         if self.order == "in_order":
             return _lcs(matrix, n)
         return _max_matching(matrix, n)
 
-    def _details(self, matrix: list[list[bool]], calls: Sequence[LocatedCall]) -> dict[str, Any]:
+    def _details(
+        self,
+        matrix: list[list[bool]],
+        calls: Sequence[LocatedCall],
+        groups: Sequence[list[int]] = (),
+    ) -> dict[str, Any]:
         n, m = len(calls), len(self._steps)
-        pairs = self._pairs(matrix, n)
+        pairs = self._pairs(matrix, n, groups)
         used = {j for j in pairs if j >= 0}
         matched = [
             {"step": i, "tool": self._steps[i].tool, "call": calls[j].location}
@@ -380,6 +558,11 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         }
         if self.args_equality != "loose":
             out["args_equality"] = self.args_equality
+        if self._groups is not None:
+            out["expected_messages"] = [[s.tool for s in self._steps[a:b]] for a, b in self._groups]
+            out["actual_messages"] = [[calls[j].location for j in g] for g in groups]
+        if self.comparators:
+            out["comparators"] = sorted(self.comparators)
         return out
 
     def _why_not(self, step: CallPattern, candidates: Sequence[LocatedCall]) -> str:
@@ -390,6 +573,8 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         first = named[0]
         if first.call.arguments_error is not None:
             return f"'{step.tool}' ({first.location}) has arguments that are not valid JSON"
+        if step.comparator is not None:
+            return f"the comparator for '{step.tool}' rejected its arguments ({first.location})"
         problems = step.problems(first.call)
         text = "; ".join(p.describe() for p in problems[:3])
         if len(problems) > 3:
@@ -494,3 +679,31 @@ def _per_tool(value: Mapping[str, Mapping[str, Any]] | None) -> dict[str, dict[s
             raise ValueError(f"{where} is empty; give argument_mode and/or ignore_keys")
         out[tool] = entry
     return out
+
+
+def _comparators(
+    value: Mapping[str, Comparator] | None, tools: set[str]
+) -> dict[str, Comparator] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            "comparators must be a mapping {tool: function(actual, expected) -> bool}, "
+            f"got {type(value).__name__}"
+        )
+    out: dict[str, Comparator] = {}
+    for tool, function in value.items():
+        if not isinstance(tool, str) or not tool:
+            raise TypeError(f"comparators keys must be tool names, got {tool!r}")
+        if not callable(function):
+            raise TypeError(
+                f"comparators.{tool} must be a function (actual, expected) -> bool, "
+                f"got {type(function).__name__}"
+            )
+        if tool not in tools:
+            hint = did_you_mean(tool, sorted(tools))
+            raise ValueError(
+                f"comparators.{tool}: no step calls '{tool}'" + (f" ({hint})" if hint else "")
+            )
+        out[tool] = function
+    return out or None

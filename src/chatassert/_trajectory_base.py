@@ -12,26 +12,28 @@ tests/test_trajectory.py and tests/test_trajectory_props.py.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from chatassert._base import Assertion
-from chatassert._matchers import ArgProblem, ExpectedCall, compare_arguments
+from chatassert._matchers import ArgProblem, ExpectedCall, compare_arguments, render_arguments
 from chatassert._models import Conversation, ToolCall, ToolResult, Turn, as_turn
 from chatassert._params import did_you_mean
 from chatassert._result import shorten
 
 __all__ = [
     "CallPattern",
+    "Comparator",
     "LocatedCall",
     "ORDERS",
     "call_key",
     "located_calls",
+    "message_groups",
 ]
 
 
-ORDERS = ("exact", "in_order", "any_order", "subset", "superset")
+ORDERS = ("exact", "in_order", "any_order", "subset", "superset", "per_message")
 """The sequence orders of `ToolSequence`."""
 
 _MATCH = ("any", "all")
@@ -54,6 +56,10 @@ class LocatedCall:
     turn: int | None
 
 
+Comparator = Callable[[dict[str, Any], dict[str, Any]], bool]
+"""A comparator of a tool's arguments, given in code: `(actual, expected) -> bool`."""
+
+
 @dataclass(frozen=True, slots=True)
 class CallPattern:
     """An expected call with its argument settings resolved: what a call must be to match.
@@ -66,6 +72,8 @@ class CallPattern:
     mode: str
     ignored: tuple[str, ...]
     equality: str = "loose"
+    comparator: Comparator | None = None
+    """Compares the arguments instead of `mode` when given (`ToolSequence(comparators=)`)."""
 
     @classmethod
     def of(cls, expected: ExpectedCall) -> CallPattern:
@@ -80,7 +88,13 @@ class CallPattern:
     @property
     def compares(self) -> bool:
         """Whether arguments take part (else the name alone decides)."""
+        if self.comparator is not None:
+            return True
         return self.arguments is not None and self.mode != "ignore"
+
+    def expected_spec(self) -> dict[str, Any]:
+        """The expected arguments in their spec form (`{}` when none are given)."""
+        return {} if self.arguments is None else dict(render_arguments(self.arguments))
 
     def problems(self, call: ToolCall) -> list[ArgProblem]:
         """How the call's arguments differ from the expected ones."""
@@ -97,7 +111,8 @@ class CallPattern:
         """True/False when the call does/does not match; None when undecidable.
 
         Undecidable: the arguments are compared and are not valid JSON. A `$regex` that runs
-        out of time raises `RegexTimeoutError`, which callers also take as undecided.
+        out of time raises `RegexTimeoutError`, which callers also take as undecided; so is a
+        comparator that raises, or returns something other than a bool (`ComparatorError`).
         """
         if call.name != self.tool:
             return False
@@ -105,7 +120,23 @@ class CallPattern:
             return True
         if call.arguments_error is not None:
             return None
+        if self.comparator is not None:
+            try:
+                verdict = self.comparator(dict(call.arguments), self.expected_spec())
+            except Exception as exc:
+                raise ComparatorError(self.tool, f"raised {type(exc).__name__}: {exc}") from exc
+            if not isinstance(verdict, bool):
+                raise ComparatorError(self.tool, f"returned {verdict!r}, not True or False")
+            return verdict
         return not self.problems(call)
+
+
+class ComparatorError(Exception):
+    """A comparator given in code could not decide a call: it raised or gave no bool."""
+
+    def __init__(self, tool: str, what: str) -> None:
+        super().__init__(f"the comparator for '{tool}' {what}")
+        self.tool = tool
 
 
 def _canonical(value: Any) -> Any:
@@ -177,6 +208,40 @@ def located_calls(subject: object) -> list[LocatedCall]:
         prefix = "" if index is None else f"turns[{index}]."
         for j, (call, result) in enumerate(turn.call_results):
             out.append(LocatedCall(call, result, f"{prefix}tool_calls[{j}]", index))
+    return out
+
+
+def message_groups(subject: object) -> list[list[int]]:
+    """Group the calls of `located_calls(subject)` by the assistant message that made them.
+
+    Each group lists the indices of one message's calls, in order; messages without calls are
+    left out. A turn given without messages (or whose messages do not account for its calls)
+    counts as one message making all its calls.
+
+    Example:
+        >>> from chatassert import ToolCall, Turn
+        >>> turn = Turn(messages=[
+        ...     {"role": "user", "content": "Weather in Paris and Rome?"},
+        ...     {"role": "assistant", "tool_calls": [
+        ...         {"id": "1", "function": {"name": "weather", "arguments": "{}"}},
+        ...         {"id": "2", "function": {"name": "weather", "arguments": "{}"}}]},
+        ...     {"role": "tool", "tool_call_id": "1", "content": "18"},
+        ...     {"role": "tool", "tool_call_id": "2", "content": "21"},
+        ...     {"role": "assistant", "tool_calls": [
+        ...         {"id": "3", "function": {"name": "summarise", "arguments": "{}"}}]}])
+        >>> message_groups(turn)
+        [[0, 1], [2]]
+    """
+    out: list[list[int]] = []
+    start = 0
+    for _, turn in _turns(subject):
+        count = len(turn.tool_calls)
+        sizes = [len(m.tool_calls) for m in turn.messages if m.role == "assistant" and m.tool_calls]
+        if sum(sizes) != count:
+            sizes = [count] if count else []
+        for size in sizes:
+            out.append(list(range(start, start + size)))
+            start += size
     return out
 
 

@@ -17,7 +17,14 @@ import pytest
 from chatassert import _registry
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ["README.md", "docs/guide.md", "docs/flat.md", "docs/specs.md", "docs/architecture.md"]
+PAGES = [
+    "README.md",
+    "docs/guide.md",
+    "docs/flat.md",
+    "docs/specs.md",
+    "docs/architecture.md",
+    "docs/usage.md",
+]
 BLOCK = re.compile(r"```python\n(.*?)```(?:\s*\nprints\s*\n+```text\n(.*?)```)?", re.S)
 
 
