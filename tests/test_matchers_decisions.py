@@ -440,13 +440,14 @@ def test_a_date_in_expected_arguments_is_its_iso_text() -> None:
         (
             lambda: ExpectedCall("f", argument_mode="exakt"),
             ValueError,
-            "argument_mode of expected call 'f' must be one of partial, exact, ignore, "
+            "argument_mode of expected call 'f' must be one of partial, exact, ignore, subset, "
             "got 'exakt' (did you mean 'exact'?)",
         ),
         (
             lambda: ExpectedCall("f", argument_mode="zzz"),
             ValueError,
-            "argument_mode of expected call 'f' must be one of partial, exact, ignore, got 'zzz'",
+            "argument_mode of expected call 'f' must be one of partial, exact, ignore, subset, "
+            "got 'zzz'",
         ),
         (
             lambda: ExpectedCall("f", argument_mode="exact"),
@@ -517,7 +518,9 @@ def test_check_mode_rejects_none_unless_allowed() -> None:
     check_mode(None, "argument_mode", allow_none=True)
     with pytest.raises(ValueError) as raised:
         check_mode(None, "argument_mode")
-    assert str(raised.value) == "argument_mode must be one of partial, exact, ignore, got None"
+    assert (
+        str(raised.value) == "argument_mode must be one of partial, exact, ignore, subset, got None"
+    )
 
 
 def test_an_expected_call_keeps_the_regex_time_limit_and_one_ignored_key() -> None:

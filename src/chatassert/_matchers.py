@@ -62,10 +62,6 @@ __all__ = [
 ARGUMENT_MODES = ("partial", "exact", "ignore", "subset")
 """The argument modes, in the order the docs list them."""
 
-_CORE_MODES = ARGUMENT_MODES[:3]
-"""The modes an unknown mode's message lists (their wording is relied on); `subset`, the mode
-of trajectory comparisons with a reference run, is named by the hint when it is close."""
-
 ARGS_EQUALITY = ("loose", "strict")
 """How argument values compare (SEMANTICS G14): `loose` (G9, the default) or `strict`."""
 
@@ -727,7 +723,7 @@ def check_mode(mode: Any, what: str, *, allow_none: bool = False) -> None:
     if mode not in ARGUMENT_MODES:
         hint = did_you_mean(str(mode), ARGUMENT_MODES)
         raise ValueError(
-            f"{what} must be one of {', '.join(_CORE_MODES)}, got {mode!r}"
+            f"{what} must be one of {', '.join(ARGUMENT_MODES)}, got {mode!r}"
             + (f" ({hint})" if hint else "")
         )
 
