@@ -880,13 +880,28 @@ def _paired(
 _FAILING = (Status.FAILED, Status.ERROR)
 
 
+def _statuses(result: Result) -> tuple[tuple[str, str], ...]:
+    """`(label, status)` of each assertion of a case result, as `assertion_statuses` gives
+    them (turn and step groups unwrapped), with the statuses as plain strings."""
+    out: list[tuple[str, str]] = []
+    add = out.append
+    for child in result.children:
+        grand = child.children
+        if grand and child.name in ("turn", "step"):
+            for leaf in grand:
+                add((leaf.message or leaf.name, leaf.status._value_))
+        else:
+            add((child.message or child.name, child.status._value_))
+    return tuple(out)
+
+
 def _item(state: _State, outcome: Outcome, subject: object) -> Item:
     """The `o` item of an outcome: its counts, its rendering for the report, and the outcome
     itself (with its excerpt) only while the summary may still keep it as an example."""
     plan = state.plan
     result = outcome.result
     status = result.status
-    assertions = tuple([(label, s.value) for label, s in assertion_statuses(result)])
+    assertions = _statuses(result)
     kept = status in _FAILING and state.kept < plan.show
     if kept:
         state.kept += 1

@@ -95,94 +95,76 @@ def _value(value: Any) -> str:
 
 
 class _Writer:
-    """Writes result trees as JSON text, remembering the text of passing leaves."""
+    """Writes result trees as JSON text, remembering the text of leaves seen before.
+
+    A leaf's text is remembered under its fields when it cannot change: a passing leaf's
+    (status, name, message, location), a failing one's only when its details are empty or
+    those of a shared result (which are read-only, and kept with the text so their id is
+    not reused).
+    """
 
     def __init__(self) -> None:
-        self.leaves: dict[tuple[str, str | None, str | None], str] = {}
-        self.details: dict[int, tuple[Any, str]] = {}
-
-    def _details(self, details: Any) -> str:
-        """The text of a node's details; those of a shared result (which cannot change) are
-        written once and remembered with the object, so its id cannot be reused."""
-        if type(details) is not _ReadOnlyDict:
-            return _value(details)
-        known = self.details.get(id(details))
-        if known is not None and known[0] is details:
-            return known[1]
-        if len(self.details) >= _LEAVES_KEPT:
-            self.details.clear()
-        text = _value(details)
-        self.details[id(details)] = (details, text)
-        return text
+        self.leaves: dict[tuple[Any, ...], tuple[Any, str]] = {}
 
     def tree(self, result: Result, full: bool) -> str:
         if full:
             return _value(result.to_dict())
-        parts: list[str] = []
-        self._node(result, parts)
-        return "".join(parts)
+        return self._node(result)
 
-    def _node(self, r: Result, parts: list[str]) -> None:
-        add = parts.append
+    def _node(self, r: Result) -> str:
         children = r.children
-        if r.status is _PASSED:
-            score, duration = r.score, r.duration
-            if not children and score is None and duration is None:
-                key = (r.name, r.message, r.location)
-                text = self.leaves.get(key)
-                if text is None:
-                    if len(self.leaves) >= _LEAVES_KEPT:
-                        self.leaves.clear()
-                    text = self.leaves[key] = self._passed_head(r) + "}"
-                add(text)
-                return
-            add(self._passed_head(r))
-            if score is not None:
-                add(', "score": ' + _value(score))
-            if r.location is not None:
-                add(', "location": ' + _value(r.location))
-            if duration is not None:
-                add(', "duration": ' + _value(duration))
-        else:
+        if not children and r.score is None and r.duration is None:
             details = r.details
-            add(
-                '{"status": "'
-                + r.status.value
-                + '", "name": '
-                + _value(r.name)
-                + ', "reason": '
-                + _value(r.reason)
-                + ', "details": '
-                + (self._details(details) if details else "{}")
-            )
-            if r.message is not None:
-                add(', "message": ' + _value(r.message))
-            if r.score is not None:
-                add(', "score": ' + _value(r.score))
-            if r.location is not None:
-                add(', "location": ' + _value(r.location))
-            if r.duration is not None:
-                add(', "duration": ' + _value(r.duration))
+            passed = r.status is _PASSED
+            if passed:
+                key: tuple[Any, ...] = (r.name, r.message, r.location)
+            elif not details or type(details) is _ReadOnlyDict:
+                key = (r.status, r.name, r.reason, id(details), r.message, r.location)
+            else:
+                return self._head(r, passed) + "}"
+            known = self.leaves.get(key)
+            if known is not None and (passed or known[0] is details):
+                return known[1]
+            if len(self.leaves) >= _LEAVES_KEPT:
+                self.leaves.clear()
+            text = self._head(r, passed) + "}"
+            self.leaves[key] = (details, text)
+            return text
+        passed = r.status is _PASSED
+        if passed and r.score is None and r.duration is None:  # a group that passed
+            key = (r.name, r.message, r.location, None)
+            known = self.leaves.get(key)
+            if known is None:
+                if len(self.leaves) >= _LEAVES_KEPT:
+                    self.leaves.clear()
+                known = self.leaves[key] = (None, self._head(r, passed))
+            text = known[1]
+        else:
+            text = self._head(r, passed)
         if children:
-            add(', "children": [')
-            first = True
-            for child in children:
-                if not first:
-                    add(", ")
-                first = False
-                self._node(child, parts)
-            add("]")
-        add("}")
+            node = self._node
+            text += ', "children": [' + ", ".join([node(c) for c in children]) + "]"
+        return text + "}"
 
     @staticmethod
-    def _passed_head(r: Result) -> str:
-        """`{"status": "passed", "name": ...` with the message, not yet closed; the location
-        follows a score, so a leaf's is written here only when it has no score."""
-        text = '{"status": "passed", "name": ' + _value(r.name)
+    def _head(r: Result, passed: bool) -> str:
+        """A node's fields but its children, not closed: without reason and details when it
+        passed."""
+        name = r.name
+        text = '{"status": "' + r.status.value + '", "name": '
+        text += encode_basestring(name) if type(name) is str else _value(name)
+        if not passed:
+            details = r.details
+            text += ', "reason": ' + _value(r.reason) + ', "details": '
+            text += _value(details) if details else "{}"
         if r.message is not None:
             text += ', "message": ' + _value(r.message)
-        if r.score is None and r.duration is None and not r.children and r.location is not None:
+        if r.score is not None:
+            text += ', "score": ' + _value(r.score)
+        if r.location is not None:
             text += ', "location": ' + _value(r.location)
+        if r.duration is not None:
+            text += ', "duration": ' + _value(r.duration)
         return text
 
 
