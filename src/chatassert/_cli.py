@@ -607,8 +607,9 @@ def _splittable(path: str) -> bool:
 
 def _byte_ranges(path: str, size: int = _CHUNK_BYTES) -> Iterator[tuple[int, int, int, str | None]]:
     """Cut a log into pieces of whole lines of about `size` bytes: `(start, end, number of the
-    first line, None)`, in order. A line longer than `size` is a piece of its own; the last
-    line needs no newline. When the rest of the file cannot be read, the last item is
+    first line, None)`, in order. A piece ends at the last newline of a block of `size`
+    bytes, so a line longer than a block makes its piece longer; the last line needs no
+    newline. When the rest of the file cannot be read, the last item is
     `(offset, offset, number of the next line, error)`.
 
     The file is read once, in blocks, to find the cuts and count the lines (so each piece
