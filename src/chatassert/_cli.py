@@ -47,7 +47,6 @@ from chatassert.reporting import (
     JUnitWriter,
     Outcome,
     Summary,
-    assertion_statuses,
     excerpt,
     json_line,
     render_html,

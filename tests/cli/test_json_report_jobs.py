@@ -57,9 +57,7 @@ def _conv(i: int, text: str, *, call: bool = True, pad: int = 0) -> dict[str, An
     return {"id": f"conv-{i}", "messages": messages}
 
 
-def run(
-    *args: str, cwd: Path, stdin: bytes | None = None
-) -> subprocess.CompletedProcess[str]:
+def run(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
         [sys.executable, "-m", "chatassert", *args, *(("--no-progress",) if "-f" in args else ())],
         input=stdin,
@@ -239,7 +237,9 @@ def test_jobs_two_writes_the_same_lines_as_jobs_one_on_gz_and_stdin(awkward: Pat
 
 def test_jobs_keep_the_first_failing_examples_in_input_order(awkward: Path) -> None:
     def text(jobs: str) -> str:
-        out = run("check", "--assert", CONFIRMED, "log.jsonl", "--show", "3", "-j", jobs, cwd=awkward)
+        out = run(
+            "check", "--assert", CONFIRMED, "log.jsonl", "--show", "3", "-j", jobs, cwd=awkward
+        )
         assert out.returncode == 1
         return out.stdout
 
@@ -269,7 +269,7 @@ def test_junit_with_jobs_has_an_excerpt_for_every_failure(awkward: Path) -> None
         b"\xef\xbb\xbf{}\n{}",
         b'{"a": "' + b"x" * 300 + b'"}\n{}\n' + b"y" * 150,
         b"{}\n\xff\xfe\n\r\n \n{}",
-        "{\"t\": \"café ☕\"}\n".encode() * 9,
+        '{"t": "café ☕"}\n'.encode() * 9,
     ],
 )
 def test_byte_ranges_give_the_lines_of_the_stream_reader(
@@ -283,12 +283,14 @@ def test_byte_ranges_give_the_lines_of_the_stream_reader(
     end_before = 0
     for start, end, first, error in _byte_ranges(str(path), size):
         assert error is None
-        assert start == end_before and start < end  # contiguous, never empty
+        assert start == end_before
+        assert start < end
         end_before = end
         with path.open("rb") as f:
             f.seek(start)
             lines = _split_lines(f.read(end - start), start == 0)
-        assert lines and all(line.endswith("\n") for line in lines[:-1])
+        assert lines
+        assert all(line.endswith("\n") for line in lines[:-1])
         got.extend(enumerate(lines, first))
     assert end_before == len(data)
     assert got == expected

@@ -67,19 +67,21 @@ def _default(value: object) -> Any:
 
 _dumps = json.JSONEncoder(ensure_ascii=False, default=repr).encode
 _strict_dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=_default).encode
-if c_make_encoder is not None:  # the C encoder, made once rather than once per value
-    _make = c_make_encoder(
-        None, _default, encode_basestring, None, ": ", ", ", False, False, False
-    )
+_make = (  # the C encoder, made once rather than once per value (CPython has it)
+    None
+    if c_make_encoder is None
+    else c_make_encoder(None, _default, encode_basestring, None, ": ", ", ", False, False, False)
+)
 
-    def _strict(value: Any) -> str:
-        try:
-            return "".join(_make(value, 0))
-        except RecursionError:  # a value that holds itself: as `json.dumps` words it
-            return _strict_dumps(value)
 
-else:  # pragma: no cover - CPython has the C encoder
-    _strict = _strict_dumps
+def _strict(value: Any) -> str:
+    """`value` as strict JSON (`ValueError` for NaN or an infinity)."""
+    if _make is None:  # pragma: no cover
+        return _strict_dumps(value)
+    try:
+        return "".join(_make(value, 0))
+    except RecursionError:  # a value that holds itself: as `json.dumps` words it
+        return _strict_dumps(value)
 
 
 def _value(value: Any) -> str:
@@ -246,7 +248,7 @@ def report_schema() -> dict[str, Any]:
                         "type": "object",
                         "required": ["passed", "failed", "error", "skipped", "records"],
                         "properties": {
-                            **{k: count for k in ("passed", "failed", "error", "skipped")},
+                            **dict.fromkeys(("passed", "failed", "error", "skipped"), count),
                             "unreadable": count,
                             "unmatched": count,
                             "records": {"type": ["integer", "null"], "minimum": 0},
