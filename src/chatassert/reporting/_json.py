@@ -13,12 +13,12 @@ whose text is built once and reused. The text is exactly `json_line(outcome.to_d
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import TYPE_CHECKING, Any
 
 from chatassert._result import Result, Status, _ReadOnlyDict, strict_json
-from chatassert.reporting._summary import _SURROGATE
 
 if TYPE_CHECKING:
     from chatassert.reporting._summary import Outcome
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["compact_result", "report_line", "report_schema"]
 
 _PASSED = Status.PASSED
+_SURROGATE = re.compile("[\ud800-\udfff]")  # as `json_line`: a lone surrogate is escaped
 _LEAVES_KEPT = 4096  # distinct passing leaves whose text is remembered (then forgotten, all)
 
 
