@@ -542,13 +542,17 @@ class _State:
 
 
 _WORKER: _State | None = None
+_LOADED: tuple[_Plan, list[Suite]] | None = None
+"""The suites the main process loaded, for workers it forks (they inherit them, and need not
+load them again); a worker that is spawned instead loads them from the plan."""
 
 
 def _init_worker(plan: _Plan) -> None:
     global _WORKER
     # Ctrl-C reaches every process of the terminal's group: the main process alone answers it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    suites = _suites(plan, sys.stderr)
+    loaded = _LOADED
+    suites = loaded[1] if loaded is not None and loaded[0] == plan else _suites(plan, sys.stderr)
     if suites is None:  # the suite changed since the main process loaded it
         raise SystemExit(EXIT_USAGE)
     _WORKER = _State(plan, suites)
@@ -985,6 +989,8 @@ def _items(
             if error is not None:
                 yield _read_failure(source, first, lines, error)
         return
+    global _LOADED
+    _LOADED = (plan, suites)
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(plan,))
     pending: deque[Future[list[Item]]] = deque()
     try:
@@ -1004,6 +1010,7 @@ def _items(
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        _LOADED = None
 
 
 def _tasks(paths: Sequence[str]) -> Iterator[tuple[Any, ...] | list[Item]]:
