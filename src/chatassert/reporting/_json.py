@@ -115,27 +115,15 @@ class _Writer:
         return self._node(result)
 
     def _node(self, r: Result) -> str:
-        children = r.children
-        if not children and r.score is None and r.duration is None:
-            details = r.details
-            passed = r.status is _PASSED
-            if passed:
-                key: tuple[Any, ...] = (r.name, r.message, r.location)
-            elif not details or type(details) is _ReadOnlyDict:
-                key = (r.status, r.name, r.reason, id(details), r.message, r.location)
-            else:
-                return self._head(r, passed) + "}"
-            known = self.leaves.get(key)
-            if known is not None and (passed or known[0] is details):
-                return known[1]
-            if len(self.leaves) >= _LEAVES_KEPT:
-                self.leaves.clear()
-            text = self._head(r, passed) + "}"
-            self.leaves[key] = (details, text)
-            return text
-        passed = r.status is _PASSED
-        if passed and r.score is None and r.duration is None:  # a group that passed
-            key = (r.name, r.message, r.location, None)
+        fields = r.__dict__  # what a result was given; absent fields hold their defaults
+        children = fields.get("children")
+        passed = fields["status"] is _PASSED
+        if "score" in fields or "duration" in fields:
+            text = self._head(r, passed)
+        elif children is None:  # a leaf
+            return self._leaf(r, fields, passed)
+        elif passed:  # a group that passed: its head is remembered
+            key = (fields["name"], fields.get("message"), fields.get("location"), None)
             known = self.leaves.get(key)
             if known is None:
                 if len(self.leaves) >= _LEAVES_KEPT:
@@ -144,10 +132,45 @@ class _Writer:
             text = known[1]
         else:
             text = self._head(r, passed)
-        if children:
-            node = self._node
-            text += ', "children": [' + ", ".join([node(c) for c in children]) + "]"
-        return text + "}"
+        if not children:
+            return text + "}"
+        leaves = self.leaves
+        parts = []
+        for child in children:
+            cf = child.__dict__
+            if cf["status"] is _PASSED and len(cf) == 5 and "location" in cf:
+                # the commonest node: a passing leaf placed in the subject, nothing else set
+                known = leaves.get((cf["name"], None, cf["location"]))
+                if known is not None:
+                    parts.append(known[1])
+                    continue
+            parts.append(self._node(child))
+        return text + ', "children": [' + ", ".join(parts) + "]}"
+
+    def _leaf(self, r: Result, fields: dict[str, Any], passed: bool) -> str:
+        """A childless node without score or duration: its text is remembered."""
+        details = fields["details"]
+        if passed:
+            key: tuple[Any, ...] = (fields["name"], fields.get("message"), fields.get("location"))
+        elif not details or type(details) is _ReadOnlyDict:
+            key = (
+                fields["status"],
+                fields["name"],
+                fields["reason"],
+                id(details),
+                fields.get("message"),
+                fields.get("location"),
+            )
+        else:
+            return self._head(r, passed) + "}"
+        known = self.leaves.get(key)
+        if known is not None and (passed or known[0] is details):
+            return known[1]
+        if len(self.leaves) >= _LEAVES_KEPT:
+            self.leaves.clear()
+        text = self._head(r, passed) + "}"
+        self.leaves[key] = (details, text)
+        return text
 
     @staticmethod
     def _head(r: Result, passed: bool) -> str:
