@@ -7,8 +7,12 @@ runs `python -m chatassert check SUITE LOG` with `--jobs 1` and `--jobs 2` (each
 reports wall time, conversations/s, turns/s, MB/s, peak RSS and the speed-up of `--jobs 2`.
 The generated data is deleted at the end unless `--keep` is given.
 
+With `--failing`, the suite is one whose every check fails on every turn (the same four
+assertion types, inverted), so every case fails and every report line carries failure trees:
+the worst case for the report and for what workers send back.
+
 Usage:
-    python benchmarks/log_bench.py [--size-gb 1.0] [--seed 7] [--keep]
+    python benchmarks/log_bench.py [--size-gb 1.0] [--seed 7] [--keep] [--failing]
 """
 
 from __future__ import annotations
@@ -42,6 +46,22 @@ test_cases:
             value: "(?i)confirmed"
           - type: contains_function_call
             value: lookup
+"""
+
+FAILING_SUITE = """\
+test_cases:
+  - name: support agent
+    turns:
+      - user_input: "placeholder"
+        assertions:
+          - type: not_contains
+            value: "confirmed"
+          - type: contains_any
+            value: ["invoice", "receipt"]
+          - type: matches
+            value: "(?i)cancelled"
+          - type: contains_function_call
+            value: create_refund
 """
 
 CITIES = ["Paris", "Rome", "Oslo", "Lima", "Kyoto", "Austin", "Cairo", "Perth"]
@@ -166,12 +186,16 @@ def main() -> None:
     parser.add_argument("--size-gb", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", action="store_true", help="keep the generated data")
+    parser.add_argument(
+        "--failing", action="store_true", help="check a suite that fails on every conversation"
+    )
     args = parser.parse_args()
     DATA.mkdir(exist_ok=True)
     log, suite = DATA / "openai-chat.jsonl", DATA / "suite.yaml"
-    suite.write_text(SUITE, encoding="utf-8")
+    suite.write_text(FAILING_SUITE if args.failing else SUITE, encoding="utf-8")
     start = time.perf_counter()
     conversations, turns = generate(log, int(args.size_gb * 1e9), args.seed)
+    print(f"suite: {'every check fails (--failing)' if args.failing else 'mostly passing'}")
     size_mb = log.stat().st_size / 1e6
     print(
         f"generated {size_mb:,.0f} MB, {conversations:,} conversations, {turns:,} user turns "

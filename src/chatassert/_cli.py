@@ -47,12 +47,12 @@ from chatassert.reporting import (
     JUnitWriter,
     Outcome,
     Summary,
-    assertion_statuses,
     excerpt,
     json_line,
     render_html,
     render_junit_case,
     render_text,
+    report_line,
 )
 
 __all__ = ["main"]
@@ -187,6 +187,13 @@ def _parser() -> argparse.ArgumentParser:
         "-o", "--output", metavar="PATH", help="write the report to PATH instead of standard output"
     )
     check.add_argument(
+        "--full-results",
+        action="store_true",
+        help="json: write every node of each result tree in full (reasons and details of "
+        "passing checks too); by default passing nodes carry only their status, name, "
+        "message and location",
+    )
+    check.add_argument(
         "-j",
         "--jobs",
         type=int,
@@ -260,9 +267,10 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument(
         "which",
         nargs="?",
-        choices=["spec", "result"],
+        choices=["spec", "result", "report"],
         default="spec",
-        help="spec (the native spec format, default) or result",
+        help="spec (the native spec format, default), result (a result tree) or report "
+        "(a line of the JSON report of check --format json)",
     )
     return parser
 
@@ -322,7 +330,12 @@ def _main(argv: Sequence[str] | None) -> int:
             assume=tuple(args.assume),
         )
     elif args.command == "schema":
-        schema = _spec_schema() if args.which == "spec" else _result_schema()
+        if args.which == "report":
+            from chatassert.reporting import report_schema
+
+            schema = report_schema()
+        else:
+            schema = _spec_schema() if args.which == "spec" else _result_schema()
         out.write(json.dumps(schema, indent=2) + "\n")
         code = EXIT_OK
     else:
@@ -439,6 +452,8 @@ class _Plan:
     fail_fast: bool = False
     unknown_types: str = "error"
     assume: tuple[str, ...] = ()
+    full_results: bool = False
+    show: int = 10
 
 
 def _inline_suite(specs: Sequence[str]) -> Suite:
@@ -517,26 +532,119 @@ _RECORD: Item = ("r",)
 
 @dataclass
 class _State:
+    """A checker's suites, and how many failing outcomes it has sent whole (with their
+    excerpts) since `kept` was last reset: the summary keeps only the first `--show`, so
+    beyond that only their counts (and report lines) travel."""
+
     plan: _Plan
     suites: list[Suite]
+    kept: int = 0
 
 
 _WORKER: _State | None = None
+_LOADED: tuple[_Plan, list[Suite]] | None = None
+"""The suites the main process loaded, for workers it forks (they inherit them, and need not
+load them again); a worker that is spawned instead loads them from the plan."""
 
 
 def _init_worker(plan: _Plan) -> None:
     global _WORKER
     # Ctrl-C reaches every process of the terminal's group: the main process alone answers it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    suites = _suites(plan, sys.stderr)
+    loaded = _LOADED
+    suites = loaded[1] if loaded is not None and loaded[0] == plan else _suites(plan, sys.stderr)
     if suites is None:  # the suite changed since the main process loaded it
         raise SystemExit(EXIT_USAGE)
     _WORKER = _State(plan, suites)
 
 
 def _work(source: str, first: int, lines: list[str]) -> list[Item]:
+    """Check lines read by the main process (standard input, a pipe, a `.gz`)."""
     assert _WORKER is not None
+    _WORKER.kept = 0
     return _check_lines(_WORKER, source, first, lines)
+
+
+def _work_range(path: str, start: int, end: int, first: int) -> list[Item]:
+    """Read the bytes `start:end` of a log (whole lines, the first numbered `first`) and
+    check them: the main process only says where the pieces of a file are."""
+    assert _WORKER is not None
+    _WORKER.kept = 0
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(start)
+            data = stream.read(end - start)
+    except OSError as exc:
+        return [("u", f"{path}:{first}", f"cannot read the log: {exc.strerror or exc}")]
+    return _check_lines(_WORKER, path, first, _split_lines(data, start == 0))
+
+
+def _split_lines(data: bytes, at_start: bool) -> list[str]:
+    r"""The lines of whole-line bytes of a log as `open_text` reads them: UTF-8 (a byte order
+    mark skipped at the start of the file), bytes that are not UTF-8 kept as escapes, lines
+    ending at `\n` only and keeping it.
+
+    Example:
+        >>> _split_lines(b'{"a": 1}\r\n\n{"b": 2}', True)
+        ['{"a": 1}\r\n', '\n', '{"b": 2}']
+    """
+    text = data.decode("utf-8-sig" if at_start else "utf-8", "surrogateescape")
+    lines = text.split("\n")
+    last = lines.pop()  # empty when the data ends with a newline
+    out = [line + "\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+def _splittable(path: str) -> bool:
+    """Whether workers can read a log by byte ranges: a regular file read as lines (not
+    standard input, a pipe, a `.gz`, or a `.json` file that may be one document)."""
+    return (
+        path != "-"
+        and not path.endswith(".gz")
+        and not path.lower().endswith(".json")
+        and os.path.isfile(path)
+    )
+
+
+def _byte_ranges(path: str, size: int = _CHUNK_BYTES) -> Iterator[tuple[int, int, int, str | None]]:
+    """Cut a log into pieces of whole lines of about `size` bytes: `(start, end, number of the
+    first line, None)`, in order. A piece ends at the last newline of a block of `size`
+    bytes, so a line longer than a block makes its piece longer; the last line needs no
+    newline. When the rest of the file cannot be read, the last item is
+    `(offset, offset, number of the next line, error)`.
+
+    The file is read once, in blocks, to find the cuts and count the lines (so each piece
+    knows its line numbers); nothing is decoded or sent but the offsets.
+    """
+    from chatassert.transcripts import READ_ERRORS, read_error
+
+    try:
+        stream = open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise _LogError(f"cannot read log {path}: {exc.strerror or exc}") from None
+    block = bytearray(size)
+    start = read = 0
+    line = 1
+    with stream:
+        while True:
+            try:
+                n = stream.readinto(block)
+            except READ_ERRORS as exc:
+                yield read, read, line, f"cannot read the rest of the log: {read_error(exc)}"
+                return
+            if not n:
+                break
+            cut = block.rfind(b"\n", 0, n)
+            if cut >= 0:  # else a line longer than a block: the piece grows
+                end = read + cut + 1
+                yield start, end, line, None
+                line += block.count(b"\n", 0, cut + 1)
+                start = end
+            read += n
+    if start < read:
+        yield start, read, line, None
 
 
 def _check_lines(state: _State, source: str, first: int, lines: list[str]) -> list[Item]:
@@ -552,7 +660,6 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
     `_RECORD`."""
     from chatassert.transcripts import parse_text
 
-    fmt = state.plan.format
     record = parse_text(line, source, number, state.plan.transcript_format)
     if record.conversation is None:
         if not _json_subjects(state, record.raw, record.where, items):
@@ -577,7 +684,7 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
                     record.conversation.id,
                 )
                 outcome = _beside_recorded(outcome, record.conversation, items)
-                items.append(_item(fmt, state.plan.verbose, outcome, record.conversation))
+                items.append(_item(state, outcome, record.conversation))
     items.append(_RECORD)
 
 
@@ -600,7 +707,7 @@ def _beside_recorded(outcome: Outcome, conversation: Conversation, items: list[I
 def _timed(case: Case, subject: object) -> Result:
     start = time.perf_counter()
     result = case.check(subject)
-    return result.replace(duration=time.perf_counter() - start)
+    return result._with_field("duration", time.perf_counter() - start)
 
 
 def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bool:
@@ -643,7 +750,7 @@ def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bo
             _step_item(suite, case, step, subject, shown, where, subject_id, items)
             continue
         outcome = Outcome(suite.name, case.name, _timed(case, subject), where, subject_id)
-        items.append(_item(state.plan.format, state.plan.verbose, outcome, shown))
+        items.append(_item(state, outcome, shown))
     return checked
 
 
@@ -716,7 +823,7 @@ class _StepRuns:
     """
 
     def __init__(self, plan: _Plan, suites: Sequence[Suite]) -> None:
-        self.plan = plan
+        self.state = _State(plan, list(suites))
         self.cases = {(s.name, c.name): c for s in suites for c in s.cases if c.steps}
         self.open: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -758,7 +865,7 @@ class _StepRuns:
         case = self.cases[key]
         result = _timed(case, run["responses"])
         outcome = Outcome(key[0], case.name, result, run["where"], run["subject_id"])
-        return _item(self.plan.format, self.plan.verbose, outcome, run["shown"])
+        return _item(self.state, outcome, run["shown"])
 
 
 def _paired(
@@ -774,18 +881,41 @@ def _paired(
         batches.close()
 
 
-def _item(fmt: str, verbose: bool, outcome: Outcome, subject: object) -> Item:
+_FAILING = (Status.FAILED, Status.ERROR)
+
+
+def _statuses(result: Result) -> tuple[tuple[str, str], ...]:
+    """`(label, status)` of each assertion of a case result, as `assertion_statuses` gives
+    them (turn and step groups unwrapped), with the statuses as plain strings."""
+    out: list[tuple[str, str]] = []
+    add = out.append
+    for child in result.children:
+        grand = child.children
+        if grand and child.name in ("turn", "step"):
+            for leaf in grand:
+                add((leaf.message or leaf.name, leaf.status._value_))
+        else:
+            add((child.message or child.name, child.status._value_))
+    return tuple(out)
+
+
+def _item(state: _State, outcome: Outcome, subject: object) -> Item:
+    """The `o` item of an outcome: its counts, its rendering for the report, and the outcome
+    itself (with its excerpt) only while the summary may still keep it as an example."""
+    plan = state.plan
     result = outcome.result
     status = result.status
-    assertions = tuple((label, s.value) for label, s in assertion_statuses(result))
-    failing = status in (Status.FAILED, Status.ERROR)
-    if failing:
+    assertions = _statuses(result)
+    kept = status in _FAILING and state.kept < plan.show
+    if kept:
+        state.kept += 1
+    if kept or (plan.format == "junit" and status in _FAILING):
         outcome = replace(outcome, excerpt=excerpt(subject))
     rendered: str | None = None
-    if fmt == "json":
-        rendered = json_line(outcome.to_dict())
-    elif fmt == "junit":
-        rendered = render_junit_case(outcome, verbose=verbose)
+    if plan.format == "json":
+        rendered = report_line(outcome, full=plan.full_results)
+    elif plan.format == "junit":
+        rendered = render_junit_case(outcome, verbose=plan.verbose)
     return (
         "o",
         outcome.suite,
@@ -793,7 +923,7 @@ def _item(fmt: str, verbose: bool, outcome: Outcome, subject: object) -> Item:
         status.value,
         assertions,
         outcome.seconds,
-        outcome if failing else None,
+        outcome if kept else None,
         rendered,
     )
 
@@ -859,16 +989,18 @@ def _items(
             if error is not None:
                 yield _read_failure(source, first, lines, error)
         return
+    global _LOADED
+    _LOADED = (plan, suites)
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(plan,))
     pending: deque[Future[list[Item]]] = deque()
     try:
-        for source, first, lines, error in _chunks(paths):
-            if lines:
-                pending.append(pool.submit(_work, source, first, lines))
-            if error is not None:
+        for task in _tasks(paths):
+            if isinstance(task, list):  # a read failure, reported in its place
                 failed: Future[list[Item]] = Future()
-                failed.set_result(_read_failure(source, first, lines, error))
+                failed.set_result(task)
                 pending.append(failed)
+            else:
+                pending.append(pool.submit(*task))
             if len(pending) >= 3 * jobs:
                 yield pending.popleft().result()
         while pending:
@@ -878,6 +1010,27 @@ def _items(
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        _LOADED = None
+
+
+def _tasks(paths: Sequence[str]) -> Iterator[tuple[Any, ...] | list[Item]]:
+    """What workers do, in input order: `(function, *arguments)` for a piece of a log, or the
+    items of a read failure. A regular file is cut into byte ranges that workers read
+    themselves; other logs (standard input, pipes, `.gz`, `.json`) are read here, in chunks
+    of lines sent along."""
+    for path in paths:
+        if _splittable(path):
+            for start, end, first, error in _byte_ranges(path):
+                if error is not None:
+                    yield [("u", f"{path}:{first}", error)]
+                else:
+                    yield _work_range, path, start, end, first
+            continue
+        for source, first, lines, error in _chunks([path]):
+            if lines:
+                yield _work, source, first, lines
+            if error is not None:
+                yield _read_failure(source, first, lines, error)
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
@@ -997,6 +1150,8 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         fail_fast=args.fail_fast,
         unknown_types=args.unknown_types,
         assume=tuple(args.assume),
+        full_results=args.full_results,
+        show=args.show,
     )
     if plan.transcript_format is not None:
         from chatassert.transcripts import FORMATS
@@ -1202,7 +1357,7 @@ def _run_until_done(
                     f"{outcome.suite}: test {outcome.subject_id!r} has no response in the logs\n"
                 )
             if plan.format == "json":
-                out.write(json_line(outcome.to_dict()))
+                out.write(report_line(outcome, full=plan.full_results))
             elif junit is not None:  # an error (or skipped) test case, as in the summary
                 junit.add(outcome.suite, status, 0.0, render_junit_case(outcome, verbose=False))
     if summary.records == 0:

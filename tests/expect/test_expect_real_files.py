@@ -349,7 +349,9 @@ def test_check_reports_every_outcome_of_a_real_log(tmp_path: Path) -> None:
         {"id": "JNL-020", "model": "claude-sonnet-4-5", "response": {"status": "success"}},
         {"id": "JNL-020", "response": {"status": "success"}},
     ]  # fmt: skip
-    out = run("check", JOURNAL, write_log(tmp_path / "log.jsonl", log), "-f", "json")
+    # full results: the reason of the passing model check is asserted too
+    log_path = write_log(tmp_path / "log.jsonl", log)
+    out = run("check", JOURNAL, log_path, "-f", "json", "--full-results")
     assert out.returncode == 1, out.stderr
     found, summary = outcomes(out)
     assert by_id(found) == {

@@ -10,6 +10,7 @@ Example:
 """
 
 from chatassert.reporting._html import render_html
+from chatassert.reporting._json import compact_result, report_line, report_schema
 from chatassert.reporting._junit import JUnitWriter, render_junit_case
 from chatassert.reporting._recorded import disagreement_text, recorded_verdicts
 from chatassert.reporting._summary import (
@@ -39,6 +40,7 @@ __all__ = [
     "Outcome",
     "Summary",
     "assertion_statuses",
+    "compact_result",
     "disagreement_text",
     "excerpt",
     "json_line",
@@ -47,4 +49,6 @@ __all__ = [
     "render_html",
     "render_junit_case",
     "render_text",
+    "report_line",
+    "report_schema",
 ]

@@ -99,15 +99,25 @@ class Outcome:
             return self.result.duration
         return sum(r.duration for r in self.result.leaves() if r.duration is not None)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, compact: bool = False) -> dict[str, Any]:
         """Return the JSON form: the identifying fields and the whole result tree (and, for a
-        recording with verdicts of its own, `recorded` and `disagreements`)."""
+        recording with verdicts of its own, `recorded` and `disagreements`).
+
+        With `compact=True` the tree is `compact_result`'s: every node's status, but reasons
+        and details only where a node did not pass (the JSON report's default form).
+        """
+        if compact:
+            from chatassert.reporting._json import compact_result
+
+            tree = compact_result(self.result)
+        else:
+            tree = self.result.to_dict()
         out: dict[str, Any] = {
             "suite": self.suite,
             "case": self.case,
             "source": self.source,
             "subject_id": self.subject_id,
-            "result": self.result.to_dict(),
+            "result": tree,
         }
         if self.recorded is not None:
             out["recorded"] = list(self.recorded)

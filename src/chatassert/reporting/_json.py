@@ -1,0 +1,305 @@
+"""The JSON report: one line per case outcome, compact by default.
+
+A compact result tree keeps, for every node, its `status`, `name` and the fields that place and
+label it (`message`, `score`, `location`, `duration`, `children`); the `reason` and `details`
+are kept only for nodes that did not pass (failed, error, skipped), which are the ones a reader
+needs explained. `--full-results` writes every node in full (`Result.to_dict`).
+
+Lines are written by hand from pieces rather than through a dict and `json.dumps`: a batch run
+writes hundreds of thousands of them, and most of their nodes are identical passing leaves,
+whose text is built once and reused. The text is exactly `json_line(outcome.to_dict(...))`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from typing import TYPE_CHECKING, Any
+
+from chatassert._result import Result, Status, _ReadOnlyDict, strict_json
+
+if TYPE_CHECKING:
+    from chatassert.reporting._summary import Outcome
+
+__all__ = ["compact_result", "report_line", "report_schema"]
+
+_PASSED = Status.PASSED
+_SURROGATE = re.compile("[\ud800-\udfff]")  # as `json_line`: a lone surrogate is escaped
+_LEAVES_KEPT = 4096  # distinct passing leaves whose text is remembered (then forgotten, all)
+
+
+def compact_result(result: Result) -> dict[str, Any]:
+    """Return the compact JSON form of a result tree: `reason` and `details` only where a node
+    did not pass.
+
+    Example:
+        >>> from chatassert import Contains
+        >>> compact_result(Contains("Paris").check("Rome"))["reason"]
+        "Response does not contain 'Paris'"
+        >>> compact_result(Contains("Paris").check("Paris"))
+        {'status': 'passed', 'name': 'contains'}
+    """
+    if result.status is not _PASSED:
+        out = result.to_dict()
+        out.pop("children", None)
+    else:
+        out = {"status": result.status.value, "name": result.name}
+        if result.message is not None:
+            out["message"] = result.message
+        if result.score is not None:
+            out["score"] = strict_json(result.score)
+        if result.location is not None:
+            out["location"] = result.location
+        if result.duration is not None:
+            out["duration"] = result.duration
+    if result.children:
+        out["children"] = [compact_result(c) for c in result.children]
+    return out
+
+
+def _default(value: object) -> Any:
+    """What `json.dumps` writes for a value it cannot: a mapping as a dict, else its repr."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    return repr(value)
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, default=repr).encode
+_strict_dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=_default).encode
+_make = (  # the C encoder, made once rather than once per value (CPython has it)
+    None
+    if c_make_encoder is None
+    else c_make_encoder(None, _default, encode_basestring, None, ": ", ", ", False, False, False)
+)
+
+
+def _strict(value: Any) -> str:
+    """`value` as strict JSON (`ValueError` for NaN or an infinity)."""
+    if _make is None:  # pragma: no cover
+        return _strict_dumps(value)
+    try:
+        return "".join(_make(value, 0))
+    except RecursionError:  # a value that holds itself: as `json.dumps` words it
+        return _strict_dumps(value)
+
+
+def _value(value: Any) -> str:
+    """One JSON value, as `json_line` writes it inside a record."""
+    if type(value) is str:
+        return encode_basestring(value)
+    if value is None:
+        return "null"
+    try:
+        return _strict(value)
+    except ValueError:  # NaN or an infinity: written as strings, as `strict_json` does
+        return _dumps(strict_json(value))
+
+
+class _Writer:
+    """Writes result trees as JSON text, remembering the text of leaves seen before.
+
+    A leaf's text is remembered under its fields when it cannot change: a passing leaf's
+    (status, name, message, location), a failing one's only when its details are empty or
+    those of a shared result (which are read-only, and kept with the text so their id is
+    not reused).
+    """
+
+    def __init__(self) -> None:
+        self.leaves: dict[tuple[Any, ...], tuple[Any, str]] = {}
+
+    def tree(self, result: Result, full: bool) -> str:
+        if full:
+            return _value(result.to_dict())
+        return self._node(result)
+
+    def _node(self, r: Result) -> str:
+        fields = r.__dict__  # what a result was given; absent fields hold their defaults
+        children = fields.get("children")
+        passed = fields["status"] is _PASSED
+        if "score" in fields or "duration" in fields:
+            text = self._head(r, passed)
+        elif children is None:  # a leaf
+            return self._leaf(r, fields, passed)
+        elif passed:  # a group that passed: its head is remembered
+            key = (fields["name"], fields.get("message"), fields.get("location"), None)
+            known = self.leaves.get(key)
+            if known is None:
+                if len(self.leaves) >= _LEAVES_KEPT:
+                    self.leaves.clear()
+                known = self.leaves[key] = (None, self._head(r, passed))
+            text = known[1]
+        else:
+            text = self._head(r, passed)
+        if not children:
+            return text + "}"
+        leaves = self.leaves
+        parts = []
+        for child in children:
+            cf = child.__dict__
+            if cf["status"] is _PASSED and len(cf) == 5 and "location" in cf:
+                # the commonest node: a passing leaf placed in the subject, nothing else set
+                known = leaves.get((cf["name"], None, cf["location"]))
+                if known is not None:
+                    parts.append(known[1])
+                    continue
+            parts.append(self._node(child))
+        return text + ', "children": [' + ", ".join(parts) + "]}"
+
+    def _leaf(self, r: Result, fields: dict[str, Any], passed: bool) -> str:
+        """A childless node without score or duration: its text is remembered."""
+        details = fields["details"]
+        if passed:
+            key: tuple[Any, ...] = (fields["name"], fields.get("message"), fields.get("location"))
+        elif not details or type(details) is _ReadOnlyDict:
+            key = (
+                fields["status"],
+                fields["name"],
+                fields["reason"],
+                id(details),
+                fields.get("message"),
+                fields.get("location"),
+            )
+        else:
+            return self._head(r, passed) + "}"
+        known = self.leaves.get(key)
+        if known is not None and (passed or known[0] is details):
+            return known[1]
+        if len(self.leaves) >= _LEAVES_KEPT:
+            self.leaves.clear()
+        text = self._head(r, passed) + "}"
+        self.leaves[key] = (details, text)
+        return text
+
+    @staticmethod
+    def _head(r: Result, passed: bool) -> str:
+        """A node's fields but its children, not closed: without reason and details when it
+        passed."""
+        name = r.name
+        text = '{"status": "' + r.status.value + '", "name": '
+        text += encode_basestring(name) if type(name) is str else _value(name)
+        if not passed:
+            details = r.details
+            text += ', "reason": ' + _value(r.reason) + ', "details": '
+            text += _value(details) if details else "{}"
+        if r.message is not None:
+            text += ', "message": ' + _value(r.message)
+        if r.score is not None:
+            text += ', "score": ' + _value(r.score)
+        if r.location is not None:
+            text += ', "location": ' + _value(r.location)
+        if r.duration is not None:
+            text += ', "duration": ' + _value(r.duration)
+        return text
+
+
+_WRITER = _Writer()
+
+
+def report_line(outcome: Outcome, *, full: bool = False) -> str:
+    """Render one outcome as a line of the JSON report, newline included: compact by default,
+    every node in full with `full=True`. Equal to `json_line(outcome.to_dict(compact=not full))`.
+
+    Example:
+        >>> from chatassert import Contains
+        >>> from chatassert.reporting import Outcome
+        >>> print(report_line(Outcome("s", "c", Contains("a").check("abc"), "log:1")), end="")
+        {"suite": "s", "case": "c", "source": "log:1", "subject_id": null, "result": {"status": "passed", "name": "contains"}}
+    """  # noqa: E501
+    line = (
+        '{"suite": '
+        + _value(outcome.suite)
+        + ', "case": '
+        + _value(outcome.case)
+        + ', "source": '
+        + _value(outcome.source)
+        + ', "subject_id": '
+        + _value(outcome.subject_id)
+        + ', "result": '
+        + _WRITER.tree(outcome.result, full)
+    )
+    if outcome.recorded is not None:
+        line += ', "recorded": ' + _value(list(outcome.recorded))
+        line += ', "disagreements": ' + _value(list(outcome.disagreements or ()))
+    line += "}\n"
+    if not line.isascii():
+        line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+    return line
+
+
+def report_schema() -> dict[str, Any]:
+    """Return the JSON Schema (draft 2020-12) of one line of the JSON report (`--format json`):
+    a case outcome (its result tree compact, or full with `--full-results`), an unreadable
+    line, an unmatched subject, or the final summary."""
+    full = Result.json_schema()["$defs"]["result"]
+    compact = {
+        "type": "object",
+        "required": ["status", "name"],
+        "additionalProperties": False,
+        "properties": {
+            **{k: v for k, v in full["properties"].items() if k != "children"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/compact_result"}},
+        },
+        "if": {"properties": {"status": {"enum": ["failed", "error", "skipped"]}}},
+        "then": {"required": ["reason", "details"]},
+    }
+    count = {"type": "integer", "minimum": 0}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://chatassert.dev/schema/report-line.json",
+        "title": "chatassert JSON report line",
+        "oneOf": [
+            {"$ref": "#/$defs/outcome"},
+            {
+                "type": "object",
+                "required": ["unreadable", "error"],
+                "additionalProperties": False,
+                "properties": {"unreadable": {"type": "string"}, "error": {"type": "string"}},
+            },
+            {
+                "type": "object",
+                "required": ["unmatched", "suite"],
+                "additionalProperties": False,
+                "properties": {"unmatched": {"type": "string"}, "suite": {"type": "string"}},
+            },
+            {
+                "type": "object",
+                "required": ["summary"],
+                "additionalProperties": False,
+                "properties": {
+                    "summary": {
+                        "type": "object",
+                        "required": ["passed", "failed", "error", "skipped", "records"],
+                        "properties": {
+                            **dict.fromkeys(("passed", "failed", "error", "skipped"), count),
+                            "unreadable": count,
+                            "unmatched": count,
+                            "records": {"type": ["integer", "null"], "minimum": 0},
+                            "interrupted": {"type": "boolean"},
+                        },
+                    }
+                },
+            },
+        ],
+        "$defs": {
+            "outcome": {
+                "type": "object",
+                "required": ["suite", "case", "source", "subject_id", "result"],
+                "additionalProperties": False,
+                "properties": {
+                    "suite": {"type": "string"},
+                    "case": {"type": "string"},
+                    "source": {"type": "string"},
+                    "subject_id": {"type": ["string", "null"]},
+                    "result": {
+                        "anyOf": [{"$ref": "#/$defs/result"}, {"$ref": "#/$defs/compact_result"}]
+                    },
+                    "recorded": {"type": "array", "items": {"type": "object"}},
+                    "disagreements": {"type": "array", "items": {"type": "object"}},
+                },
+            },
+            "result": full,
+            "compact_result": compact,
+        },
+    }
