@@ -193,8 +193,13 @@ class Result:
         parts (`message`, `location`, `duration`) without copying every result. A fresh result
         is changed in place; a `shared` one is copied first. Everyone else uses `replace`.
         """
-        if self._shared:
-            return self.replace(**{name: value})
+        if self._shared:  # a fresh copy of the same fields: no validation, no per-field calls
+            copy = object.__new__(type(self))
+            fields = copy.__dict__
+            fields.update(self.__dict__)
+            del fields["_shared"]
+            fields[name] = value
+            return copy
         self.__dict__[name] = value
         return self
 
