@@ -16,6 +16,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import random
 import statistics
@@ -33,6 +34,7 @@ from chatassert import (
     Turn,
 )
 from chatassert.policies import (
+    GroundedInToolResults,
     MaxConsecutive,
     NoToolLoops,
     OnlyTools,
@@ -80,6 +82,26 @@ def with_usage(rng: random.Random, chat: Conversation) -> Conversation:
     return Conversation(turns=turns)
 
 
+def with_claims(rng: random.Random, chat: Conversation) -> Conversation:
+    """The conversation with results that return the call's arguments, and answers that
+    restate an amount and an order id seen so far (one answer in ten misstates the amount)."""
+    turns, seen = [], []
+    for turn in chat.turns:
+        results = []
+        for call, result in zip(turn.tool_calls, turn.tool_results, strict=True):
+            if not result.content.startswith("Error") and call.arguments:
+                seen.append(call.arguments)
+                result = result.model_copy(update={"content": json.dumps(call.arguments)})
+            results.append(result)
+        text = "Done."
+        if seen:
+            args = rng.choice(seen)
+            amount = int(args["amount"]) + (1 if rng.random() < 0.1 else 0)
+            text = f"Refund of ${amount:,}.00 for order ORD-{args['order_id']} issued."
+        turns.append(turn.model_copy(update={"text": text, "tool_results": results}))
+    return Conversation(turns=turns)
+
+
 def same_order(actual: dict[str, object], expected: dict[str, object]) -> bool:
     return actual.get("order_id") == expected.get("order_id")
 
@@ -121,6 +143,7 @@ CHECKS: list[tuple[str, Assertion]] = [
         ),
     ),
     ("tool_sequence no calls", ToolSequence([], "exact")),
+    ("grounded_in_tool_results", GroundedInToolResults(identifiers=[r"ORD-([0-9]+)"])),
     ("for scale: no_repeated_calls", NoRepeatedCalls()),
     ("for scale: tool_sequence", ToolSequence(["verify_customer", "issue_refund"])),
 ]
@@ -135,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     extra = random.Random(args.seed + 1)
     subjects = [with_usage(extra, conversation(rng, n)) for n in range(args.conversations)]
+    claimed = [with_claims(extra, c) for c in subjects]
     n_calls = sum(len(t.tool_calls) for c in subjects for t in c.turns)
     print(
         f"{len(subjects)} conversations, {n_calls} calls "
@@ -142,13 +166,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"{'check':32} {'median µs':>10} {'best µs':>8}  outcomes")
     for name, check in CHECKS:
-        outcomes = Counter(check.check(s).status.value for s in subjects)
+        pool = claimed if name.startswith("grounded") else subjects
+        outcomes = Counter(check.check(s).status.value for s in pool)
         times = []
         for _ in range(args.rounds):
             start = time.perf_counter()
-            for s in subjects:
+            for s in pool:
                 check.check(s)
-            times.append((time.perf_counter() - start) / len(subjects) * 1e6)
+            times.append((time.perf_counter() - start) / len(pool) * 1e6)
         shown = ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
         print(f"{name:32} {statistics.median(times):10.2f} {min(times):8.2f}  {shown}")
     return 0

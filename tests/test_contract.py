@@ -235,6 +235,12 @@ CASES: dict[str, Case] = {
     "max_consecutive_calls": Case({"type": "max_consecutive_calls", "tool": "check_availability",
                                    "max": 2}, GOOD, LOOPING),
     "no_tool_loops": Case({"type": "no_tool_loops", "window": 3}, GOOD, LOOPING),
+    # claims checked against evidence
+    "grounded_in_tool_results": Case({"type": "grounded_in_tool_results"},
+                                     Turn(text="Booked for 4, code #AB12CD.", tool_results=[
+                                         ToolResult(content='{"code": "AB12CD", "party": 4}')]),
+                                     Turn(text="Booked for 5, code #AB12CD.", tool_results=[
+                                         ToolResult(content='{"code": "AB12CD", "party": 4}')])),
     # run metadata
     "latency_at_most": Case({"type": "latency_at_most", "ms": 1000},
                             Turn(text="Hi", metadata={"latency_ms": 800}),

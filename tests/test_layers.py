@@ -59,6 +59,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_tool_results",
             "_policies",
             "_usage",
+            "_grounding",
             "_workflow",
             "_guardrails",
             "_judged",

@@ -71,6 +71,7 @@ _BUILTIN_MODULES = (
     "chatassert._tool_results",
     "chatassert._policies",
     "chatassert._usage",
+    "chatassert._grounding",
     "chatassert._workflow",
     "chatassert._responses",
     "chatassert._agents",

@@ -7,6 +7,10 @@ checks; in specs they are `tool_before`, `tool_never_after`, `tool_only_after_re
 `only_tools`, `max_consecutive_calls` and `no_tool_loops`. The rules are in
 docs/trajectories.md ("Tool policies over time").
 
+`GroundedInToolResults` (`grounded_in_tool_results`) holds what an agent says to what its
+tools returned: the numbers, identifiers and quoted strings of a response must appear in an
+earlier tool result. The rules are in docs/grounding.md.
+
 Example:
     >>> from chatassert import ToolCall, Turn
     >>> from chatassert.policies import OnlyTools, ToolBefore
@@ -15,6 +19,7 @@ Example:
     True
 """
 
+from chatassert._grounding import GroundedInToolResults
 from chatassert._policies import (
     MaxConsecutive,
     NoToolLoops,
@@ -25,6 +30,7 @@ from chatassert._policies import (
 )
 
 __all__ = [
+    "GroundedInToolResults",
     "MaxConsecutive",
     "NoToolLoops",
     "OnlyTools",

@@ -24,6 +24,7 @@ PAGES = [
     "docs/specs.md",
     "docs/architecture.md",
     "docs/usage.md",
+    "docs/grounding.md",
 ]
 BLOCK = re.compile(r"```python\n(.*?)```(?:\s*\nprints\s*\n+```text\n(.*?)```)?", re.S)
 
