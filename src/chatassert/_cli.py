@@ -179,12 +179,18 @@ def _parser() -> argparse.ArgumentParser:
         "-f",
         "--format",
         choices=_FORMATS,
-        default="text",
+        default=None,
         help="text (a summary), json (one JSON object per line: every case "
-        "result as produced, then a summary), junit (JUnit XML) or html",
+        "result as produced, then a summary), junit (JUnit XML) or html; default: from the "
+        "--output file's extension, else text",
     )
     check.add_argument(
-        "-o", "--output", metavar="PATH", help="write the report to PATH instead of standard output"
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="write the report to PATH instead of standard output; its extension names the "
+        "format (.html, .xml, .json, .jsonl, .txt) unless --format is given, and a --format "
+        "that contradicts it is an error",
     )
     check.add_argument(
         "--full-results",
@@ -387,6 +393,27 @@ def _say_unassumed(suites: Sequence[Suite], assume: Sequence[str], err: IO[str])
             f"the skip_if conditions are: {', '.join(known)}" if known else "no test has skip_if"
         )
         err.write(f"--assume {condition!r} names no test's skip_if: {hint}\n")
+
+
+_EXTENSIONS = {".html": "html", ".htm": "html", ".xml": "junit", ".json": "json"}
+_EXTENSIONS |= {".jsonl": "json", ".ndjson": "json", ".txt": "text"}
+"""The report format an output file's extension names."""
+
+
+def _report_format(given: str | None, output: str | None, err: IO[str]) -> str | None:
+    """The report's format: `--format`, else the one `--output`'s extension names, else text.
+
+    A `--format` that contradicts the extension is a usage error (None, said on `err`): a
+    JUnit report in `report.html` is never what was meant.
+    """
+    named = _EXTENSIONS.get(os.path.splitext(output)[1].lower()) if output else None
+    if given is not None and named is not None and given != named:
+        err.write(
+            f"chatassert check: --format {given} does not match the extension of "
+            f"--output {output} ({named}); drop --format, or name the file for {given}\n"
+        )
+        return None
+    return given or named or "text"
 
 
 def _lint(
@@ -1140,11 +1167,14 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         if value is not None and value < 1:
             err.write(f"chatassert check: {option} must be at least 1 (got {value})\n")
             return EXIT_USAGE
+    report_format = _report_format(args.format, args.output, err)
+    if report_format is None:
+        return EXIT_USAGE
     plan = _Plan(
         suite_path,
         tuple(args.asserts),
         args.transcript_format,
-        args.format,
+        report_format,
         args.verbose,
         workflow=args.workflow,
         fail_fast=args.fail_fast,

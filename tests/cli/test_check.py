@@ -281,3 +281,43 @@ def test_the_schema_accepts_what_the_native_loader_accepts() -> None:
         "chatassert: 1\ncases:\n  - turns: [{user_input: hi, assertions: "
         "[{type: contains, value: x}]}]\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "starts"),
+    [
+        ("report.html", "<!DOCTYPE html>"),
+        ("report.HTM", "<!DOCTYPE html>"),
+        ("report.xml", "<?xml"),
+        ("results.json", '{"suite": "support"'),
+        ("results.jsonl", '{"suite": "support"'),
+        ("summary.txt", "per assertion:"),
+        ("report.log", "per assertion:"),  # an extension that names no format: text
+    ],
+)
+def test_the_output_file_extension_names_the_format(files: Path, name: str, starts: str) -> None:
+    out = files / name
+    done = run("check", str(files / "suite.yaml"), str(files / "good.jsonl"), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert out.read_text(encoding="utf-8").lstrip().startswith(starts)
+
+
+def test_a_format_that_contradicts_the_output_extension_is_a_usage_error(files: Path) -> None:
+    out = files / "report.html"
+    done = run(
+        "check", str(files / "suite.yaml"), str(files / "good.jsonl"), "-f", "junit", "-o", str(out)
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"chatassert check: --format junit does not match the extension of --output {out} "
+        "(html); drop --format, or name the file for junit\n"
+    )
+    assert not out.exists()
+
+
+def test_a_format_that_agrees_with_the_output_extension_is_fine(files: Path) -> None:
+    out = files / "report.xml"
+    args = ("check", str(files / "suite.yaml"), str(files / "good.jsonl"), "-f", "junit")
+    done = run(*args, "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert out.read_text(encoding="utf-8").startswith("<?xml")
