@@ -250,6 +250,23 @@ def _parser() -> argparse.ArgumentParser:
         help="how many failing cases the reports show (default 10, at least 1)",
     )
     check.add_argument(
+        "-k",
+        dest="keyword",
+        default=None,
+        metavar="EXPR",
+        help="check only the cases whose name (or id) contains these words, as pytest's -k: "
+        "'refund and not (slow or flaky)', ignoring case; quote a name with spaces",
+    )
+    check.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="check only the cases with this tag (repeatable: a case with any of them); "
+        "with -k, a case must satisfy both",
+    )
+    check.add_argument(
         "--no-progress", action="store_true", help="never draw the progress line on stderr"
     )
     check.add_argument(
@@ -515,6 +532,8 @@ class _Plan:
     assume: tuple[str, ...] = ()
     full_results: bool = False
     show: int = 10
+    keyword: str | None = None
+    tags: tuple[str, ...] = ()
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -606,6 +625,27 @@ class _State:
     plan: _Plan
     suites: list[Suite]
     kept: int = 0
+    deselected: frozenset[tuple[str, str]] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.deselected = _deselected(self.plan, self.suites)
+
+
+def _deselected(plan: _Plan, suites: Sequence[Suite]) -> frozenset[tuple[str, str]]:
+    """`(suite, case)` of the cases `-k` and `--tag` leave out: the logs' records that match
+    them are read, and not checked (nor reported unmatched)."""
+    if plan.keyword is None and not plan.tags:
+        return frozenset()
+    from chatassert._select import compile_keyword
+
+    selected = compile_keyword(plan.keyword or "")  # valid: `_check` parsed it first
+    tags = set(plan.tags)
+    return frozenset(
+        (suite.name, case.name)
+        for suite in suites
+        for case in suite.cases
+        if not (selected([case.name, case.id or ""]) and (not tags or tags & set(case.tags)))
+    )
 
 
 _WORKER: _State | None = None
@@ -742,6 +782,8 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
             if not cases:
                 items.append(("m", record.where, suite.name))
                 continue
+            if state.deselected:
+                cases = [c for c in cases if (suite.name, c.name) not in state.deselected]
             for case in cases:
                 outcome = Outcome(
                     suite.name,
@@ -807,6 +849,8 @@ def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bo
             checked = True  # read as a response, but no test has its id: unmatched only
             continue
         checked = True
+        if (suite.name, case.name) in state.deselected:
+            continue
         key = raw.get("id", raw.get("case")) if isinstance(raw, dict) else None
         subject_id = None if key is None or subject is raw else str(key)
         shown = subject
@@ -1225,6 +1269,8 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         assume=tuple(args.assume),
         full_results=args.full_results,
         show=args.show,
+        keyword=args.keyword,
+        tags=tuple(args.tags),
     )
     if plan.transcript_format is not None:
         from chatassert.transcripts import FORMATS
@@ -1235,10 +1281,30 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
                 f"{', '.join(FORMATS)}\n"
             )
             return EXIT_USAGE
+    if plan.keyword is not None:
+        from chatassert._select import KeywordError, compile_keyword
+
+        try:
+            compile_keyword(plan.keyword)
+        except KeywordError as exc:
+            err.write(f"chatassert check: -k {plan.keyword!r}: {exc}\n")
+            return EXIT_USAGE
     suites = _suites(plan, err)
     files = _expand(paths, err)
     if suites is None or files is None:
         return EXIT_USAGE
+    if plan.keyword is not None or plan.tags:
+        total = sum(len(suite.cases) for suite in suites)
+        if len(_deselected(plan, suites)) == total:
+            chosen = " and ".join(
+                [f"-k {plan.keyword!r}"] * (plan.keyword is not None)
+                + [f"--tag {' --tag '.join(plan.tags)}"] * bool(plan.tags)
+            )
+            err.write(
+                f"chatassert check: {chosen} selects none of the {total} case"
+                f"{'s' if total != 1 else ''} of the suites\n"
+            )
+            return EXIT_USAGE
     _say_unknown(suites, err)
     _say_unassumed(suites, plan.assume, err)
     reports = _Reports()
@@ -1467,7 +1533,8 @@ def _run_until_done(
     if stopped:
         err.write(stopped + "\n")
     elif summary.records:  # with nothing read, that is the one thing to say
-        for outcome in _missing_responses(suites, answered):
+        skipped = _deselected(plan, suites)
+        for outcome in _missing_responses(suites, answered | skipped):
             summary.add(outcome)
             status = outcome.result.status.value
             if status == "error":
