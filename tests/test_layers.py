@@ -79,7 +79,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_promptkit_json",
         },
     ),
-    ("building", {"_registry", "_suite"}),  # type lookup, spec building, cases and suites
+    ("building", {"_registry", "_suite", "_select"}),  # type lookup, specs, cases, selection
     (
         "namespaces",  # the public names
         {"", "flat", "promptkit", "expect", "args", "errors", "policies", "usage"},

@@ -180,17 +180,19 @@ def _parser() -> argparse.ArgumentParser:
         "--format",
         choices=_FORMATS,
         default=None,
-        help="text (a summary), json (one JSON object per line: every case "
+        help="text (a summary), json (JSON Lines: one JSON object per line, every case "
         "result as produced, then a summary), junit (JUnit XML) or html; default: from the "
-        "--output file's extension, else text",
+        "--output file's extension, else text; with several --output, give none",
     )
     check.add_argument(
         "-o",
         "--output",
+        action="append",
+        default=[],
         metavar="PATH",
         help="write the report to PATH instead of standard output; its extension names the "
         "format (.html, .xml, .json, .jsonl, .txt) unless --format is given, and a --format "
-        "that contradicts it is an error",
+        "that contradicts it is an error; repeatable: one report per file, from one run",
     )
     check.add_argument(
         "--full-results",
@@ -246,6 +248,23 @@ def _parser() -> argparse.ArgumentParser:
         default=10,
         metavar="N",
         help="how many failing cases the reports show (default 10, at least 1)",
+    )
+    check.add_argument(
+        "-k",
+        dest="keyword",
+        default=None,
+        metavar="EXPR",
+        help="check only the cases whose name (or id) contains these words, as pytest's -k: "
+        "'refund and not (slow or flaky)', ignoring case; quote a name with spaces",
+    )
+    check.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="check only the cases with this tag (repeatable: a case with any of them); "
+        "with -k, a case must satisfy both",
     )
     check.add_argument(
         "--no-progress", action="store_true", help="never draw the progress line on stderr"
@@ -400,6 +419,38 @@ _EXTENSIONS |= {".jsonl": "json", ".ndjson": "json", ".txt": "text"}
 """The report format an output file's extension names."""
 
 
+def _outputs(
+    given: str | None, outputs: Sequence[str], err: IO[str]
+) -> tuple[tuple[str, str | None], ...] | None:
+    """The reports of a run, `(format, path)` each (path None: standard output).
+
+    With no `--output`, one report on standard output; with several, each file's format is
+    the one its extension names, and `--format` (which would force one format on them all)
+    is a usage error, as is a file named twice (None, said on `err`).
+    """
+    if not outputs:
+        return ((given or "text", None),)
+    if len(outputs) > 1 and given is not None:
+        err.write(
+            f"chatassert check: --format {given} forces one format, but {len(outputs)} "
+            "--output files are given; drop --format: each file's extension names its format\n"
+        )
+        return None
+    seen: set[str] = set()
+    out: list[tuple[str, str | None]] = []
+    for path in outputs:
+        key = os.path.normcase(os.path.abspath(path))
+        if key in seen:
+            err.write(f"chatassert check: --output {path} is given twice\n")
+            return None
+        seen.add(key)
+        fmt = _report_format(given, path, err)
+        if fmt is None:
+            return None
+        out.append((fmt, path))
+    return tuple(out)
+
+
 def _report_format(given: str | None, output: str | None, err: IO[str]) -> str | None:
     """The report's format: `--format`, else the one `--output`'s extension names, else text.
 
@@ -473,7 +524,7 @@ class _Plan:
     suite: str | None
     asserts: tuple[str, ...]
     transcript_format: str | None
-    format: str
+    outputs: tuple[tuple[str, str | None], ...]
     verbose: bool
     workflow: str | None = None
     fail_fast: bool = False
@@ -481,6 +532,13 @@ class _Plan:
     assume: tuple[str, ...] = ()
     full_results: bool = False
     show: int = 10
+    keyword: str | None = None
+    tags: tuple[str, ...] = ()
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        """The distinct formats of the reports, in the order of their first output."""
+        return tuple(dict.fromkeys(fmt for fmt, _ in self.outputs))
 
 
 def _inline_suite(specs: Sequence[str]) -> Suite:
@@ -552,6 +610,7 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
 #   ("m", where, suite)                              a subject no case of the suite matches
 #   ("d", where, text)                               a verdict that differs from the recording's
 #   ("o", suite, case, status, assertions, seconds, outcome | None, rendered | None)
+#        (rendered: {format: text} for the formats written as the run goes, json and junit)
 #   ("r",)                                           the end of one log record's items
 Item = tuple[Any, ...]
 _RECORD: Item = ("r",)
@@ -566,6 +625,27 @@ class _State:
     plan: _Plan
     suites: list[Suite]
     kept: int = 0
+    deselected: frozenset[tuple[str, str]] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.deselected = _deselected(self.plan, self.suites)
+
+
+def _deselected(plan: _Plan, suites: Sequence[Suite]) -> frozenset[tuple[str, str]]:
+    """`(suite, case)` of the cases `-k` and `--tag` leave out: the logs' records that match
+    them are read, and not checked (nor reported unmatched)."""
+    if plan.keyword is None and not plan.tags:
+        return frozenset()
+    from chatassert._select import compile_keyword
+
+    selected = compile_keyword(plan.keyword or "")  # valid: `_check` parsed it first
+    tags = set(plan.tags)
+    return frozenset(
+        (suite.name, case.name)
+        for suite in suites
+        for case in suite.cases
+        if not (selected([case.name, case.id or ""]) and (not tags or tags & set(case.tags)))
+    )
 
 
 _WORKER: _State | None = None
@@ -702,6 +782,8 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
             if not cases:
                 items.append(("m", record.where, suite.name))
                 continue
+            if state.deselected:
+                cases = [c for c in cases if (suite.name, c.name) not in state.deselected]
             for case in cases:
                 outcome = Outcome(
                     suite.name,
@@ -767,6 +849,8 @@ def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bo
             checked = True  # read as a response, but no test has its id: unmatched only
             continue
         checked = True
+        if (suite.name, case.name) in state.deselected:
+            continue
         key = raw.get("id", raw.get("case")) if isinstance(raw, dict) else None
         subject_id = None if key is None or subject is raw else str(key)
         shown = subject
@@ -936,13 +1020,16 @@ def _item(state: _State, outcome: Outcome, subject: object) -> Item:
     kept = status in _FAILING and state.kept < plan.show
     if kept:
         state.kept += 1
-    if kept or (plan.format == "junit" and status in _FAILING):
+    formats = plan.formats
+    if kept or ("junit" in formats and status in _FAILING):
         outcome = replace(outcome, excerpt=excerpt(subject))
-    rendered: str | None = None
-    if plan.format == "json":
-        rendered = report_line(outcome, full=plan.full_results)
-    elif plan.format == "junit":
-        rendered = render_junit_case(outcome, verbose=plan.verbose)
+    rendered: dict[str, str] | None = None
+    if "json" in formats or "junit" in formats:  # what each streamed format writes of it
+        rendered = {}
+        if "json" in formats:
+            rendered["json"] = report_line(outcome, full=plan.full_results)
+        if "junit" in formats:
+            rendered["junit"] = render_junit_case(outcome, verbose=plan.verbose)
     return (
         "o",
         outcome.suite,
@@ -1167,14 +1254,14 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         if value is not None and value < 1:
             err.write(f"chatassert check: {option} must be at least 1 (got {value})\n")
             return EXIT_USAGE
-    report_format = _report_format(args.format, args.output, err)
-    if report_format is None:
+    outputs = _outputs(args.format, args.output, err)
+    if outputs is None:
         return EXIT_USAGE
     plan = _Plan(
         suite_path,
         tuple(args.asserts),
         args.transcript_format,
-        report_format,
+        outputs,
         args.verbose,
         workflow=args.workflow,
         fail_fast=args.fail_fast,
@@ -1182,6 +1269,8 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         assume=tuple(args.assume),
         full_results=args.full_results,
         show=args.show,
+        keyword=args.keyword,
+        tags=tuple(args.tags),
     )
     if plan.transcript_format is not None:
         from chatassert.transcripts import FORMATS
@@ -1192,26 +1281,90 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
                 f"{', '.join(FORMATS)}\n"
             )
             return EXIT_USAGE
+    if plan.keyword is not None:
+        from chatassert._select import KeywordError, compile_keyword
+
+        try:
+            compile_keyword(plan.keyword)
+        except KeywordError as exc:
+            err.write(f"chatassert check: -k {plan.keyword!r}: {exc}\n")
+            return EXIT_USAGE
     suites = _suites(plan, err)
     files = _expand(paths, err)
     if suites is None or files is None:
         return EXIT_USAGE
+    if plan.keyword is not None or plan.tags:
+        total = sum(len(suite.cases) for suite in suites)
+        if len(_deselected(plan, suites)) == total:
+            chosen = " and ".join(
+                [f"-k {plan.keyword!r}"] * (plan.keyword is not None)
+                + [f"--tag {' --tag '.join(plan.tags)}"] * bool(plan.tags)
+            )
+            err.write(
+                f"chatassert check: {chosen} selects none of the {total} case"
+                f"{'s' if total != 1 else ''} of the suites\n"
+            )
+            return EXIT_USAGE
     _say_unknown(suites, err)
     _say_unassumed(suites, plan.assume, err)
-    if not args.output:
-        return _run(plan, suites, files, args, args.max_failures, out, err)
+    reports = _Reports()
     try:
-        report = _Output(open(args.output, "w", encoding="utf-8"), args.output)  # noqa: SIM115
-    except OSError as exc:
-        err.write(f"cannot write {args.output}: {exc.strerror or exc}\n")
-        return EXIT_USAGE
-    try:
-        code = _run(plan, suites, files, args, args.max_failures, report, err)
-        report.close()  # a full disk often shows only here, when the last of it is written
+        for fmt, path in plan.outputs:
+            if path is None:
+                reports.add(fmt, out)
+                continue
+            try:
+                stream = open(path, "w", encoding="utf-8")  # noqa: SIM115
+            except OSError as exc:
+                err.write(f"cannot write {path}: {exc.strerror or exc}\n")
+                return EXIT_USAGE
+            reports.add(fmt, _Output(stream, path), owned=True)
+        code = _run(plan, suites, files, args, args.max_failures, reports, err)
+        reports.close()  # a full disk often shows only here, when the last of it is written
         return code
     finally:
-        with contextlib.suppress(_OutputError):
-            report.close()  # after an error: what could be written is kept
+        reports.close(quietly=True)  # after an error: what could be written is kept
+
+
+class _Tee:
+    """The outputs of one report format: each gets every write."""
+
+    def __init__(self) -> None:
+        self.outputs: list[_Output] = []
+
+    def write(self, text: str) -> int:
+        """Write `text` to each output."""
+        for output in self.outputs:
+            output.write(text)
+        return len(text)
+
+
+class _Reports:
+    """The reports of a run: per format, the outputs it goes to."""
+
+    def __init__(self) -> None:
+        self.by_format: dict[str, _Tee] = {}
+        self.owned: list[_Output] = []
+
+    def add(self, fmt: str, output: _Output, owned: bool = False) -> None:
+        """Send the `fmt` report to `output` too (closed at the end when `owned`)."""
+        self.by_format.setdefault(fmt, _Tee()).outputs.append(output)
+        if owned:
+            self.owned.append(output)
+
+    def get(self, fmt: str) -> _Tee | None:
+        """The outputs of the `fmt` report, if the run writes one."""
+        return self.by_format.get(fmt)
+
+    def close(self, quietly: bool = False) -> None:
+        """Close the files opened for the run (a write error raised, unless `quietly`)."""
+        while self.owned:
+            output = self.owned.pop(0)
+            if quietly:
+                with contextlib.suppress(_OutputError):
+                    output.close()
+            else:
+                output.close()
 
 
 def _recordings(suite: Suite) -> list[str]:
@@ -1269,12 +1422,12 @@ def _run(
     files: list[str],
     args: argparse.Namespace,
     max_failures: int | None,
-    out: _Output,
+    reports: _Reports,
     err: IO[str],
 ) -> int:
     interrupts = _Interrupts()
     try:
-        return _run_until_done(plan, suites, files, args, max_failures, out, err, interrupts)
+        return _run_until_done(plan, suites, files, args, max_failures, reports, err, interrupts)
     finally:
         interrupts.restore()
 
@@ -1285,13 +1438,14 @@ def _run_until_done(
     files: list[str],
     args: argparse.Namespace,
     max_failures: int | None,
-    out: _Output,
+    reports: _Reports,
     err: IO[str],
     interrupts: _Interrupts,
 ) -> int:
     """Check the logs and write the report: whole, or, when interrupted, partial (exit 130)."""
     summary = Summary(keep=args.show, records=0)
-    junit = JUnitWriter() if plan.format == "junit" else None
+    junit = JUnitWriter() if "junit" in plan.formats else None
+    jsonl = reports.get("json")
     progress = _Progress(err, not args.no_progress)
     stopped: str | None = None
     answered: set[tuple[str, str]] = set()
@@ -1314,9 +1468,9 @@ def _run_until_done(
                         summary.count(suite, case, status, assertions)
                     if rendered is not None:
                         if junit is not None:
-                            junit.add(suite, status, seconds, rendered)
-                        else:
-                            out.write(rendered)
+                            junit.add(suite, status, seconds, rendered["junit"])
+                        if jsonl is not None:
+                            jsonl.write(rendered["json"])
                     if max_failures is not None and summary.failing >= max_failures:
                         stopped = (
                             f"stopped after {summary.failing} failing case"
@@ -1333,11 +1487,11 @@ def _run_until_done(
                     summary.add_unreadable(where, error)
                     if junit is not None:
                         junit.add_unreadable(where, error)
-                    elif plan.format == "json":
-                        out.write(json_line({"unreadable": where, "error": error}))
+                    if jsonl is not None:
+                        jsonl.write(json_line({"unreadable": where, "error": error}))
                     if args.strict:  # stop, but leave a complete report of what was read
                         err.write(f"{where}: {error}\nstopped: unreadable log line (--strict)\n")
-                        _finish(plan, summary, junit, args, out)
+                        _finish(plan, summary, junit, args, reports)
                         return EXIT_USAGE
                     if summary.unreadable_count <= _LISTED:
                         err.write(f"{where}: skipped: {error}\n")
@@ -1346,8 +1500,8 @@ def _run_until_done(
                     summary.unmatched += 1
                     if junit is not None:
                         junit.add_unmatched(where, suite)
-                    elif plan.format == "json":
-                        out.write(json_line({"unmatched": where, "suite": suite}))
+                    if jsonl is not None:
+                        jsonl.write(json_line({"unmatched": where, "suite": suite}))
                     if summary.unmatched <= _LISTED:
                         err.write(
                             f"{where}: no case of {suite!r} matches this subject (give it "
@@ -1361,7 +1515,7 @@ def _run_until_done(
         batches.close()  # stops the worker processes, if any
         summary.interrupted = True
         err.write(f"{summary.notice}\n")
-        _finish(plan, summary, junit, args, out)  # SIGINT is only noted while it is written
+        _finish(plan, summary, junit, args, reports)  # SIGINT is only noted while it is written
         return summary.exit_code()
     except _LogError as exc:
         progress.close()
@@ -1379,20 +1533,21 @@ def _run_until_done(
     if stopped:
         err.write(stopped + "\n")
     elif summary.records:  # with nothing read, that is the one thing to say
-        for outcome in _missing_responses(suites, answered):
+        skipped = _deselected(plan, suites)
+        for outcome in _missing_responses(suites, answered | skipped):
             summary.add(outcome)
             status = outcome.result.status.value
             if status == "error":
                 err.write(
                     f"{outcome.suite}: test {outcome.subject_id!r} has no response in the logs\n"
                 )
-            if plan.format == "json":
-                out.write(report_line(outcome, full=plan.full_results))
-            elif junit is not None:  # an error (or skipped) test case, as in the summary
+            if jsonl is not None:
+                jsonl.write(report_line(outcome, full=plan.full_results))
+            if junit is not None:  # an error (or skipped) test case, as in the summary
                 junit.add(outcome.suite, status, 0.0, render_junit_case(outcome, verbose=False))
     if summary.records == 0:
         err.write(f"{summary.notice}\n")
-    _finish(plan, summary, junit, args, out)
+    _finish(plan, summary, junit, args, reports)
     return EXIT_FAILED if stopped else summary.exit_code()
 
 
@@ -1420,9 +1575,23 @@ def _missing_responses(suites: list[Suite], answered: set[tuple[str, str]]) -> l
 
 
 def _finish(
-    plan: _Plan, summary: Summary, junit: JUnitWriter | None, args: argparse.Namespace, out: _Output
+    plan: _Plan,
+    summary: Summary,
+    junit: JUnitWriter | None,
+    args: argparse.Namespace,
+    reports: _Reports,
 ) -> None:
-    if plan.format == "json":
+    """End each report: the JSON summary line, the JUnit document, the text or HTML summary."""
+    for fmt in plan.formats:
+        out = reports.get(fmt)
+        if out is not None:
+            _finish_one(fmt, summary, junit, args, out)
+
+
+def _finish_one(
+    fmt: str, summary: Summary, junit: JUnitWriter | None, args: argparse.Namespace, out: _Tee
+) -> None:
+    if fmt == "json":
         totals = {s: summary.counts[s] for s in ("passed", "failed", "error", "skipped")}
         out.write(
             json.dumps(
@@ -1438,12 +1607,12 @@ def _finish(
             )
             + "\n"
         )
-    elif junit is not None:
+    elif fmt == "junit" and junit is not None:
         if summary.notice is not None:
             name = "interrupted" if summary.interrupted else "nothing read"
             junit.add_run_error(name, summary.notice)
         junit.write(out)
-    elif plan.format == "html":
+    elif fmt == "html":
         out.write(render_html(summary, verbose=args.verbose))
     else:
         out.write(render_text(summary, max_failures=args.show, verbose=args.verbose) + "\n")

@@ -6,6 +6,7 @@ report's memory stays bounded; the counts the `testsuite` element needs are writ
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -33,6 +34,23 @@ def _attr(value: str) -> str:
     return quoteattr(_INVALID_XML.sub("\ufffd", value))
 
 
+def _relative(where: str) -> str:
+    """`where` (`path` or `path:line`) with the path relative to the working directory when
+    it is below it, so CI shows the same test names on every machine."""
+    path, colon, line = where.rpartition(":")
+    if not (colon and line.isdigit()):
+        path, colon, line = where, "", ""
+    if not path or not os.path.isabs(path) or path.startswith("-"):
+        return where
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return where
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return where
+    return relative + colon + line
+
+
 def render_junit_case(outcome: Outcome, *, verbose: bool = False) -> str:
     """Render one outcome as a `<testcase>` element (with `failure`, `error` or `skipped`).
 
@@ -45,7 +63,8 @@ def render_junit_case(outcome: Outcome, *, verbose: bool = False) -> str:
         True
     """
     result = outcome.result
-    name = f"{outcome.case} [{outcome.source or outcome.subject_id or '?'}]"
+    where = _relative(outcome.source) if outcome.source else outcome.subject_id or "?"
+    name = f"{outcome.case} [{where}]"
     head = (
         f"    <testcase classname={_attr(outcome.suite)} name={_attr(name)} "
         f'time="{outcome.seconds:.6f}"'
@@ -91,7 +110,7 @@ class JUnitWriter:
     def add_unreadable(self, where: str, error: str) -> None:
         """Record a log line that could not be read, as an erroring test case."""
         xml = (
-            f'    <testcase classname="log" name={_attr(where)} time="0">\n'
+            f'    <testcase classname="log" name={_attr(_relative(where))} time="0">\n'
             f'      <error message={_attr(shorten(error, 500))} type="unreadable">'
             f"{_text(error)}</error>\n    </testcase>\n"
         )
@@ -101,7 +120,7 @@ class JUnitWriter:
         """Record a subject that no case of `suite` matches, as an erroring test case."""
         reason = f"no case of {suite!r} matches this subject (give it an 'id' or 'case' naming one)"
         xml = (
-            f'    <testcase classname="log" name={_attr(where)} time="0">\n'
+            f'    <testcase classname="log" name={_attr(_relative(where))} time="0">\n'
             f'      <error message={_attr(shorten(reason, 500))} type="unmatched">'
             f"{_text(reason)}</error>\n    </testcase>\n"
         )
