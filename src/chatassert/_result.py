@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NoReturn
 
 __all__ = ["Result", "Status", "all_status", "any_status"]
@@ -501,7 +501,7 @@ class Result:
         indent = "  " * min(depth, 20)
         text = _CONTROL.sub(_escaped, text)
         lines.append(indent + shorten(text, max(width - len(indent), 40)))
-        if self.pointer is not None and self.status is not Status.PASSED:
+        if self.excerpt is not None and self.status is not Status.PASSED:
             evidence = self.evidence()
             lines.append(indent + "  " + shorten(_CONTROL.sub(_escaped, evidence), width))
         for child in self.children:
@@ -531,19 +531,30 @@ def cut_excerpt(text: str, start: int, end: int) -> tuple[int, str]:
     return begin, text[begin:stop]
 
 
-def marked(excerpt: tuple[int, str], span: tuple[int, int], left: str, right: str) -> str:
+def marked(
+    excerpt: tuple[int, str],
+    span: tuple[int, int],
+    left: str,
+    right: str,
+    quote: Callable[[str], str] = str,
+) -> str:
     """The excerpt with the span between `left` and `right`, and `…` where text was cut off.
+
+    `quote` is applied to the text (not to the marks): `html.escape` for a page, say.
 
     Example:
         >>> marked((0, "Sorry, internal error."), (7, 21), "[[", "]]")
         'Sorry, [[internal error]].'
+        >>> import html
+        >>> marked((0, "a <b> c"), (2, 5), "<mark>", "</mark>", html.escape)
+        'a <mark>&lt;b&gt;</mark> c'
     """
     offset, window = excerpt
     a = min(max(span[0] - offset, 0), len(window))
     b = min(max(span[1] - offset, a), len(window))
     cut = "…" if span[1] - offset > len(window) else ""
     head = "…" if offset > 0 else ""
-    return f"{head}{window[:a]}{left}{window[a:b]}{cut}{right}{window[b:]}"
+    return f"{head}{quote(window[:a])}{left}{quote(window[a:b])}{cut}{right}{quote(window[b:])}"
 
 
 def shorten(text: str, width: int = 80) -> str:
