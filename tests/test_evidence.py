@@ -39,7 +39,8 @@ def test_not_contains_failure_points_at_the_first_named_value_in_the_text() -> N
     assert (r.pointer, r.span) == ("/text", (110, 124))
     assert text[110:124] == "Internal Error"
     offset, window = r.excerpt or (0, "")
-    assert offset == 70 and window == text[70:]
+    assert offset == 70
+    assert window == text[70:]
 
 
 def test_not_contains_of_many_values_spans_the_value_its_reason_names() -> None:
@@ -59,7 +60,8 @@ def test_shared_failures_stay_unlocated_after_a_located_copy() -> None:
 def test_a_lowering_that_changes_length_maps_back_to_the_original_text() -> None:
     text = "İİ then forbidden"
     r = NotContains("forbidden").check(text)
-    assert r.span is not None and text[r.span[0] : r.span[1]] == "forbidden"
+    assert r.span is not None
+    assert text[r.span[0] : r.span[1]] == "forbidden"
 
 
 def test_contains_and_matches_failures_point_at_the_text_without_a_span() -> None:
@@ -102,7 +104,8 @@ def test_evidence_round_trips_through_to_dict() -> None:
     r = OnEveryTurn(NotContains("bad")).check(_chat("a bad day"))
     data = json.loads(json.dumps(r.to_dict()))
     leaf = data["children"][0]
-    assert leaf["pointer"] == "/turns/0/text" and leaf["span"] == [2, 5]
+    assert leaf["pointer"] == "/turns/0/text"
+    assert leaf["span"] == [2, 5]
     assert leaf["excerpt"] == {"offset": 0, "text": "a bad day"}
     assert Result.from_dict(data) == r
 
