@@ -106,13 +106,19 @@ def conforms(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> list[s
         return [] if [] in tries else [f"{value!r} matches none of {schema['anyOf']}"]
     problems: list[str] = []
     kind = schema.get("type")
-    if kind not in (None, "object", "array", "string", "number"):
+    if kind not in (None, "object", "array", "string", "number", "integer"):
         return [f"the schema names no JSON type {kind!r}"]
     checks = {"object": dict, "array": list, "string": str}
     if kind in checks and not isinstance(value, checks[kind]):
         return [f"{value!r} is not {kind}"]
     if kind == "number" and (isinstance(value, bool) or not isinstance(value, int | float)):
         return [f"{value!r} is not a number"]
+    if kind == "integer" and (isinstance(value, bool) or not isinstance(value, int)):
+        return [f"{value!r} is not an integer"]
+    if kind == "array" and not schema.get("minItems", 0) <= len(value) <= schema.get(
+        "maxItems", len(value)
+    ):
+        problems.append(f"{value!r} has too few or too many items")
     if "minimum" in schema and value < schema["minimum"]:
         problems.append(f"{value!r} < {schema['minimum']}")
     if "enum" in schema and value not in schema["enum"]:

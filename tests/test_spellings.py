@@ -111,6 +111,7 @@ def test_spellings_of_matches_agree_with_it(pattern: str, text: str) -> None:
                     "patterns": ["Paris", "France"],
                     "missing_patterns": ["Paris", "France"],
                 },
+                "pointer": "/text",
             },
         ),
         (
@@ -131,6 +132,9 @@ def test_spellings_of_matches_agree_with_it(pattern: str, text: str) -> None:
                 "name": "content_matches",
                 "reason": "response matches /\\d+/",
                 "details": {"pattern": "\\d+", "matched": True, "match": "12"},
+                "pointer": "/text",
+                "span": [6, 8],
+                "excerpt": {"offset": 0, "text": "table 12"},
             },
         ),
         (
@@ -141,6 +145,7 @@ def test_spellings_of_matches_agree_with_it(pattern: str, text: str) -> None:
                 "name": "contains_all",
                 "reason": "Response should contain all of: ['date', 'time']",
                 "details": {"values": ["date", "time"], "missing": ["time"]},
+                "pointer": "/text",
             },
         ),
     ],

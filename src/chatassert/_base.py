@@ -209,15 +209,22 @@ class Assertion:
         )
 
     def _constant(
-        self, status: Status, reason: str = "", details: Mapping[str, Any] | None = None
+        self,
+        status: Status,
+        reason: str = "",
+        details: Mapping[str, Any] | None = None,
+        *,
+        pointer: str | None = None,
     ) -> Result:
         """Build an outcome of this assertion that many checks return (see `Result.shared`).
 
-        A pass without a reason of its own gets `_held()`.
+        A pass without a reason of its own gets `_held()`; `pointer` locates the evidence.
         """
         if status is Status.PASSED and not reason:
             reason = self._held()
-        return Result.shared(status, self.kind, reason, details, message=self.message)
+        return Result.shared(
+            status, self.kind, reason, details, message=self.message, pointer=pointer
+        )
 
     def _held(self) -> str:
         """The reason of a pass: the requirement that held (`describe()`, computed once)."""

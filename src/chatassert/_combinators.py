@@ -251,7 +251,10 @@ class _Selector(Assertion):
         return bool(self._judged_inside)
 
     def _at(self, conversation: Conversation, index: int, result: Result) -> Result:
-        return result._with_field("location", f"turns[{index}]")
+        placed = result._with_field("location", f"turns[{index}]")
+        if placed.pointer is None and not placed.children:
+            return placed
+        return placed._prefixed(f"/turns/{index}")
 
     def _check(self, subject: object) -> Result:
         if self._judged_inside:  # one event loop: every turn's judge calls run concurrently

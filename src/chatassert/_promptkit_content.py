@@ -36,7 +36,7 @@ from chatassert._promptkit_base import (
 )
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
 from chatassert._result import Result, Status
-from chatassert._text import Contains, Matches
+from chatassert._text import TEXT, Contains, Matches
 
 __all__ = [
     "MATCH_MODES",
@@ -126,7 +126,7 @@ class ContentMatches(Matches):
 
     def _found(self, match: Any, text: str) -> Result:
         details = {"pattern": self.pattern, "matched": True, "match": match.group(0)}
-        return Result(_P, self.kind, self._held(), details)
+        return Result(_P, self.kind, self._held(), details)._located(TEXT, text, *match.span())
 
     def _missed(self, text: str) -> Result:
         return Result(
@@ -134,6 +134,7 @@ class ContentMatches(Matches):
             self.kind,
             f"Expected the response to match /{self.pattern}/ but it does not",
             {"pattern": self.pattern, "matched": False, "content": text[:CONTENT_LIMIT]},
+            pointer=TEXT,
         )
 
     def _timed_out(self, exc: RegexTimeoutError, text: str) -> Result:
@@ -210,9 +211,10 @@ class Regex(ContentMatches):
             "origin_message": self._origin(True),
         }
         if self.expect_match:
-            return Result(_P, self.kind, self._held(), details)
+            return Result(_P, self.kind, self._held(), details)._located(TEXT, text, *match.span())
         reason = f"Expected the response not to match /{self.pattern}/ but it does"
-        return Result(_F, self.kind, f"{reason} ({match.group(0)!r})", details)
+        failure = Result(_F, self.kind, f"{reason} ({match.group(0)!r})", details)
+        return failure._located(TEXT, text, *match.span())
 
     def _missed(self, text: str) -> Result:
         details: dict[str, Any] = {
@@ -225,7 +227,7 @@ class Regex(ContentMatches):
             return Result(_P, self.kind, self._held(), details)
         details["content"] = text[:CONTENT_LIMIT]
         reason = f"Expected the response to match /{self.pattern}/ but it does not"
-        return Result(_F, self.kind, reason, details)
+        return Result(_F, self.kind, reason, details, pointer=TEXT)
 
     def describe(self) -> str:
         """Describe the requirement."""

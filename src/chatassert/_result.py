@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NoReturn
 
 __all__ = ["Result", "Status", "all_status", "any_status"]
@@ -97,6 +97,11 @@ class Result:
         children: The results of the parts, for combinators and selectors.
         location: Where in the subject this applies: `turns[3]`, `results[2].file`.
         duration: Seconds spent, when measured: for judged checks, `acheck`, and whole cases.
+        pointer: The evidence of a failure as a JSON Pointer into the subject
+            (`/turns/3/text`, `/turns/1/tool_calls/0`, `/results/2/file`); a turn selector
+            prefixes it with `/turns/i` as it sets `location`.
+        span: For text evidence, the characters `[start, end)` of the text at `pointer`.
+        excerpt: `(offset, text)`: the text around `span`, starting at character `offset`.
 
     Example:
         >>> r = Result(Status.FAILED, "contains", "Response does not contain 'refund'")
@@ -111,6 +116,9 @@ class Result:
     children: tuple[Result, ...] = ()
     location: str | None = None
     duration: float | None = None
+    pointer: str | None = None
+    span: tuple[int, int] | None = None
+    excerpt: tuple[int, str] | None = None
     _shared: bool = False
 
     status: Status
@@ -128,6 +136,9 @@ class Result:
         "children",
         "location",
         "duration",
+        "pointer",
+        "span",
+        "excerpt",
     )
 
     def __init__(
@@ -142,6 +153,9 @@ class Result:
         children: tuple[Result, ...] = (),
         location: str | None = None,
         duration: float | None = None,
+        pointer: str | None = None,
+        span: tuple[int, int] | None = None,
+        excerpt: tuple[int, str] | None = None,
     ) -> None:
         d = self.__dict__
         d["status"] = status
@@ -158,6 +172,12 @@ class Result:
             d["location"] = location
         if duration is not None:
             d["duration"] = duration
+        if pointer is not None:
+            d["pointer"] = pointer
+        if span is not None:
+            d["span"] = span
+        if excerpt is not None:
+            d["excerpt"] = excerpt
 
     @classmethod
     def shared(
@@ -168,6 +188,7 @@ class Result:
         details: Mapping[str, Any] | None = None,
         *,
         message: str | None = None,
+        pointer: str | None = None,
     ) -> Result:
         """Build a result to be returned by many checks: an outcome that never varies.
 
@@ -182,7 +203,7 @@ class Result:
             (False, True)
         """
         frozen = None if details is None else _ReadOnlyDict(details)
-        result = cls(status, name, reason, frozen, message=message)
+        result = cls(status, name, reason, frozen, message=message, pointer=pointer)
         result.__dict__["_shared"] = True
         return result
 
@@ -202,6 +223,37 @@ class Result:
             return copy
         self.__dict__[name] = value
         return self
+
+    def _located(
+        self, pointer: str, text: str | None = None, start: int = 0, end: int = 0
+    ) -> Result:
+        """Set the evidence of a result nobody else has seen yet (or of a copy if shared).
+
+        Internal: a leaf check gives the JSON Pointer of what it read and, for text, the
+        characters `[start, end)` of `text` that decide; the excerpt around them is cut here.
+        """
+        result = self._with_field("pointer", pointer)
+        if text is not None:
+            fields = result.__dict__
+            fields["span"] = (start, end)
+            fields["excerpt"] = cut_excerpt(text, start, end)
+        return result
+
+    def _prefixed(self, prefix: str) -> Result:
+        """Prefix the pointers in this tree with `prefix`: how a selector places a turn's evidence.
+
+        Internal, like `_with_field`: fresh results are changed in place, shared ones copied.
+        """
+        pointer = self.pointer
+        if pointer is not None:
+            return self._with_field("pointer", prefix + pointer)
+        children = self.children
+        if not children:
+            return self
+        placed = tuple(c._prefixed(prefix) for c in children)
+        if all(a is b for a, b in zip(placed, children, strict=True)):
+            return self
+        return self._with_field("children", placed)
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(f"Result is immutable; use result.replace({name}=...) for a copy")
@@ -312,6 +364,12 @@ class Result:
             out["location"] = self.location
         if self.duration is not None:
             out["duration"] = self.duration
+        if self.pointer is not None:
+            out["pointer"] = self.pointer
+        if self.span is not None:
+            out["span"] = list(self.span)
+        if self.excerpt is not None:
+            out["excerpt"] = {"offset": self.excerpt[0], "text": self.excerpt[1]}
         if self.children:
             out["children"] = [c.to_dict() for c in self.children]
         return out
@@ -333,6 +391,7 @@ class Result:
                 f"not a result: needs 'status' (one of {[s.value for s in Status]}) and 'name'"
             ) from exc
         score = data.get("score")
+        span, excerpt = data.get("span"), data.get("excerpt")
         return cls(
             status,
             name,
@@ -343,6 +402,9 @@ class Result:
             children=tuple(cls.from_dict(c) for c in data.get("children") or ()),
             location=data.get("location"),
             duration=data.get("duration"),
+            pointer=data.get("pointer"),
+            span=None if span is None else (span[0], span[1]),
+            excerpt=None if excerpt is None else (excerpt["offset"], excerpt["text"]),
         )
 
     @staticmethod
@@ -372,6 +434,22 @@ class Result:
                         },
                         "location": {"type": "string"},
                         "duration": {"type": "number", "minimum": 0},
+                        "pointer": {"type": "string"},
+                        "span": {
+                            "type": "array",
+                            "items": {"type": "integer", "minimum": 0},
+                            "minItems": 2,
+                            "maxItems": 2,
+                        },
+                        "excerpt": {
+                            "type": "object",
+                            "required": ["offset", "text"],
+                            "additionalProperties": False,
+                            "properties": {
+                                "offset": {"type": "integer", "minimum": 0},
+                                "text": {"type": "string"},
+                            },
+                        },
                         "children": {"type": "array", "items": {"$ref": "#/$defs/result"}},
                     },
                 }
@@ -379,6 +457,25 @@ class Result:
         }
 
     # -- rendering -----------------------------------------------------------------------
+
+    def evidence(self, mark: tuple[str, str] = ("[[", "]]")) -> str:
+        """Say where the evidence is: the pointer, the span and the excerpt with the span marked.
+
+        Example:
+            >>> from chatassert import NotContains, OnEveryTurn, Conversation, Turn
+            >>> chat = Conversation(turns=[Turn(text="Hi"), Turn(text="Sorry, internal error.")])
+            >>> leaf = OnEveryTurn(NotContains("internal error")).check(chat).failures()[0]
+            >>> leaf.evidence()
+            'at /turns/1/text 7-21: Sorry, [[internal error]].'
+        """
+        if self.pointer is None:
+            return ""
+        out = f"at {self.pointer}"
+        if self.span is not None:
+            out += f" {self.span[0]}-{self.span[1]}"
+            if self.excerpt is not None:
+                out += ": " + marked(self.excerpt, self.span, *mark)
+        return out
 
     def render(self, *, verbose: bool = False, width: int = 200) -> str:
         """Render the tree as indented text.
@@ -402,11 +499,62 @@ class Result:
         # text from a subject (a reason quoting it) is shown, never obeyed: a newline or a
         # terminal escape in it cannot break the tree; the indent is not what gets cut
         indent = "  " * min(depth, 20)
-        text = _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+        text = _CONTROL.sub(_escaped, text)
         lines.append(indent + shorten(text, max(width - len(indent), 40)))
+        if self.excerpt is not None and self.status is not Status.PASSED:
+            evidence = self.evidence()
+            lines.append(indent + "  " + shorten(_CONTROL.sub(_escaped, evidence), width))
         for child in self.children:
             if verbose or child.status is not Status.PASSED:
                 child._render_into(lines, depth + 1, verbose, width)
+
+
+def _escaped(m: re.Match[str]) -> str:
+    return repr(m.group())[1:-1]
+
+
+EXCERPT_CONTEXT = 40
+"""Characters of context kept on each side of a span in an excerpt."""
+EXCERPT_SPAN = 160
+"""Characters of a long span kept in an excerpt (the span itself stays whole)."""
+
+
+def cut_excerpt(text: str, start: int, end: int) -> tuple[int, str]:
+    """Return `(offset, window)`: the text around `[start, end)` with some context.
+
+    Example:
+        >>> cut_excerpt("x" * 100 + "needle" + "y" * 100, 100, 106)[0]
+        60
+    """
+    begin = max(0, start - EXCERPT_CONTEXT)
+    stop = min(len(text), min(end, start + EXCERPT_SPAN) + EXCERPT_CONTEXT)
+    return begin, text[begin:stop]
+
+
+def marked(
+    excerpt: tuple[int, str],
+    span: tuple[int, int],
+    left: str,
+    right: str,
+    quote: Callable[[str], str] = str,
+) -> str:
+    """The excerpt with the span between `left` and `right`, and `…` where text was cut off.
+
+    `quote` is applied to the text (not to the marks): `html.escape` for a page, say.
+
+    Example:
+        >>> marked((0, "Sorry, internal error."), (7, 21), "[[", "]]")
+        'Sorry, [[internal error]].'
+        >>> import html
+        >>> marked((0, "a <b> c"), (2, 5), "<mark>", "</mark>", html.escape)
+        'a <mark>&lt;b&gt;</mark> c'
+    """
+    offset, window = excerpt
+    a = min(max(span[0] - offset, 0), len(window))
+    b = min(max(span[1] - offset, a), len(window))
+    cut = "…" if span[1] - offset > len(window) else ""
+    head = "…" if offset > 0 else ""
+    return f"{head}{quote(window[:a])}{left}{quote(window[a:b])}{cut}{right}{quote(window[b:])}"
 
 
 def shorten(text: str, width: int = 80) -> str:

@@ -29,6 +29,42 @@ __all__ = [
 
 _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
+TEXT = "/text"
+"""The JSON Pointer of a turn's text, relative to the turn (a string subject is read as one)."""
+
+
+def _original(subject: object) -> str:
+    return subject.text if type(subject) is Turn else text_of(subject)
+
+
+def span_of(text: str, lowered: str, low: str) -> tuple[int, int]:
+    """The span in `text` of the first `low` found in `lowered` (`text.lower()`), or (-1, -1).
+
+    Lowering may change the length of a few characters (`İ`), so positions in the lowered
+    text are mapped back to the original when the lengths differ.
+
+    Example:
+        >>> span_of("Sorry, Internal Error", "sorry, internal error", "internal error")
+        (7, 21)
+        >>> span_of("İx needle", "i̇x needle", "needle")
+        (3, 9)
+    """
+    i = lowered.find(low)
+    if i < 0:
+        return -1, -1
+    if len(lowered) == len(text):
+        return i, i + len(low)
+    start = _unlowered(text, i)
+    return start, _unlowered(text, i + len(low), start)
+
+
+def _unlowered(text: str, position: int, k: int = 0) -> int:
+    size = len(text[:k].lower())
+    while size < position and k < len(text):
+        size += len(text[k].lower())
+        k += 1
+    return k
+
 
 def _one_or_list(values: tuple[str, ...]) -> str | list[str]:
     return values[0] if len(values) == 1 else list(values)
@@ -62,7 +98,7 @@ class _Substrings(Assertion):
         self._set("_lowered", tuple(v.lower() for v in self.values))
         self._set("_pairs", tuple(zip(self.values, self._lowered, strict=True)))
         self._set("_pass", self._constant(_P, "", self._details_on_pass()))
-        self._set("_fail", self._constant(_F, *self._constant_failure()))
+        self._set("_fail", self._constant(_F, *self._constant_failure(), pointer=TEXT))
         self._set("_memo", {})
 
     def _details_on_pass(self) -> dict[str, Any]:
@@ -80,7 +116,8 @@ class _Substrings(Assertion):
         key = tuple(subset)
         result = self._memo.get(key)
         if result is None:
-            result = remember(self._memo, key, self._constant(_F, *self._subset_failure(key)))
+            failure = self._constant(_F, *self._subset_failure(key), pointer=TEXT)
+            result = remember(self._memo, key, failure)
         return result
 
     def _missing(self, text: str) -> list[str]:
@@ -191,11 +228,20 @@ class NotContains(_Substrings):
     def _check(self, subject: object) -> Result:
         text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
         if len(self._lowered) == 1:
-            return self._fail if self._lowered[0] in text else self._pass
+            low = self._lowered[0]
+            return self._pass if low not in text else self._found(self._fail, subject, text, low)
         for low in self._lowered:
             if low in text:
-                return self._failure_for([v for v, lw in self._pairs if lw in text])
+                failure = self._failure_for([v for v, lw in self._pairs if lw in text])
+                return self._found(failure, subject, text, low)
         return self._pass
+
+    @staticmethod
+    def _found(failure: Result, subject: object, lowered: str, low: str) -> Result:
+        """The failure located at the first forbidden value found (the one its reason names)."""
+        original = _original(subject)
+        start, end = span_of(original, lowered, low)
+        return failure._located(TEXT, original, start, end)
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -274,15 +320,24 @@ class Equals(Assertion):
         self._set("_pass", self._constant(_P, "", {"expected": value, "actual": self._stripped}))
 
     def _check(self, subject: object) -> Result:
-        actual = text_of(subject).strip()
+        text = text_of(subject)
+        actual = text.strip()
         if actual == self._stripped:
             return self._pass
-        return Result(
+        result = Result(
             _F,
             "equals",
             f"Expected exact match with '{self.value}'",
             {"expected": self.value, "actual": actual},
         )
+        # the span runs from the first character that differs to the end of the stripped text
+        lead = len(text) - len(text.lstrip())
+        same = 0
+        for a, b in zip(actual, self._stripped, strict=False):
+            if a != b:
+                break
+            same += 1
+        return result._located(TEXT, text, lead + same, lead + len(actual))
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -340,6 +395,7 @@ class Matches(Assertion):
                 _F,
                 f"Response does not match pattern '{pattern}'",
                 {"pattern": pattern, "matched": False},
+                pointer=TEXT,
             ),
         )
 
@@ -361,7 +417,7 @@ class Matches(Assertion):
 
     def _timed_out(self, exc: RegexTimeoutError, text: str) -> Result:
         details = {"pattern": self.pattern, "error": "timeout", "text_length": len(text)}
-        return Result(_E, "matches", str(exc), details)
+        return Result(_E, "matches", str(exc), details, pointer=TEXT)
 
     def describe(self) -> str:
         """Describe the requirement."""

@@ -109,6 +109,8 @@ def _compacted(node: dict[str, Any]) -> dict[str, Any]:
     out = dict(node)
     if node["status"] == "passed":
         del out["reason"], out["details"]
+        for evidence in ("pointer", "span", "excerpt"):  # kept only where a node did not pass
+            out.pop(evidence, None)
     if "children" in node:
         out["children"] = [_compacted(c) for c in node["children"]]
     return out

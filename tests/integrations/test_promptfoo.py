@@ -64,7 +64,8 @@ def test_several_assertions_fail_with_the_failing_branch_and_one_component_each(
     assert graded["score"] == 0.0
     assert graded["reason"] == (
         "FAIL all_of: 1 of 2 failed; first: Response should not contain 'on its way'\n"
-        "  FAIL no promises [not_contains]: Response should not contain 'on its way'"
+        "  FAIL no promises [not_contains]: Response should not contain 'on its way'\n"
+        "    at /text 15-25: Your refund is [[on its way]]."
     )
     assert [c["pass"] for c in graded["componentResults"]] == [True, False]
     assert graded["componentResults"][1]["reason"] == (

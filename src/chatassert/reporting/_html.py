@@ -6,10 +6,12 @@ from collections import Counter
 from html import escape
 from typing import TYPE_CHECKING
 
+from chatassert._result import marked
 from chatassert.reporting._junit import _INVALID_XML
 from chatassert.reporting._summary import pass_rate
 
 if TYPE_CHECKING:
+    from chatassert._result import Result
     from chatassert.reporting._summary import Summary
 
 __all__ = ["render_html"]
@@ -29,6 +31,7 @@ font-variant-numeric:tabular-nums}
 .bar div{background:#3fb56b;height:100%}
 pre{background:#f6f7fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;font-size:12.5px}
 .example{border:1px solid #e4e6ee;border-radius:6px;padding:.2rem 1rem;margin:1rem 0}
+mark{background:#ffd86b;padding:0 .1em}.evidence code{font-size:12.5px}
 .notice{background:#fff1d6;border:1px solid #e8c77a;border-radius:6px;padding:.6rem 1rem;
 font-weight:600}
 """
@@ -55,6 +58,21 @@ def _table(title: str, rows: dict[str, Counter[str]], what: str) -> list[str]:
     ]
     out.extend(_rate_row(label, counts) for label, counts in sorted(rows.items()))
     out.append("</table>")
+    return out
+
+
+def _evidence(result: Result) -> list[str]:
+    """Where each failure is: its pointer, and the text excerpt with the span in <mark>."""
+    out = []
+    for leaf in result.failures():
+        if leaf.pointer is None or leaf.span is None or leaf.excerpt is None:
+            continue
+        start, end = leaf.span
+        text = marked(leaf.excerpt, leaf.span, "<mark>", "</mark>", escape)
+        out.append(
+            f'<p class="evidence"><code>{escape(leaf.pointer)}</code> {start}-{end}: '
+            f"<span>{text}</span></p>"
+        )
     return out
 
 
@@ -110,6 +128,7 @@ def render_html(
             parts.append(
                 f'<pre class="tree">{escape(outcome.result.render(verbose=verbose))}</pre>'
             )
+            parts.extend(_evidence(outcome.result))
             if outcome.excerpt:
                 parts.append(f'<pre class="transcript">{escape(outcome.excerpt)}</pre>')
             parts.append("</div>")

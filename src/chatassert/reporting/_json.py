@@ -1,9 +1,10 @@
 """The JSON report: one line per case outcome, compact by default.
 
 A compact result tree keeps, for every node, its `status`, `name` and the fields that place and
-label it (`message`, `score`, `location`, `duration`, `children`); the `reason` and `details`
-are kept only for nodes that did not pass (failed, error, skipped), which are the ones a reader
-needs explained. `--full-results` writes every node in full (`Result.to_dict`).
+label it (`message`, `score`, `location`, `duration`, `children`); the `reason`, `details` and
+evidence (`pointer`, `span`, `excerpt`) are kept only for nodes that did not pass (failed,
+error, skipped), which are the ones a reader needs explained. `--full-results` writes every
+node in full (`Result.to_dict`).
 
 Lines are written by hand from pieces rather than through a dict and `json.dumps`: a batch run
 writes hundreds of thousands of them, and most of their nodes are identical passing leaves,
@@ -152,7 +153,7 @@ class _Writer:
         details = fields["details"]
         if passed:
             key: tuple[Any, ...] = (fields["name"], fields.get("message"), fields.get("location"))
-        elif not details or type(details) is _ReadOnlyDict:
+        elif (not details or type(details) is _ReadOnlyDict) and "span" not in fields:
             key = (
                 fields["status"],
                 fields["name"],
@@ -160,6 +161,7 @@ class _Writer:
                 id(details),
                 fields.get("message"),
                 fields.get("location"),
+                fields.get("pointer"),
             )
         else:
             return self._head(r, passed) + "}"
@@ -191,6 +193,12 @@ class _Writer:
             text += ', "location": ' + _value(r.location)
         if r.duration is not None:
             text += ', "duration": ' + _value(r.duration)
+        if not passed and r.pointer is not None:
+            text += ', "pointer": ' + _value(r.pointer)
+            if r.span is not None:
+                text += ', "span": ' + _value(list(r.span))
+            if r.excerpt is not None:
+                text += ', "excerpt": ' + _value({"offset": r.excerpt[0], "text": r.excerpt[1]})
         return text
 
 

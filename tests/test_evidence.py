@@ -1,0 +1,168 @@
+"""Located evidence: the JSON Pointer, span and excerpt of leaf failures, and their rendering."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from chatassert import (
+    AllOf,
+    Contains,
+    Conversation,
+    Equals,
+    Matches,
+    NotContains,
+    OnEveryTurn,
+    OnTurn,
+    Result,
+    Status,
+    Turn,
+)
+from chatassert.promptkit import ContentMatches
+from chatassert.reporting import Outcome, Summary
+from chatassert.reporting._html import render_html
+from chatassert.reporting._json import report_line
+
+FILLER = "x" * 100
+
+
+def _chat(*texts: str) -> Conversation:
+    return Conversation(turns=[Turn(text=t) for t in texts])
+
+
+def test_not_contains_failure_points_at_the_first_named_value_in_the_text() -> None:
+    text = FILLER + "Sorry, an Internal Error occurred"
+    r = NotContains("internal error").check(text)
+    assert (r.pointer, r.span) == ("/text", (110, 124))
+    assert text[110:124] == "Internal Error"
+    offset, window = r.excerpt or (0, "")
+    assert offset == 70
+    assert window == text[70:]
+
+
+def test_not_contains_of_many_values_spans_the_value_its_reason_names() -> None:
+    r = NotContains(["refund", "sorry"]).check("Sorry, no refund today")
+    assert r.reason == "Response should not contain 'refund'"
+    assert r.span == (10, 16)
+
+
+def test_shared_failures_stay_unlocated_after_a_located_copy() -> None:
+    check = NotContains("bad")
+    first = check.check("a bad day")
+    second = check.check("bad")
+    assert (first.span, second.span) == ((2, 5), (0, 3))
+    assert check._fail.span is None  # the shared record itself is untouched
+
+
+def test_a_lowering_that_changes_length_maps_back_to_the_original_text() -> None:
+    text = "İİ then forbidden"
+    r = NotContains("forbidden").check(text)
+    assert r.span is not None
+    assert text[r.span[0] : r.span[1]] == "forbidden"
+
+
+def test_contains_and_matches_failures_point_at_the_text_without_a_span() -> None:
+    for check in (Contains("paris"), Matches(r"\d+")):
+        r = check.check("no city here")
+        assert (r.status, r.pointer, r.span) == (Status.FAILED, "/text", None)
+
+
+def test_passes_of_the_substring_checks_carry_no_evidence() -> None:
+    assert NotContains("bad").check("good").pointer is None
+    assert Contains("good").check("good").pointer is None
+
+
+def test_equals_spans_from_the_first_difference_to_the_end() -> None:
+    r = Equals("Thank you. Goodbye!").check("  Thank you. Bye!\n")
+    assert r.span == (13, 17)  # the text stripped: "Bye!", not the newline after it
+
+
+def test_content_matches_pass_records_the_span_found() -> None:
+    r = ContentMatches(r"\d{3}-\d{4}").check("Call 555-1234 now")
+    assert (r.passed, r.pointer, r.span) == (True, "/text", (5, 13))
+
+
+def test_a_selector_prefixes_the_pointer_with_the_turn() -> None:
+    chat = _chat("fine", "an internal error here")
+    r = OnEveryTurn(NotContains("internal error")).check(chat)
+    leaf = r.failures()[0]
+    assert (leaf.location, leaf.pointer, leaf.span) == ("turns[1]", "/turns/1/text", (3, 17))
+    assert OnTurn(-1, Contains("zzz")).check(chat).children[0].pointer == "/turns/1/text"
+
+
+def test_a_selector_prefixes_pointers_nested_under_a_combinator() -> None:
+    chat = _chat("ok", "internal error")
+    r = OnEveryTurn(AllOf(NotContains("internal error"), Contains("zzz"))).check(chat)
+    pointers = [leaf.pointer for leaf in r.failures()]
+    assert pointers == ["/turns/0/text", "/turns/1/text", "/turns/1/text"]
+
+
+def test_evidence_round_trips_through_to_dict() -> None:
+    r = OnEveryTurn(NotContains("bad")).check(_chat("a bad day"))
+    data = json.loads(json.dumps(r.to_dict()))
+    leaf = data["children"][0]
+    assert leaf["pointer"] == "/turns/0/text"
+    assert leaf["span"] == [2, 5]
+    assert leaf["excerpt"] == {"offset": 0, "text": "a bad day"}
+    assert Result.from_dict(data) == r
+
+
+def test_the_text_renderer_marks_the_span() -> None:
+    r = OnEveryTurn(NotContains("bad")).check(_chat("fine", "a bad day"))
+    assert r.render().splitlines()[-1] == "    at /turns/1/text 2-5: a [[bad]] day"
+
+
+def test_a_cut_excerpt_says_so() -> None:
+    r = NotContains("bad").check(FILLER + " bad")
+    assert r.evidence().endswith(": …" + "x" * 39 + " [[bad]]")
+
+
+def test_the_compact_json_line_keeps_the_evidence_of_failures_only() -> None:
+    for text in ("a bad day", "so bad"):  # the same shared failure, two spans
+        outcome = Outcome("s", "c", NotContains("bad").check(text), "log:1")
+        line = json.loads(report_line(outcome))
+        assert line["result"]["span"] == [text.index("bad"), text.index("bad") + 3]
+    passing = json.loads(report_line(Outcome("s", "c", ContentMatches("a").check("a"), "l")))
+    assert "pointer" not in passing["result"]
+
+
+def test_the_html_report_marks_the_span_escaped() -> None:
+    summary = Summary()
+    summary.add(Outcome("s", "c", NotContains("<b>").check("x <b>&</b> y"), "log:1"))
+    page = render_html(summary)
+    assert (
+        '<p class="evidence"><code>/text</code> 2-5: '
+        "<span>x <mark>&lt;b&gt;</mark>&amp;&lt;/b&gt; y</span></p>"
+    ) in page
+    assert "<b>" not in page
+
+
+def test_the_pytest_failure_shows_the_marked_excerpt(tmp_path: Path) -> None:
+    test = tmp_path / "test_located.py"
+    test.write_text(
+        textwrap.dedent(
+            """
+            from chatassert import NotContains, OnEveryTurn, Conversation, Turn
+            from chatassert.testing import assert_passes
+
+            def test_it():
+                chat = Conversation(turns=[Turn(text="Sorry, an internal error.")])
+                assert_passes(OnEveryTurn(NotContains("internal error")), chat)
+            """
+        ),
+        encoding="utf-8",
+    )
+    src = str(Path(__file__).parents[1] / "src")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert run.returncode == 1
+    assert "at /turns/0/text 10-24: Sorry, an [[internal error]]." in run.stdout
