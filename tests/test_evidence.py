@@ -166,3 +166,29 @@ def test_the_pytest_failure_shows_the_marked_excerpt(tmp_path: Path) -> None:
     )
     assert run.returncode == 1
     assert "at /turns/0/text 10-24: Sorry, an [[internal error]]." in run.stdout
+
+
+def test_a_case_places_the_evidence_of_its_turn_checks_under_their_turn() -> None:
+    """A suite case checks its turn i against the conversation's user turn: the pointer says
+    which turn of the conversation, as a selector's does."""
+    from chatassert.specs import loads_suite
+
+    suite = loads_suite(
+        "test_cases:\n"
+        "  - name: t\n"
+        "    turns:\n"
+        "      - user_input: hi\n"
+        "        assertions: [{type: contains, value: hello}]\n"
+        "      - user_input: more\n"
+        "        assertions: [{type: not_contains, value: internal error}]\n"
+    )
+    chat = Conversation(
+        turns=[
+            Turn(input="hi", text="hello"),
+            Turn(text="(a turn without user input)"),
+            Turn(input="more", text="Sorry, an internal error occurred"),
+        ]
+    )
+    result = suite.cases[0].check(chat)
+    (leaf,) = [node for _, node in result.walk() if node.pointer is not None]
+    assert (leaf.name, leaf.pointer, leaf.span) == ("not_contains", "/turns/2/text", (10, 24))

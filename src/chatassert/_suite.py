@@ -526,9 +526,11 @@ def _turn_result(
             parts.append(f"{skipped} skipped")
     reason = ", ".join(parts)
     details: dict[str, Any] = {"turn_index": index, "input": turn.input}
-    return Result(
-        status, "turn", reason, details, children=tuple(results), location=f"turns[{position}]"
+    prefix = f"/turns/{position}"  # evidence points into the conversation, as selectors place it
+    placed = tuple(
+        r if r.pointer is None and not r.children else r._prefixed(prefix) for r in results
     )
+    return Result(status, "turn", reason, details, children=placed, location=f"turns[{position}]")
 
 
 def _words(text: str | None) -> str | None:
