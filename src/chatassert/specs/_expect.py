@@ -330,21 +330,11 @@ def _case(
         )
         return None
     else:
-        expect = node["expect"]
-        expect_path = join_path(path, "expect")
-        if not isinstance(expect, Mapping) or not expect:
-            ctx.problem(
-                node,
-                expect_path,
-                f"'expect' of test case {name!r} must be a non-empty "
-                "mapping of checks (an empty one would pass vacuously)",
-                key="expect",
-                expected="a mapping such as {status: success}",
-                found=expect,
-            )
+        owner = f"test case {name!r}"
+        of_case = _expect_of(node, ctx, path, owner, " (an empty one would pass vacuously)", None)
+        if of_case is None:
             return None
-        checks = translate_expect(expect, ctx, expect_path)
-        _check_stored_names(checks, expect, ctx, expect_path, available=None)
+        checks = of_case
     description = node.get("description") if isinstance(node.get("description"), str) else None
     return Case(
         name=name,
@@ -427,20 +417,10 @@ def _steps(
         previous = number
         checks: list[Assertion] = []
         if "expect" in item:
-            expect = item["expect"]
-            expect_path = join_path(step_path, "expect")
-            if not isinstance(expect, Mapping) or not expect:
-                ctx.problem(
-                    item,
-                    expect_path,
-                    f"'expect' of step {number} must be a non-empty mapping of checks",
-                    key="expect",
-                    expected="a mapping such as {status: success}",
-                    found=expect,
-                )
+            found = _expect_of(item, ctx, step_path, f"step {number}", "", tuple(stores))
+            if found is None:
                 continue
-            checks = translate_expect(expect, ctx, expect_path)
-            _check_stored_names(checks, expect, ctx, expect_path, available=tuple(stores))
+            checks = found
         store = _store(item, ctx, step_path, stores)
         if store is not None:
             stores[store] = number
@@ -465,6 +445,33 @@ def _steps(
         )
         return None
     return tuple(out)
+
+
+def _expect_of(
+    node: Mapping[str, Any],
+    ctx: SpecContext,
+    path: str,
+    owner: str,
+    why: str,
+    available: tuple[str, ...] | None,
+) -> list[Assertion] | None:
+    """The checks of `node["expect"]` (a test's or a step's), or None when it is not a
+    non-empty mapping (reported); `available` names the stores earlier steps keep."""
+    expect = node["expect"]
+    expect_path = join_path(path, "expect")
+    if not isinstance(expect, Mapping) or not expect:
+        ctx.problem(
+            node,
+            expect_path,
+            f"'expect' of {owner} must be a non-empty mapping of checks{why}",
+            key="expect",
+            expected="a mapping such as {status: success}",
+            found=expect,
+        )
+        return None
+    checks = translate_expect(expect, ctx, expect_path)
+    _check_stored_names(checks, expect, ctx, expect_path, available=available)
+    return checks
 
 
 def _store(
