@@ -196,15 +196,22 @@ def _limit(value: Any, what: str) -> float | int:
 class _LimitCheck(Assertion):
     """A single `at most` limit on a metadata fact of a turn or a conversation."""
 
-    __slots__ = ()
+    __slots__ = ("_limit_rule",)
     level = "any"
     _key = ""
     _noun = ""
     _unit = ""
     _param = ""
+    _limit_rule: _Limit
+
+    def _init_limit(self, value: Any) -> None:
+        """Set the limit parameter and build, once, the rule that checks it."""
+        limit = _limit(value, self._param)
+        self._set(self._param, limit)
+        self._set("_limit_rule", _Limit(self._key, self._noun, self._unit, limit))
 
     def _rule(self) -> _Limit:
-        return _Limit(self._key, self._noun, self._unit, getattr(self, self._param))
+        return self._limit_rule
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -244,7 +251,7 @@ each log format fills)'
 
     def __init__(self, ms: float, *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set("ms", _limit(ms, "ms"))
+        self._init_limit(ms)
 
 
 @register
@@ -268,7 +275,7 @@ class CostAtMost(_LimitCheck):
 
     def __init__(self, usd: float, *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set("usd", _limit(usd, "usd"))
+        self._init_limit(usd)
 
 
 _TOKENS = (("input", "input_tokens"), ("output", "output_tokens"), ("total", "total_tokens"))
@@ -292,7 +299,7 @@ class TokensAtMost(Assertion):
         False
     """
 
-    __slots__ = ("input", "output", "total")
+    __slots__ = ("_limit_rules", "input", "output", "total")
     kind = "tokens_at_most"
     level = "any"
     params = (
@@ -303,6 +310,7 @@ class TokensAtMost(Assertion):
     input: int | None
     output: int | None
     total: int | None
+    _limit_rules: tuple[_Limit, ...]
 
     def __init__(
         self,
@@ -321,13 +329,15 @@ class TokensAtMost(Assertion):
             self._set(name, value)
         if input is None and output is None and total is None:
             raise ValueError("tokens_at_most needs input, output, total or several")
-
-    def _rules(self) -> list[_Limit]:
-        return [
+        rules = tuple(
             _Limit(key, f"{name} tokens", "tokens", getattr(self, name))
             for name, key in _TOKENS
             if getattr(self, name) is not None
-        ]
+        )
+        self._set("_limit_rules", rules)
+
+    def _rules(self) -> tuple[_Limit, ...]:
+        return self._limit_rules
 
     def describe(self) -> str:
         """Describe the requirement."""
