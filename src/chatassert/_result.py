@@ -356,6 +356,13 @@ class Result:
             "reason": self.reason,
             "details": strict_json(self.details) if self.details else {},
         }
+        self._optional_fields(out, evidence=True)
+        if self.children:
+            out["children"] = [c.to_dict() for c in self.children]
+        return out
+
+    def _optional_fields(self, out: dict[str, Any], *, evidence: bool) -> None:
+        """Add to `out` the fields `to_dict` writes only when set (the evidence: if asked)."""
         if self.message is not None:
             out["message"] = self.message
         if self.score is not None:
@@ -364,15 +371,14 @@ class Result:
             out["location"] = self.location
         if self.duration is not None:
             out["duration"] = self.duration
+        if not evidence:
+            return
         if self.pointer is not None:
             out["pointer"] = self.pointer
         if self.span is not None:
             out["span"] = list(self.span)
         if self.excerpt is not None:
             out["excerpt"] = {"offset": self.excerpt[0], "text": self.excerpt[1]}
-        if self.children:
-            out["children"] = [c.to_dict() for c in self.children]
-        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Result:

@@ -47,14 +47,7 @@ def compact_result(result: Result) -> dict[str, Any]:
         out.pop("children", None)
     else:
         out = {"status": result.status.value, "name": result.name}
-        if result.message is not None:
-            out["message"] = result.message
-        if result.score is not None:
-            out["score"] = strict_json(result.score)
-        if result.location is not None:
-            out["location"] = result.location
-        if result.duration is not None:
-            out["duration"] = result.duration
+        result._optional_fields(out, evidence=False)  # evidence only where it did not pass
     if result.children:
         out["children"] = [compact_result(c) for c in result.children]
     return out
