@@ -627,8 +627,19 @@ class _State:
     kept: int = 0
     deselected: frozenset[tuple[str, str]] = frozenset()
 
+    read_as: str | None = None
+    """How each log line is read: the forced transcript format, or `RESPONSES` when every case
+    checks JSON responses (a line is then never taken for a transcript), else detected."""
+
     def __post_init__(self) -> None:
         self.deselected = _deselected(self.plan, self.suites)
+        self.read_as = self.plan.transcript_format
+        if self.read_as is None and all(
+            case.subject == "json" for suite in self.suites for case in suite.cases
+        ):
+            from chatassert.transcripts import RESPONSES
+
+            self.read_as = RESPONSES
 
 
 def _deselected(plan: _Plan, suites: Sequence[Suite]) -> frozenset[tuple[str, str]]:
@@ -767,7 +778,7 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
     `_RECORD`."""
     from chatassert.transcripts import parse_text
 
-    record = parse_text(line, source, number, state.plan.transcript_format)
+    record = parse_text(line, source, number, state.read_as)
     if record.conversation is None:
         if not _json_subjects(state, record.raw, record.where, items):
             items.append(("u", record.where, record.error or "unreadable"))

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from chatassert._base import Assertion, _count, _first, _Group
-from chatassert._history import at_turn
+from chatassert._history import at_turn, checked_at
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, as_conversation
 from chatassert._params import Param, register
-from chatassert._result import Result, Status, all_status, any_status
+from chatassert._result import Result, Status, all_status, any_status, status_counts
 
 __all__ = [
     "AtLeast",
@@ -229,6 +229,18 @@ class When(Assertion):
 # -- turn selectors ------------------------------------------------------------------------
 
 
+_PLACED: dict[tuple[int, int], tuple[Result, Result]] = {}
+_PLACED_KEPT = 4096
+
+
+def _placed(result: Result, index: int) -> Result:
+    """`result` located at turn `index`: its location, and its evidence's pointers prefixed."""
+    placed = result._with_field("location", f"turns[{index}]")
+    if placed.pointer is None and not placed.children:
+        return placed
+    return placed._prefixed(f"/turns/{index}")
+
+
 class _Selector(Assertion):
     """Shared machinery of the turn selectors: apply a turn assertion to chosen turns."""
 
@@ -251,10 +263,19 @@ class _Selector(Assertion):
         return bool(self._judged_inside)
 
     def _at(self, conversation: Conversation, index: int, result: Result) -> Result:
-        placed = result._with_field("location", f"turns[{index}]")
-        if placed.pointer is None and not placed.children:
-            return placed
-        return placed._prefixed(f"/turns/{index}")
+        if not result._shared:
+            return _placed(result, index)
+        # a check's constant outcome placed at the same turn is the same result: place it once
+        key = (id(result), index)
+        known = _PLACED.get(key)
+        if known is not None and known[0] is result:  # holding it keeps its id from reuse
+            return known[1]
+        placed = _placed(result, index)
+        placed.__dict__["_shared"] = True  # shared again: whoever annotates it copies it
+        if len(_PLACED) >= _PLACED_KEPT:
+            _PLACED.clear()
+        _PLACED[key] = (result, placed)
+        return placed
 
     def _check(self, subject: object) -> Result:
         if self._judged_inside:  # one event loop: every turn's judge calls run concurrently
@@ -270,8 +291,8 @@ class _Selector(Assertion):
         )
 
     def _check_turn(self, conversation: Conversation, index: int) -> Result:
-        with at_turn(conversation.turns, index):  # for checks that read the earlier turns
-            return self.child.check(conversation.turns[index])
+        # placed for the checks that read the earlier turns
+        return checked_at(self.child.check, conversation.turns, index)
 
     async def _acheck_turn(self, conversation: Conversation, index: int) -> Result:
         with at_turn(conversation.turns, index):
@@ -374,8 +395,8 @@ class OnEveryTurn(_Selector):
     params = (Param("assertion", "assertion", required=True, attr="child"),)
 
     def _combine(self, conversation: Conversation, results: list[Result]) -> Result:
-        status = all_status([r.status for r in results])
-        counts = _count(results)
+        statuses = [r.status for r in results]
+        status, counts = all_status(statuses), status_counts(statuses)
         if status in (_F, _E):
             bad = [r.location for r in results if r.status is status]
             first = _first(results, status)
@@ -404,8 +425,8 @@ class OnAnyTurn(_Selector):
     params = (Param("assertion", "assertion", required=True, attr="child"),)
 
     def _combine(self, conversation: Conversation, results: list[Result]) -> Result:
-        status = any_status([r.status for r in results])
-        counts = _count(results)
+        statuses = [r.status for r in results]
+        status, counts = any_status(statuses), status_counts(statuses)
         if status is _P:
             first = _first(results, _P)
             assert first is not None

@@ -23,13 +23,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TypeVar
 
 from chatassert._models import Turn
 
-__all__ = ["at_turn", "turns_so_far"]
+__all__ = ["at_turn", "checked_at", "turns_so_far"]
+
+_R = TypeVar("_R")
 
 _PLACE: ContextVar[tuple[Sequence[Turn], int] | None] = ContextVar(
     "chatassert_turn_place", default=None
@@ -43,6 +46,16 @@ def at_turn(turns: Sequence[Turn], index: int) -> Iterator[None]:
     token = _PLACE.set((turns, index))
     try:
         yield
+    finally:
+        _PLACE.reset(token)
+
+
+def checked_at(check: Callable[[Turn], _R], turns: Sequence[Turn], index: int) -> _R:
+    """`check(turns[index])` inside `at_turn(turns, index)`, without a generator's frames: the
+    turn selectors call this once per check of every turn."""
+    token = _PLACE.set((turns, index))
+    try:
+        return check(turns[index])
     finally:
         _PLACE.reset(token)
 

@@ -25,7 +25,7 @@ from chatassert._jsonbase import JsonCheck
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, NotJSONError, Turn, as_conversation, as_json
 from chatassert._responses import NotLogged, stored_values
-from chatassert._result import Result, Status, all_status
+from chatassert._result import Result, Status, all_status, status_counts
 from chatassert._workflow import Workflow, has_workflow
 
 __all__ = ["Case", "StepSpec", "Suite", "TurnSpec"]
@@ -388,9 +388,9 @@ class Case:
         else:
             if turns:
                 status = all_status(statuses)
-                counts = _counts(_leaf_statuses(results[:turns]) + statuses[turns:])
+                counts = status_counts(_leaf_statuses(results[:turns]) + statuses[turns:])
             else:  # every result is an assertion's: the counts say the status
-                counts = _counts(statuses)
+                counts = status_counts(statuses)
                 status = _F if counts["failed"] else _E if counts["error"] else _P
             if status is _P and not counts["passed"] and counts["skipped"]:
                 status = _S  # G12: a case that evaluated nothing did not pass
@@ -545,12 +545,6 @@ def _user_turns(conversation: Conversation) -> list[tuple[int, Turn]]:
         for i, t in enumerate(conversation.turns)
         if t.input is not None or any(m.role == "user" for m in t.messages)
     ]
-
-
-def _counts(statuses: Sequence[Status]) -> dict[str, int]:
-    failed, errors, skipped = statuses.count(_F), statuses.count(_E), statuses.count(_S)
-    passed = len(statuses) - failed - errors - skipped
-    return {"passed": passed, "failed": failed, "error": errors, "skipped": skipped}
 
 
 def _cause(results: Sequence[Result], status: Status) -> Result:

@@ -115,3 +115,21 @@ def test_junit_reports_tests_with_no_response_as_errors(tmp_path: Path) -> None:
     root = ET.fromstring(out.stdout)
     assert (root.get("tests"), root.get("errors")) == ("6", "3")
     assert len(root.findall(".//testcase")) == 6
+
+
+def test_in_a_responses_run_every_line_is_a_response_even_one_shaped_like_a_transcript(
+    tmp_path: Path,
+) -> None:
+    # a run whose every case checks JSON responses reads no transcript: a line shaped like an
+    # OpenAI chat record names no test, so it goes to the suite's only test and is checked
+    suite = tmp_path / "one.expect.json"
+    suite.write_text(json.dumps([{"id": "t1", "expect": {"status": "success"}}]))
+    log = tmp_path / "responses.jsonl"
+    chat = {"messages": [{"role": "user", "content": "Hi"}]}
+    log.write_text(json.dumps(chat) + "\nnull\n")
+    out = run("check", suite, log, "--format", "json")
+    assert out.returncode == 1, out.stdout + out.stderr
+    outcome = json.loads(out.stdout.splitlines()[0])
+    assert outcome["case"] == "t1"
+    assert outcome["result"]["status"] == "failed"
+    assert f"{log}:2: skipped: the line is JSON null: no response to check" in out.stderr

@@ -132,8 +132,11 @@ class _Writer:
         parts = []
         for child in children:
             cf = child.__dict__
-            if cf["status"] is _PASSED and len(cf) == 5 and "location" in cf:
-                # the commonest node: a passing leaf placed in the subject, nothing else set
+            if (
+                cf["status"] is _PASSED
+                and "location" in cf
+                and (len(cf) == 5 or (len(cf) == 6 and "_shared" in cf))
+            ):  # the commonest node: a passing leaf placed in the subject, nothing else set
                 known = leaves.get((cf["name"], None, cf["location"]))
                 if known is not None:
                     parts.append(known[1])

@@ -36,6 +36,7 @@ from chatassert.transcripts import _anthropic, _openai_chat, _openai_responses, 
 __all__ = [
     "FORMATS",
     "READ_ERRORS",
+    "RESPONSES",
     "Record",
     "numbered_lines",
     "open_text",
@@ -284,7 +285,18 @@ def parse_text(
     return parse_line(text, source, number, format)
 
 
+RESPONSES = "responses"
+"""The `format` that reads each line as a structured response and no transcript: the line's
+JSON is decoded (its errors reported as for any line) and kept in `Record.raw`; no format is
+detected and `conversation` stays None. A run whose every case checks JSON responses (an
+expect suite) reads its log so."""
+
+
 def _record(raw: Any, source: str, number: int, format: str | None) -> Record:
+    if format == RESPONSES:
+        if raw is None:
+            return Record(source, number, error="the line is JSON null: no response to check")
+        return Record(source, number, raw=raw)
     try:
         return Record(source, number, conversation=parse_record(raw, format), raw=raw)
     except TranscriptError as exc:
