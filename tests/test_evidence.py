@@ -192,3 +192,115 @@ def test_a_case_places_the_evidence_of_its_turn_checks_under_their_turn() -> Non
     result = suite.cases[0].check(chat)
     (leaf,) = [node for _, node in result.walk() if node.pointer is not None]
     assert (leaf.name, leaf.pointer, leaf.span) == ("not_contains", "/turns/2/text", (10, 24))
+
+
+# -- every leaf failure points into its subject --------------------------------------------
+
+
+def test_every_kind_points_its_failures_into_the_subject() -> None:
+    """Each registered kind, on the subject its contract case fails: every leaf that did not
+    pass carries a JSON Pointer that resolves in the subject's JSON form."""
+    from test_contract import CASES, build
+
+    unlocated = []
+    for kind, case in CASES.items():
+        result = build(case, passing=False).check(case.bad)
+        bad = case.bad
+        subject = bad if isinstance(bad, dict) else bad.model_dump(mode="json", warnings=False)  # type: ignore[attr-defined]
+        for _, leaf in result.walk():
+            if leaf.children or leaf.status is Status.PASSED:
+                continue
+            if leaf.pointer is None or not _resolves(subject, leaf.pointer):
+                unlocated.append((kind, leaf.name, leaf.pointer))
+    assert not unlocated
+
+
+def _resolves(document: object, pointer: str) -> bool:
+    """Whether an RFC 6901 pointer names a place in `document` (a missing field's place counts
+    when its parent exists: the evidence of 'missing field' is where it should be)."""
+    node = document
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if isinstance(node, dict):
+            if part not in node:
+                return last
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return True
+
+
+def test_a_policy_failure_points_at_the_offending_call_of_its_turn() -> None:
+    from chatassert import ToolCall
+    from chatassert.policies import ToolBefore
+
+    chat = Conversation(
+        turns=[
+            Turn(tool_calls=[ToolCall(name="search", arguments={})]),
+            Turn(tool_calls=[ToolCall(name="search", arguments={}), ToolCall(name="pay")]),
+        ]
+    )
+    result = ToolBefore("authorize", "pay").check(chat)
+    assert (result.status, result.pointer) == (Status.FAILED, "/turns/1/tool_calls/1")
+
+
+def test_a_json_failure_points_at_the_offending_value() -> None:
+    from chatassert.specs import loads_suite
+
+    expect = {"all_match_pattern": {"path": "results[*].file", "regex": "^j/"}}
+    suite = json.dumps([{"id": "t", "expect": expect}])
+    case = loads_suite(suite, filename="t.expect.json").cases[0]
+    result = case.check({"results": [{"file": "j/a"}, {"file": "x/b"}]})
+    (leaf,) = result.failures()
+    assert leaf.pointer == "/results/1/file"
+
+
+def test_a_missing_field_points_where_it_should_be() -> None:
+    from chatassert import from_spec
+
+    check = from_spec({"type": "expect_has_fields", "value": ["pagination.total"]})
+    assert check.check({"pagination": {}}).pointer == "/pagination/total"
+
+
+def test_a_usage_limit_points_at_the_fact_it_read() -> None:
+    from chatassert.usage import LatencyAtMost
+
+    result = LatencyAtMost(100).check(Turn(text="ok", metadata={"latency_ms": 250}))
+    assert result.pointer == "/metadata/latency_ms"
+
+
+def test_forbidden_content_of_a_conversation_is_marked_in_its_turn() -> None:
+    from chatassert.promptkit import ConversationContentNotIncludes
+
+    result = ConversationContentNotIncludes(["refund"]).check(_chat("Hello", "No refund today"))
+    assert (result.pointer, result.span, result.evidence()) == (
+        "/turns/1/text",
+        (3, 9),
+        "at /turns/1/text 3-9: No [[refund]] today",
+    )
+
+
+def test_an_ungrounded_claim_is_marked_in_the_response() -> None:
+    from chatassert.policies import GroundedInToolResults
+
+    result = GroundedInToolResults().check(Turn(text="Your total is 42 EUR."))
+    assert (result.status, result.pointer, result.span) == (Status.FAILED, "/text", (14, 16))
+
+
+def test_the_default_pointer_of_a_conversation_check_is_its_turns() -> None:
+    from chatassert.promptkit import ConversationToolsCalled
+
+    result = ConversationToolsCalled(["pay"]).check(_chat("Hi"))
+    assert (result.status, result.pointer) == (Status.FAILED, "/turns")
+
+
+def test_a_shared_failure_is_copied_to_carry_its_pointer() -> None:
+    from chatassert import ContainsFunctionCall
+
+    check = ContainsFunctionCall("pay")
+    first, second = check.check(Turn(text="a")), check.check(Turn(text="b"))
+    assert first.pointer == second.pointer == "/tool_calls"
+    assert check.check(Turn(text="c")).pointer == "/tool_calls"

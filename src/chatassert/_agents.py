@@ -158,6 +158,7 @@ class ActiveAgent(Assertion):
 
     __slots__ = ("agent",)
     kind = "active_agent"
+    evidence_at = "/agent"
     params = (
         Param(
             "agent",

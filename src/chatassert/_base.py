@@ -31,8 +31,9 @@ from typing import Any, ClassVar, NoReturn
 from chatassert._budget import close_budget, open_budget
 from chatassert._errors import ChatAssertError, RegexTimeoutError, UsageError
 from chatassert._judging import run_sync
+from chatassert._models import Conversation
 from chatassert._params import Param, register
-from chatassert._result import Result, Status, all_status, any_status
+from chatassert._result import Result, Status, all_status, any_status, status_counts
 
 __all__ = ["AllOf", "AnyOf", "Assertion", "Not", "QuickTest", "SubjectTypeError"]
 
@@ -89,6 +90,10 @@ class Assertion:
     tuple gives a vocabulary's several spellings of it."""
     options: ClassVar[tuple[str, ...]] = ()
     """Keyword-only construction options (not part of the spec) such as `judge`."""
+    evidence_at: ClassVar[str | None] = None
+    """The part of a turn this check reads, as a JSON Pointer (`/text`, `/tool_calls`, ...):
+    a failure that does not locate its own evidence points there, or at `/turns` when the
+    subject is a conversation. None for combinators, whose children locate theirs."""
     _searches: ClassVar[bool] = False
     """Whether checking may run regular expressions (a `regex_timeout` option, or a
     combinator): such a check opens the regex time budget that all its searches share."""
@@ -163,9 +168,28 @@ class Assertion:
         finally:
             if budget is not None:  # most checks search nothing: no call
                 close_budget(budget)
+        if result.status is not _P and self.evidence_at is not None:
+            result = self._located(result, subject)
         if self.message is not None and result.message is not self.message:
             result = result._with_field("message", self.message)
         return result
+
+    def _located(self, result: Result, subject: object) -> Result:
+        """A leaf failure (or error) that does not say where its evidence is, pointed at it."""
+        fields = result.__dict__
+        if "pointer" in fields or "children" in fields or fields["status"] in (_P, _S):
+            return result
+        pointer = self._pointer_of(result, subject)
+        return result if pointer is None else result._with_field("pointer", pointer)
+
+    def _pointer_of(self, result: Result, subject: object) -> str | None:
+        """Where a failure of this check is in `subject`, as a JSON Pointer: `evidence_at`; on
+        a conversation, that part of the turn its first violation names (`/turns/2/text`),
+        else `/turns`. Checks whose details name the offending part in another way (a call, a
+        value's path) point at it instead."""
+        if not _is_conversation(subject):
+            return self.evidence_at
+        return _violation_pointer(result.details, self.evidence_at or "") or "/turns"
 
     def _timed_check(self, subject: object) -> Result:
         start = perf_counter()
@@ -178,7 +202,7 @@ class Assertion:
             result = self._crashed(exc)
         finally:
             close_budget(budget)
-        return self._finish(result, start)
+        return self._finish(result, start, subject)
 
     async def acheck(self, subject: object, /) -> Result:
         """Check `subject` asynchronously; judged parts run concurrently. Always timed."""
@@ -192,9 +216,11 @@ class Assertion:
             result = self._crashed(exc)
         finally:
             close_budget(budget)
-        return self._finish(result, start)
+        return self._finish(result, start, subject)
 
-    def _finish(self, result: Result, start: float) -> Result:
+    def _finish(self, result: Result, start: float, subject: object) -> Result:
+        if result.status is not _P and self.evidence_at is not None:
+            result = self._located(result, subject)
         result = result._with_field("duration", perf_counter() - start)
         if self.message is not None:
             result.__dict__["message"] = self.message  # a fresh or copied result by now
@@ -355,14 +381,26 @@ def _flatten(cls: type[Assertion], assertion: Assertion) -> tuple[Assertion, ...
 
 # -- the boolean combinators --------------------------------------------------------------
 
-_P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
+_P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
+
+
+def _is_conversation(subject: object) -> bool:
+    return isinstance(subject, Conversation)
+
+
+def _violation_pointer(details: Mapping[str, Any], part: str) -> str | None:
+    """`/turns/i<part>` for the first of a conversation check's `violations` that names its
+    `turn_index`, else None."""
+    violations = details.get("violations")
+    if not violations or not isinstance(violations, list):
+        return None
+    first = violations[0]
+    index = first.get("turn_index") if isinstance(first, Mapping) else None
+    return f"/turns/{index}{part}" if type(index) is int else None
 
 
 def _count(results: Sequence[Result]) -> dict[str, int]:
-    counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
-    for r in results:
-        counts[r.status] += 1  # a StrEnum member finds its plain-string key
-    return counts
+    return status_counts([r.status for r in results])
 
 
 def _first(results: Sequence[Result], status: Status) -> Result | None:
@@ -468,8 +506,8 @@ class AllOf(_Group):
     )
 
     def _combine(self, results: list[Result]) -> Result:
-        status = all_status([r.status for r in results])
-        counts = _count(results)
+        statuses = [r.status for r in results]
+        status, counts = all_status(statuses), status_counts(statuses)
         total = len(results)
         if status is _P:
             reason = (
@@ -515,8 +553,8 @@ class AnyOf(_Group):
     )
 
     def _combine(self, results: list[Result]) -> Result:
-        status = any_status([r.status for r in results])
-        counts = _count(results)
+        statuses = [r.status for r in results]
+        status, counts = any_status(statuses), status_counts(statuses)
         total = len(results)
         if status is _P:
             first = _first(results, _P)

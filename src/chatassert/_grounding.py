@@ -37,7 +37,7 @@ from chatassert._jsonpath import JsonPath, compile_path
 from chatassert._models import Conversation, ToolResult, Turn, loads_json, turn_of
 from chatassert._params import Param, register
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_pattern
-from chatassert._result import Result, Status, shorten
+from chatassert._result import Result, Status, location_pointer, shorten
 
 __all__ = ["DEFAULT_IDENTIFIERS", "GroundedInToolResults"]
 
@@ -227,6 +227,7 @@ class GroundedInToolResults(Assertion):
     )
     kind = "grounded_in_tool_results"
     level = "any"
+    evidence_at = "/text"
     params = (
         Param("path", "str", default=None, doc="only the values under this path of a result"),
         Param(
@@ -454,23 +455,22 @@ class GroundedInToolResults(Assertion):
                 "nothing to ground: the response states no number, identifier or quote",
                 details,
             )
-        if ungrounded and results == 0:
+        if ungrounded:  # the first ungrounded claim is the evidence, marked in its text
+            first = ungrounded[0]
+            text = turns[first["turn"] if located else checked[-1]].text
+            none_before = results == 0
             return Result(
                 _F,
                 self.kind,
-                f"expected every claim to appear in an earlier tool result but no tool result "
-                f"came before the response ({len(ungrounded)} claim(s): "
-                f"{_listed(ungrounded)})",
+                "expected every claim to appear in an earlier tool result but "
+                + (
+                    f"no tool result came before the response ({len(ungrounded)} claim(s): "
+                    f"{_listed(ungrounded)})"
+                    if none_before
+                    else f"{len(ungrounded)} of {claim_count} did not: {_listed(ungrounded)}"
+                ),
                 details,
-            )
-        if ungrounded:
-            return Result(
-                _F,
-                self.kind,
-                f"expected every claim to appear in an earlier tool result but "
-                f"{len(ungrounded)} of {claim_count} did not: {_listed(ungrounded)}",
-                details,
-            )
+            )._located(location_pointer(first["at"]) or "/text", text, first["start"], first["end"])
         return Result(
             _P,
             self.kind,

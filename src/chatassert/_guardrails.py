@@ -75,6 +75,7 @@ class GuardrailTriggered(Assertion):
     __slots__ = ("_key", "expected", "guardrail")
     kind = "guardrail_triggered"
     dialect_names = {"promptkit.turn": "guardrail_triggered"}
+    evidence_at = "/guardrails"
     params = (
         Param(
             "guardrail",

@@ -33,9 +33,9 @@ from typing import Any, ClassVar
 from chatassert._base import Assertion, QuickTest, never as _never, remember
 from chatassert._errors import RegexTimeoutError
 from chatassert._jsonpath import JsonPath, Where, compile_path
-from chatassert._models import NotJSONError, as_json
+from chatassert._models import NotJSONError, Turn, as_json
 from chatassert._params import Param
-from chatassert._result import Result, Status, shorten
+from chatassert._result import Result, Status, location_pointer, shorten
 
 __all__ = [
     "DEFAULT_SENSITIVE_PREFIXES",
@@ -303,6 +303,7 @@ class JsonCheck(Assertion):
     level = "json"
     dialect_names: ClassVar[dict[str, str]] = {}
     expect_form: ClassVar[str] = "value"
+    evidence_at = ""
     """How an expect key's value maps to the params: `value` (the value is the `value`
     param), `fields` (a mapping of params), `text` (a string, or a mapping of params),
     `field_equals`, or `expect` (nested expect objects)."""
@@ -318,6 +319,15 @@ class JsonCheck(Assertion):
         state = super().__getstate__()
         state["_quick"] = None  # a closure: compiled again on first use
         return state
+
+    def _pointer_of(self, result: Result, subject: object) -> str | None:
+        """The value the details name (`results[1].file` → `/results/1/file`), else the whole
+        response; a response given as a turn is its text."""
+        if not isinstance(subject, dict | list):
+            return "/text" if isinstance(subject, Turn) else ""
+        path = result.details.get("path")
+        pointer = location_pointer(path) if isinstance(path, str) else None
+        return "" if pointer is None else pointer
 
     def check(self, subject: object, /) -> Result:
         """Check `subject` and return the result tree (see `Assertion.check`)."""

@@ -192,7 +192,10 @@ class Repeat(Assertion):
     async def _acheck(self, subject: object) -> Result:
         samples = await asyncio.gather(*(self.child._ajudge(subject, i) for i in range(self.n)))
         return self._combine(
-            [sample._with_field("location", f"samples[{i}]") for i, sample in enumerate(samples)]
+            [
+                self.child._located(sample, subject)._with_field("location", f"samples[{i}]")
+                for i, sample in enumerate(samples)
+            ]
         )
 
     def _combine(self, samples: Sequence[Result]) -> Result:

@@ -145,6 +145,7 @@ class JudgedAssertion(Assertion):
     model: str | None
     min_score: float | None
     prompt: str | None
+    evidence_at = "/text"
 
     def __init__(
         self,

@@ -76,6 +76,7 @@ class _ArgsCheck(Assertion):
     _equal: Equality
     _expected: dict[str, Any] | None
     _compiled: tuple[tuple[str, Pattern], ...]
+    evidence_at = "/tool_calls"
 
     def _setup(
         self,
@@ -447,6 +448,7 @@ class ConversationToolsNotCalledWithArgs(Assertion):
     __slots__ = ("_equal", "args_equality", "forbidden_args", "tool_name")
     kind = "conversation_tools_not_called_with_args"
     level = "conversation"
+    evidence_at = "/tool_calls"
     dialect_names = {
         "promptkit.conversation": ("tools_not_called_with_args", "tool_args_excluded_session")
     }

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from chatassert._base import Assertion
 from chatassert._errors import RegexTimeoutError
 from chatassert._history import turns_so_far
-from chatassert._models import as_conversation, text_of, turn_of
+from chatassert._models import Conversation, Turn, as_conversation, text_of, turn_of
 from chatassert._params import Param, register, string_values
 from chatassert._promptkit_base import (
     CONTENT_LIMIT,
@@ -240,6 +240,7 @@ class _Length(Assertion):
     """The length of the turn's response, counted as PromptKit counts it: in UTF-8 bytes."""
 
     __slots__ = ()
+    evidence_at = "/text"
 
     @staticmethod
     def _measure(subject: object) -> tuple[int, int]:
@@ -386,6 +387,7 @@ class _ConversationPatterns(Assertion):
 
     __slots__ = ("_folded", "case_sensitive", "patterns")
     level = "conversation"
+    evidence_at = "/text"
     params: ClassVar[tuple[Param, ...]] = (
         Param("patterns", "str_list", required=True, doc="texts to look for"),
         Param("case_sensitive", "bool", default=False, doc="compare case-sensitively"),
@@ -597,6 +599,7 @@ class ConversationContentNotIncludes(_ConversationPatterns):
 
     def _check(self, subject: object) -> Result:
         violations: list[dict[str, Any]] = []
+        first: tuple[int, str, int, int] | None = None
         texts = self._texts(subject)
         for index, text, folded in texts:
             for i, pattern in enumerate(self.patterns):
@@ -605,6 +608,8 @@ class ConversationContentNotIncludes(_ConversationPatterns):
                 except RegexTimeoutError as exc:
                     return _timeout(self.kind, exc, exc.pattern or pattern)
                 if found is not None:
+                    if first is None:
+                        first = (index, text, found[0], found[0] + found[1])
                     violations.append(
                         {
                             "turn_index": index,
@@ -612,8 +617,11 @@ class ConversationContentNotIncludes(_ConversationPatterns):
                             "evidence": {"pattern": pattern, "snippet": _snippet(text, *found)},
                         }
                     )
-        if violations:
-            return Result(_F, self.kind, "forbidden content detected", {"violations": violations})
+        if first is not None:
+            failure = Result(
+                _F, self.kind, "forbidden content detected", {"violations": violations}
+            )
+            return _marked(failure, subject, *first)
         return Result(
             _P, self.kind, self._held(), {"violations": [], "responses_checked": len(texts)}
         )
@@ -679,6 +687,7 @@ class ConversationContentMatches(Assertion):
     options = ("regex_timeout",)
     pattern: str
     _compiled: Pattern
+    evidence_at = "/text"
 
     def __init__(
         self,
@@ -724,3 +733,20 @@ class ConversationContentMatches(Assertion):
     def describe(self) -> str:
         """Describe the requirement."""
         return f"some response matches /{self.pattern}/"
+
+
+def _marked(
+    failure: Result, subject: object, index: int, text: str, start: int, end: int
+) -> Result:
+    """The failure with its first forbidden match marked, when that match is in a turn's
+    `text` (the turn checked, or turn `index` of a conversation); a match in another message
+    is pointed at by the default evidence only."""
+    if isinstance(subject, Conversation):
+        turns: Sequence[Turn] = subject.turns
+        pointer = f"/turns/{index}/text"
+    else:
+        turns = turns_so_far(turn_of(subject))
+        pointer = "/text" if index == len(turns) - 1 else ""
+    if not pointer or not 0 <= index < len(turns) or turns[index].text != text:
+        return failure
+    return failure._located(pointer, text, start, end)

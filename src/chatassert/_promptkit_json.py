@@ -155,6 +155,7 @@ class _JSONResponse(Assertion):
     __slots__ = ("allow_wrapped", "extract_json")
     allow_wrapped: bool
     extract_json: bool
+    evidence_at = "/text"
 
     def _where(self, allow_wrapped: bool, extract_json: bool) -> None:
         for name, value in (("allow_wrapped", allow_wrapped), ("extract_json", extract_json)):

@@ -114,6 +114,7 @@ class _MediaCheck(Assertion):
     media_kind: ClassVar[str] = "image"
     needs: ClassVar[tuple[str, ...]] = ()
     what: ClassVar[str] = ""  # what is read, for messages: "format", "dimensions", "duration"
+    evidence_at = "/media"
 
     @property
     def _count_key(self) -> str:

@@ -47,6 +47,7 @@ class _NamesCheck(Assertion):
     __slots__ = ("_names",)
     _names: tuple[str, ...]
     _attr: ClassVar[str] = "tools"
+    evidence_at = "/tool_calls"
 
     def __init__(self, names: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(message=message)
@@ -213,6 +214,7 @@ class AgentResponseContains(Assertion):
     __slots__ = ("agent", "contains")
     kind = "agent_response_contains"
     dialect_names = {"promptkit.turn": "agent_response_contains"}
+    evidence_at = "/tool_results"
     params = (
         Param("agent", "str", required=True, doc="the agent tool name"),
         Param("contains", "text", required=True, doc="text its response must contain"),
@@ -279,6 +281,7 @@ class _ConversationNames(Assertion):
     _attr: ClassVar[str] = "tool_names"
     _noun: ClassVar[str] = "tool"
     _violation: ClassVar[str] = "forbidden tool was called"
+    evidence_at = "/tool_calls"
 
     def __init__(self, names: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(message=message)

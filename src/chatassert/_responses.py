@@ -316,6 +316,7 @@ class AgentUsedModel(Assertion):
     kind = "expect_agent_used_model"
     level: ClassVar[str] = "json"
     dialect_names = {"expect": "agent_used_model"}
+    evidence_at = "/metadata/model"
     params = (
         Param(
             "value",

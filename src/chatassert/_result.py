@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NoReturn
 
-__all__ = ["Result", "Status", "all_status", "any_status"]
+__all__ = ["Result", "Status", "all_status", "any_status", "status_counts"]
 
 
 class Status(enum.StrEnum):
@@ -39,6 +39,20 @@ def all_status(statuses: Sequence[Status]) -> Status:
     if Status.ERROR in statuses:
         return Status.ERROR
     return Status.PASSED
+
+
+_F, _E, _S = Status.FAILED, Status.ERROR, Status.SKIPPED
+
+
+def status_counts(statuses: Sequence[Status]) -> dict[str, int]:
+    """How many of each status: the `details` of a combinator, a selector or a case.
+
+    Counted with `list.count`, which compares members by identity first: a dictionary keyed
+    by the members would hash each through `Enum.__hash__`, a Python call per result.
+    """
+    failed, errors, skipped = statuses.count(_F), statuses.count(_E), statuses.count(_S)
+    passed = len(statuses) - failed - errors - skipped
+    return {"passed": passed, "failed": failed, "error": errors, "skipped": skipped}
 
 
 def any_status(statuses: Sequence[Status]) -> Status:
@@ -535,6 +549,36 @@ def cut_excerpt(text: str, start: int, end: int) -> tuple[int, str]:
     begin = max(0, start - EXCERPT_CONTEXT)
     stop = min(len(text), min(end, start + EXCERPT_SPAN) + EXCERPT_CONTEXT)
     return begin, text[begin:stop]
+
+
+_STEP = re.compile(r"\.?\[(-?\d+)\]|\.?\[(['\"])(.*?)\2\]|\.?([^.\[\]]+)")
+
+
+def location_pointer(location: str) -> str | None:
+    """The JSON Pointer of a place written as a path (`turns[2].tool_calls[0]`,
+    `results[1].metadata.created`), or None when the text is not such a path.
+
+    Example:
+        >>> location_pointer("turns[2].tool_calls[0]"), location_pointer("a/b.c~d")
+        ('/turns/2/tool_calls/0', '/a~1b/c~0d')
+        >>> location_pointer("results[-1]") is None  # counted from an end it does not know
+        True
+    """
+    if location.startswith("$"):  # a JSONPath's root
+        location = location[1:]
+    parts: list[str] = []
+    at = 0
+    while at < len(location):
+        step = _STEP.match(location, at)
+        if step is None or step.end() == at:
+            return None
+        index, _, quoted, key = step.groups()
+        if index is not None and index.startswith("-"):
+            return None
+        part = index if index is not None else quoted if quoted is not None else key
+        parts.append(part.replace("~", "~0").replace("/", "~1"))
+        at = step.end()
+    return "".join("/" + p for p in parts)
 
 
 def marked(

@@ -80,6 +80,7 @@ class _Substrings(Assertion):
     """
 
     __slots__ = ("_fail", "_lowered", "_memo", "_pairs", "_pass", "values")
+    evidence_at = "/text"
     params = (
         Param(
             "value", "str_list", required=True, attr="values", doc="a string, or a list of strings"
@@ -307,6 +308,7 @@ class Equals(Assertion):
     value: str
     _stripped: str
     _pass: Result
+    evidence_at = "/text"
 
     def __init__(self, value: str | int | float, *, message: str | None = None) -> None:
         super().__init__(message=message)
@@ -362,6 +364,7 @@ class Matches(Assertion):
     __slots__ = ("_compiled", "_fail", "_pass", "pattern")
     kind = "matches"
     dialect_names = {"flat": "matches"}
+    evidence_at = "/text"
     params: ClassVar[tuple[Param, ...]] = (
         Param(
             "value",

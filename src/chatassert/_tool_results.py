@@ -53,6 +53,7 @@ class _ResultCheck(_CallCheck):
     __slots__ = ("match", "tool")
     tool: str
     match: str
+    evidence_at = "/tool_results"
 
     def _init_common(self, tool: str, match: str) -> None:
         if not isinstance(tool, str) or not tool.strip():
@@ -281,6 +282,7 @@ class NoToolErrors(_CallCheck):
 
     __slots__ = ("tools",)
     kind = "no_tool_errors"
+    evidence_at = "/tool_results"
     params = (
         Param("tools", "str_list", default=None, doc="only these tools (default: every tool)"),
     )

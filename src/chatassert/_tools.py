@@ -122,6 +122,7 @@ class ContainsFunctionCall(Assertion):
     )
     kind = "contains_function_call"
     dialect_names = {"flat": "contains_function_call"}
+    evidence_at = "/tool_calls"
     params = (
         Param("value", "str", required=True, attr="tool", doc="the tool's exact name"),
         Param(

@@ -20,7 +20,7 @@ from chatassert._base import Assertion
 from chatassert._matchers import ArgProblem, ExpectedCall, compare_arguments, render_arguments
 from chatassert._models import Conversation, ToolCall, ToolResult, Turn, as_turn
 from chatassert._params import did_you_mean
-from chatassert._result import shorten
+from chatassert._result import Result, location_pointer, shorten
 
 __all__ = [
     "CallPattern",
@@ -278,3 +278,28 @@ class _CallCheck(Assertion):
 
     __slots__ = ()
     level = "any"
+    evidence_at = "/tool_calls"
+
+    def _pointer_of(self, result: Result, subject: object) -> str | None:
+        """The offending call when the details name it (`turns[4].tool_calls[1]`): a
+        violation's call (the repeat of a loop, the last of a run), or a repeated call."""
+        details = result.details
+        for key, fields in _OFFENDING:
+            rows = details.get(key)
+            if rows and isinstance(rows, list) and isinstance(rows[0], Mapping):
+                for field in fields:
+                    at = rows[0].get(field)
+                    if isinstance(at, list) and len(at) > 1:
+                        at = at[1]  # the first repeat of a call made several times
+                    if isinstance(at, str) and (pointer := location_pointer(at)) is not None:
+                        return pointer
+        return super()._pointer_of(result, subject)
+
+
+_OFFENDING = (
+    ("violations", ("call", "to")),
+    ("disallowed", ("call",)),
+    ("loops", ("repeat",)),
+    ("repeats", ("calls",)),
+)
+"""Where the call checks' details name the offending call: `(key, fields of its first row)`."""

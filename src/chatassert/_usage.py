@@ -203,6 +203,7 @@ class _LimitCheck(Assertion):
     _unit = ""
     _param = ""
     _limit_rule: _Limit
+    evidence_at = "/metadata"
 
     def _init_limit(self, value: Any) -> None:
         """Set the limit parameter and build, once, the rule that checks it."""
@@ -221,6 +222,12 @@ class _LimitCheck(Assertion):
     def _check(self, subject: object) -> Result:
         status, reason, details = self._rule().judge(subject)
         return Result(status, self.kind, reason, details)
+
+    def _pointer_of(self, result: Result, subject: object) -> str | None:
+        """The turn's fact that decides (`/metadata/latency_ms`); `/turns` on a conversation."""
+        if isinstance(subject, Conversation):
+            return "/turns"
+        return f"/metadata/{result.details.get('key', '')}".rstrip("/")
 
 
 @register
@@ -302,6 +309,7 @@ class TokensAtMost(Assertion):
     __slots__ = ("_limit_rules", "input", "output", "total")
     kind = "tokens_at_most"
     level = "any"
+    evidence_at = "/metadata"
     params = (
         Param("input", "int", default=None, doc="the most input (prompt) tokens"),
         Param("output", "int", default=None, doc="the most output (completion) tokens"),
@@ -386,6 +394,7 @@ class ModelIs(Assertion):
     __slots__ = ("model",)
     kind = "model_is"
     level = "any"
+    evidence_at = "/metadata/model"
     params = (
         Param("model", "str", required=True, doc="a model id, or a family name such as haiku"),
     )

@@ -367,6 +367,7 @@ class _TurnWorkflow(Assertion):
 
     __slots__ = ()
     level = "turn"
+    evidence_at = "/workflow"
 
     def _state(self, subject: object) -> WorkflowState | None:
         return turn_of(subject).workflow
@@ -377,6 +378,7 @@ class _ConversationWorkflow(Assertion):
 
     __slots__ = ()
     level = "conversation"
+    evidence_at = "/workflow"
 
     def _state(self, subject: object) -> WorkflowState | None:
         from chatassert._models import as_conversation

@@ -182,6 +182,7 @@ def test_a_subject_that_is_not_json_is_an_error_record_named_after_the_check() -
         "name": "expect_status",
         "reason": "the response is not JSON (Expecting value: line 1 column 1 (char 0))",
         "details": {"error": "not_json"},
+        "pointer": "",  # the whole subject: the text that is not JSON
     }
 
 
