@@ -384,7 +384,9 @@ def _main(argv: Sequence[str] | None) -> int:
         code = init_files(args.files, out, sys.stderr, schema_url=args.schema_url)
     elif args.command == "schema" and args.dialect is not None:
         if args.which != "spec":
-            sys.stderr.write(f"chatassert schema: --dialect prints a spec schema, not {args.which}\n")
+            sys.stderr.write(
+                f"chatassert schema: --dialect prints a spec schema, not {args.which}\n"
+            )
             return EXIT_USAGE
         from chatassert._schemas import dialect_schema, render
 

@@ -19,7 +19,7 @@ import os
 import re
 import tempfile
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from chatassert._errors import SpecError
 
@@ -71,8 +71,12 @@ def _dialect_of(text: str, name: str) -> str | None:
     return dialect.name if dialect.detect(doc) else None
 
 
+class _Writer(Protocol):
+    def write(self, text: str, /) -> Any: ...
+
+
 def init_files(
-    files: Sequence[str], out: IO[str], err: IO[str], *, schema_url: str | None = None
+    files: Sequence[str], out: _Writer, err: IO[str], *, schema_url: str | None = None
 ) -> int:
     """Add the schema line to each YAML spec file; return the exit code (2 if one could not
     be done)."""
@@ -125,9 +129,15 @@ def _init_one(name: str, schema_url: str | None) -> tuple[bool, str]:
             return True, f"already points at the {dialect} schema"
         eol = b"\r" if first.endswith(b"\r") else b""
         _write(name, bom + line + eol + newline + rest)
-        return True, f"{dialect}: schema line replaced (was {found.group(1).decode('utf-8', 'replace')})"
+        return (
+            True,
+            f"{dialect}: schema line replaced (was {found.group(1).decode('utf-8', 'replace')})",
+        )
     if re.search(rb"^#\s*yaml-language-server\s*:\s*\$schema=", body, re.M):
-        return True, f"{dialect}: has a yaml-language-server schema line further down, left as it is"
+        return (
+            True,
+            f"{dialect}: has a yaml-language-server schema line further down, left as it is",
+        )
     eol = b"\r\n" if first.endswith(b"\r") and newline else b"\n"
     _write(name, bom + line + eol + body)
     return True, f"{dialect}: schema line added"

@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,7 @@ def render(schema: Mapping[str, Any]) -> str:
 
 def dialect_schema(dialect: str) -> Schema:
     """The draft-07 JSON Schema of the files of `dialect`."""
-    builders = {
+    builders: dict[str, Callable[[], Schema]] = {
         "flat": _flat_schema,
         "promptkit": _promptkit_schema,
         "expect": _expect_schema,
@@ -171,9 +171,7 @@ def _native_assertions(defs: _Defs) -> None:
     defs.add("assertion", {"oneOf": [defs.ref(n) for n in names]})
 
 
-def _keys(
-    accepted: Iterable[str], types: Mapping[str, Schema], *, strict: bool = True
-) -> Schema:
+def _keys(accepted: Iterable[str], types: Mapping[str, Schema], *, strict: bool = True) -> Schema:
     """The properties of a mapping whose keys the loader lists in `accepted`: each typed from
     `types` (any value when the loader does not look at it)."""
     accepted = list(dict.fromkeys(accepted))
@@ -408,7 +406,8 @@ def _promptkit_schema() -> Schema:
     turn_items = {"type": "array", "items": turn_item}
     conversation_items = {"type": "array", "items": conversation_item}
     part = _keys(
-        _promptkit._PART_KEYS, {"type": {"type": "string", "minLength": 1}, "text": {"type": "string"}}
+        _promptkit._PART_KEYS,
+        {"type": {"type": "string", "minLength": 1}, "text": {"type": "string"}},
     )
     turn = _keys(
         [*_promptkit._TURN_USED, *_promptkit._TURN_KEPT],
@@ -438,7 +437,10 @@ def _promptkit_schema() -> Schema:
         [*_promptkit._SPEC_USED, *_promptkit._SPEC_KEPT],
         {
             "turns": {"type": "array", "items": defs.add("turn", turn)},
-            "steps": {"type": "array", "items": defs.add("step", {**step, "required": ["content"]})},
+            "steps": {
+                "type": "array",
+                "items": defs.add("step", {**step, "required": ["content"]}),
+            },
             "pack": {"type": ["string", "null"], "minLength": 1},
             "conversation_assertions": conversation_items,
             "context": {"type": ["object", "null"]},
@@ -461,7 +463,9 @@ def _promptkit_schema() -> Schema:
         },
     )
     scenario_spec["not"] = {"required": ["turns", "steps"]}
-    all_turns = _keys(["all_turns"], {"all_turns": _keys(["assertions"], {"assertions": turn_items})})
+    all_turns = _keys(
+        ["all_turns"], {"all_turns": _keys(["assertions"], {"assertions": turn_items})}
+    )
     eval_spec = _keys(
         _promptkit_eval._SPEC_KEYS,
         {

@@ -48,12 +48,14 @@ def test_schema_spec_stays_draft_2020_12_and_the_native_dialect_holds_the_same_t
 def test_schema_dialect_with_another_schema_is_a_usage_error() -> None:
     done = run("schema", "result", "--dialect", "flat")
     assert done.returncode == 2
-    assert "--dialect" in done.stderr and done.stdout == ""
+    assert "--dialect" in done.stderr
+    assert done.stdout == ""
 
 
 def test_an_unknown_dialect_is_refused_by_the_parser() -> None:
     done = run("schema", "--dialect", "flatt")
-    assert done.returncode == 2 and "invalid choice" in done.stderr
+    assert done.returncode == 2
+    assert "invalid choice" in done.stderr
 
 
 # -- init --------------------------------------------------------------------------------------
@@ -86,7 +88,8 @@ def test_init_adds_the_schema_line_and_keeps_every_other_byte(
     assert rest == before
     target = first.decode().removeprefix(MODELINE)
     assert first.decode().startswith(MODELINE)
-    assert Path(target) == schema_file(dialect) and Path(target).is_absolute()
+    assert Path(target) == schema_file(dialect)
+    assert Path(target).is_absolute()
     # the line points at a schema the file validates against, as an editor would check it
     schema = json.loads(Path(target).read_text(encoding="utf-8"))
     doc = json.loads(json.dumps(yaml.safe_load(spec.read_text(encoding="utf-8")), default=str))
@@ -128,7 +131,8 @@ def test_init_keeps_crlf_line_ends_and_a_byte_order_mark(tmp_path: Path) -> None
     data = spec.read_bytes()
     assert data.startswith(b"\xef\xbb\xbf# yaml-language-server: $schema=")
     line, rest = data[3:].split(b"\r\n", 1)
-    assert b"\n" not in line and rest == body[3:]
+    assert b"\n" not in line
+    assert rest == body[3:]
 
 
 def test_init_replaces_only_an_older_schema_line_of_its_own(tmp_path: Path) -> None:
@@ -166,5 +170,6 @@ def test_init_refuses_invalid_yaml_without_touching_it(tmp_path: Path) -> None:
     spec.write_text("turns: [\n", encoding="utf-8")
     done = run("init", str(spec))
     assert done.returncode == 2
-    assert "bad.yaml: not changed" in done.stderr and "invalid YAML" in done.stderr
+    assert "bad.yaml: not changed" in done.stderr
+    assert "invalid YAML" in done.stderr
     assert spec.read_text(encoding="utf-8") == "turns: [\n"

@@ -6,7 +6,6 @@ generator writes."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import textwrap
 from collections.abc import Iterator, Mapping
@@ -17,8 +16,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from chatassert._schemas import DIALECTS, dialect_schema, render, schema_file
 from chatassert import from_spec
+from chatassert._schemas import DIALECTS, dialect_schema, render, schema_file
 from chatassert._workflow import Workflow
 from chatassert.errors import SpecError
 from chatassert.specs import load_suite, loads_suite
@@ -86,7 +85,9 @@ FIXTURES = accepted("tests")
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCED = re.compile(r"```(?:yaml|json)\n(.*?)```", re.S)
-IN_PYTHON = re.compile(r"loads_suite\(\s*(?:textwrap\.dedent\(\s*)?r?(\"\"\"|\'\'\')\\?\n?(.*?)\1", re.S)
+IN_PYTHON = re.compile(
+    r"loads_suite\(\s*(?:textwrap\.dedent\(\s*)?r?(\"\"\"|\'\'\')\\?\n?(.*?)\1", re.S
+)
 """A spec written inside a ```python example: `loads_suite(\"\"\"...\"\"\")`."""
 
 
@@ -190,7 +191,7 @@ def test_every_documented_spec_validates(where: str, dialect: str, text: str) ->
 
 def test_the_readme_flat_suite_validates() -> None:
     readme = [(w, d) for w, d, _ in DOC_BLOCKS if w.startswith("README.md")]
-    assert ("flat" in {d for _, d in readme}), readme
+    assert "flat" in {d for _, d in readme}, readme
     for where, dialect, text in DOC_BLOCKS:
         if where.startswith("README.md"):
             assert errors(dialect, parse_yaml(text, where)) == [], where
