@@ -89,6 +89,8 @@ LAYERS: list[tuple[str, set[str]]] = [
         {
             "_cache",
             "_cli",
+            "_schemas",  # the spec files' JSON Schemas, from the registry and the loaders
+            "_init",  # `chatassert init`: writes the schema line into spec files
             "__main__",
             "specs",
             "judges",

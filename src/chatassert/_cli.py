@@ -5,6 +5,8 @@
     chatassert check --suite SUITE --assert SPEC LOG [LOG ...]   both
     chatassert lint SUITE [SUITE ...]                load and validate suites without running them
     chatassert schema [spec|result]                  print a JSON Schema
+    chatassert schema --dialect DIALECT              the schema of a dialect's files (draft-07)
+    chatassert init SPEC [SPEC ...]                  point YAML spec files at their schema
 
 Without `--assert` or `--suite`, the first positional argument is the suite and the rest are
 logs; with either, every positional argument is a log. A log is a file (`.jsonl`, `.jsonl.gz`,
@@ -297,6 +299,28 @@ def _parser() -> argparse.ArgumentParser:
         help="spec (the native spec format, default), result (a result tree) or report "
         "(a line of the JSON report of check --format json)",
     )
+    schema.add_argument(
+        "--dialect",
+        choices=["flat", "promptkit", "expect", "native"],
+        help="print the draft-07 schema of the files of a dialect instead (the one the "
+        "package ships, for editors)",
+    )
+
+    init = sub.add_parser(
+        "init",
+        help="add a '# yaml-language-server: $schema=...' first line to YAML spec files",
+        description="Point YAML spec files at the JSON Schema of their dialect (detected as "
+        "the loader does), so an editor with yaml-language-server completes and checks them. "
+        "Only a first line is added (or an older one of ours replaced); the rest of the file "
+        "is kept byte for byte. JSON files are left as they are.",
+    )
+    init.add_argument("files", nargs="+", metavar="SPEC", help="YAML spec files")
+    init.add_argument(
+        "--schema-url",
+        metavar="URL",
+        help="the $schema target to write instead of the path of the installed schema file; "
+        "'{dialect}' in it is replaced by the file's dialect (flat, promptkit, expect, native)",
+    )
     return parser
 
 
@@ -354,6 +378,20 @@ def _main(argv: Sequence[str] | None) -> int:
             verbose=args.verbose,
             assume=tuple(args.assume),
         )
+    elif args.command == "init":
+        from chatassert._init import init_files
+
+        code = init_files(args.files, out, sys.stderr, schema_url=args.schema_url)
+    elif args.command == "schema" and args.dialect is not None:
+        if args.which != "spec":
+            sys.stderr.write(
+                f"chatassert schema: --dialect prints a spec schema, not {args.which}\n"
+            )
+            return EXIT_USAGE
+        from chatassert._schemas import dialect_schema, render
+
+        out.write(render(dialect_schema(args.dialect)))
+        code = EXIT_OK
     elif args.command == "schema":
         if args.which == "report":
             from chatassert.reporting import report_schema
@@ -1632,104 +1670,11 @@ def _finish_one(
 # -- schema ------------------------------------------------------------------------------------
 
 
-def _param_schema(kind: str, allow_empty: bool) -> dict[str, Any]:
-    ref = {"$ref": "#/$defs/assertion"}
-    string: dict[str, Any] = (
-        {"type": "string"} if allow_empty else {"type": "string", "minLength": 1}
-    )
-    return {
-        "str": string,
-        "text": {"oneOf": [string, {"type": "number"}]},
-        "str_list": {"oneOf": [string, {"type": "array", "items": string}]},
-        "mapping": {"type": "object"},
-        "bool": {"type": "boolean"},
-        "int": {"type": "integer"},
-        "number": {"type": "number"},
-        "any": {},
-        "assertion": ref,
-        "assertions": {"type": "array", "items": ref},
-    }[kind]
-
-
 def _spec_schema() -> dict[str, Any]:
-    """The JSON Schema of the native spec format, generated from the registry."""
-    from chatassert._registry import registered
+    """The JSON Schema of the native spec format (draft 2020-12), generated from the registry."""
+    from chatassert._schemas import native_schema
 
-    defs: dict[str, Any] = {}
-    for kind, cls in registered().items():
-        props: dict[str, Any] = {
-            "type": {"const": kind},
-            "message": {"type": "string", "description": "a label"},
-            "description": {"type": "string"},
-        }
-        required = ["type"]
-        for param in cls.params:
-            schema = dict(_param_schema(param.kind, param.allow_empty))
-            if param.choices:
-                schema = {"enum": list(param.choices)}
-            if param.doc:
-                schema["description"] = param.doc
-            if param.has_default:
-                try:
-                    json.dumps(param.default)
-                    schema["default"] = param.default
-                except TypeError:
-                    pass
-            for name in (param.name, *param.aliases):
-                props[name] = schema
-            if param.required:
-                required.append(param.name)
-        doc = (cls.__doc__ or "").strip().splitlines()[0]
-        defs[f"kind_{kind}"] = {
-            "title": kind,
-            "description": doc,
-            "type": "object",
-            "properties": props,
-            "required": required,
-            "additionalProperties": False,
-        }
-    defs["assertion"] = {"oneOf": [{"$ref": f"#/$defs/{k}"} for k in defs]}
-    assertions = {"type": "array", "items": {"$ref": "#/$defs/assertion"}}
-    defs["turn"] = {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "input": {"type": "string"},
-            "user_input": {"type": "string"},  # the flat spelling, also accepted
-            "assertions": assertions,
-        },
-        "not": {"required": ["input", "user_input"]},
-    }
-    defs["case"] = {  # a case without a name is named after its place in the file
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "name": {"type": "string"},
-            "id": {"type": ["string", "integer"]},
-            "turns": {"type": "array", "items": {"$ref": "#/$defs/turn"}},
-            "assertions": assertions,
-            "tags": {"type": "array", "items": {"type": "string"}},
-            "description": {"type": "string"},
-            "fail_fast": {"type": "boolean"},
-        },
-    }
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://chatassert.dev/schema/spec.json",
-        "title": "chatassert native spec",
-        "type": "object",
-        "required": ["chatassert"],
-        "additionalProperties": False,
-        "properties": {
-            "chatassert": {"const": 1},
-            "name": {"type": "string"},
-            "description": {"type": "string"},
-            "cases": {"type": "array", "items": {"$ref": "#/$defs/case"}},
-            "assertions": assertions,
-            "fail_fast": {"type": "boolean"},
-        },
-        "$defs": defs,
-    }
+    return native_schema()
 
 
 def _result_schema() -> dict[str, Any]:

@@ -1,0 +1,661 @@
+"""JSON Schemas of the spec files each dialect reads, for editors (yaml-language-server).
+
+Each schema is built from the assertion registry (the parameters of every type, as
+`chatassert schema spec` does) and from the key lists of the dialect loaders, so a key the
+loader accepts validates, and a key it refuses as unknown fails (`additionalProperties:
+false`). The schemas are written in draft-07, the draft yaml-language-server reads. The package
+ships them, generated, under `chatassert/schemas/<dialect>.schema.json` (`schema_file`);
+`chatassert init` points spec files at them.
+
+Example:
+    >>> schema = dialect_schema("flat")
+    >>> schema["$schema"], "flat_contains" in schema["definitions"]
+    ('http://json-schema.org/draft-07/schema#', True)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "DIALECTS",
+    "DRAFT_07",
+    "dialect_schema",
+    "native_schema",
+    "render",
+    "schema_file",
+]
+
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+DIALECTS = ("flat", "promptkit", "expect", "native")
+"""The dialects with a schema of their files."""
+
+_SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
+_ID = "https://chatassert.dev/schema/"
+
+Schema = dict[str, Any]
+
+
+def schema_file(dialect: str) -> Path:
+    """The path of the schema the package ships for `dialect` (`flat`, `promptkit`, ...)."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"no schema for dialect {dialect!r}; one of {', '.join(DIALECTS)}")
+    return _SCHEMAS_DIR / f"{dialect}.schema.json"
+
+
+def render(schema: Mapping[str, Any]) -> str:
+    """The text of a schema as the package ships it (and `chatassert schema` prints it)."""
+    return json.dumps(schema, indent=2) + "\n"
+
+
+def dialect_schema(dialect: str) -> Schema:
+    """The draft-07 JSON Schema of the files of `dialect`."""
+    builders: dict[str, Callable[[], Schema]] = {
+        "flat": _flat_schema,
+        "promptkit": _promptkit_schema,
+        "expect": _expect_schema,
+        "native": lambda: native_schema(draft=DRAFT_07),
+    }
+    if dialect not in builders:
+        raise ValueError(f"no schema for dialect {dialect!r}; one of {', '.join(DIALECTS)}")
+    return builders[dialect]()
+
+
+# -- shared pieces -------------------------------------------------------------------------
+
+
+class _Defs:
+    """The definitions of one schema and how to refer to them (`$defs` or `definitions`)."""
+
+    def __init__(self, draft: str) -> None:
+        self.draft = draft
+        self.key = "definitions" if draft == DRAFT_07 else "$defs"
+        self.table: Schema = {}
+
+    def ref(self, name: str) -> Schema:
+        return {"$ref": f"#/{self.key}/{name}"}
+
+    def add(self, name: str, schema: Schema) -> Schema:
+        self.table[name] = schema
+        return self.ref(name)
+
+
+def _param_schema(kind: str, allow_empty: bool, defs: _Defs) -> Schema:
+    ref = defs.ref("assertion")
+    string: Schema = {"type": "string"} if allow_empty else {"type": "string", "minLength": 1}
+    return {
+        "str": string,
+        "text": {"oneOf": [string, {"type": "number"}]},
+        "str_list": {"oneOf": [string, {"type": "array", "items": string}]},
+        "mapping": {"type": "object"},
+        "bool": {"type": "boolean"},
+        "int": {"type": "integer"},
+        "number": {"type": "number"},
+        "any": {},
+        "assertion": ref,
+        "assertions": {"type": "array", "items": ref},
+    }[kind]
+
+
+def _params(cls: type[Any], defs: _Defs) -> tuple[Schema, list[str]]:
+    """The properties a type's parameters (and their aliases) take, and the required names
+    (a required parameter with other spellings: see `_spellings`)."""
+    props: Schema = {}
+    required: list[str] = []
+    for param in cls.params:
+        schema = dict(_param_schema(param.kind, param.allow_empty, defs))
+        if param.choices:
+            schema = {"enum": list(param.choices)}
+        if param.doc:
+            schema["description"] = param.doc
+        if param.has_default:
+            try:
+                json.dumps(param.default)
+                schema["default"] = param.default
+            except TypeError:
+                pass
+        for name in (param.name, *param.aliases):
+            props[name] = schema
+        if param.required and not param.aliases:
+            required.append(param.name)
+    return props, required
+
+
+def _spellings(cls: type[Any]) -> Schema:
+    """`{allOf: [...]}`: each required parameter that has other spellings given in one of
+    them (the empty mapping when there is none)."""
+    alternatives = [
+        {"anyOf": [{"required": [name]} for name in (param.name, *param.aliases)]}
+        for param in cls.params
+        if param.required and param.aliases
+    ]
+    return {"allOf": alternatives} if alternatives else {}
+
+
+def _title(cls: type[Any]) -> str:
+    return (cls.__doc__ or "").strip().splitlines()[0]
+
+
+def _typed(name: str, cls: type[Any], defs: _Defs) -> Schema:
+    """`{type: <name>, <params>..., message?, description?}`: one type of a vocabulary."""
+    props: Schema = {
+        "type": {"const": name},
+        "message": {"type": "string", "description": "a label"},
+        "description": {"type": "string"},
+    }
+    params, required = _params(cls, defs)
+    props.update(params)
+    return {
+        "title": name,
+        "description": _title(cls),
+        "type": "object",
+        "properties": props,
+        "required": ["type", *required],
+        "additionalProperties": False,
+        **_spellings(cls),
+    }
+
+
+def _native_assertions(defs: _Defs) -> None:
+    """`kind_<kind>` for every registered kind, and `assertion`: one of them."""
+    from chatassert._registry import registered
+
+    names = []
+    for kind, cls in registered().items():
+        defs.add(f"kind_{kind}", _typed(kind, cls, defs))
+        names.append(f"kind_{kind}")
+    defs.add("assertion", {"oneOf": [defs.ref(n) for n in names]})
+
+
+def _keys(accepted: Iterable[str], types: Mapping[str, Schema], *, strict: bool = True) -> Schema:
+    """The properties of a mapping whose keys the loader lists in `accepted`: each typed from
+    `types` (any value when the loader does not look at it)."""
+    accepted = list(dict.fromkeys(accepted))
+    stray = set(types) - set(accepted)
+    if stray:  # a typed key the loader refuses: the schema would accept it
+        raise AssertionError(f"keys typed but not accepted by the loader: {sorted(stray)}")
+    return {
+        "type": "object",
+        "properties": {key: types.get(key, {}) for key in accepted},
+        "additionalProperties": not strict,
+    }
+
+
+_TEXT: Schema = {"type": ["string", "number"]}
+"""A value a loader reads with `require_str`: a string, or a number taken as text."""
+_OPTIONAL_TEXT: Schema = {"type": ["string", "number", "null"]}
+_TAGS: Schema = {
+    "oneOf": [
+        {"type": "string"},
+        {"type": "array", "items": {"type": ["string", "integer"]}},
+        {"type": "null"},
+    ]
+}
+_STRINGS: Schema = {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+
+
+# -- native --------------------------------------------------------------------------------
+
+
+def native_schema(draft: str = DRAFT_2020_12) -> Schema:
+    """The JSON Schema of the native spec format, generated from the registry.
+
+    `draft` is `DRAFT_2020_12` (`chatassert schema spec`) or `DRAFT_07` (for editors).
+    """
+    defs = _Defs(draft)
+    _native_assertions(defs)
+    assertions = {"type": "array", "items": defs.ref("assertion")}
+    defs.table["turn"] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "input": {"type": "string"},
+            "user_input": {"type": "string"},  # the flat spelling, also accepted
+            "assertions": assertions,
+        },
+        "not": {"required": ["input", "user_input"]},
+    }
+    defs.table["case"] = {  # a case without a name is named after its place in the file
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "name": {"type": "string"},
+            "id": {"type": ["string", "integer"]},
+            "turns": {"type": "array", "items": defs.ref("turn")},
+            "assertions": assertions,
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "description": {"type": "string"},
+            "fail_fast": {"type": "boolean"},
+        },
+    }
+    return {
+        "$schema": draft,
+        "$id": _ID + ("spec.json" if draft == DRAFT_2020_12 else "native.schema.json"),
+        "title": "chatassert native spec",
+        "type": "object",
+        "required": ["chatassert"],
+        "additionalProperties": False,
+        "properties": {
+            "chatassert": {"const": 1},
+            "name": {"type": "string"},
+            "description": {"type": "string"},
+            "cases": {"type": "array", "items": defs.ref("case")},
+            "assertions": assertions,
+            "fail_fast": {"type": "boolean"},
+        },
+        defs.key: defs.table,
+    }
+
+
+# -- flat ----------------------------------------------------------------------------------
+
+
+def _vocabulary(dialect: str, prefix: str, defs: _Defs) -> list[str]:
+    """A definition per type name of `dialect` (`<prefix>_<name>`); their names."""
+    from chatassert._registry import dialect_types
+
+    names = []
+    for name, cls in sorted(dialect_types(dialect).items()):
+        defs.add(f"{prefix}_{name}", _typed(name, cls, defs))
+        names.append(f"{prefix}_{name}")
+    return names
+
+
+def _flat_schema() -> Schema:
+    from chatassert.specs import _flat
+
+    defs = _Defs(DRAFT_07)
+    _native_assertions(defs)  # what a combinator's `assertion(s)` parameter holds
+    names = _vocabulary("flat", "flat", defs)
+    item = defs.add("flat_assertion", {"oneOf": [defs.ref(n) for n in names]})
+    items = {"type": "array", "items": item}
+    turn = _keys(
+        ["user_input", "assertions", *_flat._TURN_KEYS],
+        {"user_input": _TEXT, "assertions": items, "expected_agent": _OPTIONAL_TEXT},
+    )
+    defs.add("turn", turn)
+    case_types: Schema = {
+        "name": _TEXT,
+        "turns": {"type": "array", "items": defs.ref("turn")},
+        "tags": _TAGS,
+        "test_type": _OPTIONAL_TEXT,
+        "test_data": {"type": ["object", "null"]},
+        "start_agent": _OPTIONAL_TEXT,
+        "max_turns": {"oneOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+    }
+    file_types: Schema = {
+        "test_cases": {"type": "array", "items": defs.ref("case"), "minItems": 1},
+        "description": _OPTIONAL_TEXT,
+        "agent_id": _OPTIONAL_TEXT,
+        "sub_agent_id": _OPTIONAL_TEXT,
+        "default_test_data": {"type": ["object", "null"]},
+    }
+    defs.add("case", {**_keys(_flat._CASE_KEYS, case_types), "required": ["turns"]})
+    suite = {
+        **_keys(_flat._FILE_KEYS, file_types),
+        "title": "a flat suite (eval-generator's test file)",
+        "required": ["test_cases"],
+    }
+    document_types = {**file_types, **case_types}
+    del document_types["test_cases"]
+    document = {
+        **_keys([*_flat._CASE_KEYS, *_flat._FILE_KEYS[1:]], document_types),
+        "title": "a flat test file: one case",
+        "required": ["turns"],
+    }
+    return {
+        "$schema": DRAFT_07,
+        "$id": _ID + "flat.schema.json",
+        "title": "chatassert flat spec",
+        "description": "A flat test file: `turns`, `test_cases` (eval-generator's test files), "
+        "one assertion, or a list of assertions.",
+        "anyOf": [
+            defs.add("suite", suite),
+            defs.add("document", document),
+            item,
+            {"type": "array", "items": item, "minItems": 1},
+        ],
+        "definitions": defs.table,
+    }
+
+
+# -- promptkit -----------------------------------------------------------------------------
+
+
+def _item(name: str, cls: type[Any], defs: _Defs) -> Schema:
+    """A PromptKit item `{type, params: {...}, message?, description?}`."""
+    params, required = _params(cls, defs)
+    params = {
+        **params,
+        "message": {"type": "string", "description": "a label"},
+        "description": {"type": "string"},
+    }
+    return {
+        "title": name,
+        "description": _title(cls),
+        "type": "object",
+        "properties": {
+            "type": {"const": name},
+            "params": {
+                "type": "object" if required or _spellings(cls) else ["object", "null"],
+                "properties": params,
+                "required": required,
+                "additionalProperties": False,
+                **_spellings(cls),
+            },
+            "message": {"type": "string", "description": "a label"},
+            "description": {"type": "string"},
+        },
+        "required": ["type", "params"] if required or _spellings(cls) else ["type"],
+        "additionalProperties": False,
+    }
+
+
+def _items(level: str, defs: _Defs) -> Schema:
+    from chatassert._registry import dialect_types
+
+    names = []
+    for name, cls in sorted(dialect_types(f"promptkit.{level}").items()):
+        names.append(f"{level}_{name}")
+        defs.add(names[-1], _item(name, cls, defs))
+    return defs.add(f"{level}_assertion", {"oneOf": [defs.ref(n) for n in names]})
+
+
+def _manifest(kind: str, spec: Schema, defs: _Defs) -> Schema:
+    from chatassert.specs import _common, _promptkit
+
+    metadata = _keys(
+        _common._MANIFEST_METADATA_KEYS,
+        {
+            "name": _TEXT,
+            "namespace": _TEXT,
+            "labels": {"type": "object", "additionalProperties": {"type": _SCALAR}},
+            "annotations": {"type": "object", "additionalProperties": {"type": _SCALAR}},
+        },
+    )
+    return {
+        **_keys(
+            _common._MANIFEST_KEYS,
+            {
+                "$schema": {"type": "string"},
+                "apiVersion": {"const": _promptkit.API_VERSION},
+                "kind": {"const": kind},
+                "metadata": metadata,
+                "spec": spec,
+            },
+        ),
+        "title": f"a PromptKit {kind}",
+        "required": ["apiVersion", "kind", "spec"],
+    }
+
+
+_SCALAR = ["string", "number", "boolean"]
+
+
+def _promptkit_schema() -> Schema:
+    from chatassert.specs import _promptkit, _promptkit_eval
+
+    defs = _Defs(DRAFT_07)
+    _native_assertions(defs)  # what a combinator's `assertion(s)` parameter holds
+    turn_item = _items("turn", defs)
+    conversation_item = _items("conversation", defs)
+    turn_items = {"type": "array", "items": turn_item}
+    conversation_items = {"type": "array", "items": conversation_item}
+    part = _keys(
+        _promptkit._PART_KEYS,
+        {"type": {"type": "string", "minLength": 1}, "text": {"type": "string"}},
+    )
+    turn = _keys(
+        [*_promptkit._TURN_USED, *_promptkit._TURN_KEPT],
+        {
+            "role": {"type": "string", "minLength": 1},
+            "content": _TEXT,
+            "parts": {"type": "array", "items": {**part, "required": ["type"]}},
+            "assertions": turn_items,
+            "turns": {"type": "integer", "minimum": 0, "maximum": _promptkit._MAX_SELFPLAY},
+        },
+    )
+    step = _keys(
+        _promptkit._STEP_KEYS,
+        {"type": {"const": "input"}, "content": _TEXT, "assertions": turn_items},
+    )
+    limit = {"type": ["integer", "null"], "minimum": 0}
+    tool_policy = _keys(
+        _promptkit._TOOL_POLICY_KEYS,
+        {
+            "tool_choice": {"type": ["string", "null"]},
+            "blocklist": _TAGS,
+            "max_tool_calls_per_turn": limit,
+            "max_total_tool_calls": limit,
+        },
+    )
+    scenario_spec = _keys(
+        [*_promptkit._SPEC_USED, *_promptkit._SPEC_KEPT],
+        {
+            "turns": {"type": "array", "items": defs.add("turn", turn)},
+            "steps": {
+                "type": "array",
+                "items": defs.add("step", {**step, "required": ["content"]}),
+            },
+            "pack": {"type": ["string", "null"], "minLength": 1},
+            "conversation_assertions": conversation_items,
+            "context": {"type": ["object", "null"]},
+            "context_metadata": {
+                "oneOf": [
+                    _keys(_promptkit._CONTEXT_METADATA_KEYS, {}),
+                    {"type": "null"},
+                ]
+            },
+            "tool_policy": {"oneOf": [tool_policy, {"type": "null"}]},
+            "workflow": {
+                "oneOf": [
+                    {"type": "string", "minLength": 1},
+                    defs.ref("workflow_section"),
+                    {"type": "null"},
+                ]
+            },
+            "fail_fast": {"type": "boolean"},
+            "tags": _TAGS,
+        },
+    )
+    scenario_spec["not"] = {"required": ["turns", "steps"]}
+    all_turns = _keys(
+        ["all_turns"], {"all_turns": _keys(["assertions"], {"assertions": turn_items})}
+    )
+    eval_spec = _keys(
+        _promptkit_eval._SPEC_KEYS,
+        {
+            "description": _TEXT,
+            "recording": {
+                **_keys(
+                    ["path", "type"],
+                    {
+                        "path": {"type": ["string", "number"], "minLength": 1},
+                        "type": {"enum": [*_promptkit_eval.RECORDING_TYPES, None]},
+                    },
+                ),
+                "required": ["path"],
+            },
+            "turns": {"type": "array", "items": {**all_turns, "required": ["all_turns"]}},
+            "conversation_assertions": conversation_items,
+            "tags": _TAGS,
+            "mode": {"enum": [*_promptkit_eval._MODES, None]},
+            "speed": {"oneOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}]},
+        },
+    )
+    eval_spec["required"] = ["recording"]
+    state = {
+        "type": ["object", "null"],
+        "properties": {
+            "on_event": {"type": ["object", "null"], "additionalProperties": {"type": "string"}}
+        },
+    }
+    defs.add(
+        "workflow_section",
+        {
+            "title": "a workflow: {entry, states}",
+            "type": "object",
+            "properties": {
+                "entry": {"type": "string"},
+                "states": {"type": "object", "additionalProperties": state},
+                "tool": {"type": "string"},
+            },
+            "required": ["entry", "states"],
+        },
+    )
+    workflow_file = {
+        "title": "a PromptPack (or a file of its workflow section)",
+        "type": "object",
+        "properties": {"workflow": defs.ref("workflow_section")},
+        "required": ["workflow"],
+        "not": {"anyOf": [{"required": ["apiVersion"]}, {"required": ["kind"]}]},
+    }
+    return {
+        "$schema": DRAFT_07,
+        "$id": _ID + "promptkit.schema.json",
+        "title": "chatassert promptkit spec",
+        "description": "A PromptKit Scenario or Eval manifest, a list of {type, params} items, "
+        "or a workflow file (a pack, or its workflow section) that a Scenario names.",
+        "anyOf": [
+            defs.add("scenario", _manifest("Scenario", scenario_spec, defs)),
+            defs.add("eval", _manifest("Eval", eval_spec, defs)),
+            {
+                "type": "array",
+                "minItems": 1,
+                "items": {"anyOf": [turn_item, conversation_item]},
+            },
+            workflow_file,
+            defs.ref("workflow_section"),
+        ],
+        "definitions": defs.table,
+    }
+
+
+# -- expect --------------------------------------------------------------------------------
+
+
+def _expect_value(key: str, cls: type[Any], defs: _Defs) -> Schema:
+    """The schema of the value of one expect key, as the loader reads it (`expect_form`)."""
+    from chatassert._results import IfSensitiveResults, OneOf
+
+    expect = defs.ref("expect")
+    if cls is OneOf:
+        return {"type": "array", "items": expect, "minItems": 1, "description": _title(cls)}
+    form = getattr(cls, "expect_form", "value")
+    params, required = _params(cls, defs)
+    fields = {
+        "type": "object",
+        "properties": {
+            **params,
+            "message": {"type": "string", "description": "a label"},
+            "description": {"type": "string"},
+        },
+        "required": required,
+        "additionalProperties": False,
+        **_spellings(cls),
+    }
+    if cls is IfSensitiveResults:
+        has_field = _keys(
+            ["has_field", "value", "message"],
+            {"has_field": params["has_field"], "message": {"type": "string"}},
+        )
+        chosen: Schema = {"anyOf": [{**has_field, "required": ["has_field"]}, expect]}
+    elif form == "expect":
+        chosen = expect
+    elif form == "fields":
+        chosen = fields
+    elif form == "text":
+        chosen = {"anyOf": [params["value"], fields]}
+    elif form == "field_equals":
+        chosen = {"type": "object", "minProperties": 1}
+    else:
+        chosen = dict(params["value"])
+    return {**chosen, "description": _title(cls)} if "$ref" not in chosen else chosen
+
+
+def _expect_schema() -> Schema:
+    from chatassert.specs import _expect
+
+    defs = _Defs(DRAFT_07)
+    _native_assertions(defs)
+    table = _expect.expect_keys()
+    defs.add(
+        "expect",
+        {
+            "title": "an expect object: each key one check of the response",
+            "type": "object",
+            "minProperties": 1,
+            "properties": {
+                key: _expect_value(key, cls, defs) for key, cls in sorted(table.items())
+            },
+            "additionalProperties": False,
+        },
+    )
+    step = _keys(
+        _expect._STEP_KEYS,
+        {
+            "step": {"type": "integer", "minimum": 1},
+            "expect": defs.ref("expect"),
+            "store": {"type": "string", "minLength": 1, "pattern": r"\S"},
+        },
+    )
+    case = {
+        **_keys(
+            _expect._CASE_KEYS,
+            {
+                "expect": defs.ref("expect"),
+                "tags": _TAGS,
+                "skip_if": {"type": "string", "minLength": 1, "pattern": r"\S"},
+                "multi_step": {"type": "array", "items": step, "minItems": 1},
+            },
+        ),
+        "title": "a test case: {id, name, input, expect}",
+        "oneOf": [{"required": ["expect"]}, {"required": ["multi_step"]}],
+    }
+    defs.add("case", case)
+    suite = {
+        **_keys(
+            _expect._SUITE_KEYS,
+            {
+                "tags": _TAGS,
+                "tests": {"type": "array", "items": defs.ref("case"), "minItems": 1},
+            },
+        ),
+        "title": "a test suite",
+        "required": ["tests"],
+    }
+    defs.add("suite", suite)
+    top = {
+        **_keys(
+            _expect._TOP_KEYS,
+            {
+                "$schema": {"type": "string"},
+                "test_suites": {
+                    "type": "object",
+                    "minProperties": 1,
+                    "additionalProperties": defs.ref("suite"),
+                },
+            },
+        ),
+        "title": "a suite file: {test_suites: {<name>: suite}}",
+        "required": ["test_suites"],
+    }
+    return {
+        "$schema": DRAFT_07,
+        "$id": _ID + "expect.schema.json",
+        "title": "chatassert expect spec",
+        "description": "An expect suite file (test_suites), one suite (tests), a list of test "
+        "cases, one test case, or one expect object.",
+        "anyOf": [
+            defs.add("suite_file", top),
+            defs.ref("suite"),
+            defs.ref("case"),
+            {"type": "array", "items": defs.ref("case"), "minItems": 1},
+            defs.ref("expect"),
+        ],
+        "definitions": defs.table,
+    }

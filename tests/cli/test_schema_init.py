@@ -1,0 +1,175 @@
+"""`chatassert schema --dialect` and `chatassert init`, as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from chatassert._schemas import schema_file
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+MODELINE = "# yaml-language-server: $schema="
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "chatassert", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("dialect", ["flat", "promptkit", "expect", "native"])
+def test_schema_dialect_prints_the_shipped_draft_07_schema(dialect: str) -> None:
+    done = run("schema", "--dialect", dialect)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == schema_file(dialect).read_text(encoding="utf-8")
+    assert json.loads(done.stdout)["$schema"] == "http://json-schema.org/draft-07/schema#"
+
+
+def test_schema_spec_stays_draft_2020_12_and_the_native_dialect_holds_the_same_types() -> None:
+    spec = json.loads(run("schema", "spec").stdout)
+    native = json.loads(run("schema", "--dialect", "native").stdout)
+    assert spec["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert spec["$defs"]["kind_contains"] == native["definitions"]["kind_contains"]
+    assert spec["$defs"].keys() == native["definitions"].keys()
+
+
+def test_schema_dialect_with_another_schema_is_a_usage_error() -> None:
+    done = run("schema", "result", "--dialect", "flat")
+    assert done.returncode == 2
+    assert "--dialect" in done.stderr
+    assert done.stdout == ""
+
+
+def test_an_unknown_dialect_is_refused_by_the_parser() -> None:
+    done = run("schema", "--dialect", "flatt")
+    assert done.returncode == 2
+    assert "invalid choice" in done.stderr
+
+
+# -- init --------------------------------------------------------------------------------------
+
+
+def copy(tmp_path: Path, name: str) -> Path:
+    target = tmp_path / Path(name).name
+    shutil.copyfile(EXAMPLES / name, target)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("name", "dialect"),
+    [
+        ("booking.flat.yaml", "flat"),
+        ("support.scenario.yaml", "promptkit"),
+        ("promptkit/support.eval.yaml", "promptkit"),
+        ("support.workflow.yaml", "promptkit"),
+    ],
+)
+def test_init_adds_the_schema_line_and_keeps_every_other_byte(
+    tmp_path: Path, name: str, dialect: str
+) -> None:
+    spec = copy(tmp_path, name)
+    before = spec.read_bytes()
+    done = run("init", str(spec))
+    assert done.returncode == 0, done.stderr
+    assert f"{dialect}: schema line added" in done.stdout
+    first, rest = spec.read_bytes().split(b"\n", 1)
+    assert rest == before
+    target = first.decode().removeprefix(MODELINE)
+    assert first.decode().startswith(MODELINE)
+    assert Path(target) == schema_file(dialect)
+    assert Path(target).is_absolute()
+    # the line points at a schema the file validates against, as an editor would check it
+    schema = json.loads(Path(target).read_text(encoding="utf-8"))
+    doc = json.loads(json.dumps(yaml.safe_load(spec.read_text(encoding="utf-8")), default=str))
+    assert list(jsonschema.Draft7Validator(schema).iter_errors(doc)) == []
+
+
+def test_init_again_changes_nothing(tmp_path: Path) -> None:
+    spec = copy(tmp_path, "booking.flat.yaml")
+    assert run("init", str(spec)).returncode == 0
+    once = spec.read_bytes()
+    again = run("init", str(spec))
+    assert again.returncode == 0
+    assert "already points at the flat schema" in again.stdout
+    assert spec.read_bytes() == once
+
+
+def test_init_still_loads_the_suite_afterwards(tmp_path: Path) -> None:
+    spec = copy(tmp_path, "booking.flat.yaml")
+    run("init", str(spec))
+    done = run("lint", str(spec))
+    assert done.returncode == 0, done.stderr
+
+
+def test_init_leaves_json_alone_and_says_where_its_schema_is(tmp_path: Path) -> None:
+    spec = copy(tmp_path, "search.expect.json")
+    before = spec.read_bytes()
+    done = run("init", str(spec))
+    assert done.returncode == 0
+    assert spec.read_bytes() == before
+    assert "JSON, left as it is" in done.stdout
+    assert schema_file("expect").as_posix() in done.stdout
+
+
+def test_init_keeps_crlf_line_ends_and_a_byte_order_mark(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    body = b"\xef\xbb\xbf- type: contains\r\n  value: refund\r\n"
+    spec.write_bytes(body)
+    assert run("init", str(spec)).returncode == 0
+    data = spec.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf# yaml-language-server: $schema=")
+    line, rest = data[3:].split(b"\r\n", 1)
+    assert b"\n" not in line
+    assert rest == body[3:]
+
+
+def test_init_replaces_only_an_older_schema_line_of_its_own(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    rest = b"- type: contains\n  value: refund   # kept exactly\n"
+    spec.write_bytes(b"# yaml-language-server: $schema=/old/place/flat.schema.json\n" + rest)
+    done = run("init", str(spec))
+    assert done.returncode == 0
+    assert "replaced (was /old/place/flat.schema.json)" in done.stdout
+    assert spec.read_bytes() == (MODELINE + schema_file("flat").as_posix() + "\n").encode() + rest
+
+
+def test_init_with_a_schema_url_fills_in_the_dialect(tmp_path: Path) -> None:
+    spec = copy(tmp_path, "support.scenario.yaml")
+    done = run("init", "--schema-url", "https://example.org/s/{dialect}.json", str(spec))
+    assert done.returncode == 0
+    first = spec.read_text(encoding="utf-8").splitlines()[0]
+    assert first == MODELINE + "https://example.org/s/promptkit.json"
+
+
+def test_init_refuses_a_file_no_dialect_recognises_and_carries_on(tmp_path: Path) -> None:
+    other = tmp_path / "config.yaml"
+    other.write_text("colour: red\n", encoding="utf-8")
+    spec = copy(tmp_path, "booking.flat.yaml")
+    done = run("init", str(other), str(spec), str(tmp_path / "missing.yaml"))
+    assert done.returncode == 2
+    assert other.read_text(encoding="utf-8") == "colour: red\n"
+    assert "config.yaml: not changed: no dialect recognises it" in done.stderr
+    assert "missing.yaml: not changed" in done.stderr
+    assert spec.read_text(encoding="utf-8").startswith(MODELINE)
+
+
+def test_init_refuses_invalid_yaml_without_touching_it(tmp_path: Path) -> None:
+    spec = tmp_path / "bad.yaml"
+    spec.write_text("turns: [\n", encoding="utf-8")
+    done = run("init", str(spec))
+    assert done.returncode == 2
+    assert "bad.yaml: not changed" in done.stderr
+    assert "invalid YAML" in done.stderr
+    assert spec.read_text(encoding="utf-8") == "turns: [\n"
