@@ -248,6 +248,8 @@ class Assertion:
         """
         if status is Status.PASSED and not reason:
             reason = self._held()
+        elif status is not Status.PASSED and pointer is None and self.level == "turn":
+            pointer = self.evidence_at  # a turn check's subject is always a turn: no copy later
         return Result.shared(
             status, self.kind, reason, details, message=self.message, pointer=pointer
         )

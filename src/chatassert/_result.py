@@ -6,6 +6,7 @@ Docs: docs/guide.md. Tests: tests/test_result.py.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -554,6 +555,7 @@ def cut_excerpt(text: str, start: int, end: int) -> tuple[int, str]:
 _STEP = re.compile(r"\.?\[(-?\d+)\]|\.?\[(['\"])(.*?)\2\]|\.?([^.\[\]]+)")
 
 
+@functools.lru_cache(maxsize=4096)  # the places failures name repeat across a log's records
 def location_pointer(location: str) -> str | None:
     """The JSON Pointer of a place written as a path (`turns[2].tool_calls[0]`,
     `results[1].metadata.created`), or None when the text is not such a path.
