@@ -36,6 +36,7 @@ from typing import IO, Any
 
 from chatassert import __version__
 from chatassert._errors import SpecError
+from chatassert._judged import is_flaky
 from chatassert._models import Conversation
 from chatassert._result import Result, Status, shorten
 from chatassert._suite import Case, Suite
@@ -49,6 +50,7 @@ from chatassert.reporting import (
     Summary,
     excerpt,
     json_line,
+    junit_status,
     render_html,
     render_junit_case,
     render_text,
@@ -269,6 +271,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--no-progress", action="store_true", help="never draw the progress line on stderr"
     )
+    _judging_options(check)
     check.add_argument(
         "-v",
         "--verbose",
@@ -298,6 +301,67 @@ def _parser() -> argparse.ArgumentParser:
         "(a line of the JSON report of check --format json)",
     )
     return parser
+
+
+def _judging_options(check: argparse.ArgumentParser) -> None:
+    check.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        metavar="N",
+        help="ask the judge N times for every judged check of the suites (each wrapped in a "
+        "majority repeat) and report how stable the verdicts are; flaky ones are counted apart",
+    )
+    _flaky_option(check)
+    check.add_argument(
+        "--judge-prices",
+        default=None,
+        metavar="FILE",
+        help="a JSON or YAML price table, {model: {input: P, output: P}} per million tokens "
+        "('*' for any other model): the reports then give the cost of the tokens judges used",
+    )
+
+
+def _flaky_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--flaky",
+        choices=("skip", "fail"),
+        default="skip",
+        help="how the JUnit report marks a case only flaky judged verdicts decide: skipped "
+        "(default, with the evidence) or a failure",
+    )
+
+
+def read_prices(path: str) -> dict[str, dict[str, float]]:
+    """Read a price table: `{model: {"input": price, "output": price}}` per million tokens.
+
+    Raises:
+        ValueError: when the file cannot be read or is not such a table (saying where).
+    """
+    from chatassert.specs._yaml import parse_yaml, read_spec_file
+
+    try:
+        data = parse_yaml(read_spec_file(path), path)
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except Exception as exc:  # the YAML reader's own error, with its position
+        raise ValueError(f"{path}: {exc}") from None
+    if not isinstance(data, dict) or not data:
+        raise ValueError(f"{path}: expected a mapping of model names to prices, got {data!r}")
+    table: dict[str, dict[str, float]] = {}
+    for model, price in data.items():
+        if not isinstance(price, dict) or not price or set(price) - {"input", "output"}:
+            raise ValueError(
+                f"{path}: {model}: expected {{input: price, output: price}} per million "
+                f"tokens, got {price!r}"
+            )
+        for key, value in price.items():
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ValueError(
+                    f"{path}: {model}.{key}: expected a non-negative number, got {value!r}"
+                )
+        table[str(model)] = {k: float(v) for k, v in price.items()}
+    return table
 
 
 def _unknown_types_option(parser: argparse.ArgumentParser) -> None:
@@ -534,6 +598,9 @@ class _Plan:
     show: int = 10
     keyword: str | None = None
     tags: tuple[str, ...] = ()
+    repeat: int | None = None
+    flaky: str = "skip"
+    judge_prices: str | None = None
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -595,6 +662,8 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
             err.write(f"cannot load workflow {plan.workflow}: {exc}\n")
             return None
         suites = [suite.with_workflow(flow) for suite in suites]
+    if plan.repeat is not None:
+        suites = [suite.with_repeat(plan.repeat) for suite in suites]
     if plan.fail_fast:
         suites = [
             replace(suite, cases=tuple(replace(c, fail_fast=True) for c in suite.cases))
@@ -609,8 +678,10 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
 #   ("u", where, error)                              an unreadable line
 #   ("m", where, suite)                              a subject no case of the suite matches
 #   ("d", where, text)                               a verdict that differs from the recording's
-#   ("o", suite, case, status, assertions, seconds, outcome | None, rendered | None)
-#        (rendered: {format: text} for the formats written as the run goes, json and junit)
+#   ("o", suite, case, status, assertions, seconds, outcome | None, rendered | None, flaky,
+#        cost | None)
+#        (rendered: {format: text} for the formats written as the run goes, json and junit,
+#        and the status the junit test case reports)
 #   ("r",)                                           the end of one log record's items
 Item = tuple[Any, ...]
 _RECORD: Item = ("r",)
@@ -626,9 +697,12 @@ class _State:
     suites: list[Suite]
     kept: int = 0
     deselected: frozenset[tuple[str, str]] = frozenset()
+    prices: dict[str, dict[str, float]] | None = None
 
     def __post_init__(self) -> None:
         self.deselected = _deselected(self.plan, self.suites)
+        if self.plan.judge_prices is not None:  # read (and checked) by `_check` first
+            self.prices = read_prices(self.plan.judge_prices)
 
 
 def _deselected(plan: _Plan, suites: Sequence[Suite]) -> frozenset[tuple[str, str]]:
@@ -785,10 +859,11 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
             if state.deselected:
                 cases = [c for c in cases if (suite.name, c.name) not in state.deselected]
             for case in cases:
-                outcome = Outcome(
+                outcome = _outcome(
+                    state,
                     suite.name,
-                    case.name,
-                    _timed(case, record.conversation),
+                    case,
+                    record.conversation,
                     record.where,
                     record.conversation.id,
                 )
@@ -811,6 +886,18 @@ def _beside_recorded(outcome: Outcome, conversation: Conversation, items: list[I
     where = f"{outcome.suite} / {outcome.case} ({outcome.source})"
     items.extend(("d", where, disagreement_text(d)) for d in differ)
     return replace(outcome, recorded=tuple(recorded), disagreements=tuple(differ))
+
+
+def _outcome(
+    state: _State, suite: str, case: Case, subject: object, where: str, subject_id: str | None
+) -> Outcome:
+    """Check `subject` against `case`: its outcome, with what judging it cost (if it did)."""
+    from chatassert._judging import count_judge_costs
+
+    with count_judge_costs(state.prices) as costs:
+        result = _timed(case, subject)
+    cost = costs.to_dict() if costs.used else None
+    return Outcome(suite, case.name, result, where, subject_id, cost=cost)
 
 
 def _timed(case: Case, subject: object) -> Result:
@@ -860,7 +947,7 @@ def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bo
         if case.steps or step is not None:
             _step_item(suite, case, step, subject, shown, where, subject_id, items)
             continue
-        outcome = Outcome(suite.name, case.name, _timed(case, subject), where, subject_id)
+        outcome = _outcome(state, suite.name, case, subject, where, subject_id)
         items.append(_item(state, outcome, shown))
     return checked
 
@@ -974,8 +1061,9 @@ class _StepRuns:
 
     def _checked(self, key: tuple[str, str], run: dict[str, Any]) -> Item:
         case = self.cases[key]
-        result = _timed(case, run["responses"])
-        outcome = Outcome(key[0], case.name, result, run["where"], run["subject_id"])
+        outcome = _outcome(
+            self.state, key[0], case, run["responses"], run["where"], run["subject_id"]
+        )
         return _item(self.state, outcome, run["shown"])
 
 
@@ -1029,7 +1117,8 @@ def _item(state: _State, outcome: Outcome, subject: object) -> Item:
         if "json" in formats:
             rendered["json"] = report_line(outcome, full=plan.full_results)
         if "junit" in formats:
-            rendered["junit"] = render_junit_case(outcome, verbose=plan.verbose)
+            rendered["junit"] = render_junit_case(outcome, verbose=plan.verbose, flaky=plan.flaky)
+            rendered["junit_status"] = junit_status(result, plan.flaky)
     return (
         "o",
         outcome.suite,
@@ -1039,6 +1128,8 @@ def _item(state: _State, outcome: Outcome, subject: object) -> Item:
         outcome.seconds,
         outcome if kept else None,
         rendered,
+        is_flaky(result),
+        outcome.cost,
     )
 
 
@@ -1250,6 +1341,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         ("--jobs", args.jobs),
         ("--max-failures", args.max_failures),
         ("--show", args.show),
+        ("--repeat", args.repeat),
     ):
         if value is not None and value < 1:
             err.write(f"chatassert check: {option} must be at least 1 (got {value})\n")
@@ -1271,7 +1363,16 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         show=args.show,
         keyword=args.keyword,
         tags=tuple(args.tags),
+        repeat=args.repeat,
+        flaky=args.flaky,
+        judge_prices=args.judge_prices,
     )
+    if plan.judge_prices is not None:
+        try:
+            read_prices(plan.judge_prices)
+        except ValueError as exc:
+            err.write(f"chatassert check: --judge-prices: {exc}\n")
+            return EXIT_USAGE
     if plan.transcript_format is not None:
         from chatassert.transcripts import FORMATS
 
@@ -1460,15 +1561,21 @@ def _run_until_done(
             for item in items:
                 kind = item[0]
                 if kind == "o":
-                    _, suite, case, status, assertions, seconds, outcome, rendered = item
+                    _, suite, case, status, assertions, seconds, outcome, rendered = item[:8]
                     answered.add((suite, case))
                     if outcome is not None:
                         summary.add(outcome)
                     else:
-                        summary.count(suite, case, status, assertions)
+                        summary.count(suite, case, status, assertions, flaky=item[8], cost=item[9])
                     if rendered is not None:
                         if junit is not None:
-                            junit.add(suite, status, seconds, rendered["junit"])
+                            junit.add(
+                                suite,
+                                rendered["junit_status"],
+                                seconds,
+                                rendered["junit"],
+                                cost=item[9],
+                            )
                         if jsonl is not None:
                             jsonl.write(rendered["json"])
                     if max_failures is not None and summary.failing >= max_failures:
@@ -1602,6 +1709,8 @@ def _finish_one(
                         "unmatched": summary.unmatched,
                         "records": summary.records,
                         "interrupted": summary.interrupted,
+                        **({"flaky": summary.flaky} if summary.flaky else {}),
+                        **({"judge": summary.costs.to_dict()} if summary.costs.used else {}),
                     }
                 }
             )

@@ -223,6 +223,8 @@ def report_line(outcome: Outcome, *, full: bool = False) -> str:
     if outcome.recorded is not None:
         line += ', "recorded": ' + _value(list(outcome.recorded))
         line += ', "disagreements": ' + _value(list(outcome.disagreements or ()))
+    if outcome.cost is not None:
+        line += ', "cost": ' + _value(dict(outcome.cost))
     line += "}\n"
     if not line.isascii():
         line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
@@ -278,6 +280,8 @@ def report_schema() -> dict[str, Any]:
                             "unmatched": count,
                             "records": {"type": ["integer", "null"], "minimum": 0},
                             "interrupted": {"type": "boolean"},
+                            "flaky": count,
+                            "judge": {"$ref": "#/$defs/cost"},
                         },
                     }
                 },
@@ -298,6 +302,19 @@ def report_schema() -> dict[str, Any]:
                     },
                     "recorded": {"type": "array", "items": {"type": "object"}},
                     "disagreements": {"type": "array", "items": {"type": "object"}},
+                    "cost": {"$ref": "#/$defs/cost"},
+                },
+            },
+            "cost": {
+                "type": "object",
+                "required": ["requests", "cached", "avoided", "tokens_in", "tokens_out", "cost"],
+                "additionalProperties": False,
+                "properties": {
+                    **dict.fromkeys(
+                        ("requests", "cached", "avoided", "tokens_in", "tokens_out", "unpriced"),
+                        count,
+                    ),
+                    "cost": {"type": ["number", "null"], "minimum": 0},
                 },
             },
             "result": full,
