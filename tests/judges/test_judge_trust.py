@@ -256,3 +256,52 @@ def _walk(node: dict[str, Any]) -> list[dict[str, Any]]:
     for child in node.get("children", ()):
         out += _walk(child)
     return out
+
+
+# -- item 1 in the pytest plugin --------------------------------------------------------------
+
+PLUGIN_SUITE = "- type: llm_rubric\n  value: Is polite\n"
+PLUGIN_LOG = json.dumps(
+    {
+        "id": "c1",
+        "messages": [
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": "Go away."},
+        ],
+    }
+)
+
+
+def _plugin_env(monkeypatch: pytest.MonkeyPatch, server: LoopbackServer) -> None:
+    monkeypatch.setenv("CHATASSERT_JUDGE_MODEL", "judge-model")
+    monkeypatch.setenv("CHATASSERT_JUDGE_BASE_URL", server.url + "/v1")
+    monkeypatch.setenv("CHATASSERT_JUDGE_RETRIES", "0")
+    monkeypatch.setenv("CHATASSERT_JUDGE_CACHE", "off")
+
+
+def test_the_plugin_repeats_every_judged_check_of_a_suite_file(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, server: LoopbackServer
+) -> None:
+    _plugin_env(monkeypatch, server)
+    pytester.makefile(".chatassert.yaml", polite=PLUGIN_SUITE)
+    pytester.makefile(".jsonl", polite=PLUGIN_LOG)
+    server.push(verdict(False, 0.2), verdict(True, 0.7), verdict(False, 0.1))
+    result = pytester.runpytest("--chatassert-judge", "openai", "--chatassert-repeat", "3")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*1 of 3 samples passed (majority); flaky: the judge passed 1*"])
+    assert server.count == 3
+
+
+def test_the_plugin_asks_once_without_repeat_and_refuses_a_repeat_of_zero(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, server: LoopbackServer
+) -> None:
+    _plugin_env(monkeypatch, server)
+    pytester.makefile(".chatassert.yaml", polite=PLUGIN_SUITE)
+    pytester.makefile(".jsonl", polite=PLUGIN_LOG)
+    server.push(verdict(True, 0.9))
+    result = pytester.runpytest("--chatassert-judge", "openai")
+    result.assert_outcomes(passed=1)
+    assert server.count == 1
+    refused = pytester.runpytest("--chatassert-repeat", "0")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(["*--chatassert-repeat: must be at least 1, got 0*"])
