@@ -458,6 +458,8 @@ def test_a_judge_without_a_name_is_recorded_as_none() -> None:
             "model": None,
             "verdict": {"passed": True, "score": 0.9, "reason": "fine"},
             "judge": None,
+            "threshold": None,
+            "judge_passed": True,
         },
     )
     failed = LLMRubric("Is polite", judge=Nameless(OSError("down"))).check("Hi.")
@@ -508,6 +510,8 @@ def test_min_score_without_a_score_is_an_error_record_keeping_the_verdict() -> N
             "reasoning": "fine",
             "score": None,
             "judge": "fake",
+            "threshold": 0.7,
+            "judge_passed": True,
         },
         None,
     )

@@ -1,10 +1,11 @@
 """The JSON report: one line per case outcome, compact by default.
 
 A compact result tree keeps, for every node, its `status`, `name` and the fields that place and
-label it (`message`, `score`, `location`, `duration`, `children`); the `reason`, `details` and
-evidence (`pointer`, `span`, `excerpt`) are kept only for nodes that did not pass (failed,
-error, skipped), which are the ones a reader needs explained. `--full-results` writes every
-node in full (`Result.to_dict`).
+label it (`message`, `score`, `location`, `duration`, `children`), and for a judged check its
+`threshold` (in `details`: with the score, what `chatassert regate` needs); the `reason`,
+`details` and evidence (`pointer`, `span`, `excerpt`) are kept only for nodes that did not
+pass (failed, error, skipped), which are the ones a reader needs explained. `--full-results`
+writes every node in full (`Result.to_dict`).
 
 Lines are written by hand from pieces rather than through a dict and `json.dumps`: a batch run
 writes hundreds of thousands of them, and most of their nodes are identical passing leaves,
@@ -47,6 +48,8 @@ def compact_result(result: Result) -> dict[str, Any]:
         out.pop("children", None)
     else:
         out = {"status": result.status.value, "name": result.name}
+        if "threshold" in result.details:  # a judged check: what re-gating it needs
+            out["details"] = {"threshold": result.details["threshold"]}
         result._optional_fields(out, evidence=False)  # evidence only where it did not pass
     if result.children:
         out["children"] = [compact_result(c) for c in result.children]
@@ -112,7 +115,7 @@ class _Writer:
         fields = r.__dict__  # what a result was given; absent fields hold their defaults
         children = fields.get("children")
         passed = fields["status"] is _PASSED
-        if "score" in fields or "duration" in fields:
+        if "score" in fields or "duration" in fields or "threshold" in fields["details"]:
             text = self._head(r, passed)
         elif children is None:  # a leaf
             return self._leaf(r, fields, passed)
@@ -178,6 +181,8 @@ class _Writer:
             details = r.details
             text += ', "reason": ' + _value(r.reason) + ', "details": '
             text += _value(details) if details else "{}"
+        elif "threshold" in r.details:
+            text += ', "details": {"threshold": ' + _value(r.details["threshold"]) + "}"
         if r.message is not None:
             text += ', "message": ' + _value(r.message)
         if r.score is not None:
