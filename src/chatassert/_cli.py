@@ -300,7 +300,39 @@ def _parser() -> argparse.ArgumentParser:
         help="spec (the native spec format, default), result (a result tree) or report "
         "(a line of the JSON report of check --format json)",
     )
+    _regate_parser(sub)
     return parser
+
+
+def _regate_parser(sub: Any) -> None:
+    regate = sub.add_parser(
+        "regate",
+        help="recompute the statuses of a JSON report with new judged thresholds",
+        description="Read a JSON report of check (compact or --full-results), decide its "
+        "judged checks again with new minimum scores, recompute every status above them by "
+        "its combinator's rule, and write the new report and exit code; no judge is asked.",
+        epilog=_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    regate.add_argument("report", metavar="REPORT", help="a JSON report (.jsonl), or - for stdin")
+    regate.add_argument(
+        "--min-score",
+        dest="min_scores",
+        action="append",
+        default=[],
+        required=True,
+        metavar="NAME=SCORE",
+        help="the new threshold of the judged checks named NAME (an assertion's name, else "
+        "its kind, such as llm_rubric or llm_judge), SCORE from 0 to 1; repeatable",
+    )
+    regate.add_argument("-f", "--format", choices=_FORMATS, default=None, help="as for check")
+    regate.add_argument(
+        "-o", "--output", action="append", default=[], metavar="PATH", help="as for check"
+    )
+    regate.add_argument("--full-results", action="store_true", help="as for check")
+    regate.add_argument("--show", type=int, default=10, metavar="N", help="as for check")
+    regate.add_argument("-v", "--verbose", action="store_true", help="as for check")
+    _flaky_option(regate)
 
 
 def _judging_options(check: argparse.ArgumentParser) -> None:
@@ -427,6 +459,8 @@ def _main(argv: Sequence[str] | None) -> int:
             schema = _spec_schema() if args.which == "spec" else _result_schema()
         out.write(json.dumps(schema, indent=2) + "\n")
         code = EXIT_OK
+    elif args.command == "regate":
+        code = _regate(args, out, sys.stderr)
     else:
         code = _check(args, out, sys.stderr)
     out.flush()
@@ -1725,6 +1759,129 @@ def _finish_one(
         out.write(render_html(summary, verbose=args.verbose))
     else:
         out.write(render_text(summary, max_failures=args.show, verbose=args.verbose) + "\n")
+
+
+# -- regate ------------------------------------------------------------------------------------
+
+
+def _thresholds(given: Sequence[str], err: IO[str]) -> dict[str, float] | None:
+    """`NAME=SCORE` options as a mapping (None after saying what is wrong on `err`)."""
+    out: dict[str, float] = {}
+    for item in given:
+        name, eq, text = item.rpartition("=")
+        try:
+            score = float(text)
+        except ValueError:
+            score = -1.0
+        if not eq or not name or not 0.0 <= score <= 1.0:
+            err.write(
+                f"chatassert regate: --min-score {item!r}: expected NAME=SCORE with a SCORE "
+                "from 0 to 1 (--min-score llm_rubric=0.8)\n"
+            )
+            return None
+        out[name] = score
+    return out
+
+
+def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
+    from chatassert.reporting import regate
+
+    thresholds = _thresholds(args.min_scores, err)
+    outputs = _outputs(args.format, args.output, err)
+    if thresholds is None or outputs is None:
+        return EXIT_USAGE
+    if args.show < 1:
+        err.write(f"chatassert regate: --show must be at least 1 (got {args.show})\n")
+        return EXIT_USAGE
+    try:
+        if args.report == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.report, encoding="utf-8") as f:
+                text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        err.write(f"chatassert regate: cannot read {args.report}: {exc}\n")
+        return EXIT_USAGE
+    lines: list[dict[str, Any]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+            if not isinstance(value, dict):
+                raise ValueError("not a JSON object")
+            if "result" in value:
+                value["result"] = Result.from_dict(value["result"])
+        except ValueError as exc:
+            err.write(f"{args.report}:{number}: not a line of a JSON report: {exc}\n")
+            return EXIT_USAGE
+        lines.append(value)
+    plan = _Plan(
+        None, (), None, outputs, args.verbose, full_results=args.full_results, show=args.show,
+        flaky=args.flaky,
+    )  # fmt: skip
+    stored: dict[str, Any] = next((v["summary"] for v in lines if "summary" in v), {})
+    summary = Summary(keep=args.show, records=stored.get("records"))
+    summary.interrupted = bool(stored.get("interrupted"))
+    junit = JUnitWriter() if "junit" in plan.formats else None
+    reports = _Reports()
+    try:
+        for fmt, path in plan.outputs:
+            if path is None:
+                reports.add(fmt, out)
+                continue
+            try:
+                stream = open(path, "w", encoding="utf-8")  # noqa: SIM115
+            except OSError as exc:
+                err.write(f"cannot write {path}: {exc.strerror or exc}\n")
+                return EXIT_USAGE
+            reports.add(fmt, _Output(stream, path), owned=True)
+        jsonl = reports.get("json")
+        for value in lines:
+            if "result" in value:
+                recorded = value.get("recorded")
+                outcome = Outcome(
+                    value.get("suite", ""),
+                    value.get("case", ""),
+                    regate(value["result"], thresholds),
+                    value.get("source", ""),
+                    value.get("subject_id"),
+                    recorded=None if recorded is None else tuple(recorded),
+                    disagreements=(
+                        None if recorded is None else tuple(value.get("disagreements") or ())
+                    ),
+                    cost=value.get("cost"),
+                )
+                summary.add(outcome)
+                if jsonl is not None:
+                    jsonl.write(report_line(outcome, full=plan.full_results))
+                if junit is not None:
+                    junit.add(
+                        outcome.suite,
+                        junit_status(outcome.result, plan.flaky),
+                        outcome.seconds,
+                        render_junit_case(outcome, verbose=plan.verbose, flaky=plan.flaky),
+                        cost=outcome.cost,
+                    )
+            elif "unreadable" in value:
+                summary.add_unreadable(value["unreadable"], value.get("error", ""))
+                if junit is not None:
+                    junit.add_unreadable(value["unreadable"], value.get("error", ""))
+                if jsonl is not None:
+                    jsonl.write(json_line(value))
+            elif "unmatched" in value:
+                summary.unmatched += 1
+                if junit is not None:
+                    junit.add_unmatched(value["unmatched"], value.get("suite", ""))
+                if jsonl is not None:
+                    jsonl.write(json_line(value))
+        if summary.records is None:
+            summary.records = summary.total
+        _finish(plan, summary, junit, args, reports)
+        reports.close()
+        return summary.exit_code()
+    finally:
+        reports.close(quietly=True)
 
 
 # -- schema ------------------------------------------------------------------------------------

@@ -305,3 +305,111 @@ def test_the_plugin_asks_once_without_repeat_and_refuses_a_repeat_of_zero(
     refused = pytester.runpytest("--chatassert-repeat", "0")
     assert refused.ret == pytest.ExitCode.USAGE_ERROR
     refused.stderr.fnmatch_lines(["*--chatassert-repeat: must be at least 1, got 0*"])
+
+
+# -- item 6: re-gating ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_regate_recomputes_statuses_and_exit_code_without_asking_a_judge(
+    tmp_path: Path, server: LoopbackServer, suite: Path, full: bool
+) -> None:
+    server.push(verdict(True, 0.75, (400, 20)))
+    first = run(
+        tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "r.jsonl",
+        *(["--full-results"] if full else []),
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    judged = next(
+        n for n in _walk(lines(tmp_path / "r.jsonl")[0]["result"]) if n["name"] == "llm_rubric"
+    )
+    assert judged["score"] == 0.75
+    assert judged["details"]["threshold"] is None  # kept in the compact report too
+    asked = server.count
+    stricter = run(
+        tmp_path, server, "regate", "r.jsonl", "--min-score", "llm_rubric=0.8",
+        "-o", "s.jsonl", "-o", "s.xml", "-o", "s.txt",
+    )  # fmt: skip
+    assert server.count == asked  # no judge asked
+    assert stricter.returncode == 1, stricter.stderr
+    report = lines(tmp_path / "s.jsonl")
+    assert report, (stricter.stderr, (tmp_path / "r.jsonl").read_text())
+    case = report[0]["result"]
+    assert case["status"] == "failed"
+    leaf = next(n for n in _walk(case) if n["name"] == "llm_rubric")
+    assert leaf["status"] == "failed"
+    assert leaf["reason"] == "score 0.75 is below min_score 0.8 (re-gated)"
+    assert leaf["details"]["threshold"] == 0.8
+    # the selector and the case above it recombined by their own rules
+    selector = next(
+        n for n in case["children"] if n["name"] == "on_every_turn" and n["status"] == "failed"
+    )
+    assert selector["reason"].startswith(
+        "1 of 1 turns failed (turns[0]); first: turns[0]: score 0.75"
+    )
+    assert report[0]["cost"]["tokens_in"] == 400  # the stored cost is kept
+    assert report[-1]["summary"]["failed"] == 1
+    assert ET.parse(tmp_path / "s.xml").getroot().get("failures") == "1"
+    # and back: a looser threshold passes again, from the re-gated report
+    looser = run(
+        tmp_path, server, "regate", "s.jsonl", "--min-score", "llm_rubric=0.7", "-o", "t.jsonl"
+    )
+    assert looser.returncode == 0, looser.stderr
+    leaf = next(
+        n for n in _walk(lines(tmp_path / "t.jsonl")[0]["result"]) if n["name"] == "llm_rubric"
+    )
+    assert leaf["status"] == "passed"
+
+
+def test_regate_keeps_what_the_judge_failed_or_could_not_decide(
+    tmp_path: Path, server: LoopbackServer, suite: Path
+) -> None:
+    server.push(verdict(False, 0.9))
+    run(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "f.jsonl")
+    done = run(
+        tmp_path, server, "regate", "f.jsonl", "--min-score", "llm_rubric=0.1", "-o", "g.jsonl"
+    )
+    assert done.returncode == 1  # the judge said no: no threshold makes it a pass
+    server.push(Reply({"error": "down"}, status=500))
+    run(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "e.jsonl")
+    done = run(
+        tmp_path, server, "regate", "e.jsonl", "--min-score", "llm_rubric=0.1", "-o", "h.jsonl"
+    )
+    assert done.returncode == 3  # no verdict: still an error, never a pass
+    leaf = next(
+        n for n in _walk(lines(tmp_path / "h.jsonl")[0]["result"]) if n["name"] == "llm_rubric"
+    )
+    assert leaf["status"] == "error"
+
+
+def test_regate_recombines_a_repeat_by_its_aggregate(
+    tmp_path: Path, server: LoopbackServer, suite: Path
+) -> None:
+    server.push(verdict(True, 0.9), verdict(True, 0.6), verdict(True, 0.65))
+    done = run(
+        tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "3", "-o", "r.jsonl"
+    )
+    assert done.returncode == 0, done.stderr
+    again = run(
+        tmp_path, server, "regate", "r.jsonl", "--min-score", "llm_rubric=0.7", "-o", "s.jsonl"
+    )
+    assert again.returncode == 1  # 1 of 3 samples now passes: no majority
+    repeat = next(
+        n for n in _walk(lines(tmp_path / "s.jsonl")[0]["result"]) if n["name"] == "repeat"
+    )
+    assert repeat["status"] == "failed"
+    assert repeat["details"]["stability"] == "flaky"
+    assert repeat["reason"].startswith("1 of 3 samples passed (majority); flaky")
+
+
+@pytest.mark.parametrize(
+    ("option", "problem"),
+    [("llm_rubric", "expected NAME=SCORE"), ("llm_rubric=2", "SCORE from 0 to 1")],
+)
+def test_regate_refuses_a_bad_threshold(
+    tmp_path: Path, server: LoopbackServer, option: str, problem: str
+) -> None:
+    (tmp_path / "r.jsonl").write_text('{"summary": {}}\n', encoding="utf-8")
+    done = run(tmp_path, server, "regate", "r.jsonl", "--min-score", option)
+    assert done.returncode == 2
+    assert problem in done.stderr

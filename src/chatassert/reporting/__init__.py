@@ -13,6 +13,7 @@ from chatassert.reporting._html import render_html
 from chatassert.reporting._json import compact_result, report_line, report_schema
 from chatassert.reporting._junit import JUnitWriter, flaky_only, junit_status, render_junit_case
 from chatassert.reporting._recorded import disagreement_text, recorded_verdicts
+from chatassert.reporting._regate import regate
 from chatassert.reporting._summary import (
     EXIT_ERRORS,
     EXIT_FAILED,
@@ -50,6 +51,7 @@ __all__ = [
     "junit_status",
     "pass_rate",
     "recorded_verdicts",
+    "regate",
     "render_html",
     "render_junit_case",
     "render_text",

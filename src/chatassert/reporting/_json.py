@@ -1,8 +1,9 @@
 """The JSON report: one line per case outcome, compact by default.
 
 A compact result tree keeps, for every node, its `status`, `name` and the fields that place and
-label it (`message`, `score`, `location`, `duration`, `children`), and for a judged check its
-`threshold` (in `details`: with the score, what `chatassert regate` needs); the `reason`,
+label it (`message`, `score`, `location`, `duration`, `children`), and the details re-gating
+reads (`GATE_KEYS`: a judged check's `threshold`, a repeat's `aggregate`, an at_least's
+`needed`); the `reason`,
 `details` and evidence (`pointer`, `span`, `excerpt`) are kept only for nodes that did not
 pass (failed, error, skipped), which are the ones a reader needs explained. `--full-results`
 writes every node in full (`Result.to_dict`).
@@ -32,6 +33,17 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # as `json_line`: a lone surrogate i
 _LEAVES_KEPT = 4096  # distinct passing leaves whose text is remembered (then forgotten, all)
 
 
+GATE_KEYS = frozenset(("threshold", "aggregate", "needed"))
+"""The details a compact report keeps for a passing node: a judged check's `threshold`, and the
+rule parameters of a `repeat` (`aggregate`) and an `at_least` (`needed`), which re-gating reads."""
+
+
+def _gate_details(details: Mapping[str, Any]) -> dict[str, Any]:
+    if not details:
+        return {}
+    return {k: details[k] for k in ("threshold", "aggregate", "needed") if k in details}
+
+
 def compact_result(result: Result) -> dict[str, Any]:
     """Return the compact JSON form of a result tree: `reason` and `details` only where a node
     did not pass.
@@ -48,8 +60,9 @@ def compact_result(result: Result) -> dict[str, Any]:
         out.pop("children", None)
     else:
         out = {"status": result.status.value, "name": result.name}
-        if "threshold" in result.details:  # a judged check: what re-gating it needs
-            out["details"] = {"threshold": result.details["threshold"]}
+        kept = _gate_details(result.details)
+        if kept:  # a judged check or a rule over them: what re-gating it needs
+            out["details"] = kept
         result._optional_fields(out, evidence=False)  # evidence only where it did not pass
     if result.children:
         out["children"] = [compact_result(c) for c in result.children]
@@ -115,7 +128,11 @@ class _Writer:
         fields = r.__dict__  # what a result was given; absent fields hold their defaults
         children = fields.get("children")
         passed = fields["status"] is _PASSED
-        if "score" in fields or "duration" in fields or "threshold" in fields["details"]:
+        if (
+            "score" in fields
+            or "duration" in fields
+            or (fields["details"] and not GATE_KEYS.isdisjoint(fields["details"]))
+        ):
             text = self._head(r, passed)
         elif children is None:  # a leaf
             return self._leaf(r, fields, passed)
@@ -181,8 +198,10 @@ class _Writer:
             details = r.details
             text += ', "reason": ' + _value(r.reason) + ', "details": '
             text += _value(details) if details else "{}"
-        elif "threshold" in r.details:
-            text += ', "details": {"threshold": ' + _value(r.details["threshold"]) + "}"
+        else:
+            kept = _gate_details(r.details)
+            if kept:
+                text += ', "details": ' + _value(kept)
         if r.message is not None:
             text += ', "message": ' + _value(r.message)
         if r.score is not None:
