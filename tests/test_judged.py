@@ -26,6 +26,8 @@ def test_a_passing_verdict_passes_and_keeps_the_judges_reason() -> None:
         "model": None,
         "verdict": {"passed": True, "score": 0.9, "reason": "acknowledges the delay"},
         "judge": "fake",
+        "threshold": None,
+        "judge_passed": True,
     }
 
 

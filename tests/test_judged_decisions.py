@@ -70,13 +70,47 @@ def test_repeat_records(
 ) -> None:
     judge = FakeJudge(*replies)  # type: ignore[arg-type]
     result = Repeat(len(replies), LLMRubric("Is polite", judge=judge), aggregate).check("Hi.")
-    assert (result.status, result.reason, result.details, result.score) == (
+    counted = {k: result.details[k] for k in details}  # stability: test_repeat_stability
+    assert (result.status, result.reason.split("; flaky")[0], counted, result.score) == (
         status,
         reason,
         details,
         score,
     )
     assert [r.location for r in result.children] == [f"samples[{i}]" for i in range(len(replies))]
+
+
+@pytest.mark.parametrize(
+    ("aggregate", "replies", "status", "stability", "flaky_reason"),
+    [
+        ("majority", (True, True, True), P, "stable_pass", False),
+        ("majority", (False, False), F, "stable_fail", False),
+        ("majority", (True, False, True), P, "flaky", True),
+        ("majority", (False, True, False), F, "flaky", True),
+        ("all", (True, False), F, "flaky", True),
+        ("any", (True, False), P, "flaky", True),
+        ("all", (OSError("down"), OSError("down")), E, None, False),
+        ("majority", (True, OSError("down"), True), P, "stable_pass", False),
+    ],
+)  # fmt: skip
+def test_repeat_stability(
+    aggregate: str,
+    replies: tuple[object, ...],
+    status: Status,
+    stability: str | None,
+    flaky_reason: bool,
+) -> None:
+    """A flaky result keeps its aggregate's status and says it is flaky; samples are kept."""
+    judge = FakeJudge(*replies)  # type: ignore[arg-type]
+    result = Repeat(len(replies), LLMRubric("Is polite", judge=judge), aggregate).check("Hi.")
+    passed = sum(r is True for r in replies)
+    assert result.status is status
+    assert result.details["stability"] == stability
+    assert result.details["pass_rate"] == passed / len(replies)
+    assert [s["status"] for s in result.details["samples"]] == [
+        "passed" if r is True else "failed" if r is False else "error" for r in replies
+    ]
+    assert ("flaky:" in result.reason) is flaky_reason
 
 
 # --- Repeat mean: "passes when the mean score (a verdict without a score counts 1 for a pass,
@@ -93,15 +127,28 @@ def test_repeat_mean_averages_the_judges_scores_not_the_pass_count() -> None:
     result = mean_of(0.9, 0.2, 0.7)
     score = (0.9 + 0.2 + 0.7) / 3
     assert result.status is P
-    assert result.reason == "mean score 0.6 is at least 0.5"
-    assert result.details == {**counts("mean", 2, 1, 0), "mean_score": score, "threshold": 0.5}
+    assert (
+        result.reason
+        == "mean score 0.6 is at least 0.5; flaky: the judge passed 2 and failed 1 of 3 samples"
+    )
+    assert result.details == {
+        **counts("mean", 2, 1, 0),
+        "mean_score": score,
+        "threshold": 0.5,
+        "stability": "flaky",
+        "pass_rate": 2 / 3,
+        "samples": [
+            {"status": s, "score": v}
+            for s, v in (("passed", 0.9), ("failed", 0.2), ("passed", 0.7))
+        ],
+    }
     assert result.score == score
 
 
 def test_repeat_mean_below_the_threshold_fails_and_says_so() -> None:
     result = mean_of(0.3, 0.1, 0.6)
     assert result.status is F
-    assert result.reason == "mean score 0.333 is below 0.5"
+    assert result.reason.startswith("mean score 0.333 is below 0.5; flaky")
     assert result.details["mean_score"] == result.score == (0.3 + 0.1 + 0.6) / 3
 
 
@@ -109,16 +156,27 @@ def test_repeat_mean_uses_the_childs_min_score_as_threshold() -> None:
     # each sample below 0.8 fails on its own; the mean is what decides the repeat
     failed = mean_of(0.7, 0.75, min_score=0.8)
     assert (failed.status, failed.reason) == (F, "mean score 0.725 is below 0.8")
-    assert failed.details == {**counts("mean", 0, 2, 0), "mean_score": 0.725, "threshold": 0.8}
+    assert {k: failed.details[k] for k in ("mean_score", "threshold", "stability")} == {
+        "mean_score": 0.725,
+        "threshold": 0.8,
+        "stability": "stable_fail",
+    }
     passed = mean_of(0.9, 0.7, min_score=0.8)
-    assert (passed.status, passed.reason) == (P, "mean score 0.8 is at least 0.8")
+    assert (passed.status, passed.reason) == (
+        P,
+        "mean score 0.8 is at least 0.8; flaky: the judge passed 1 and failed 1 of 2 samples",
+    )
 
 
 def test_repeat_mean_counts_an_unscored_verdict_as_one_or_zero() -> None:
     result = Repeat(4, LLMRubric("x", judge=FakeJudge(True, False, False, False)), "mean").check(
         "y"
     )
-    assert (result.status, result.reason, result.score) == (F, "mean score 0.25 is below 0.5", 0.25)
+    assert (result.status, result.reason, result.score) == (
+        F,
+        "mean score 0.25 is below 0.5; flaky: the judge passed 1 and failed 3 of 4 samples",
+        0.25,
+    )
 
 
 def test_repeat_mean_with_an_errored_sample_is_an_error_without_a_score() -> None:
@@ -129,7 +187,7 @@ def test_repeat_mean_with_an_errored_sample_is_an_error_without_a_score() -> Non
         f"1 of 2 samples could not be evaluated: {DOWN}",
         None,
     )
-    assert result.details == counts("mean", 1, 0, 1)
+    assert {k: result.details[k] for k in counts("mean", 1, 0, 1)} == counts("mean", 1, 0, 1)
 
 
 # --- Repeat asks about the subject it was given, once per sample (docs/judges.md) -------------
@@ -400,6 +458,8 @@ def test_a_judge_without_a_name_is_recorded_as_none() -> None:
             "model": None,
             "verdict": {"passed": True, "score": 0.9, "reason": "fine"},
             "judge": None,
+            "threshold": None,
+            "judge_passed": True,
         },
     )
     failed = LLMRubric("Is polite", judge=Nameless(OSError("down"))).check("Hi.")
@@ -450,6 +510,8 @@ def test_min_score_without_a_score_is_an_error_record_keeping_the_verdict() -> N
             "reasoning": "fine",
             "score": None,
             "judge": "fake",
+            "threshold": 0.7,
+            "judge_passed": True,
         },
         None,
     )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from chatassert._errors import JudgeError
-from chatassert._judging import Judge, JudgeRequest, Verdict
+from chatassert._judging import Judge, JudgeRequest, Verdict, record_judge_cached
 
 __all__ = ["CachedJudge", "VerdictCache", "default_cache_path"]
 
@@ -258,6 +258,7 @@ class CachedJudge:
         cached = self._pending.get(key) or self.cache.get(key)
         if cached is not None:
             self.hits += 1
+            record_judge_cached()
             return cached
         self.misses += 1
         verdict = Verdict.from_reply(await self.inner.judge(request))
@@ -290,6 +291,7 @@ class CachedJudge:
         found = [self._pending.get(k) or self.cache.get(k) for k in keys]
         if all(v is not None for v in found):
             self.hits += len(found)
+            record_judge_cached(len(found))
             return [v for v in found if v is not None]
         self.misses += len(requests)
         out: list[Verdict | JudgeError] = list(await inner_many(requests))

@@ -38,6 +38,7 @@ from typing import IO, Any
 
 from chatassert import __version__
 from chatassert._errors import SpecError
+from chatassert._judged import is_flaky
 from chatassert._models import Conversation
 from chatassert._result import Result, Status, shorten
 from chatassert._suite import Case, Suite
@@ -51,6 +52,7 @@ from chatassert.reporting import (
     Summary,
     excerpt,
     json_line,
+    junit_status,
     render_html,
     render_junit_case,
     render_text,
@@ -271,6 +273,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--no-progress", action="store_true", help="never draw the progress line on stderr"
     )
+    _judging_options(check)
     check.add_argument(
         "-v",
         "--verbose",
@@ -321,7 +324,100 @@ def _parser() -> argparse.ArgumentParser:
         help="the $schema target to write instead of the path of the installed schema file; "
         "'{dialect}' in it is replaced by the file's dialect (flat, promptkit, expect, native)",
     )
+    _regate_parser(sub)
     return parser
+
+
+def _regate_parser(sub: Any) -> None:
+    regate = sub.add_parser(
+        "regate",
+        help="recompute the statuses of a JSON report with new judged thresholds",
+        description="Read a JSON report of check (compact or --full-results), decide its "
+        "judged checks again with new minimum scores, recompute every status above them by "
+        "its combinator's rule, and write the new report and exit code; no judge is asked.",
+        epilog=_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    regate.add_argument("report", metavar="REPORT", help="a JSON report (.jsonl), or - for stdin")
+    regate.add_argument(
+        "--min-score",
+        dest="min_scores",
+        action="append",
+        default=[],
+        required=True,
+        metavar="NAME=SCORE",
+        help="the new threshold of the judged checks named NAME (an assertion's name, else "
+        "its kind, such as llm_rubric or llm_judge), SCORE from 0 to 1; repeatable",
+    )
+    regate.add_argument("-f", "--format", choices=_FORMATS, default=None, help="as for check")
+    regate.add_argument(
+        "-o", "--output", action="append", default=[], metavar="PATH", help="as for check"
+    )
+    regate.add_argument("--full-results", action="store_true", help="as for check")
+    regate.add_argument("--show", type=int, default=10, metavar="N", help="as for check")
+    regate.add_argument("-v", "--verbose", action="store_true", help="as for check")
+    _flaky_option(regate)
+
+
+def _judging_options(check: argparse.ArgumentParser) -> None:
+    check.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        metavar="N",
+        help="ask the judge N times for every judged check of the suites (each wrapped in a "
+        "majority repeat) and report how stable the verdicts are; flaky ones are counted apart",
+    )
+    _flaky_option(check)
+    check.add_argument(
+        "--judge-prices",
+        default=None,
+        metavar="FILE",
+        help="a JSON or YAML price table, {model: {input: P, output: P}} per million tokens "
+        "('*' for any other model): the reports then give the cost of the tokens judges used",
+    )
+
+
+def _flaky_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--flaky",
+        choices=("skip", "fail"),
+        default="skip",
+        help="how the JUnit report marks a case only flaky judged verdicts decide: skipped "
+        "(default, with the evidence) or a failure",
+    )
+
+
+def read_prices(path: str) -> dict[str, dict[str, float]]:
+    """Read a price table: `{model: {"input": price, "output": price}}` per million tokens.
+
+    Raises:
+        ValueError: when the file cannot be read or is not such a table (saying where).
+    """
+    from chatassert.specs._yaml import parse_yaml, read_spec_file
+
+    try:
+        data = parse_yaml(read_spec_file(path), path)
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except Exception as exc:  # the YAML reader's own error, with its position
+        raise ValueError(f"{path}: {exc}") from None
+    if not isinstance(data, dict) or not data:
+        raise ValueError(f"{path}: expected a mapping of model names to prices, got {data!r}")
+    table: dict[str, dict[str, float]] = {}
+    for model, price in data.items():
+        if not isinstance(price, dict) or not price or set(price) - {"input", "output"}:
+            raise ValueError(
+                f"{path}: {model}: expected {{input: price, output: price}} per million "
+                f"tokens, got {price!r}"
+            )
+        for key, value in price.items():
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ValueError(
+                    f"{path}: {model}.{key}: expected a non-negative number, got {value!r}"
+                )
+        table[str(model)] = {k: float(v) for k, v in price.items()}
+    return table
 
 
 def _unknown_types_option(parser: argparse.ArgumentParser) -> None:
@@ -401,6 +497,8 @@ def _main(argv: Sequence[str] | None) -> int:
             schema = _spec_schema() if args.which == "spec" else _result_schema()
         out.write(json.dumps(schema, indent=2) + "\n")
         code = EXIT_OK
+    elif args.command == "regate":
+        code = _regate(args, out, sys.stderr)
     else:
         code = _check(args, out, sys.stderr)
     out.flush()
@@ -572,6 +670,9 @@ class _Plan:
     show: int = 10
     keyword: str | None = None
     tags: tuple[str, ...] = ()
+    repeat: int | None = None
+    flaky: str = "skip"
+    judge_prices: str | None = None
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -633,6 +734,8 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
             err.write(f"cannot load workflow {plan.workflow}: {exc}\n")
             return None
         suites = [suite.with_workflow(flow) for suite in suites]
+    if plan.repeat is not None:
+        suites = [suite.with_repeat(plan.repeat) for suite in suites]
     if plan.fail_fast:
         suites = [
             replace(suite, cases=tuple(replace(c, fail_fast=True) for c in suite.cases))
@@ -647,8 +750,10 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
 #   ("u", where, error)                              an unreadable line
 #   ("m", where, suite)                              a subject no case of the suite matches
 #   ("d", where, text)                               a verdict that differs from the recording's
-#   ("o", suite, case, status, assertions, seconds, outcome | None, rendered | None)
-#        (rendered: {format: text} for the formats written as the run goes, json and junit)
+#   ("o", suite, case, status, assertions, seconds, outcome | None, rendered | None, flaky,
+#        cost | None)
+#        (rendered: {format: text} for the formats written as the run goes, json and junit,
+#        and the status the junit test case reports)
 #   ("r",)                                           the end of one log record's items
 Item = tuple[Any, ...]
 _RECORD: Item = ("r",)
@@ -664,6 +769,7 @@ class _State:
     suites: list[Suite]
     kept: int = 0
     deselected: frozenset[tuple[str, str]] = frozenset()
+    prices: dict[str, dict[str, float]] | None = None
 
     read_as: str | None = None
     """How each log line is read: the forced transcript format, or `RESPONSES` when every case
@@ -678,6 +784,8 @@ class _State:
             from chatassert.transcripts import RESPONSES
 
             self.read_as = RESPONSES
+        if self.plan.judge_prices is not None:  # read (and checked) by `_check` first
+            self.prices = read_prices(self.plan.judge_prices)
 
 
 def _deselected(plan: _Plan, suites: Sequence[Suite]) -> frozenset[tuple[str, str]]:
@@ -834,10 +942,11 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
             if state.deselected:
                 cases = [c for c in cases if (suite.name, c.name) not in state.deselected]
             for case in cases:
-                outcome = Outcome(
+                outcome = _outcome(
+                    state,
                     suite.name,
-                    case.name,
-                    _timed(case, record.conversation),
+                    case,
+                    record.conversation,
                     record.where,
                     record.conversation.id,
                 )
@@ -860,6 +969,18 @@ def _beside_recorded(outcome: Outcome, conversation: Conversation, items: list[I
     where = f"{outcome.suite} / {outcome.case} ({outcome.source})"
     items.extend(("d", where, disagreement_text(d)) for d in differ)
     return replace(outcome, recorded=tuple(recorded), disagreements=tuple(differ))
+
+
+def _outcome(
+    state: _State, suite: str, case: Case, subject: object, where: str, subject_id: str | None
+) -> Outcome:
+    """Check `subject` against `case`: its outcome, with what judging it cost (if it did)."""
+    from chatassert._judging import count_judge_costs
+
+    with count_judge_costs(state.prices) as costs:
+        result = _timed(case, subject)
+    cost = costs.to_dict() if costs.used else None
+    return Outcome(suite, case.name, result, where, subject_id, cost=cost)
 
 
 def _timed(case: Case, subject: object) -> Result:
@@ -909,7 +1030,7 @@ def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bo
         if case.steps or step is not None:
             _step_item(suite, case, step, subject, shown, where, subject_id, items)
             continue
-        outcome = Outcome(suite.name, case.name, _timed(case, subject), where, subject_id)
+        outcome = _outcome(state, suite.name, case, subject, where, subject_id)
         items.append(_item(state, outcome, shown))
     return checked
 
@@ -1023,8 +1144,9 @@ class _StepRuns:
 
     def _checked(self, key: tuple[str, str], run: dict[str, Any]) -> Item:
         case = self.cases[key]
-        result = _timed(case, run["responses"])
-        outcome = Outcome(key[0], case.name, result, run["where"], run["subject_id"])
+        outcome = _outcome(
+            self.state, key[0], case, run["responses"], run["where"], run["subject_id"]
+        )
         return _item(self.state, outcome, run["shown"])
 
 
@@ -1078,7 +1200,8 @@ def _item(state: _State, outcome: Outcome, subject: object) -> Item:
         if "json" in formats:
             rendered["json"] = report_line(outcome, full=plan.full_results)
         if "junit" in formats:
-            rendered["junit"] = render_junit_case(outcome, verbose=plan.verbose)
+            rendered["junit"] = render_junit_case(outcome, verbose=plan.verbose, flaky=plan.flaky)
+            rendered["junit_status"] = junit_status(result, plan.flaky)
     return (
         "o",
         outcome.suite,
@@ -1088,6 +1211,8 @@ def _item(state: _State, outcome: Outcome, subject: object) -> Item:
         outcome.seconds,
         outcome if kept else None,
         rendered,
+        is_flaky(result),
+        outcome.cost,
     )
 
 
@@ -1299,6 +1424,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         ("--jobs", args.jobs),
         ("--max-failures", args.max_failures),
         ("--show", args.show),
+        ("--repeat", args.repeat),
     ):
         if value is not None and value < 1:
             err.write(f"chatassert check: {option} must be at least 1 (got {value})\n")
@@ -1320,7 +1446,16 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         show=args.show,
         keyword=args.keyword,
         tags=tuple(args.tags),
+        repeat=args.repeat,
+        flaky=args.flaky,
+        judge_prices=args.judge_prices,
     )
+    if plan.judge_prices is not None:
+        try:
+            read_prices(plan.judge_prices)
+        except ValueError as exc:
+            err.write(f"chatassert check: --judge-prices: {exc}\n")
+            return EXIT_USAGE
     if plan.transcript_format is not None:
         from chatassert.transcripts import FORMATS
 
@@ -1509,15 +1644,21 @@ def _run_until_done(
             for item in items:
                 kind = item[0]
                 if kind == "o":
-                    _, suite, case, status, assertions, seconds, outcome, rendered = item
+                    _, suite, case, status, assertions, seconds, outcome, rendered = item[:8]
                     answered.add((suite, case))
                     if outcome is not None:
                         summary.add(outcome)
                     else:
-                        summary.count(suite, case, status, assertions)
+                        summary.count(suite, case, status, assertions, flaky=item[8], cost=item[9])
                     if rendered is not None:
                         if junit is not None:
-                            junit.add(suite, status, seconds, rendered["junit"])
+                            junit.add(
+                                suite,
+                                rendered["junit_status"],
+                                seconds,
+                                rendered["junit"],
+                                cost=item[9],
+                            )
                         if jsonl is not None:
                             jsonl.write(rendered["json"])
                     if max_failures is not None and summary.failing >= max_failures:
@@ -1651,6 +1792,8 @@ def _finish_one(
                         "unmatched": summary.unmatched,
                         "records": summary.records,
                         "interrupted": summary.interrupted,
+                        **({"flaky": summary.flaky} if summary.flaky else {}),
+                        **({"judge": summary.costs.to_dict()} if summary.costs.used else {}),
                     }
                 }
             )
@@ -1665,6 +1808,129 @@ def _finish_one(
         out.write(render_html(summary, verbose=args.verbose))
     else:
         out.write(render_text(summary, max_failures=args.show, verbose=args.verbose) + "\n")
+
+
+# -- regate ------------------------------------------------------------------------------------
+
+
+def _thresholds(given: Sequence[str], err: IO[str]) -> dict[str, float] | None:
+    """`NAME=SCORE` options as a mapping (None after saying what is wrong on `err`)."""
+    out: dict[str, float] = {}
+    for item in given:
+        name, eq, text = item.rpartition("=")
+        try:
+            score = float(text)
+        except ValueError:
+            score = -1.0
+        if not eq or not name or not 0.0 <= score <= 1.0:
+            err.write(
+                f"chatassert regate: --min-score {item!r}: expected NAME=SCORE with a SCORE "
+                "from 0 to 1 (--min-score llm_rubric=0.8)\n"
+            )
+            return None
+        out[name] = score
+    return out
+
+
+def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
+    from chatassert.reporting import regate
+
+    thresholds = _thresholds(args.min_scores, err)
+    outputs = _outputs(args.format, args.output, err)
+    if thresholds is None or outputs is None:
+        return EXIT_USAGE
+    if args.show < 1:
+        err.write(f"chatassert regate: --show must be at least 1 (got {args.show})\n")
+        return EXIT_USAGE
+    try:
+        if args.report == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.report, encoding="utf-8") as f:
+                text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        err.write(f"chatassert regate: cannot read {args.report}: {exc}\n")
+        return EXIT_USAGE
+    lines: list[dict[str, Any]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+            if not isinstance(value, dict):
+                raise ValueError("not a JSON object")
+            if "result" in value:
+                value["result"] = Result.from_dict(value["result"])
+        except ValueError as exc:
+            err.write(f"{args.report}:{number}: not a line of a JSON report: {exc}\n")
+            return EXIT_USAGE
+        lines.append(value)
+    plan = _Plan(
+        None, (), None, outputs, args.verbose, full_results=args.full_results, show=args.show,
+        flaky=args.flaky,
+    )  # fmt: skip
+    stored: dict[str, Any] = next((v["summary"] for v in lines if "summary" in v), {})
+    summary = Summary(keep=args.show, records=stored.get("records"))
+    summary.interrupted = bool(stored.get("interrupted"))
+    junit = JUnitWriter() if "junit" in plan.formats else None
+    reports = _Reports()
+    try:
+        for fmt, path in plan.outputs:
+            if path is None:
+                reports.add(fmt, out)
+                continue
+            try:
+                stream = open(path, "w", encoding="utf-8")  # noqa: SIM115
+            except OSError as exc:
+                err.write(f"cannot write {path}: {exc.strerror or exc}\n")
+                return EXIT_USAGE
+            reports.add(fmt, _Output(stream, path), owned=True)
+        jsonl = reports.get("json")
+        for value in lines:
+            if "result" in value:
+                recorded = value.get("recorded")
+                outcome = Outcome(
+                    value.get("suite", ""),
+                    value.get("case", ""),
+                    regate(value["result"], thresholds),
+                    value.get("source", ""),
+                    value.get("subject_id"),
+                    recorded=None if recorded is None else tuple(recorded),
+                    disagreements=(
+                        None if recorded is None else tuple(value.get("disagreements") or ())
+                    ),
+                    cost=value.get("cost"),
+                )
+                summary.add(outcome)
+                if jsonl is not None:
+                    jsonl.write(report_line(outcome, full=plan.full_results))
+                if junit is not None:
+                    junit.add(
+                        outcome.suite,
+                        junit_status(outcome.result, plan.flaky),
+                        outcome.seconds,
+                        render_junit_case(outcome, verbose=plan.verbose, flaky=plan.flaky),
+                        cost=outcome.cost,
+                    )
+            elif "unreadable" in value:
+                summary.add_unreadable(value["unreadable"], value.get("error", ""))
+                if junit is not None:
+                    junit.add_unreadable(value["unreadable"], value.get("error", ""))
+                if jsonl is not None:
+                    jsonl.write(json_line(value))
+            elif "unmatched" in value:
+                summary.unmatched += 1
+                if junit is not None:
+                    junit.add_unmatched(value["unmatched"], value.get("suite", ""))
+                if jsonl is not None:
+                    jsonl.write(json_line(value))
+        if summary.records is None:
+            summary.records = summary.total
+        _finish(plan, summary, junit, args, reports)
+        reports.close()
+        return summary.exit_code()
+    finally:
+        reports.close(quietly=True)
 
 
 # -- schema ------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from chatassert._models import turn_of
 from chatassert._params import Param, register
 from chatassert._result import Result, Status
 
-__all__ = ["LLMRubric", "Repeat"]
+__all__ = ["LLMRubric", "Repeat", "is_flaky", "repeat_judged", "stability"]
 
 _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
@@ -130,10 +130,20 @@ class Repeat(Assertion):
         >>> from chatassert.testing import FakeJudge
         >>> judge = FakeJudge(True, False, True)
         >>> result = Repeat(3, LLMRubric("Is polite", judge=judge)).check("Please.")
-        >>> result.passed, result.reason, [r.location for r in result.children]
-        (True, '2 of 3 samples passed (majority)', ['samples[0]', 'samples[1]', 'samples[2]'])
+        >>> result.passed, [r.location for r in result.children]
+        (True, ['samples[0]', 'samples[1]', 'samples[2]'])
+        >>> print(result.reason)
+        2 of 3 samples passed (majority); flaky: the judge passed 2 and failed 1 of 3 samples
         >>> [request.sample for request in judge.requests]
         [0, 1, 2]
+        >>> result.details["stability"], result.details["pass_rate"]
+        ('flaky', 0.6666666666666666)
+
+    `details` says how stable the verdict is: `stability` is `stable_pass` (every sample
+    passed), `stable_fail` (every sample failed), `flaky` (some passed, some failed; the
+    reason says so) or None (no sample gave a verdict); `pass_rate` is the share of samples
+    that passed and `samples` lists each sample's status and score. A flaky result's status
+    is still the one its `aggregate` gives.
     """
 
     __slots__ = ("aggregate", "child", "n")
@@ -240,8 +250,84 @@ class Repeat(Assertion):
             reason = f"mean score {score:.3g} {verb} {details['threshold']:.3g}"
         else:
             reason = f"{passed} of {n} samples passed ({self.aggregate})"
+        stable = stability(passed, failed)
+        details.update(
+            stability=stable,
+            pass_rate=passed / n,
+            samples=[{"status": r.status.value, "score": r.score} for r in samples],
+        )
+        if stable == "flaky":
+            reason += f"; flaky: the judge passed {passed} and failed {failed} of {n} samples"
         return Result(status, self.kind, reason, details, score=score, children=tuple(samples))
 
     def describe(self) -> str:
         """Describe the repetition."""
         return f"{self.aggregate} of {self.n} verdicts: {self.child.describe()}"
+
+
+def stability(passed: int, failed: int) -> str | None:
+    """How stable repeated verdicts are: `stable_pass`, `stable_fail`, `flaky`, or None when no
+    sample gave a verdict (errored samples are not counted).
+
+    Example:
+        >>> stability(3, 0), stability(0, 3), stability(2, 1), stability(0, 0)
+        ('stable_pass', 'stable_fail', 'flaky', None)
+    """
+    if passed and failed:
+        return "flaky"
+    if passed:
+        return "stable_pass"
+    return "stable_fail" if failed else None
+
+
+def is_flaky(result: Result) -> bool:
+    """Whether any `repeat` node of a result tree (a stored one too) found its verdicts flaky.
+
+    Example:
+        >>> from chatassert.testing import FakeJudge
+        >>> is_flaky(Repeat(2, LLMRubric("Is polite", judge=FakeJudge(True, False))).check("x"))
+        True
+    """
+    return any(
+        node.name == "repeat" and node.details.get("stability") == "flaky"
+        for _, node in result.walk()
+    )
+
+
+def repeat_judged(assertion: Assertion, n: int, aggregate: str = "majority") -> Assertion:
+    """Return `assertion` with every judged check in it wrapped in `Repeat(n, ...)`.
+
+    A check already inside a `Repeat` is left as it is; an assertion without judged checks is
+    returned unchanged (the same object). The CLI's `check --repeat N` and the pytest plugin's
+    `--chatassert-repeat N` apply it to every check of a suite.
+
+    Example:
+        >>> from chatassert import Contains
+        >>> from chatassert.testing import FakeJudge
+        >>> rule = Contains("hi") & LLMRubric("Is polite", judge=FakeJudge.passing())
+        >>> repeat_judged(rule, 3).describe()
+        "all_of(contains 'hi', majority of 3 verdicts: llm_rubric 'Is polite')"
+    """
+    if isinstance(assertion, JudgedAssertion):
+        return Repeat(n, assertion, aggregate, message=assertion.message)
+    if isinstance(assertion, Repeat) or not assertion.needs_judge():
+        return assertion
+    changed: dict[str, Any] = {}
+    for param in type(assertion).params:
+        value = getattr(assertion, param.attr, None)
+        if param.kind == "assertion" and isinstance(value, Assertion):
+            new = repeat_judged(value, n, aggregate)
+            if new is not value:
+                changed[param.attr] = new
+        elif param.kind == "assertions" and isinstance(value, tuple | list):
+            items = [
+                repeat_judged(v, n, aggregate) if isinstance(v, Assertion) else v for v in value
+            ]
+            if any(a is not b for a, b in zip(items, value, strict=True)):
+                changed[param.attr] = type(value)(items)
+    if not changed:
+        return assertion
+    state = {k: v for k, v in assertion.__getstate__().items() if k != "_described"}
+    copy = object.__new__(type(assertion))
+    copy.__setstate__({**state, **changed})
+    return copy

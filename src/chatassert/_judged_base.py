@@ -25,6 +25,7 @@ __all__ = [
     "JudgedAssertion",
     "NO_JUDGE",
     "UnknownNameError",
+    "gate",
     "named_judge",
     "named_prompt",
     "resolve_judge",
@@ -245,31 +246,51 @@ class JudgedAssertion(Assertion):
         return result
 
     def _verdict_result(self, verdict: Verdict, judge_name: str | None) -> Result:
-        passed = verdict.passed
-        reason = verdict.reason
-        if passed and self.min_score is not None:
-            if verdict.score is None:
-                return Result(
-                    _E,
-                    self.kind,
-                    f"min_score {self.min_score} was set but the judge gave no score",
-                    {**self._details(verdict), "judge": judge_name},
-                    score=None,
-                )
-            if verdict.score < self.min_score:
-                passed = False
-                reason = f"score {verdict.score} is below min_score {self.min_score}" + (
-                    f": {verdict.reason}" if verdict.reason else ""
-                )
-        if not reason:
-            reason = "the judge passed it" if passed else "the judge failed it"
-        return Result(
-            _P if passed else _F,
-            self.kind,
-            reason,
-            {**self._details(verdict), "judge": judge_name},
-            score=verdict.score,
-        )
+        # the threshold and the judge's own verdict are kept, so a stored result can be
+        # re-gated (`chatassert regate`) with another threshold, by `gate` again
+        details = {
+            **self._details(verdict),
+            "judge": judge_name,
+            "threshold": self.min_score,
+            "judge_passed": verdict.passed,
+        }
+        status, why = gate(verdict.passed, verdict.score, self.min_score)
+        if status is _E:
+            return Result(_E, self.kind, why or "", details, score=None)
+        if why is not None:
+            reason = why + (f": {verdict.reason}" if verdict.reason else "")
+        else:
+            reason = verdict.reason or (
+                "the judge passed it" if status is _P else "the judge failed it"
+            )
+        return Result(status, self.kind, reason, details, score=verdict.score)
+
+
+def gate(
+    judge_passed: bool, score: float | None, threshold: float | None
+) -> tuple[Status, str | None]:
+    """Decide a judged check from the judge's verdict, its score and the check's `min_score`:
+    the status, and the reason when the threshold (not the judge) decided it.
+
+    A verdict the judge failed stays failed; a passed one fails below the threshold, and is an
+    error when a threshold is set but the judge gave no score. Judged checks decide with it,
+    and so does `chatassert regate` on stored results.
+
+    Example:
+        >>> gate(True, 0.7, 0.8)
+        (<Status.FAILED: 'failed'>, 'score 0.7 is below min_score 0.8')
+        >>> gate(True, 0.9, 0.8), gate(False, 0.9, None)
+        ((<Status.PASSED: 'passed'>, None), (<Status.FAILED: 'failed'>, None))
+    """
+    if not judge_passed:
+        return _F, None
+    if threshold is None:
+        return _P, None
+    if score is None:
+        return _E, f"min_score {threshold} was set but the judge gave no score"
+    if score < threshold:
+        return _F, f"score {score} is below min_score {threshold}"
+    return _P, None
 
 
 def _being_cancelled() -> bool:

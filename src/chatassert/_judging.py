@@ -24,6 +24,11 @@ from typing import Any, Protocol, runtime_checkable
 from chatassert._errors import JudgeError
 
 __all__ = [
+    "JudgeCosts",
+    "count_judge_costs",
+    "record_judge_cached",
+    "record_judge_request",
+    "record_judge_usage",
     "FakeJudge",
     "FunctionJudge",
     "Judge",
@@ -257,6 +262,140 @@ async def judge_slot() -> AsyncIterator[None]:
         yield
 
 
+@dataclass
+class JudgeCosts:
+    """What judging cost while it was counted (`count_judge_costs`): per run or per case.
+
+    Attributes:
+        requests: Requests sent to a judge (an HTTP judge counts each attempt it sends, a
+            retry too; a batch of verdicts is one request).
+        cached: Verdicts answered from a verdict cache (`CachedJudge`) instead.
+        avoided: Judge requests that planning found unneeded (0 until a plan skips some).
+        tokens_in: Prompt tokens the provider reported (its `usage`).
+        tokens_out: Completion tokens the provider reported.
+        cost: The price of those tokens, in the price table's currency, when the table has the
+            model (`prices`); None when nothing was priced.
+        unpriced: Requests whose usage was reported but whose model the table does not price.
+        prices: The price table: model name (or `*` for any other) to
+            `{"input": price, "output": price}` per million tokens.
+    """
+
+    requests: int = 0
+    cached: int = 0
+    avoided: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float | None = None
+    unpriced: int = 0
+    prices: Mapping[str, Mapping[str, float]] | None = field(default=None, repr=False)
+
+    @property
+    def used(self) -> bool:
+        """Whether any judging was counted (a request, a cached verdict or an avoided one)."""
+        return bool(self.requests or self.cached or self.avoided)
+
+    def add(self, other: JudgeCosts | Mapping[str, Any]) -> None:
+        """Add another count (or its `to_dict()`) to this one."""
+        get = other.get if isinstance(other, Mapping) else other.__dict__.get
+        for name in ("requests", "cached", "avoided", "tokens_in", "tokens_out", "unpriced"):
+            setattr(self, name, getattr(self, name) + int(get(name) or 0))
+        cost = get("cost")
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + float(cost)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the counts as a JSON-ready dict (without the price table).
+
+        Example:
+            >>> costs = JudgeCosts(prices={"m": {"input": 1.0, "output": 2.0}})
+            >>> costs.record("m", {"prompt_tokens": 1000, "completion_tokens": 500})
+            >>> costs.to_dict()["cost"], costs.to_dict()["tokens_in"]
+            (0.002, 1000)
+        """
+        out = {
+            name: getattr(self, name)
+            for name in ("requests", "cached", "avoided", "tokens_in", "tokens_out", "cost")
+        }
+        if self.unpriced:
+            out["unpriced"] = self.unpriced
+        return out
+
+    def record(self, model: str | None, usage: object) -> None:
+        """Count one request and the usage the provider reported for it (OpenAI's
+        `prompt_tokens`/`completion_tokens` or Anthropic's `input_tokens`/`output_tokens`)."""
+        self.requests += 1
+        self.add_usage(model, usage)
+
+    def add_usage(self, model: str | None, usage: object) -> None:
+        """Add the tokens (and their price) of one reply's `usage` (ignored if not a mapping)."""
+        if not isinstance(usage, Mapping):
+            return
+        tokens_in = _tokens(usage, "prompt_tokens", "input_tokens")
+        tokens_out = _tokens(usage, "completion_tokens", "output_tokens")
+        self.tokens_in += tokens_in
+        self.tokens_out += tokens_out
+        if self.prices is None:
+            return
+        price = self.prices.get(model or "", self.prices.get("*"))
+        if price is None:
+            self.unpriced += 1
+            return
+        cost = (tokens_in * price.get("input", 0.0) + tokens_out * price.get("output", 0.0)) / 1e6
+        self.cost = (self.cost or 0.0) + cost
+
+
+def _tokens(usage: Mapping[str, Any], *names: str) -> int:
+    for name in names:
+        value = usage.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return 0
+
+
+_COSTS: ContextVar[tuple[JudgeCosts, ...]] = ContextVar("chatassert_judge_costs", default=())
+
+
+@contextlib.contextmanager
+def count_judge_costs(
+    prices: Mapping[str, Mapping[str, float]] | None = None,
+) -> Iterator[JudgeCosts]:
+    """Count judge requests, cached verdicts, tokens and cost in this context (nested counts
+    all see the same requests: a run's and a case's).
+
+    Example:
+        >>> from chatassert import LLMRubric
+        >>> from chatassert.testing import FakeJudge
+        >>> with count_judge_costs() as costs:
+        ...     _ = LLMRubric("Is polite", judge=FakeJudge.passing()).check("Please.")
+        >>> costs.requests, costs.cached, costs.cost
+        (1, 0, None)
+    """
+    costs = JudgeCosts(prices=prices)
+    token = _COSTS.set((*_COSTS.get(), costs))
+    try:
+        yield costs
+    finally:
+        _COSTS.reset(token)
+
+
+def record_judge_request(model: str | None = None, usage: object = None) -> None:
+    """Count one judge request (and its reported usage) in every active `count_judge_costs`."""
+    for costs in _COSTS.get():
+        costs.record(model, usage)
+
+
+def record_judge_usage(model: str | None, usage: object) -> None:
+    """Count the usage a provider reported for a request already counted."""
+    for costs in _COSTS.get():
+        costs.add_usage(model, usage)
+
+
+def record_judge_cached(count: int = 1) -> None:
+    """Count verdicts answered from a cache in every active `count_judge_costs`."""
+    for costs in _COSTS.get():
+        costs.cached += count
+
+
 def run_sync(awaitable: Awaitable[Any]) -> Any:
     """Run an awaitable to completion from synchronous code.
 
@@ -315,7 +454,8 @@ class FunctionJudge:
         return {"function": self._qualified}
 
     async def judge(self, request: JudgeRequest) -> Verdict:
-        """Call the function and turn its reply into a verdict."""
+        """Call the function and turn its reply into a verdict (counted as one request)."""
+        record_judge_request(request.model)
         reply = self._function(request)
         if inspect.isawaitable(reply):
             async with judge_slot():
@@ -391,7 +531,8 @@ class FakeJudge:
         return cls(default=Verdict(False, score, reason))
 
     async def judge(self, request: JudgeRequest) -> Verdict:
-        """Return the next scripted reply for `request`."""
+        """Return the next scripted reply for `request` (counted as one request)."""
+        record_judge_request(request.model)
         with self._lock:
             self.requests.append(request)
             if request.criteria in self._by_criteria:

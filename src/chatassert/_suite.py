@@ -660,6 +660,33 @@ class Suite:
         )
         return replace(self, cases=cases)
 
+    def with_repeat(self, n: int, aggregate: str = "majority") -> Suite:
+        """Return the suite with every judged check wrapped in `Repeat(n, ...)` (see
+        `repeat_judged`): what `chatassert check --repeat N` and the pytest plugin's
+        `--chatassert-repeat N` run.
+
+        Example:
+            >>> from chatassert.specs import loads_suite
+            >>> suite = loads_suite("- type: llm_rubric\\n  value: Is polite")
+            >>> suite.with_repeat(3).cases[0].checks[0].describe()
+            "on every turn: majority of 3 verdicts: llm_rubric 'Is polite'"
+        """
+        from chatassert._judged import repeat_judged
+
+        def wrap(checks: tuple[Assertion, ...]) -> tuple[Assertion, ...]:
+            return tuple(repeat_judged(a, n, aggregate) for a in checks)
+
+        cases = tuple(
+            replace(
+                case,
+                checks=wrap(case.checks),
+                turns=tuple(replace(t, assertions=wrap(t.assertions)) for t in case.turns),
+                steps=tuple(replace(s, checks=wrap(s.checks)) for s in case.steps),
+            )
+            for case in self.cases
+        )
+        return replace(self, cases=cases)
+
     def cases_for(self, conversation: Conversation) -> list[Case]:
         """Choose the cases a logged conversation should be checked against.
 

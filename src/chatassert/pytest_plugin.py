@@ -17,6 +17,7 @@ is imported the first time a hook or fixture needs it.
 
 from __future__ import annotations
 
+import argparse
 import fnmatch
 import json
 import os
@@ -77,6 +78,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="the judge model (default: CHATASSERT_JUDGE_MODEL)",
     )
     group.addoption(
+        "--chatassert-repeat",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="ask the judge N times for every judged check of the suite files (a majority "
+        "repeat of each); a result then says whether its verdicts were stable or flaky",
+    )
+    group.addoption(
         "--chatassert-report",
         default=None,
         metavar="PATH",
@@ -89,6 +98,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="linelist",
         default=list(DEFAULT_SUITE_GLOBS),
     )
+
+
+def _positive(text: str) -> int:
+    """An option's value as an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -461,6 +481,9 @@ class SuiteFile(pytest.File):
             suite = load_suite(self.path, **options)
         except SpecError as exc:
             raise _SuiteFileError(str(exc)) from None
+        repeat = self.config.getoption("chatassert_repeat", None)
+        if repeat is not None:
+            suite = suite.with_repeat(repeat)
         checked: set[str] = set()
         for record in read_records(log):
             where = f"{log.name}:{record.line}"

@@ -203,7 +203,9 @@ def test_repeat_takes_independent_samples_each_cached(
     first = check.check("Please.")
     second = check.check("Please.")
     assert first.status is Status.PASSED
-    assert first.reason == "2 of 3 samples passed (majority)"
+    assert first.reason == (
+        "2 of 3 samples passed (majority); flaky: the judge passed 2 and failed 1 of 3 samples"
+    )
     assert [c.status for c in first.children] == [c.status for c in second.children]
     assert len(server.requests) == 3
 

@@ -43,6 +43,8 @@ def test_llm_judge_asks_about_the_turn_and_reports_the_verdict() -> None:
             "reasoning": "fine",
             "score": 0.8,
             "judge": "fake",
+            "threshold": 0.7,
+            "judge_passed": True,
         },
     )
     (request,) = judge.requests
@@ -70,6 +72,8 @@ def test_llm_judge_score_below_min_score_fails() -> None:
             "reasoning": "meh",
             "score": 0.6,
             "judge": "fake",
+            "threshold": 0.7,
+            "judge_passed": True,
         },
     )
     assert judge.requests[0].criteria == "R"
@@ -105,6 +109,8 @@ def test_llm_judge_conversation_sees_only_user_and_assistant_text() -> None:
             "reasoning": "meh",
             "score": 0.6,
             "judge": "fake",
+            "threshold": 0.5,
+            "judge_passed": True,
         },
     )
     (request,) = judge.requests

@@ -30,8 +30,10 @@ if TYPE_CHECKING:
     from chatassert._judging import (
         FunctionJudge as FunctionJudge,
         Judge as Judge,
+        JudgeCosts as JudgeCosts,
         JudgeRequest as JudgeRequest,
         Verdict as Verdict,
+        count_judge_costs as count_judge_costs,
         judge_slot as judge_slot,
         limit_judges as limit_judges,
     )
@@ -93,6 +95,8 @@ _EXPORTS: dict[str, str] = {
     "check_many": "chatassert.judges._batch",
     "judge_slot": "chatassert._judging",
     "limit_judges": "chatassert._judging",
+    "JudgeCosts": "chatassert._judging",
+    "count_judge_costs": "chatassert._judging",
 }
 """Each public name and the module it is imported from on first use."""
 

@@ -34,7 +34,14 @@ import certifi
 import httpx
 
 from chatassert._errors import JudgeError
-from chatassert._judging import JudgeRequest, Verdict, judge_slot, template_fields
+from chatassert._judging import (
+    JudgeRequest,
+    Verdict,
+    judge_slot,
+    record_judge_request,
+    record_judge_usage,
+    template_fields,
+)
 from chatassert.judges._prompts import (
     DEFAULT_SYSTEM_PROMPT,
     MANY_SYSTEM_PROMPT,
@@ -372,6 +379,7 @@ class HTTPJudge:
             retry_after: float | None = None
             try:
                 async with judge_slot():
+                    record_judge_request(body.get("model"))  # a request made, answered or not
                     response, content = await self._send(url, body, headers)
             except httpx.TimeoutException:
                 cause = f"timed out after {self.timeout:g} s"
@@ -384,7 +392,10 @@ class HTTPJudge:
                 if 200 <= status < 300:
                     try:
                         # Redacted here, so no raw reply kept in a result can hold the key.
-                        return self._redact_value(loads_strict(content))
+                        reply = self._redact_value(loads_strict(content))
+                        if isinstance(reply, dict) and isinstance(reply.get("usage"), dict):
+                            record_judge_usage(body.get("model"), reply["usage"])
+                        return reply
                     except ValueError as exc:
                         raise JudgeReplyError(
                             f"{self.name}: HTTP {status} but the body is not a JSON reply "

@@ -11,8 +11,9 @@ Example:
 
 from chatassert.reporting._html import render_html
 from chatassert.reporting._json import compact_result, report_line, report_schema
-from chatassert.reporting._junit import JUnitWriter, render_junit_case
+from chatassert.reporting._junit import JUnitWriter, flaky_only, junit_status, render_junit_case
 from chatassert.reporting._recorded import disagreement_text, recorded_verdicts
+from chatassert.reporting._regate import regate
 from chatassert.reporting._summary import (
     EXIT_ERRORS,
     EXIT_FAILED,
@@ -23,6 +24,7 @@ from chatassert.reporting._summary import (
     Outcome,
     Summary,
     assertion_statuses,
+    cost_text,
     excerpt,
     json_line,
     pass_rate,
@@ -41,11 +43,15 @@ __all__ = [
     "Summary",
     "assertion_statuses",
     "compact_result",
+    "cost_text",
     "disagreement_text",
     "excerpt",
+    "flaky_only",
     "json_line",
+    "junit_status",
     "pass_rate",
     "recorded_verdicts",
+    "regate",
     "render_html",
     "render_junit_case",
     "render_text",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from chatassert._result import marked
 from chatassert.reporting._junit import _INVALID_XML
-from chatassert.reporting._summary import pass_rate
+from chatassert.reporting._summary import cost_text, pass_rate
 
 if TYPE_CHECKING:
     from chatassert._result import Result
@@ -112,6 +112,7 @@ def render_html(
     if summary.unmatched:
         parts.append(f'<span class="error">{summary.unmatched} without a matching case</span>')
     parts.append("</p>")
+    parts += _judging_block(summary)
     parts += _table("Pass rate per assertion", summary.per_assertion, "assertion")
     parts += _table("Pass rate per case", summary.per_case, "suite / case")
     if summary.failures:
@@ -125,6 +126,8 @@ def render_html(
                 f"{escape(outcome.case)} <small>{escape(where)}</small></h3>"
             )
             parts.append(f'<p class="reason">{escape(outcome.result.reason)}</p>')
+            if outcome.cost is not None:
+                parts.append(f'<p class="judge">{escape(cost_text(outcome.cost))}</p>')
             parts.append(
                 f'<pre class="tree">{escape(outcome.result.render(verbose=verbose))}</pre>'
             )
@@ -142,3 +145,13 @@ def render_html(
     parts.append("</body></html>")
     # the characters a JUnit file cannot hold (controls, lone surrogates) have no place here
     return _INVALID_XML.sub("\ufffd", "\n".join(parts) + "\n")
+
+
+def _judging_block(summary: Summary) -> list[str]:
+    """The flaky count and what judging cost over the run, when there is anything to say."""
+    out = []
+    if summary.flaky:
+        out.append(f'<p class="flaky">{summary.flaky} cases with flaky judged checks</p>')
+    if summary.costs.used:
+        out.append(f'<p class="judge">{escape(cost_text(summary.costs.to_dict()))}</p>')
+    return out

@@ -1,10 +1,12 @@
 """The JSON report: one line per case outcome, compact by default.
 
 A compact result tree keeps, for every node, its `status`, `name` and the fields that place and
-label it (`message`, `score`, `location`, `duration`, `children`); the `reason`, `details` and
-evidence (`pointer`, `span`, `excerpt`) are kept only for nodes that did not pass (failed,
-error, skipped), which are the ones a reader needs explained. `--full-results` writes every
-node in full (`Result.to_dict`).
+label it (`message`, `score`, `location`, `duration`, `children`), and the details re-gating
+reads (`GATE_KEYS`: a judged check's `threshold`, a repeat's `aggregate`, an at_least's
+`needed`); the `reason`,
+`details` and evidence (`pointer`, `span`, `excerpt`) are kept only for nodes that did not
+pass (failed, error, skipped), which are the ones a reader needs explained. `--full-results`
+writes every node in full (`Result.to_dict`).
 
 Lines are written by hand from pieces rather than through a dict and `json.dumps`: a batch run
 writes hundreds of thousands of them, and most of their nodes are identical passing leaves,
@@ -31,6 +33,18 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # as `json_line`: a lone surrogate i
 _LEAVES_KEPT = 4096  # distinct passing leaves whose text is remembered (then forgotten, all)
 
 
+_GATE_ORDER = ("threshold", "aggregate", "needed")
+GATE_KEYS = frozenset(_GATE_ORDER)
+"""The details a compact report keeps for a passing node: a judged check's `threshold`, and the
+rule parameters of a `repeat` (`aggregate`) and an `at_least` (`needed`), which re-gating reads."""
+
+
+def _gate_details(details: Mapping[str, Any]) -> dict[str, Any]:
+    if not details:
+        return {}
+    return {k: details[k] for k in _GATE_ORDER if k in details}
+
+
 def compact_result(result: Result) -> dict[str, Any]:
     """Return the compact JSON form of a result tree: `reason` and `details` only where a node
     did not pass.
@@ -47,6 +61,9 @@ def compact_result(result: Result) -> dict[str, Any]:
         out.pop("children", None)
     else:
         out = {"status": result.status.value, "name": result.name}
+        kept = _gate_details(result.details)
+        if kept:  # a judged check or a rule over them: what re-gating it needs
+            out["details"] = kept
         result._optional_fields(out, evidence=False)  # evidence only where it did not pass
     if result.children:
         out["children"] = [compact_result(c) for c in result.children]
@@ -112,7 +129,11 @@ class _Writer:
         fields = r.__dict__  # what a result was given; absent fields hold their defaults
         children = fields.get("children")
         passed = fields["status"] is _PASSED
-        if "score" in fields or "duration" in fields:
+        if (
+            "score" in fields
+            or "duration" in fields
+            or (fields["details"] and not GATE_KEYS.isdisjoint(fields["details"]))
+        ):
             text = self._head(r, passed)
         elif children is None:  # a leaf
             return self._leaf(r, fields, passed)
@@ -181,6 +202,10 @@ class _Writer:
             details = r.details
             text += ', "reason": ' + _value(r.reason) + ', "details": '
             text += _value(details) if details else "{}"
+        else:
+            kept = _gate_details(r.details)
+            if kept:
+                text += ', "details": ' + _value(kept)
         if r.message is not None:
             text += ', "message": ' + _value(r.message)
         if r.score is not None:
@@ -226,6 +251,8 @@ def report_line(outcome: Outcome, *, full: bool = False) -> str:
     if outcome.recorded is not None:
         line += ', "recorded": ' + _value(list(outcome.recorded))
         line += ', "disagreements": ' + _value(list(outcome.disagreements or ()))
+    if outcome.cost is not None:
+        line += ', "cost": ' + _value(dict(outcome.cost))
     line += "}\n"
     if not line.isascii():
         line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
@@ -281,6 +308,8 @@ def report_schema() -> dict[str, Any]:
                             "unmatched": count,
                             "records": {"type": ["integer", "null"], "minimum": 0},
                             "interrupted": {"type": "boolean"},
+                            "flaky": count,
+                            "judge": {"$ref": "#/$defs/cost"},
                         },
                     }
                 },
@@ -301,6 +330,19 @@ def report_schema() -> dict[str, Any]:
                     },
                     "recorded": {"type": "array", "items": {"type": "object"}},
                     "disagreements": {"type": "array", "items": {"type": "object"}},
+                    "cost": {"$ref": "#/$defs/cost"},
+                },
+            },
+            "cost": {
+                "type": "object",
+                "required": ["requests", "cached", "avoided", "tokens_in", "tokens_out", "cost"],
+                "additionalProperties": False,
+                "properties": {
+                    **dict.fromkeys(
+                        ("requests", "cached", "avoided", "tokens_in", "tokens_out", "unpriced"),
+                        count,
+                    ),
+                    "cost": {"type": ["number", "null"], "minimum": 0},
                 },
             },
             "result": full,

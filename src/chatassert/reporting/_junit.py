@@ -10,17 +10,18 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
-from chatassert._result import Status, shorten
+from chatassert._result import Result, Status, shorten
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
     from chatassert.reporting._summary import Outcome
 
-__all__ = ["JUnitWriter", "render_junit_case"]
+__all__ = ["JUnitWriter", "flaky_only", "junit_status", "render_junit_case"]
 
 # characters XML 1.0 cannot hold, lone surrogates (which no UTF-8 file can hold) among them
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -51,8 +52,51 @@ def _relative(where: str) -> str:
     return relative + colon + line
 
 
-def render_junit_case(outcome: Outcome, *, verbose: bool = False) -> str:
+def _properties(cost: Mapping[str, Any] | None, indent: str) -> str:
+    """A `<properties>` element with what judging cost (`judge.requests`, ...), or nothing."""
+    if not cost:
+        return ""
+    rows = "".join(
+        f"{indent}  <property name={_attr('judge.' + key)} value={_attr(str(value))} />\n"
+        for key, value in cost.items()
+        if value is not None
+    )
+    return f"{indent}<properties>\n{rows}{indent}</properties>\n"
+
+
+def flaky_only(result: Result) -> bool:
+    """Whether a case result holds a flaky `repeat` and nothing failed or errored outside one:
+    its outcome is the flaky verdicts' (passed, or failed by them alone)."""
+    flaky = False
+    for ancestors, node in result.walk():
+        if node.name == "repeat" and node.details.get("stability") == "flaky":
+            flaky = True
+        if (
+            node.status in (Status.FAILED, Status.ERROR)
+            and not node.children
+            and not any(
+                a.name == "repeat" and a.details.get("stability") == "flaky"
+                for a in (*ancestors, node)
+            )
+        ):
+            return False
+    return flaky
+
+
+def junit_status(result: Result, flaky: str = "skip") -> str:
+    """The status a case's `<testcase>` reports: its own, or for a case only flaky verdicts
+    decide (`flaky_only`), `skipped` (`flaky="skip"`) or `failed` (`flaky="fail"`)."""
+    if result.status in (Status.PASSED, Status.FAILED) and flaky_only(result):
+        return "failed" if flaky == "fail" else "skipped"
+    return result.status.value
+
+
+def render_junit_case(outcome: Outcome, *, verbose: bool = False, flaky: str = "skip") -> str:
     """Render one outcome as a `<testcase>` element (with `failure`, `error` or `skipped`).
+
+    A case whose outcome only flaky repeated verdicts decide (see `flaky_only`) is `<skipped>`
+    with its result tree as the evidence, or a `<failure>` with `flaky="fail"`. What judging
+    the case cost is written as `<properties>` (`judge.requests`, `judge.tokens_in`, ...).
 
     Example:
         >>> from chatassert import Contains
@@ -69,14 +113,25 @@ def render_junit_case(outcome: Outcome, *, verbose: bool = False) -> str:
         f"    <testcase classname={_attr(outcome.suite)} name={_attr(name)} "
         f'time="{outcome.seconds:.6f}"'
     )
+    props = _properties(outcome.cost, "      ")
+    if result.status in (Status.PASSED, Status.FAILED) and flaky_only(result):
+        body = result.render(verbose=True)
+        message = _attr(shorten("flaky: " + result.reason, 500))
+        if flaky == "fail":
+            element = f'<failure message={message} type="flaky">{_text(body)}</failure>'
+        else:
+            element = f"<skipped message={message}>{_text(body)}</skipped>"
+        return head + f">\n{props}      {element}\n    </testcase>\n"
     if result.status is Status.PASSED:
-        return head + " />\n"
+        return head + (f">\n{props}    </testcase>\n" if props else " />\n")
     if result.status is Status.SKIPPED:
-        return head + f">\n      <skipped message={_attr(result.reason)} />\n    </testcase>\n"
+        return (
+            head + f">\n{props}      <skipped message={_attr(result.reason)} />\n    </testcase>\n"
+        )
     tag = "failure" if result.status is Status.FAILED else "error"
     body = result.render(verbose=verbose)
     out = (
-        head + f">\n      <{tag} message={_attr(shorten(result.reason, 500))} "
+        head + f">\n{props}      <{tag} message={_attr(shorten(result.reason, 500))} "
         f"type={_attr(result.status.value)}>{_text(body)}</{tag}>\n"
     )
     if outcome.excerpt:
@@ -90,8 +145,16 @@ class JUnitWriter:
     def __init__(self) -> None:
         self._suites: dict[str, tuple[IO[str], dict[str, Any]]] = {}
 
-    def add(self, suite: str, status: str, seconds: float, xml: str) -> None:
-        """Spool one rendered `<testcase>` of `suite`."""
+    def add(
+        self,
+        suite: str,
+        status: str,
+        seconds: float,
+        xml: str,
+        cost: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Spool one rendered `<testcase>` of `suite` (its status as the XML marks it: a
+        flaky case's `skipped` or `failed`), adding what its judging cost to the suite's."""
         entry = self._suites.get(suite)
         if entry is None:
             spool: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
@@ -100,6 +163,11 @@ class JUnitWriter:
                 {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0},
             )
         spool, counts = entry
+        if cost:
+            from chatassert._judging import JudgeCosts
+
+            total = counts.setdefault("cost", JudgeCosts())
+            total.add(cost)
         counts["tests"] += 1
         counts["time"] += seconds
         key = {"failed": "failures", "error": "errors", "skipped": "skipped"}.get(status)
@@ -154,6 +222,8 @@ class JUnitWriter:
                 f'failures="{c["failures"]}" errors="{c["errors"]}" '
                 f'skipped="{c["skipped"]}" time="{c["time"]:.6f}">\n'
             )
+            if "cost" in c:
+                out.write(_properties(c["cost"].to_dict(), "    "))
             spool.seek(0)
             shutil.copyfileobj(spool, out)
             spool.close()

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from chatassert._judging import JudgeCosts
 from chatassert._result import Result, Status, shorten, strict_json
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "Outcome",
     "Summary",
     "assertion_statuses",
+    "cost_text",
     "excerpt",
     "json_line",
     "pass_rate",
@@ -81,6 +83,7 @@ class Outcome:
         recorded: For a recording that carries verdicts of its own (a PromptKit run), each
             recorded verdict beside chatassert's (`recorded_verdicts`).
         disagreements: Those of them where the two verdicts differ.
+        cost: What judging this case cost (`JudgeCosts.to_dict()`), when a judge was used.
     """
 
     suite: str
@@ -91,6 +94,7 @@ class Outcome:
     excerpt: str | None = None
     recorded: tuple[dict[str, Any], ...] | None = None
     disagreements: tuple[dict[str, Any], ...] | None = None
+    cost: dict[str, Any] | None = None
 
     @property
     def seconds(self) -> float:
@@ -122,6 +126,8 @@ class Outcome:
         if self.recorded is not None:
             out["recorded"] = list(self.recorded)
             out["disagreements"] = list(self.disagreements or ())
+        if self.cost is not None:
+            out["cost"] = dict(self.cost)
         return out
 
 
@@ -143,6 +149,8 @@ class Summary:
         disagreements: Where chatassert's verdict differs from the one a recording carries,
             as `(case and source, what differs)` (up to `keep`).
         disagreement_count: How many such differences there were.
+        flaky: How many case outcomes hold a check whose repeated verdicts were flaky.
+        costs: What judging cost over the run (requests, cached, avoided, tokens, cost).
     """
 
     counts: Counter[str] = field(default_factory=Counter)
@@ -157,24 +165,42 @@ class Summary:
     interrupted: bool = False
     disagreements: list[tuple[str, str]] = field(default_factory=list)
     disagreement_count: int = 0
+    flaky: int = 0
+    costs: JudgeCosts = field(default_factory=JudgeCosts)
 
     def add(self, outcome: Outcome) -> None:
         """Count one outcome and keep it as an example if it did not pass."""
+        from chatassert._judged import is_flaky
+
         status = outcome.result.status
         self.count(
             outcome.suite,
             outcome.case,
             status.value,
             [(label, s.value) for label, s in assertion_statuses(outcome.result)],
+            flaky=is_flaky(outcome.result),
+            cost=outcome.cost,
         )
         if status in (Status.FAILED, Status.ERROR) and len(self.failures) < self.keep:
             self.failures.append(outcome)
 
     def count(
-        self, suite: str, case: str, status: str, assertions: Iterable[tuple[str, str]]
+        self,
+        suite: str,
+        case: str,
+        status: str,
+        assertions: Iterable[tuple[str, str]],
+        *,
+        flaky: bool = False,
+        cost: Mapping[str, Any] | None = None,
     ) -> None:
-        """Count one case outcome from its status and its assertions' `(label, status)`."""
+        """Count one case outcome from its status and its assertions' `(label, status)` (and
+        whether it was flaky, and what its judging cost)."""
         self.counts[status] += 1
+        if flaky:
+            self.flaky += 1
+        if cost is not None:
+            self.costs.add(cost)
         key = f"{suite} / {case}"
         per_case = self.per_case.get(key)
         if per_case is None:
@@ -265,6 +291,8 @@ def render_text(
         f"{summary.total} checked: {c['passed']} passed, {c['failed']} failed, "
         f"{c['error']} errors, {c['skipped']} skipped"
     )
+    if summary.flaky:
+        head += f"; {summary.flaky} flaky"
     if summary.unreadable_count:
         head += f"; {summary.unreadable_count} unreadable log lines"
     if summary.unmatched:
@@ -298,6 +326,8 @@ def render_text(
         for outcome in shown:
             where = outcome.source or outcome.subject_id or ""
             lines.append(f"- {outcome.suite} / {outcome.case} ({where})")
+            if outcome.cost is not None:
+                lines.append("  " + cost_text(outcome.cost))
             body = outcome.result.render(verbose=verbose, width=width)
             lines.extend("  " + line for line in body.splitlines()[1:] or body.splitlines())
     if summary.disagreements:
@@ -309,8 +339,30 @@ def render_text(
         lines.append("unreadable log lines:")
         lines.extend(f"- {where}: {error}" for where, error in summary.unreadable)
     lines.append("")
+    if summary.costs.used:
+        lines.append(cost_text(summary.costs.to_dict()))
     lines.append(head)
     return _SURROGATE.sub("\ufffd", "\n".join(lines))
+
+
+def cost_text(cost: Mapping[str, Any]) -> str:
+    """One line saying what judging cost: requests, cached and avoided verdicts, tokens, cost.
+
+    Example:
+        >>> cost_text({"requests": 3, "cached": 1, "avoided": 0, "tokens_in": 900,
+        ...            "tokens_out": 60, "cost": 0.00042})
+        'judge: 3 requests, 1 from cache, 0 avoided; tokens 900 in, 60 out; cost 0.00042'
+    """
+    text = (
+        f"judge: {cost.get('requests', 0)} requests, {cost.get('cached', 0)} from cache, "
+        f"{cost.get('avoided', 0)} avoided; tokens {cost.get('tokens_in', 0)} in, "
+        f"{cost.get('tokens_out', 0)} out"
+    )
+    if cost.get("cost") is not None:
+        text += f"; cost {cost['cost']:.6g}"
+    if cost.get("unpriced"):
+        text += f" ({cost['unpriced']} requests of models the price table lacks)"
+    return text
 
 
 def pass_rate(counts: Mapping[str, int]) -> float | None:
