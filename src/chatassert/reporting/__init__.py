@@ -9,7 +9,7 @@ Example:
     (1, 1)
 """
 
-from chatassert.reporting._html import render_html
+from chatassert.reporting._html import HtmlWriter, html_case, render_html, write_html
 from chatassert.reporting._json import compact_result, report_line, report_schema
 from chatassert.reporting._junit import JUnitWriter, render_junit_case
 from chatassert.reporting._recorded import disagreement_text, recorded_verdicts
@@ -36,6 +36,7 @@ __all__ = [
     "EXIT_NOTHING",
     "EXIT_OK",
     "EXIT_USAGE",
+    "HtmlWriter",
     "JUnitWriter",
     "Outcome",
     "Summary",
@@ -43,6 +44,7 @@ __all__ = [
     "compact_result",
     "disagreement_text",
     "excerpt",
+    "html_case",
     "json_line",
     "pass_rate",
     "recorded_verdicts",
@@ -51,4 +53,5 @@ __all__ = [
     "render_text",
     "report_line",
     "report_schema",
+    "write_html",
 ]
