@@ -226,7 +226,7 @@ details.case>summary{cursor:pointer}.st{display:inline-block;min-width:4rem;text
 border-radius:4px;padding:0 .3rem;margin-right:.4rem;font-size:12px}
 .src,.usage{color:#5a6275;font-size:12px;margin-left:.5rem}.reason{margin:.3rem 0}
 ul.tree{list-style:none;padding-left:1.1rem;margin:.2rem 0}ul.tree li{margin:.1rem 0}
-.node-f,.node-e{font-weight:600}.muted{color:#5a6275}
+.node-f,.node-e{font-weight:600}.why{margin:.1rem 0 .1rem 4.7rem;color:#7a2430}.muted{color:#5a6275}
 """
 
 _SCRIPT = r"""
@@ -291,11 +291,11 @@ function caseEl(r){var d=el("details","case "+NAMES[r.st]+"-case"),s=el("summary
  s.appendChild(el("span","src",r.src));
  var u=usageText(r.usage);if(u)s.appendChild(el("span","usage",u));
  if(r.tags.length)s.appendChild(el("span","usage","#"+r.tags.join(" #")));
+ if(r.detail)s.appendChild(el("div","why",r.detail.tree.r));
  d.appendChild(s);
  d.addEventListener("toggle",function(){if(!d.open||d.filled)return;d.filled=true;
   var x=r.detail;if(!x){d.appendChild(el("p","reason muted","passed: "+r.asserts.map(
    function(p){return D.labels[p[0]];}).join(", ")));return;}
-  d.appendChild(el("p","reason",x.tree.r));
   var ul=el("ul","tree");ul.appendChild(tree(x.tree));d.appendChild(ul);
   if(x.excerpt)d.appendChild(el("pre","transcript",x.excerpt));});
  return d;}
@@ -437,7 +437,7 @@ def write_html(
     )
     parts.append(
         '<details id="unmatched" hidden><summary><h2 style=display:inline>'
-        '<span id="unmatched-count"></span> conversations without a matching case'
+        'Conversations without a matching case: <span id="unmatched-count"></span>'
         "</h2></summary></details>"
     )
     if summary.unreadable:
