@@ -224,3 +224,13 @@ def test_the_report_in_a_browser(
     print(f"screenshot: {shot}")
     assert shot.stat().st_size > 10_000
     page.close()
+
+
+def test_a_missing_browser_skips_unless_it_is_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.delenv("CHATASSERT_REQUIRE_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="is missing"):
+        _require_browser()
+    monkeypatch.setenv("CHATASSERT_REQUIRE_BROWSER", "1")
+    with pytest.raises(pytest.fail.Exception, match="CHATASSERT_REQUIRE_BROWSER=1 but"):
+        _require_browser()
