@@ -461,7 +461,7 @@ def write_html(
 def render_html(
     summary: Summary, *, title: str = "chatassert report", verbose: bool = False
 ) -> str:
-    """Render the summary as one self-contained HTML page.
+    r"""Render the summary as one self-contained HTML page.
 
     It shows the totals, pass rates per assertion and per case, the failing examples the
     summary kept (filterable, with their result trees and transcript excerpts), and the log
@@ -473,7 +473,7 @@ def render_html(
         >>> summary = Summary()
         >>> summary.add(Outcome("s", "c", Contains("<b>").check("plain"), "log:1"))
         >>> page = render_html(summary)
-        >>> "<b>" in page, "\\u003cb\\u003e" in page
+        >>> "<b>" in page, r"\u003cb\u003e" in page  # in the page's JSON, escaped
         (False, True)
     """
     del verbose  # the page's result trees always show every node
