@@ -53,11 +53,12 @@ from chatassert.reporting import (
     excerpt,
     json_line,
     junit_status,
-    render_html,
     render_junit_case,
     render_text,
     report_line,
 )
+from chatassert.reporting._html import HtmlWriter, html_case, write_html
+from chatassert.reporting._junit import _relative
 
 __all__ = ["main"]
 
@@ -464,6 +465,8 @@ _STDOUT = "to standard output"
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the HTML report shows it
+    args.started = time.time()
     out = _Output(sys.stdout, _STDOUT)
     if args.command == "lint":
         code = _lint(
@@ -1192,11 +1195,13 @@ def _item(state: _State, outcome: Outcome, subject: object) -> Item:
     if kept:
         state.kept += 1
     formats = plan.formats
-    if kept or ("junit" in formats and status in _FAILING):
+    if kept or (("junit" in formats or "html" in formats) and status in _FAILING):
         outcome = replace(outcome, excerpt=excerpt(subject))
     rendered: dict[str, str] | None = None
-    if "json" in formats or "junit" in formats:  # what each streamed format writes of it
+    if "json" in formats or "junit" in formats or "html" in formats:  # what each writes of it
         rendered = {}
+        if "html" in formats:
+            rendered["html"] = html_case(outcome, subject)
         if "json" in formats:
             rendered["json"] = report_line(outcome, full=plan.full_results)
         if "junit" in formats:
@@ -1629,6 +1634,7 @@ def _run_until_done(
     """Check the logs and write the report: whole, or, when interrupted, partial (exit 130)."""
     summary = Summary(keep=args.show, records=0)
     junit = JUnitWriter() if "junit" in plan.formats else None
+    html = HtmlWriter(_tags(suites)) if "html" in plan.formats else None
     jsonl = reports.get("json")
     progress = _Progress(err, not args.no_progress)
     stopped: str | None = None
@@ -1661,6 +1667,8 @@ def _run_until_done(
                             )
                         if jsonl is not None:
                             jsonl.write(rendered["json"])
+                        if html is not None:
+                            html.add(suite, case, status, assertions, seconds, rendered["html"])
                     if max_failures is not None and summary.failing >= max_failures:
                         stopped = (
                             f"stopped after {summary.failing} failing case"
@@ -1681,7 +1689,7 @@ def _run_until_done(
                         jsonl.write(json_line({"unreadable": where, "error": error}))
                     if args.strict:  # stop, but leave a complete report of what was read
                         err.write(f"{where}: {error}\nstopped: unreadable log line (--strict)\n")
-                        _finish(plan, summary, junit, args, reports)
+                        _finish(plan, summary, junit, args, reports, html, files)
                         return EXIT_USAGE
                     if summary.unreadable_count <= _LISTED:
                         err.write(f"{where}: skipped: {error}\n")
@@ -1690,6 +1698,8 @@ def _run_until_done(
                     summary.unmatched += 1
                     if junit is not None:
                         junit.add_unmatched(where, suite)
+                    if html is not None:
+                        html.add_unmatched(where, suite)
                     if jsonl is not None:
                         jsonl.write(json_line({"unmatched": where, "suite": suite}))
                     if summary.unmatched <= _LISTED:
@@ -1705,7 +1715,8 @@ def _run_until_done(
         batches.close()  # stops the worker processes, if any
         summary.interrupted = True
         err.write(f"{summary.notice}\n")
-        _finish(plan, summary, junit, args, reports)  # SIGINT is only noted while it is written
+        # SIGINT is only noted while it is written
+        _finish(plan, summary, junit, args, reports, html, files)
         return summary.exit_code()
     except _LogError as exc:
         progress.close()
@@ -1735,9 +1746,11 @@ def _run_until_done(
                 jsonl.write(report_line(outcome, full=plan.full_results))
             if junit is not None:  # an error (or skipped) test case, as in the summary
                 junit.add(outcome.suite, status, 0.0, render_junit_case(outcome, verbose=False))
+            if html is not None:
+                html.add_outcome(outcome)
     if summary.records == 0:
         err.write(f"{summary.notice}\n")
-    _finish(plan, summary, junit, args, reports)
+    _finish(plan, summary, junit, args, reports, html, files)
     return EXIT_FAILED if stopped else summary.exit_code()
 
 
@@ -1770,12 +1783,41 @@ def _finish(
     junit: JUnitWriter | None,
     args: argparse.Namespace,
     reports: _Reports,
+    html: HtmlWriter | None = None,
+    files: Sequence[str] = (),
 ) -> None:
     """End each report: the JSON summary line, the JUnit document, the text or HTML summary."""
     for fmt in plan.formats:
         out = reports.get(fmt)
         if out is not None:
+            if fmt == "html":
+                write_html(summary, out, writer=html, meta=_run_meta(plan, args, files))
+                continue
             _finish_one(fmt, summary, junit, args, out)
+
+
+def _tags(suites: Sequence[Suite]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """The tags of each `(suite, case)` that has some, for the HTML report's filter."""
+    return {(s.name, c.name): c.tags for s in suites for c in s.cases if c.tags}
+
+
+def _run_meta(plan: _Plan, args: argparse.Namespace, files: Sequence[str]) -> dict[str, Any]:
+    """What the HTML report says of the run: date, command line, suites, logs (relative to
+    the working directory when below it), version and duration."""
+    import datetime
+    import shlex
+
+    started = getattr(args, "started", time.time())
+    suites = [_relative(plan.suite)] if plan.suite is not None else []
+    suites += [f"--assert {spec}" for spec in plan.asserts]
+    return {
+        "date": datetime.datetime.fromtimestamp(started).astimezone().isoformat(timespec="seconds"),
+        "command": shlex.join(["chatassert", *getattr(args, "argv", [])]),
+        "suites": suites,
+        "logs": [_relative(os.path.abspath(f)) if f != "-" else f for f in files],
+        "version": __version__,
+        "duration": round(time.time() - started, 3),
+    }
 
 
 def _finish_one(
@@ -1804,8 +1846,6 @@ def _finish_one(
             name = "interrupted" if summary.interrupted else "nothing read"
             junit.add_run_error(name, summary.notice)
         junit.write(out)
-    elif fmt == "html":
-        out.write(render_html(summary, verbose=args.verbose))
     else:
         out.write(render_text(summary, max_failures=args.show, verbose=args.verbose) + "\n")
 

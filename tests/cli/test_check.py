@@ -222,7 +222,7 @@ def test_html_report_file(files: Path) -> None:
     assert out.returncode == 1
     page = (files / "r.html").read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
-    assert "&lt;oops&gt;" in page
+    assert "\\u003coops\\u003e" in page  # in the page's JSON document, escaped
     assert "<oops>" not in page
 
 

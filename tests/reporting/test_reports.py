@@ -157,21 +157,29 @@ class _Page(HTMLParser):
 
 
 def test_html_report_content() -> None:
+    text = render_html(_summary(), title="Nightly <run>")
     page = _Page()
-    page.feed(render_html(_summary(), title="Nightly <run>"))
+    page.feed(text)
     assert "Nightly <run>" in page.text["title"]
-    # no external assets: no scripts, stylesheets or images loaded from anywhere
-    assert not [t for t, a in page.tags if t in ("script", "link", "img", "iframe")]
+    # no external assets: scripts and styles are inline, nothing is loaded from anywhere
+    assert not [t for t, a in page.tags if t in ("link", "img", "iframe")]
     assert not [a for _, a in page.tags if "src" in a or "href" in a]
     cells = " | ".join(page.text["td"])
     assert "names the city" in cells
     assert "50.0%" in cells  # two conversations, one passed
     assert "support / weather" in cells
-    pre = "\n".join(page.text["pre"])
-    assert "Sorry, internal error <b>&</b>" in pre  # the transcript excerpt, escaped and intact
-    assert "FAIL" in pre
     assert "line is not JSON" in " ".join(page.text["li"])
-    assert "log.jsonl:2" in " ".join(page.text["small"])
+    data = json.loads(text.split('id="ca-data">')[1].split("</script>")[0])
+    assert data["cases"] == [["support", "weather", []]]
+    ((case, status, _, assertions, (source, usage, detail)),) = data["rows"]
+    assert (case, status, source, usage) == (0, "f", "log.jsonl:2", None)
+    assert [data["labels"][i] for i, _ in assertions] == [
+        "contains_function_call",
+        "not_contains",
+        "names the city",
+    ]
+    assert "Sorry, internal error <b>&</b>" in detail["excerpt"]  # escaped and intact
+    assert detail["tree"]["s"] == "f"
 
 
 @pytest.mark.parametrize("count", [0, 1, 25])

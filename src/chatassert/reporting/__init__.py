@@ -9,7 +9,7 @@ Example:
     (1, 1)
 """
 
-from chatassert.reporting._html import render_html
+from chatassert.reporting._html import HtmlWriter, html_case, render_html, write_html
 from chatassert.reporting._json import compact_result, report_line, report_schema
 from chatassert.reporting._junit import JUnitWriter, flaky_only, junit_status, render_junit_case
 from chatassert.reporting._recorded import disagreement_text, recorded_verdicts
@@ -38,6 +38,7 @@ __all__ = [
     "EXIT_NOTHING",
     "EXIT_OK",
     "EXIT_USAGE",
+    "HtmlWriter",
     "JUnitWriter",
     "Outcome",
     "Summary",
@@ -47,6 +48,7 @@ __all__ = [
     "disagreement_text",
     "excerpt",
     "flaky_only",
+    "html_case",
     "json_line",
     "junit_status",
     "pass_rate",
@@ -57,4 +59,5 @@ __all__ = [
     "render_text",
     "report_line",
     "report_schema",
+    "write_html",
 ]

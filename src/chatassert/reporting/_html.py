@@ -1,24 +1,209 @@
-"""A single-file HTML report: no external assets, inline CSS, every user text escaped."""
+"""A single-file HTML report: inline CSS and script, no external assets, every user text escaped.
+
+The page has a static part (run metadata, totals, pass rates per assertion and per case, the
+unreadable log lines), rendered here, and the list of every checked case, which an inline
+script renders from a JSON document embedded in the page: filters by status, assertion, case
+and tag, sorting, collapsible result trees and transcript excerpts with the failing span
+marked. The script sets text only through `textContent`, so no text of a log can become markup,
+and the JSON is written with `<`, `>` and `&` escaped, so no text can end the script element.
+
+Each case's data is rendered when it is produced (in a worker, with `--jobs`) by `html_case`,
+and `HtmlWriter` spools it to a temporary file, so a run of any size keeps a bounded memory:
+a passing case costs some fifty bytes of the page, a failing one its result tree and excerpt.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+import tempfile
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
-from chatassert._result import marked
-from chatassert.reporting._junit import _INVALID_XML
-from chatassert.reporting._summary import cost_text, pass_rate
+from chatassert._result import Result, Status, marked
+from chatassert.reporting._junit import _INVALID_XML, _relative
+from chatassert.reporting._summary import assertion_statuses, cost_text, pass_rate
 
 if TYPE_CHECKING:
-    from chatassert._result import Result
-    from chatassert.reporting._summary import Summary
+    from _typeshed import SupportsWrite
 
-__all__ = ["render_html"]
+    from chatassert.reporting._summary import Outcome, Summary
+
+__all__ = ["HtmlWriter", "html_case", "render_html", "write_html"]
+
+_CODE = {"passed": "p", "failed": "f", "error": "e", "skipped": "s"}
+_USAGE = (("tokens", "total_tokens"), ("cost", "cost"), ("ms", "latency_ms"))
+_SCRIPT_UNSAFE = re.compile("[<>&\u2028\u2029]")
+
+
+def _script_safe(text: str) -> str:
+    """JSON text that can sit inside `<script>`: `<`, `>`, `&` (and the two line separators)
+    as `\\uXXXX` escapes, which read back as the same characters."""
+    return _SCRIPT_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _dump(value: Any) -> str:
+    """Compact JSON, non-ASCII kept, with the characters no page can hold replaced."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return _INVALID_XML.sub("\ufffd", text)
+
+
+def _node(result: Result) -> dict[str, Any]:
+    """One node of a result tree as the page's script reads it (short keys: the page of a
+    large run holds thousands of them)."""
+    node: dict[str, Any] = {"s": _CODE[result.status.value], "n": result.name, "r": result.reason}
+    if result.message:
+        node["m"] = result.message
+    if result.location:
+        node["at"] = result.location
+    if result.score is not None:
+        node["sc"] = result.score
+    if result.pointer is not None:
+        node["p"] = result.pointer
+        if result.span is not None and result.excerpt is not None:
+            # three pieces: before, the span, after (the `…` of a cut included)
+            text = marked(result.excerpt, result.span, "\0", "\0", lambda s: s.replace("\0", ""))
+            node["mk"] = text.split("\0")
+            node["sp"] = list(result.span)
+    if result.children:
+        node["c"] = [_node(child) for child in result.children]
+    return node
+
+
+def _usage(subject: object) -> dict[str, float | int] | None:
+    """Tokens, cost and latency of a conversation or turn, where its log records them."""
+    from chatassert._models import Conversation, Turn
+
+    if not isinstance(subject, Conversation | Turn):
+        return None
+    from chatassert._usage import _total
+
+    out: dict[str, float | int] = {}
+    for short, key in _USAGE:
+        total = _total(subject, key)
+        if total.parts:
+            out[short] = total.value
+    return out or None
+
+
+def html_case(outcome: Outcome, subject: object = None) -> str:
+    """Render what the HTML report shows of one outcome, as a JSON array (not yet escaped for
+    the page): `[source, usage, detail]`. `detail` (the result tree, the reason and the
+    transcript excerpt) is there only for a case that did not pass.
+
+    Example:
+        >>> from chatassert import Contains
+        >>> from chatassert.reporting import Outcome
+        >>> html_case(Outcome("s", "c", Contains("a").check("a"), "log.jsonl:3"))
+        '["log.jsonl:3",null,null]'
+    """
+    result = outcome.result
+    detail: dict[str, Any] | None = None
+    if result.status is not Status.PASSED:
+        detail = {"tree": _node(result)}
+        if outcome.excerpt:
+            detail["excerpt"] = outcome.excerpt
+        if outcome.subject_id is not None:
+            detail["id"] = outcome.subject_id
+        if outcome.cost is not None:
+            detail["cost"] = cost_text(outcome.cost)
+    source = _relative(outcome.source) if outcome.source else ""
+    return _dump([source, _usage(subject), detail])
+
+
+class HtmlWriter:
+    """The cases of an HTML report, spooled to a temporary file as they come.
+
+    Suite, case and assertion names are stored once, each case refers to them by number.
+    """
+
+    def __init__(self, tags: Mapping[tuple[str, str], Sequence[str]] | None = None) -> None:
+        self._spool: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+        self._rows = 0
+        self._cases: dict[tuple[str, str], int] = {}
+        self._labels: dict[str, int] = {}
+        self._tags = dict(tags or {})
+        self._unmatched: IO[str] | None = None
+        self.unmatched = 0
+
+    def add(
+        self,
+        suite: str,
+        case: str,
+        status: str,
+        assertions: Iterable[tuple[str, str]],
+        seconds: float,
+        data: str,
+    ) -> None:
+        """Spool one case outcome: its counts, and `data` as `html_case` rendered it."""
+        key = (suite, case)
+        index = self._cases.get(key)
+        if index is None:
+            index = self._cases[key] = len(self._cases)
+        labels = self._labels
+        pairs = []
+        for label, leaf in assertions:
+            number = labels.get(label)
+            if number is None:
+                number = labels[label] = len(labels)
+            pairs.append(f'[{number},"{_CODE.get(leaf, "e")}"]')
+        self._spool.write(
+            f'{"," if self._rows else ""}[{index},"{_CODE.get(status, "e")}",'
+            f"{round(seconds, 6)},[{','.join(pairs)}],{data}]\n"
+        )
+        self._rows += 1
+
+    def add_outcome(self, outcome: Outcome, subject: object = None) -> None:
+        """Spool one outcome whole (rendered here)."""
+        self.add(
+            outcome.suite,
+            outcome.case,
+            outcome.result.status.value,
+            [(label, s.value) for label, s in assertion_statuses(outcome.result)],
+            outcome.seconds,
+            html_case(outcome, subject),
+        )
+
+    def add_unmatched(self, where: str, suite: str) -> None:
+        """Spool a conversation that no case of `suite` matches."""
+        if self._unmatched is None:
+            self._unmatched = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+        comma = "," if self.unmatched else ""
+        self._unmatched.write(f"{comma}{_dump([_relative(where), suite])}\n")
+        self.unmatched += 1
+
+    def write_data(self, out: SupportsWrite[str], meta: Mapping[str, Any]) -> None:
+        """Write the page's JSON document (escaped for a `<script>` element) and release the
+        spools."""
+        cases = [
+            [suite, case, list(self._tags.get((suite, case), ()))] for (suite, case) in self._cases
+        ]
+        head = {"meta": dict(meta), "labels": list(self._labels), "cases": cases}
+        out.write(_script_safe(_dump(head)[:-1]) + ',"rows":[\n')
+        _copy(self._spool, out)
+        out.write('],"unmatched":[\n')
+        if self._unmatched is not None:
+            _copy(self._unmatched, out)
+        out.write("]}")
+
+    def close(self) -> None:
+        """Release the spools."""
+        self._spool.close()
+        if self._unmatched is not None:
+            self._unmatched.close()
+
+
+def _copy(spool: IO[str], out: SupportsWrite[str]) -> None:
+    spool.seek(0)
+    while block := spool.read(1 << 16):
+        out.write(_script_safe(block))
+    spool.close()
 
 
 _CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:70rem;
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:78rem;
 color:#1d2330;padding:0 1rem}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #dde}
 .totals span{display:inline-block;margin-right:1rem;padding:.2rem .6rem;border-radius:4px}
@@ -30,11 +215,136 @@ font-variant-numeric:tabular-nums}
 .bar{background:#fde4e4;width:8rem;height:.7rem;border-radius:3px;overflow:hidden}
 .bar div{background:#3fb56b;height:100%}
 pre{background:#f6f7fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;font-size:12.5px}
-.example{border:1px solid #e4e6ee;border-radius:6px;padding:.2rem 1rem;margin:1rem 0}
 mark{background:#ffd86b;padding:0 .1em}.evidence code{font-size:12.5px}
 .notice{background:#fff1d6;border:1px solid #e8c77a;border-radius:6px;padding:.6rem 1rem;
 font-weight:600}
+dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem}
+dl.meta dt{font-weight:600}dl.meta dd{margin:0;word-break:break-all}
+#controls{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;position:sticky;top:0;
+background:#fff;padding:.5rem 0;border-bottom:1px solid #dde;z-index:1}
+#controls input[type=search]{width:12rem}
+details.case{border:1px solid #e4e6ee;border-radius:6px;margin:.4rem 0;padding:.2rem .8rem}
+details.case>summary{cursor:pointer}.st{display:inline-block;min-width:4rem;text-align:center;
+border-radius:4px;padding:0 .3rem;margin-right:.4rem;font-size:12px}
+.src,.usage{color:#5a6275;font-size:12px;margin-left:.5rem}.reason{margin:.3rem 0}
+ul.tree{list-style:none;padding-left:1.1rem;margin:.2rem 0}ul.tree li{margin:.1rem 0}
+.node-f,.node-e{font-weight:600}.why{margin:.1rem 0 .1rem 4.7rem;color:#7a2430}.muted{color:#5a6275}
 """
+
+_SCRIPT = r"""
+(function(){
+"use strict";
+var D=JSON.parse(document.getElementById("ca-data").textContent);
+var NAMES={p:"passed",f:"failed",e:"error",s:"skipped"},RANK={e:0,f:1,s:2,p:3},PAGE=500;
+function el(tag,cls,text){var n=document.createElement(tag);if(cls)n.className=cls;
+ if(text!==undefined&&text!==null)n.textContent=String(text);return n;}
+var rows=D.rows.map(function(r,i){var c=D.cases[r[0]],src=r[4][0]||"",m=/^(.*):(\d+)$/.exec(src);
+ return {i:i,suite:c[0],name:c[1],tags:c[2],key:(c[0]+" / "+c[1]).toLowerCase(),st:r[1],
+  secs:r[2],asserts:r[3],src:src,file:m?m[1]:src,line:m?+m[2]:0,usage:r[4][1],detail:r[4][2]};});
+var $=function(id){return document.getElementById(id);};
+var labels=$("labels");
+D.labels.forEach(function(l){var o=el("option");o.value=l;labels.appendChild(o);});
+var tagSel=$("f-tag"),tags={};D.cases.forEach(function(c){c[2].forEach(function(t){tags[t]=1;});});
+Object.keys(tags).sort().forEach(function(t){var o=el("option",null,t);o.value=t;
+ tagSel.appendChild(o);});
+if(!Object.keys(tags).length)tagSel.disabled=true;
+var shown=PAGE,list=$("cases");
+function statuses(){var s={};document.querySelectorAll("#controls input[data-st]").forEach(
+ function(b){if(b.checked)s[b.getAttribute("data-st")]=1;});return s;}
+function matching(){var st=statuses(),text=$("f-case").value.trim().toLowerCase(),
+ a=$("f-assert").value.trim().toLowerCase(),tag=tagSel.value,ids=null;
+ if(a){ids={};D.labels.forEach(function(l,i){if(l.toLowerCase().indexOf(a)>=0)ids[i]=1;});}
+ var out=rows.filter(function(r){
+  if(text&&r.key.indexOf(text)<0&&r.src.toLowerCase().indexOf(text)<0)return false;
+  if(tag&&r.tags.indexOf(tag)<0)return false;
+  if(ids)return r.asserts.some(function(p){return ids[p[0]]&&st[p[1]];});
+  return !!st[r.st];});
+ var by=$("f-sort").value;
+ out.sort(function(x,y){var d=0;
+  if(by==="status")d=RANK[x.st]-RANK[y.st];
+  else if(by==="case")d=x.key<y.key?-1:x.key>y.key?1:0;
+  else if(by==="line")d=x.file<y.file?-1:x.file>y.file?1:x.line-y.line;
+  else if(by==="time")d=y.secs-x.secs;
+  return d||x.i-y.i;});
+ return out;}
+function usageText(u){if(!u)return "";var p=[];
+ if(u.tokens!==undefined)p.push(u.tokens+" tokens");
+ if(u.cost!==undefined)p.push("$"+(+u.cost).toPrecision(3));
+ if(u.ms!==undefined)p.push(u.ms+" ms");return p.join(" · ");}
+function tree(node){var li=el("li","node-"+node.s),head=el("span");
+ head.appendChild(el("span","st "+NAMES[node.s],NAMES[node.s]));
+ head.appendChild(el("b",null,node.m||node.n));
+ if(node.m)head.appendChild(el("span","muted"," ("+node.n+")"));
+ if(node.at)head.appendChild(el("span","muted"," @ "+node.at));
+ if(node.r)head.appendChild(el("span",null," — "+node.r));
+ if(node.p!==undefined){var ev=el("div","evidence");ev.appendChild(el("code",null,node.p));
+  if(node.mk){ev.appendChild(el("span",null," "+node.sp[0]+"-"+node.sp[1]+": "+node.mk[0]));
+   ev.appendChild(el("mark",null,node.mk[1]));ev.appendChild(el("span",null,node.mk[2]));}
+  head.appendChild(ev);}
+ if(node.c&&node.c.length){var d=el("details");d.open=node.s!=="p";
+  var s=el("summary");s.appendChild(head);d.appendChild(s);var ul=el("ul","tree");
+  node.c.forEach(function(c){ul.appendChild(tree(c));});d.appendChild(ul);li.appendChild(d);}
+ else li.appendChild(head);
+ return li;}
+function caseEl(r){var d=el("details","case "+NAMES[r.st]+"-case"),s=el("summary");
+ d.setAttribute("data-status",NAMES[r.st]);
+ s.appendChild(el("span","st "+NAMES[r.st],NAMES[r.st]));
+ s.appendChild(el("span","name",r.suite+" / "+r.name));
+ s.appendChild(el("span","src",r.src));
+ var u=usageText(r.usage);if(u)s.appendChild(el("span","usage",u));
+ if(r.tags.length)s.appendChild(el("span","usage","#"+r.tags.join(" #")));
+ if(r.detail)s.appendChild(el("div","why",r.detail.tree.r));
+ d.appendChild(s);
+ d.addEventListener("toggle",function(){if(!d.open||d.filled)return;d.filled=true;
+  var x=r.detail;if(!x){d.appendChild(el("p","reason muted","passed: "+r.asserts.map(
+   function(p){return D.labels[p[0]];}).join(", ")));return;}
+  var ul=el("ul","tree");ul.appendChild(tree(x.tree));d.appendChild(ul);
+  if(x.cost)d.appendChild(el("p","judge",x.cost));
+  if(x.excerpt)d.appendChild(el("pre","transcript",x.excerpt));});
+ return d;}
+function render(){var out=matching();list.textContent="";
+ var f=document.createDocumentFragment();
+ out.slice(0,shown).forEach(function(r){f.appendChild(caseEl(r));});
+ list.appendChild(f);$("count").textContent=out.length+" of "+rows.length+" cases";
+ var more=$("more");more.hidden=out.length<=shown;
+ more.textContent="show "+Math.min(PAGE,out.length-shown)+" more";}
+function again(){shown=PAGE;render();}
+document.querySelectorAll("#controls input,#controls select").forEach(function(n){
+ n.addEventListener(n.type==="search"?"input":"change",again);});
+$("more").addEventListener("click",function(){shown+=PAGE;render();});
+function openAll(v){list.querySelectorAll("details.case").forEach(function(d){
+ d.open=v;if(v)d.dispatchEvent(new Event("toggle"));});}
+$("expand").addEventListener("click",function(){openAll(true);});
+$("collapse").addEventListener("click",function(){openAll(false);});
+render();
+var first=list.querySelector("details.case");if(first&&first.getAttribute("data-status")!=="passed")
+ first.open=true;
+var um=$("unmatched");if(um&&D.unmatched.length){um.hidden=false;
+ $("unmatched-count").textContent=String(D.unmatched.length);
+ um.addEventListener("toggle",function(){if(um.filled)return;um.filled=true;var ul=el("ul");
+  D.unmatched.forEach(function(u){var li=el("li");li.appendChild(el("code",null,u[0]));
+   li.appendChild(el("span",null," — no case of "+u[1]+" matches it"));ul.appendChild(li);});
+  um.appendChild(ul);});}
+})();
+"""
+
+_CONTROLS = """<div id="controls">
+<span>status:
+<label><input type="checkbox" data-st="f" checked> failed</label>
+<label><input type="checkbox" data-st="e" checked> error</label>
+<label><input type="checkbox" data-st="s"> skipped</label>
+<label><input type="checkbox" data-st="p"> passed</label></span>
+<label>assertion <input type="search" id="f-assert" list="labels" placeholder="kind or name">
+</label><datalist id="labels"></datalist>
+<label>case <input type="search" id="f-case" placeholder="suite / case or file:line"></label>
+<label>tag <select id="f-tag"><option value="">any</option></select></label>
+<label>sort <select id="f-sort"><option value="line">log line</option>
+<option value="status">status</option><option value="case">case</option>
+<option value="time">slowest</option></select></label>
+<button type="button" id="expand">expand all</button>
+<button type="button" id="collapse">collapse all</button>
+<span id="count" class="muted"></span>
+</div>"""
 
 
 def _rate_row(label: str, counts: Counter[str]) -> str:
@@ -51,48 +361,55 @@ def _rate_row(label: str, counts: Counter[str]) -> str:
 
 def _table(title: str, rows: dict[str, Counter[str]], what: str) -> list[str]:
     out = [
-        f"<h2>{escape(title)}</h2>",
+        f"<details open><summary><h2 style=display:inline>{escape(title)}</h2></summary>",
         "<table>",
         f"<tr><th>{escape(what)}</th><th>passed</th><th>failed</th><th>errors</th>"
         "<th>skipped</th><th>pass rate</th><th></th></tr>",
     ]
     out.extend(_rate_row(label, counts) for label, counts in sorted(rows.items()))
-    out.append("</table>")
+    out.append("</table></details>")
     return out
 
 
-def _evidence(result: Result) -> list[str]:
-    """Where each failure is: its pointer, and the text excerpt with the span in <mark>."""
-    out = []
-    for leaf in result.failures():
-        if leaf.pointer is None or leaf.span is None or leaf.excerpt is None:
+def _meta(meta: Mapping[str, Any]) -> list[str]:
+    """The run's metadata as a definition list."""
+    shown = []
+    for key, label in (
+        ("date", "date"),
+        ("command", "command"),
+        ("suites", "suites"),
+        ("logs", "logs"),
+        ("version", "chatassert"),
+        ("duration", "duration"),
+    ):
+        value = meta.get(key)
+        if value is None or value == []:
             continue
-        start, end = leaf.span
-        text = marked(leaf.excerpt, leaf.span, "<mark>", "</mark>", escape)
-        out.append(
-            f'<p class="evidence"><code>{escape(leaf.pointer)}</code> {start}-{end}: '
-            f"<span>{text}</span></p>"
-        )
-    return out
+        if key == "duration":
+            text = f"{value:.2f} s"
+        elif isinstance(value, list):
+            text = ", ".join(str(v) for v in value)
+        else:
+            text = str(value)
+        shown.append(f"<dt>{label}</dt><dd>{escape(text)}</dd>")
+    return ['<dl class="meta">', *shown, "</dl>"] if shown else []
 
 
-def render_html(
-    summary: Summary, *, title: str = "chatassert report", verbose: bool = False
-) -> str:
-    """Render the summary as one self-contained HTML page.
-
-    It shows the totals, pass rates per assertion and per case, the first failing examples with
-    their reasons and transcript excerpts, and the log lines that could not be read.
-
-    Example:
-        >>> from chatassert import Contains
-        >>> from chatassert.reporting import Outcome, Summary
-        >>> summary = Summary()
-        >>> summary.add(Outcome("s", "c", Contains("<b>").check("plain"), "log:1"))
-        >>> page = render_html(summary)
-        >>> "<b>" in page, "&lt;b&gt;" in page
-        (False, True)
-    """
+def write_html(
+    summary: Summary,
+    out: SupportsWrite[str],
+    *,
+    writer: HtmlWriter | None = None,
+    meta: Mapping[str, Any] | None = None,
+    title: str = "chatassert report",
+) -> None:
+    """Write the page to `out`: the cases `writer` spooled (else the failing examples the
+    summary kept), with the run's `meta` (date, command, suites, logs, version, duration)."""
+    if writer is None:
+        writer = HtmlWriter()
+        for outcome in summary.failures:
+            writer.add_outcome(outcome)
+    meta = dict(meta or {})
     c = summary.counts
     parts = [
         "<!DOCTYPE html>",
@@ -100,6 +417,7 @@ def render_html(
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{escape(title)}</h1>",
+        *_meta(meta),
         *([f'<p class="notice">{escape(summary.notice)}</p>'] if summary.notice else []),
         '<p class="totals">',
         f'<span class="total">{summary.total} checked</span>',
@@ -115,36 +433,59 @@ def render_html(
     parts += _judging_block(summary)
     parts += _table("Pass rate per assertion", summary.per_assertion, "assertion")
     parts += _table("Pass rate per case", summary.per_case, "suite / case")
-    if summary.failures:
-        parts.append(f"<h2>Failing examples (first {len(summary.failures)})</h2>")
-        for outcome in summary.failures:
-            where = outcome.source or outcome.subject_id or ""
-            parts.append('<div class="example">')
-            parts.append(
-                f'<h3><span class="{outcome.result.status.value}">'
-                f"{outcome.result.status.value}</span> {escape(outcome.suite)} / "
-                f"{escape(outcome.case)} <small>{escape(where)}</small></h3>"
-            )
-            parts.append(f'<p class="reason">{escape(outcome.result.reason)}</p>')
-            if outcome.cost is not None:
-                parts.append(f'<p class="judge">{escape(cost_text(outcome.cost))}</p>')
-            parts.append(
-                f'<pre class="tree">{escape(outcome.result.render(verbose=verbose))}</pre>'
-            )
-            parts.extend(_evidence(outcome.result))
-            if outcome.excerpt:
-                parts.append(f'<pre class="transcript">{escape(outcome.excerpt)}</pre>')
-            parts.append("</div>")
+    parts.append("<h2>Cases</h2>")
+    parts.append(_CONTROLS)
+    parts.append(
+        '<div id="cases"><noscript>The list of cases needs JavaScript.</noscript></div>'
+        '<button type="button" id="more" hidden>show more</button>'
+    )
+    parts.append(
+        '<details id="unmatched" hidden><summary><h2 style=display:inline>'
+        'Conversations without a matching case: <span id="unmatched-count"></span>'
+        "</h2></summary></details>"
+    )
     if summary.unreadable:
+        more = summary.unreadable_count - len(summary.unreadable)
         parts.append("<h2>Unreadable log lines</h2><ul>")
         parts.extend(
-            f"<li><code>{escape(where)}</code>: {escape(error)}</li>"
+            f"<li><code>{escape(_relative(where))}</code>: {escape(error)}</li>"
             for where, error in summary.unreadable
         )
+        if more:
+            parts.append(f"<li>… and {more} more</li>")
         parts.append("</ul>")
-    parts.append("</body></html>")
     # the characters a JUnit file cannot hold (controls, lone surrogates) have no place here
-    return _INVALID_XML.sub("\ufffd", "\n".join(parts) + "\n")
+    out.write(_INVALID_XML.sub("\ufffd", "\n".join(parts)))
+    out.write('\n<script type="application/json" id="ca-data">')
+    writer.write_data(out, meta)
+    out.write(f"</script>\n<script>{_SCRIPT}</script>\n</body></html>\n")
+    writer.close()
+
+
+def render_html(
+    summary: Summary, *, title: str = "chatassert report", verbose: bool = False
+) -> str:
+    r"""Render the summary as one self-contained HTML page.
+
+    It shows the totals, pass rates per assertion and per case, the failing examples the
+    summary kept (filterable, with their result trees and transcript excerpts), and the log
+    lines that could not be read. The command line's report lists every case of the run.
+
+    Example:
+        >>> from chatassert import Contains
+        >>> from chatassert.reporting import Outcome, Summary
+        >>> summary = Summary()
+        >>> summary.add(Outcome("s", "c", Contains("<b>").check("plain"), "log:1"))
+        >>> page = render_html(summary)
+        >>> "<b>" in page, r"\u003cb\u003e" in page  # in the page's JSON, escaped
+        (False, True)
+    """
+    del verbose  # the page's result trees always show every node
+    from io import StringIO
+
+    buffer = StringIO()
+    write_html(summary, buffer, title=title)
+    return buffer.getvalue()
 
 
 def _judging_block(summary: Summary) -> list[str]:

@@ -1,0 +1,236 @@
+"""The HTML report in a real browser: the command line writes it, headless Chromium loads it
+from a file:// URL, and the test uses its filters and collapsible trees and reads the DOM.
+
+Chromium is the distribution's (/usr/bin/chromium), driven by Playwright. Without it the test
+skips, unless CHATASSERT_REQUIRE_BROWSER=1 (as .ci/run sets), where a missing browser fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+HOSTILE = "</script><img src=x onerror=\"document.title='pwned'\">"
+
+SUITE = """\
+test_cases:
+  - name: refund quickly
+    id: refund-1
+    tags: [billing, smoke]
+    turns:
+      - user_input: I was charged twice
+        assertions:
+          - {type: contains, value: refund}
+          - {type: not_contains, value: internal error, message: no internal errors}
+  - name: greets the user
+    id: greet
+    tags: [smoke]
+    turns:
+      - user_input: hello
+        assertions: [{type: contains, value: welcome}]
+"""
+
+
+def _line(case: str, answer: str, *, usage: bool = False) -> str:
+    record: dict[str, Any] = {
+        "id": case,
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": answer}],
+    }
+    if usage:
+        record["usage"] = {"prompt_tokens": 100, "completion_tokens": 20}
+        record["latency_ms"] = 640
+    return json.dumps(record)
+
+
+def _log() -> str:
+    lines = []
+    for i in range(40):
+        lines.append(_line("refund-1", "A refund is on its way.", usage=True))
+        # every fifth greeting fails: 8 failing cases, more than --show keeps
+        lines.append(_line("greet", "hi there" if i % 5 == 0 else "welcome!"))
+    lines.append(_line("refund-1", f"A refund? Sorry, internal error {HOSTILE}", usage=True))
+    lines.append(_line("stranger", "who is this?"))
+    return "\n".join(lines) + "\n"
+
+
+def _require_browser() -> None:
+    required = os.environ.get("CHATASSERT_REQUIRE_BROWSER") == "1"
+    missing = None
+    if not os.path.exists(CHROMIUM):
+        missing = f"{CHROMIUM} is missing (apt-get install chromium)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            missing = "playwright is not installed (pip install playwright)"
+    if missing is not None:
+        if required:
+            pytest.fail(f"CHATASSERT_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(missing)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("html")
+    (work / "suite.yaml").write_text(SUITE, encoding="utf-8")
+    (work / "logs").mkdir()
+    (work / "logs" / "run.jsonl").write_text(_log(), encoding="utf-8")
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "chatassert", "check", "suite.yaml", "logs/run.jsonl"),
+            *("--show", "2", "--jobs", "2", "-o", "report.html", "-o", "results.json"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    return work / "report.html"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _data(page_text: str) -> dict[str, Any]:
+    match = re.search(
+        r'<script type="application/json" id="ca-data">(.*?)</script>', page_text, re.S
+    )
+    assert match is not None
+    data: dict[str, Any] = json.loads(match.group(1))
+    return data
+
+
+def test_the_page_data_lists_every_failing_case(report: Path) -> None:
+    text = report.read_text(encoding="utf-8")
+    data = _data(text)
+    statuses = [row[1] for row in data["rows"]]
+    assert statuses.count("f") == 9  # all of them, though --show keeps 2
+    assert statuses.count("p") == 72
+    assert data["meta"]["logs"] == ["logs/run.jsonl"]  # relative to the working directory
+    assert data["meta"]["suites"] == ["suite.yaml"]
+    assert "--jobs 2" in data["meta"]["command"]
+    assert data["unmatched"] == [["logs/run.jsonl:82", "suite"]]
+    assert HOSTILE not in text  # escaped in the JSON document
+    assert "<img" not in text
+    assert text.count("</script>") == 2  # the data's and the script's own
+
+
+def test_the_report_in_a_browser(
+    report: Path, browser: Any, tmp_path: Path, record_property: Any
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(report.as_uri())
+    cases = page.locator("#cases details.case")
+
+    # at first: the failing cases, the first one open
+    assert cases.count() == 9
+    assert page.locator("#count").inner_text() == "9 of 81 cases"
+    meta = page.locator("dl.meta").inner_text()
+    assert "logs/run.jsonl" in meta
+    assert "chatassert check suite.yaml" in meta
+
+    # the hostile answer is text: no image, no script ran, the title is the report's
+    hostile = page.locator("#cases details.case", has_text="refund quickly")
+    assert hostile.count() == 1
+    hostile.locator(":scope > summary").click()
+    assert HOSTILE in hostile.locator("pre.transcript").inner_text()
+    assert page.locator("img").count() == 0
+    assert page.title() == "chatassert report"
+    # the failing span is marked, and the usage the log recorded is shown
+    assert hostile.locator("mark").all_inner_texts() == ["internal error"]
+    assert "120 tokens" in hostile.locator(":scope > summary").inner_text()
+    assert "640 ms" in hostile.locator(":scope > summary").inner_text()
+
+    # the result tree collapses, and "collapse all" closes every case
+    node = hostile.locator("ul.tree details").first
+    assert node.evaluate("d => d.open") is True
+    node.locator("summary").first.click()
+    assert node.evaluate("d => d.open") is False
+    page.click("#expand")
+    assert all(cases.evaluate_all("ds => ds.map(d => d.open)"))
+    page.click("#collapse")
+    assert not any(cases.evaluate_all("ds => ds.map(d => d.open)"))
+
+    # filters: passing cases are listed on demand; by case, tag and assertion
+    page.check('#controls input[data-st="p"]')
+    assert page.locator("#count").inner_text() == "81 of 81 cases"
+    page.fill("#f-case", "greets")
+    assert page.locator("#count").inner_text() == "40 of 81 cases"
+    page.fill("#f-case", "")
+    page.select_option("#f-tag", "billing")
+    assert cases.count() == 41
+    page.select_option("#f-tag", "")
+    page.uncheck('#controls input[data-st="p"]')
+    page.fill("#f-assert", "no internal")
+    assert cases.count() == 1  # the one case where that assertion failed
+    page.fill("#f-assert", "")
+
+    # sorting: by status puts the failing cases first, by log line keeps the log's order
+    page.check('#controls input[data-st="p"]')
+    page.select_option("#f-sort", "status")
+    assert cases.first.get_attribute("data-status") == "failed"
+    page.select_option("#f-sort", "line")
+    first = cases.locator(".src").first.inner_text()
+    assert first == "logs/run.jsonl:1"
+
+    # the unmatched conversation is listed
+    page.locator("#unmatched summary").click()
+    page.locator("#unmatched li").first.wait_for()
+    assert "logs/run.jsonl:82" in page.locator("#unmatched").inner_text()
+
+    assert errors == []
+    assert all(url.startswith("file://") for url in requests)  # nothing from the network
+    page.uncheck('#controls input[data-st="p"]')
+    hostile.locator(":scope > summary").click()
+    page.evaluate("window.scrollTo(0, 0)")
+    shot = tmp_path / "report.png"
+    page.screenshot(path=str(shot), full_page=True)
+    record_property("screenshot", str(shot))
+    print(f"screenshot: {shot}")
+    assert shot.stat().st_size > 10_000
+    page.close()
+
+
+def test_a_missing_browser_skips_unless_it_is_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.delenv("CHATASSERT_REQUIRE_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="is missing"):
+        _require_browser()
+    monkeypatch.setenv("CHATASSERT_REQUIRE_BROWSER", "1")
+    with pytest.raises(pytest.fail.Exception, match="CHATASSERT_REQUIRE_BROWSER=1 but"):
+        _require_browser()
