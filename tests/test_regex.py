@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import pickle
 import string
+from typing import Any
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -543,3 +544,64 @@ def test_nested_repeats_within_the_limit_compile() -> None:
 def test_case_folding_is_simple_as_in_re2(pattern: str, text: str) -> None:
     assert compile_pattern(pattern).search(text) is None
     assert compile_pattern("(?i)\u03c3").search("\u03a3") is not None  # sigma: one to one
+
+
+# -- searches whose work the pattern bounds run without the timer ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "bound"),
+    [
+        ("abc", 3),
+        ("(?i)confirm(ed|ation)", 24),
+        (r"\d{3}-\d{4}", 8),
+        ("^(yes|no)$", 6),
+        ("[a-z]{1,3}x?", 24),  # (3 lengths times 2) paths of at most 4 characters
+        ("", 1),
+    ],
+)
+def test_a_pattern_without_unbounded_repeats_has_a_work_bound(source: str, bound: int) -> None:
+    from chatassert._regex import _work_bound
+
+    assert _work_bound(source) == bound
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["a*b", "(a+)+b", "x{2,}", r"\pL", r"\Qa*\E", "[[:alpha:]]", r"a\z", "(?U)a{1,3}"],
+)
+def test_unbounded_or_unread_patterns_have_none(source: str) -> None:
+    from chatassert._regex import _work_bound
+
+    assert _work_bound(source) is None
+
+
+def test_a_bounded_but_huge_pattern_is_still_timed() -> None:
+    # 3**14 paths: far beyond the untimed budget on any text, so the timer still stops it
+    pattern = compile_pattern("(a|a|a){14}b", timeout=0.05)
+    with pytest.raises(RegexTimeoutError):
+        pattern.search("a" * 40)
+
+
+def test_only_a_search_within_the_untimed_steps_skips_the_timer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import chatassert._regex as module
+    from chatassert._budget import close_budget, open_budget
+
+    timed: list[int] = []
+    real = module.run_limited
+
+    def counting(run: Any, source: str, timeout: float, size: int, what: str = "pattern") -> Any:
+        timed.append(size)
+        return real(run, source, timeout, size, what)
+
+    monkeypatch.setattr(module, "run_limited", counting)
+    pattern = compile_pattern("a{1000}")  # 1,000 steps from each position
+    token = open_budget()
+    try:
+        assert pattern.search("a" * 1500) is not None  # 1.5 M steps: untimed
+        assert pattern.search("b" * 3000) is None  # 3 M steps: timed
+    finally:
+        close_budget(token)
+    assert timed == [3000]

@@ -954,7 +954,7 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
                     record.conversation.id,
                 )
                 outcome = _beside_recorded(outcome, record.conversation, items)
-                items.append(_item(state, outcome, record.conversation))
+                items.append(_item(state, outcome, record.conversation, case.needs_judge()))
     items.append(_RECORD)
 
 
@@ -978,6 +978,8 @@ def _outcome(
     state: _State, suite: str, case: Case, subject: object, where: str, subject_id: str | None
 ) -> Outcome:
     """Check `subject` against `case`: its outcome, with what judging it cost (if it did)."""
+    if not case.needs_judge():  # nothing to count
+        return Outcome(suite, case.name, _timed(case, subject), where, subject_id)
     from chatassert._judging import count_judge_costs
 
     with count_judge_costs(state.prices) as costs:
@@ -1034,7 +1036,7 @@ def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bo
             _step_item(suite, case, step, subject, shown, where, subject_id, items)
             continue
         outcome = _outcome(state, suite.name, case, subject, where, subject_id)
-        items.append(_item(state, outcome, shown))
+        items.append(_item(state, outcome, shown, case.needs_judge()))
     return checked
 
 
@@ -1184,9 +1186,10 @@ def _statuses(result: Result) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _item(state: _State, outcome: Outcome, subject: object) -> Item:
+def _item(state: _State, outcome: Outcome, subject: object, judged: bool = True) -> Item:
     """The `o` item of an outcome: its counts, its rendering for the report, and the outcome
-    itself (with its excerpt) only while the summary may still keep it as an example."""
+    itself (with its excerpt) only while the summary may still keep it as an example. Only a
+    `judged` case's tree is searched for flaky verdicts."""
     plan = state.plan
     result = outcome.result
     status = result.status
@@ -1216,7 +1219,7 @@ def _item(state: _State, outcome: Outcome, subject: object) -> Item:
         outcome.seconds,
         outcome if kept else None,
         rendered,
-        is_flaky(result),
+        judged and is_flaky(result),
         outcome.cost,
     )
 

@@ -25,6 +25,11 @@ The translation is a single pass over the pattern (`_translate`) that keeps Go's
 * Syntax Go rejects (lookaround, backreferences, atomic groups, possessive or stacked
   quantifiers, unknown escapes, repeat counts over 1000) is rejected with a `ValueError`.
 
+A pattern whose matching work is bounded by its own structure needs no clock: with no
+unbounded repeat (`*`, `+`, `{n,}`) it explores a bounded number of paths of bounded length
+from each position of the text (`_work_bound`), so a search over a text of ordinary size
+cannot run away, and runs without `regex`'s timer (which costs more than the search itself).
+
 Example:
     >>> pattern = compile_pattern(r"(?i)\\b(yes|no)\\b")
     >>> pattern.matches("Yes, please")
@@ -33,6 +38,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any, NamedTuple
 
@@ -675,11 +681,12 @@ class Pattern:
             the check's searches may take together (see `open_budget`).
     """
 
-    __slots__ = ("_compiled", "source", "timeout")
+    __slots__ = ("_compiled", "_work", "source", "timeout")
 
     source: str
     timeout: float
     _compiled: Any  # a `regex.Pattern`; `regex` ships no type information
+    _work: int | None
 
     def __init__(self, source: str, timeout: float, compiled: Any) -> None:
         """Wrap an already compiled pattern; use `compile_pattern` rather than this.
@@ -692,6 +699,7 @@ class Pattern:
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "timeout", timeout)
         object.__setattr__(self, "_compiled", compiled)
+        object.__setattr__(self, "_work", _work_bound(source))
 
     def search(self, text: str) -> regex.Match[str] | None:
         """Find the first match anywhere in `text` (an unanchored search).
@@ -706,6 +714,9 @@ class Pattern:
             RegexTimeoutError: If the search did not finish within `timeout` seconds.
         """
         search = self._compiled.search
+        work = self._work
+        if work is not None and len(text) * work <= UNTIMED_STEPS:
+            return search(text)  # bounded by the pattern's structure: no clock needed
         if BUDGET.get() is None:  # outside a check: this search alone has the time limit
             try:
                 return search(text, timeout=self.timeout)
@@ -790,6 +801,81 @@ def compile_pattern(source: str, *, timeout: float = 1.0) -> Pattern:
             f"{max((exc.pos or 0) - len('(?-f)'), 0)} of its translation {translated!r}"
         ) from exc
     return Pattern(source, float(timeout), compiled)
+
+
+UNTIMED_STEPS = 2_000_000
+"""The most steps (the text's length times the pattern's work bound) a search may take untimed:
+a few milliseconds of matching at most."""
+
+# CPython's own pattern parser (typeshed leaves these private modules out)
+_sre: Any = importlib.import_module("re._constants")
+_sre_parser: Any = importlib.import_module("re._parser")
+
+_CAP = 1 << 40
+_ATOMS = frozenset((_sre.LITERAL, _sre.NOT_LITERAL, _sre.ANY, _sre.IN, _sre.CATEGORY))
+_NOT_CPYTHON = ("\\p", "\\P", "\\Q", "\\x{", "[:", "(?U")  # Go syntax `re` reads otherwise
+
+
+def _work_bound(source: str) -> int | None:
+    """An upper bound on the steps a backtracking search of the Go pattern `source` takes from
+    one position of a text (its paths times its longest match), or None when there is none (an
+    unbounded repeat) or the pattern uses syntax this bound is not computed for.
+
+    The pattern's structure is read by CPython's own `re` parser: Go patterns are RE2, whose
+    constructs `re` reads alike, but for the syntax listed in `_NOT_CPYTHON` and what `re`
+    refuses, which are left timed.
+
+    Example:
+        >>> _work_bound("(?i)confirm(ed|ation)"), _work_bound(r"\\d{3}-\\d{4}")
+        (24, 8)
+        >>> _work_bound("(a+)+b") is None, _work_bound("a*b") is None
+        (True, True)
+    """
+    if any(s in source for s in _NOT_CPYTHON):
+        return None
+    try:
+        parsed = _sre_parser.parse(source)
+    except Exception:  # syntax `re` does not read (`\\z`, ...): keep the timer
+        return None
+    bound = _bound(parsed)
+    return None if bound is None else max(bound[0] * bound[1], 1)
+
+
+def _bound(items: Any) -> tuple[int, int] | None:
+    """`(paths, longest match)` of a parsed sequence, or None when unbounded or unknown."""
+    paths, length = 1, 0
+    for op, av in items:
+        if op in _ATOMS:
+            p, n = 1, 1
+        elif op is _sre.AT:  # an anchor: matches no character
+            p, n = 1, 0
+        elif op is _sre.SUBPATTERN:
+            inner = _bound(av[-1])
+            if inner is None:
+                return None
+            p, n = inner
+        elif op is _sre.BRANCH:
+            p = n = 0
+            for alternative in av[1]:
+                inner = _bound(alternative)
+                if inner is None:
+                    return None
+                p, n = min(p + inner[0], _CAP), max(n, inner[1])
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):
+            low, high, sub = av
+            inner = _bound(sub)
+            if high is _sre.MAXREPEAT or inner is None:
+                return None
+            p, term = 0, 1  # the paths of 0, 1, ..., high repeats, summed from `low` on
+            for count in range(high + 1):
+                if count >= low:
+                    p = min(p + term, _CAP)
+                term = min(term * inner[0], _CAP)
+            n = high * inner[1]
+        else:  # lookaround, backreferences, ...: Go has none, and no bound is given for them
+            return None
+        paths, length = min(paths * p, _CAP), length + n
+    return paths, length
 
 
 def _unpickle_pattern(source: str, timeout: float) -> Pattern:
