@@ -74,7 +74,10 @@ def _label(sample: object, index: int, epochs: bool) -> str:
 
 
 def parts(record: Any) -> list[tuple[str, Any]] | None:
-    """Each sample of the log as `(sample id, the log holding only that sample)`."""
+    """Each sample of the log as `(sample id, the log holding only that sample)`; None for a
+    record that is not a log (`parse` then says so)."""
+    if not detect(record):
+        return None
     samples = _samples(record)
     epochs = any(isinstance(s, Mapping) and s.get("epoch", 1) != 1 for s in samples)
     head = {k: v for k, v in record.items() if k != "samples"}

@@ -66,9 +66,11 @@ def _one(record: Mapping[str, Any], summary: Mapping[str, Any], result: Any) -> 
 
 
 def parts(record: Any) -> list[tuple[str, Any]] | None:
-    """Each result as `(results[<index>], the output holding only that result)`."""
+    """Each result as `(results[<index>], the output holding only that result)`; None for a
+    record that is not promptfoo output (`parse` then says so)."""
     summary = _summary(record)
-    assert summary is not None
+    if summary is None:
+        return None
     results = summary["results"]
     if not results:
         raise TranscriptError("the promptfoo output holds no results")
