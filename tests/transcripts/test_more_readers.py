@@ -654,3 +654,66 @@ def test_the_cli_checks_and_reports_each_sample_of_a_log(tmp_path: Path, jobs: s
     summary = rows[-1]["summary"]
     assert (summary["passed"], summary["failed"], summary["unreadable"]) == (1, 1, 1)
     assert summary["records"] == 1  # one log record, three conversations
+
+
+# -- the examples of docs/offline.md -------------------------------------------------------------
+
+_GUIDE = Path(__file__).parents[2] / "docs" / "offline.md"
+
+
+def _example(heading: str) -> str:
+    """The first ```json block of the section of docs/offline.md whose heading names `heading`."""
+    text = _GUIDE.read_text(encoding="utf-8")
+    section = text[text.index(f"(`{heading}`)") :]
+    block = section[section.index("```json\n") + len("```json\n") :]
+    return block[: block.index("```")]
+
+
+def test_the_agents_sdk_example_of_the_docs_reads_as_documented(tmp_path: Path) -> None:
+    (record,) = read_records(_write(tmp_path, "trace.jsonl", _example("agents-sdk")))
+    conv = record.conversation
+    assert conv is not None, record.error
+    (turn,) = conv.turns
+    assert (turn.input, turn.agent) == ("Refund order 42", "Billing")
+    assert [(r.name, r.is_error) for r in turn.tool_results] == [("refund", True)]
+    assert [g.name for g in turn.guardrails] == ["pii_check"]
+    assert (conv.id, conv.metadata["case"]) == ("trace_7f3a", "refund")
+
+
+def test_the_inspect_example_of_the_docs_reads_as_documented(tmp_path: Path) -> None:
+    (record,) = read_records(_write(tmp_path, "log.json", _example("inspect")))
+    assert record.where.endswith("log.json:1#q1")
+    conv = record.conversation
+    assert conv is not None, record.error
+    assert conv.turns[0].text == "It is 51."
+    assert conv.turns[0].tool_calls[0].arguments == {"expr": "17*3"}
+    assert conv.metadata["scores"] == {"match": "C"}
+
+
+def test_the_langsmith_example_of_the_docs_reads_as_documented(tmp_path: Path) -> None:
+    (record,) = read_records(_write(tmp_path, "runs.jsonl", _example("langsmith")))
+    conv = record.conversation
+    assert conv is not None, record.error
+    (turn,) = conv.turns
+    assert (turn.input, turn.text) == ("Weather in Oslo?", "It is 4°C in Oslo.")
+    assert [(c.name, c.arguments) for c in turn.tool_calls] == [("get_weather", {"city": "Oslo"})]
+    assert [r.content for r in turn.tool_results] == ["4°C"]
+    assert conv.metadata["case"] == "weather"
+
+
+def test_the_promptfoo_example_of_the_docs_reads_as_documented(tmp_path: Path) -> None:
+    (record,) = read_records(_write(tmp_path, "out.json", _example("promptfoo")))
+    assert record.where.endswith("out.json:1#results[0]")
+    conv = record.conversation
+    assert conv is not None, record.error
+    assert (conv.turns[0].input, conv.turns[0].text) == (
+        "Translate to French: good morning",
+        "Bonjour",
+    )
+    assert conv.metadata["vars"] == {"phrase": "good morning"}
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
