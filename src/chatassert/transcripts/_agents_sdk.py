@@ -34,7 +34,6 @@ from typing import Any
 
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation, GuardrailEvent
-from chatassert.transcripts import _openai_chat, _openai_responses
 from chatassert.transcripts._build import (
     Msg,
     call_metadata,
@@ -47,6 +46,8 @@ from chatassert.transcripts._build import (
     record_metadata,
     tool_call,
 )
+from chatassert.transcripts._openai_chat import messages as chat_messages
+from chatassert.transcripts._openai_responses import items as response_items
 
 __all__ = ["detect", "parse", "parts"]
 
@@ -171,15 +172,15 @@ def _model_call(
     at = f"{where}.span_data"
     if kind == "generation":
         raw_in, raw_out = data.get("input"), data.get("output")
-        request = [] if raw_in is None else _openai_chat.messages(raw_in, f"{at}.input")
-        response = [] if raw_out is None else _openai_chat.messages(raw_out, f"{at}.output")
+        request = [] if raw_in is None else chat_messages(raw_in, f"{at}.input")
+        response = [] if raw_out is None else chat_messages(raw_out, f"{at}.output")
         meta = call_metadata(data, places=(at,))
     else:
         raw_in, answer = data.get("input"), data.get("response")
-        request = [] if raw_in is None else _openai_responses.items(raw_in, f"{at}.input")
+        request = [] if raw_in is None else response_items(raw_in, f"{at}.input")
         response = []
         if isinstance(answer, Mapping) and isinstance(answer.get("output"), list):
-            response = _openai_responses.items(answer["output"], f"{at}.response.output")
+            response = response_items(answer["output"], f"{at}.response.output")
         meta = call_metadata(data, answer, places=(at, f"{at}.response"))
     latency = iso_latency(span.get("started_at"), span.get("ended_at"))
     if latency is not None:

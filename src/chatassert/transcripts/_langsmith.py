@@ -35,7 +35,6 @@ from typing import Any
 
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
-from chatassert.transcripts import _openai_chat
 from chatassert.transcripts._build import (
     Msg,
     call_metadata,
@@ -48,6 +47,7 @@ from chatassert.transcripts._build import (
     text_of,
     tool_call,
 )
+from chatassert.transcripts._openai_chat import message as chat_message
 
 __all__ = ["detect", "parse", "parts"]
 
@@ -158,7 +158,7 @@ def message(raw: object, where: str) -> Msg:
             return Msg(role="user", content=raw)
         raise TranscriptError(f"{where} is not a message object, got {described(raw)}")
     if isinstance(raw.get("role"), str):
-        return _openai_chat.message(dict(raw), where)
+        return chat_message(dict(raw), where)
     kind: object
     if raw.get("lc") == 1 and isinstance(raw.get("id"), list) and raw["id"]:
         kind, body = raw["id"][-1], raw.get("kwargs")
@@ -184,7 +184,7 @@ def message(raw: object, where: str) -> Msg:
         extra = body.get("additional_kwargs")
         raw_calls = extra.get("tool_calls") if isinstance(extra, Mapping) else None
         if isinstance(raw_calls, list) and raw_calls:
-            shaped = _openai_chat.message({"role": "assistant", "tool_calls": raw_calls}, where)
+            shaped = chat_message({"role": "assistant", "tool_calls": raw_calls}, where)
             msg.tool_calls.extend(shaped.tool_calls)
     if role == "tool":
         call_id, name = body.get("tool_call_id"), body.get("name")

@@ -27,8 +27,8 @@ from typing import Any
 
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
-from chatassert.transcripts import _openai_chat
 from chatassert.transcripts._build import Msg, conversation, count, described, duration
+from chatassert.transcripts._openai_chat import message as chat_message, messages as chat_messages
 
 __all__ = ["detect", "parse", "parts"]
 
@@ -92,7 +92,7 @@ def _prompt(prompt: object) -> list[Msg]:
             and chat
             and all(isinstance(m, Mapping) and isinstance(m.get("role"), str) for m in chat)
         ):
-            return _openai_chat.messages(chat, "prompt.raw")
+            return chat_messages(chat, "prompt.raw")
     return [Msg(role="user", content=raw)]
 
 
@@ -107,7 +107,7 @@ def _answer(output: object) -> Msg:
         isinstance(c, Mapping) and isinstance(c.get("function"), Mapping) for c in calls
     )
     if shaped_calls:
-        shaped = _openai_chat.message({"role": "assistant", "tool_calls": calls}, "response.output")
+        shaped = chat_message({"role": "assistant", "tool_calls": calls}, "response.output")
         content = output.get("content") if isinstance(output, Mapping) else None
         return Msg(
             role="assistant",
