@@ -11,8 +11,14 @@ With `--failing`, the suite is one whose every check fails on every turn (the sa
 assertion types, inverted), so every case fails and every report line carries failure trees:
 the worst case for the report and for what workers send back.
 
+With `--format`, the same conversations are written in another log format the reader
+reads: `agents-sdk` (one OpenAI Agents SDK trace per line: agent, generation and function
+spans), `langsmith` (one run tree per line), or the one-document formats `inspect` and
+`promptfoo`, written as `.json` files of 500 samples (results) each and checked together.
+
 Usage:
     python benchmarks/log_bench.py [--size-gb 1.0] [--seed 7] [--keep] [--failing]
+        [--format openai|agents-sdk|langsmith|inspect|promptfoo]
 """
 
 from __future__ import annotations
@@ -27,7 +33,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
@@ -123,14 +131,153 @@ def _conversation(rng: random.Random) -> dict[str, object]:
     }
 
 
-def generate(path: Path, size: int, seed: int) -> tuple[int, int]:
+def _span(trace: str, n: int, data: dict[str, object]) -> dict[str, object]:
+    stamp = f"2025-03-01T10:00:{n:02d}.000000+00:00"
+    return {
+        "object": "trace.span",
+        "id": f"span_{n}",
+        "trace_id": trace,
+        "parent_id": None,
+        "started_at": stamp,
+        "ended_at": stamp,
+        "span_data": data,
+        "error": None,
+    }
+
+
+def as_agents_trace(conv: dict[str, Any]) -> dict[str, object]:
+    """The conversation as an Agents SDK trace: an agent span, then per model call a
+    generation span (its input the history so far) and per tool call a function span."""
+    messages: list[dict[str, Any]] = conv["messages"]
+    spans = [_span("trace_ID", 0, {"type": "agent", "name": "Support"})]
+    for i, msg in enumerate(messages):
+        if msg["role"] != "assistant":
+            continue
+        spans.append(
+            _span("trace_ID", len(spans), {
+                "type": "generation", "input": messages[:i], "output": [msg],
+                "model": conv["model"], "usage": {"input_tokens": 10, "output_tokens": 5},
+            })
+        )  # fmt: skip
+        for call in msg.get("tool_calls") or []:
+            fn = call["function"]
+            spans.append(
+                _span("trace_ID", len(spans), {
+                    "type": "function", "name": fn["name"], "input": fn["arguments"],
+                    "output": messages[i + 1]["content"],
+                })
+            )  # fmt: skip
+    return {"object": "trace", "id": conv["id"], "workflow_name": "support", "spans": spans}
+
+
+def as_langsmith_run(conv: dict[str, Any]) -> dict[str, object]:
+    """The conversation as a LangSmith run tree: a chain run with an llm run per model call
+    (OpenAI-shaped messages) and a tool run per tool call."""
+    messages: list[dict[str, Any]] = conv["messages"]
+    children: list[dict[str, object]] = []
+    for i, msg in enumerate(messages):
+        if msg["role"] != "assistant":
+            continue
+        order = f"1.{len(children):04d}"
+        children.append({
+            "id": f"llm-{i}", "name": "ChatOpenAI", "run_type": "llm", "dotted_order": order,
+            "inputs": {"messages": messages[:i]}, "outputs": {"choices": [{"message": msg}]},
+            "child_runs": [],
+        })  # fmt: skip
+        for call in msg.get("tool_calls") or []:
+            children.append({
+                "id": f"tool-{i}", "name": call["function"]["name"], "run_type": "tool",
+                "dotted_order": f"1.{len(children):04d}",
+                "inputs": {"input": call["function"]["arguments"]},
+                "outputs": {"output": messages[i + 1]["content"]}, "child_runs": [],
+            })  # fmt: skip
+    return {"id": conv["id"], "name": "support", "run_type": "chain", "dotted_order": "1",
+            "inputs": {}, "outputs": {}, "child_runs": children}  # fmt: skip
+
+
+def as_inspect_sample(conv: dict[str, Any]) -> dict[str, object]:
+    """The conversation as an Inspect AI sample (tool calls with arguments as objects)."""
+    messages = []
+    for msg in conv["messages"]:
+        out = {k: v for k, v in msg.items() if k != "tool_calls"}
+        if msg.get("tool_calls"):
+            out["content"] = ""
+            out["tool_calls"] = [
+                {"id": c["id"], "function": c["function"]["name"],
+                 "arguments": json.loads(c["function"]["arguments"])}
+                for c in msg["tool_calls"]
+            ]  # fmt: skip
+        messages.append(out)
+    return {"id": conv["id"], "epoch": 1, "input": "", "target": "", "messages": messages}
+
+
+def as_promptfoo_result(conv: dict[str, Any]) -> dict[str, object]:
+    """The conversation's first exchange as a promptfoo result (a chat prompt, the answer)."""
+    messages: list[dict[str, Any]] = conv["messages"]
+    last = next(m for m in reversed(messages) if m["role"] == "assistant")
+    return {
+        "id": conv["id"], "promptIdx": 0, "testIdx": 0, "vars": {"topic": "order"},
+        "prompt": {"raw": json.dumps(messages[:2]), "label": "chat"},
+        "response": {"output": last["content"], "tokenUsage": {"prompt": 100, "completion": 80}},
+        "success": True, "score": 1, "latencyMs": 300,
+    }  # fmt: skip
+
+
+LINE_FORMATS: dict[str, Callable[[dict[str, Any]], object]] = {
+    "openai": lambda conv: conv,
+    "agents-sdk": as_agents_trace,
+    "langsmith": as_langsmith_run,
+}
+DOCUMENT_FORMATS: dict[str, Callable[[dict[str, Any]], object]] = {
+    "inspect": as_inspect_sample,
+    "promptfoo": as_promptfoo_result,
+}
+PER_DOCUMENT = 500
+
+
+def _document(fmt: str, items: list[object]) -> object:
+    if fmt == "inspect":
+        return {"version": 2, "status": "success", "eval": {"task": "support", "model": "m"},
+                "samples": items}  # fmt: skip
+    return {"evalId": "bench", "results": {"version": 3, "results": items}}
+
+
+def generate_documents(folder: Path, fmt: str, size: int, seed: int) -> tuple[int, int]:
+    """Write `.json` logs of `PER_DOCUMENT` conversations each into `folder`, at least `size`
+    bytes in all; return (conversations, user turns)."""
+    rng = random.Random(seed)
+    convert = DOCUMENT_FORMATS[fmt]
+    written = conversations = turns = 0
+    while written < size:
+        items = []
+        for _ in range(PER_DOCUMENT):
+            conv = _conversation(rng)
+            conv["id"] = f"conv-{conversations}"
+            turns += (
+                1
+                if fmt == "promptfoo"
+                else sum(
+                    1
+                    for m in conv["messages"]
+                    if m["role"] == "user"  # type: ignore[index,union-attr]
+                )
+            )
+            items.append(convert(conv))
+            conversations += 1
+        text = json.dumps(_document(fmt, items), indent=1)
+        (folder / f"log-{conversations:09d}.json").write_text(text, encoding="utf-8")
+        written += len(text)
+    return conversations, turns
+
+
+def generate(path: Path, size: int, seed: int, fmt: str = "openai") -> tuple[int, int]:
     """Write at least `size` bytes of log to `path`; return (conversations, user turns)."""
     rng = random.Random(seed)
     templates = []
     for _ in range(200):
         conv = _conversation(rng)
         turns = sum(1 for m in conv["messages"] if m["role"] == "user")  # type: ignore[index,union-attr]
-        head, tail = json.dumps(conv).split('"ID"', 1)
+        head, tail = json.dumps(LINE_FORMATS[fmt](conv)).split('"ID"', 1)
         templates.append((head, tail, turns))
     written = conversations = turns = 0
     with path.open("w", encoding="utf-8") as f:
@@ -147,7 +294,7 @@ def generate(path: Path, size: int, seed: int) -> tuple[int, int]:
     return conversations, turns
 
 
-def run(suite: Path, log: Path, jobs: int) -> dict[str, float]:
+def run(suite: Path, log: Path | str, jobs: int) -> dict[str, float]:
     """Run the check command once; return wall seconds, peak RSS (MB) and the exit code."""
     cmd = [
         sys.executable,
@@ -189,14 +336,30 @@ def main() -> None:
     parser.add_argument(
         "--failing", action="store_true", help="check a suite that fails on every conversation"
     )
+    parser.add_argument(
+        "--format", default="openai", choices=[*LINE_FORMATS, *DOCUMENT_FORMATS],
+        help="the log format to write and read",
+    )  # fmt: skip
     args = parser.parse_args()
     DATA.mkdir(exist_ok=True)
-    log, suite = DATA / "openai-chat.jsonl", DATA / "suite.yaml"
+    suite = DATA / "suite.yaml"
     suite.write_text(FAILING_SUITE if args.failing else SUITE, encoding="utf-8")
     start = time.perf_counter()
-    conversations, turns = generate(log, int(args.size_gb * 1e9), args.seed)
+    size = int(args.size_gb * 1e9)
+    target: Path | str
+    if args.format in DOCUMENT_FORMATS:
+        folder = DATA / f"{args.format}-logs"
+        folder.mkdir(exist_ok=True)
+        conversations, turns = generate_documents(folder, args.format, size, args.seed)
+        target = str(folder / "*.json")
+        size_mb = sum(p.stat().st_size for p in folder.iterdir()) / 1e6
+    else:
+        log = DATA / f"{args.format}.jsonl"
+        conversations, turns = generate(log, size, args.seed, args.format)
+        target = log
+        size_mb = log.stat().st_size / 1e6
+    print(f"format: {args.format}")
     print(f"suite: {'every check fails (--failing)' if args.failing else 'mostly passing'}")
-    size_mb = log.stat().st_size / 1e6
     print(
         f"generated {size_mb:,.0f} MB, {conversations:,} conversations, {turns:,} user turns "
         f"in {time.perf_counter() - start:.1f}s"
@@ -208,7 +371,7 @@ def main() -> None:
     try:
         results = {}
         for jobs in (1, 2):
-            r = run(suite, log, jobs)
+            r = run(suite, target, jobs)
             results[jobs] = r
             print(
                 f"--jobs {jobs}: {r['wall']:.1f}s, {conversations / r['wall']:,.0f} "
@@ -219,7 +382,10 @@ def main() -> None:
         print(f"speed-up of --jobs 2 over --jobs 1: {results[1]['wall'] / results[2]['wall']:.2f}x")
     finally:
         if not args.keep:
-            log.unlink(missing_ok=True)
+            if isinstance(target, Path):
+                target.unlink(missing_ok=True)
+            else:
+                shutil.rmtree(Path(target).parent, ignore_errors=True)
             suite.unlink(missing_ok=True)
 
 

@@ -34,7 +34,7 @@ from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from types import FrameType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from chatassert import __version__
 from chatassert._errors import SpecError
@@ -59,6 +59,9 @@ from chatassert.reporting import (
 )
 from chatassert.reporting._html import HtmlWriter, html_case, write_html
 from chatassert.reporting._junit import _relative
+
+if TYPE_CHECKING:
+    from chatassert.transcripts import Record
 
 __all__ = ["main"]
 
@@ -220,7 +223,8 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help="force the log format (native, openai, openai-responses, anthropic, "
-        "otel, promptkit-arena, promptkit-session) instead of detecting it per line",
+        "otel, promptkit-arena, promptkit-session, agents-sdk, inspect, langsmith, promptfoo) "
+        "instead of detecting it per line",
     )
     _unknown_types_option(check)
     _assume_option(check)
@@ -927,7 +931,14 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
     `_RECORD`."""
     from chatassert.transcripts import parse_text
 
-    record = parse_text(line, source, number, state.read_as)
+    for record in parse_text(line, source, number, state.read_as).each():
+        _check_record(state, record, items)
+    items.append(_RECORD)
+
+
+def _check_record(state: _State, record: Record, items: list[Item]) -> None:
+    """Check one conversation of a log record (`file:line`, or `file:line#part` for one of a
+    record's several), appending its items."""
     if record.conversation is None:
         if not _json_subjects(state, record.raw, record.where, items):
             items.append(("u", record.where, record.error or "unreadable"))
@@ -955,7 +966,6 @@ def _check_line(state: _State, source: str, number: int, line: str, items: list[
                 )
                 outcome = _beside_recorded(outcome, record.conversation, items)
                 items.append(_item(state, outcome, record.conversation, case.needs_judge()))
-    items.append(_RECORD)
 
 
 def _beside_recorded(outcome: Outcome, conversation: Conversation, items: list[Item]) -> Outcome:

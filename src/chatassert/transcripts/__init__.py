@@ -2,7 +2,10 @@
 
 A line that cannot be read is reported as a `Record` with its file, line number and error, and
 reading carries on. A `.json` file holding one JSON document spread over several lines (a
-PromptKit `*.arena.json` or `*.recording.json` recording) is read as one record.
+PromptKit `*.arena.json` or `*.recording.json` recording, an Inspect AI eval log) is read as one
+record. A record may hold several conversations (an Inspect AI log: one per sample; a promptfoo
+output: one per result): they are its `parts`, each a `Record` of its own whose `where` names it
+(`file:line#sample-id`), and `read_records` yields them one by one.
 
 Example:
     >>> import io, json
@@ -31,10 +34,21 @@ from typing import IO, Any
 
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation, loads_json
-from chatassert.transcripts import _anthropic, _openai_chat, _openai_responses, _otel, _promptkit
+from chatassert.transcripts import (
+    _agents_sdk,
+    _anthropic,
+    _inspect,
+    _langsmith,
+    _openai_chat,
+    _openai_responses,
+    _otel,
+    _promptfoo,
+    _promptkit,
+)
 
 __all__ = [
     "FORMATS",
+    "PARTS",
     "READ_ERRORS",
     "RESPONSES",
     "Record",
@@ -53,12 +67,19 @@ __all__ = [
 class Record:
     """One line of a log: the conversation read from it, or why it could not be read.
 
+    A record that holds several conversations (an Inspect AI eval log, a promptfoo output)
+    has neither a conversation nor an error of its own: each conversation is one of its
+    `parts`, a record with the same source and line, named by its `part`. `each()` gives the
+    records to check either way.
+
     Attributes:
         source: The file (or `-` for standard input).
         line: The 1-based line number.
         conversation: The conversation, when the line could be read.
         error: Why the line could not be read, otherwise.
         raw: The parsed JSON of the line (when it was JSON), for adapters and reports.
+        part: Which of its record's conversations this is (a sample id, a result's index).
+        parts: The conversations of a record that holds several, each with its own error.
     """
 
     source: str
@@ -66,6 +87,8 @@ class Record:
     conversation: Conversation | None = None
     error: str | None = None
     raw: Any = None
+    part: str | None = None
+    parts: tuple[Record, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -74,8 +97,23 @@ class Record:
 
     @property
     def where(self) -> str:
-        """`file:line`, for messages."""
-        return f"{self.source}:{self.line}"
+        """`file:line`, or `file:line#part` for one of a record's conversations."""
+        if self.part is None:
+            return f"{self.source}:{self.line}"
+        return f"{self.source}:{self.line}#{self.part}"
+
+    def each(self) -> tuple[Record, ...]:
+        """The records to check: the parts of a record of several conversations, else itself.
+
+        Example:
+            >>> import json
+            >>> log = {"eval": {"task": "t", "model": "m"}, "samples": [
+            ...     {"id": s, "epoch": 1, "messages": [{"role": "user", "content": "Hi"}]}
+            ...     for s in ("a", "b")]}
+            >>> [r.where for r in parse_line(json.dumps(log), "log.json", 1).each()]
+            ['log.json:1#a', 'log.json:1#b']
+        """
+        return self.parts or (self,)
 
 
 def _parse_native(record: Any) -> Conversation:
@@ -123,9 +161,30 @@ FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Conversation]]] 
     "openai": (_openai_chat.detect, _openai_chat.parse),
     "promptkit-arena": (_promptkit.detect_arena, _promptkit.parse_arena),
     "promptkit-session": (_promptkit.detect_session, _promptkit.parse_session),
+    "agents-sdk": (_agents_sdk.detect, _agents_sdk.parse),
+    "inspect": (_inspect.detect, _inspect.parse),
+    "langsmith": (_langsmith.detect, _langsmith.parse),
+    "promptfoo": (_promptfoo.detect, _promptfoo.parse),
 }
 """Format name → `(detect, parse)`. Detection tries them in this order (Anthropic before OpenAI
 chat: both have `messages`, and Anthropic is recognised by what OpenAI lacks)."""
+
+PARTS: dict[str, Callable[[Any], list[tuple[str, Any]] | None]] = {
+    "agents-sdk": _agents_sdk.parts,
+    "inspect": _inspect.parts,
+    "langsmith": _langsmith.parts,
+    "promptfoo": _promptfoo.parts,
+}
+"""Format name → how a record of that format splits into several conversations: `(label,
+sub-record)` pairs, each sub-record read by the format's `parse`, or None when the record is one
+conversation. `parse_record` reads a record of one conversation only."""
+
+
+def _detected(record: Any) -> str | None:
+    for name, (detect, _) in FORMATS.items():
+        if detect(record):
+            return name
+    return None
 
 
 def parse_record(record: Any, format: str | None = None) -> Conversation:
@@ -140,9 +199,9 @@ def parse_record(record: Any, format: str | None = None) -> Conversation:
                 f"unknown transcript format {format!r}; known: {', '.join(FORMATS)}"
             )
         return _with_turns(FORMATS[format][1](record))
-    for detect, parse in FORMATS.values():
-        if detect(record):
-            return _with_turns(parse(record))
+    name = _detected(record)
+    if name is not None:
+        return _with_turns(FORMATS[name][1](record))
     if isinstance(record, dict):
         what = f"keys: {sorted(record)[:8]}"
     elif isinstance(record, list):
@@ -297,15 +356,36 @@ def _record(raw: Any, source: str, number: int, format: str | None) -> Record:
         if raw is None:
             return Record(source, number, error="the line is JSON null: no response to check")
         return Record(source, number, raw=raw)
+    name = format if format is not None else _detected(raw)
+    split = PARTS.get(name) if name is not None else None
+    pieces: list[tuple[str, Any]] | None = None
+    if split is not None:
+        try:
+            pieces = split(raw)
+        except TranscriptError as exc:
+            return Record(source, number, error=str(exc), raw=raw)
+        except Exception as exc:  # one odd record never ends the reading of a log
+            error = f"malformed record ({type(exc).__name__} while reading it: {exc})"
+            return Record(source, number, error=error, raw=raw)
+    if pieces is None:
+        return _one(raw, source, number, name)
+    parts = tuple(_one(sub, source, number, name, label) for label, sub in pieces)
+    return Record(source, number, raw=raw, parts=parts)
+
+
+def _one(raw: Any, source: str, number: int, format: str | None, part: str | None = None) -> Record:
+    """The record of one conversation (or of why it cannot be read)."""
     try:
-        return Record(source, number, conversation=parse_record(raw, format), raw=raw)
+        conversation = parse_record(raw, format)
+        return Record(source, number, conversation=conversation, raw=raw, part=part)
     except TranscriptError as exc:
-        return Record(source, number, error=str(exc), raw=raw)
+        return Record(source, number, error=str(exc), raw=raw, part=part)
     except RecursionError:
-        return Record(source, number, error="malformed record: nested too deeply", raw=raw)
+        error = "malformed record: nested too deeply"
+        return Record(source, number, error=error, raw=raw, part=part)
     except Exception as exc:  # one odd record never ends the reading of a log
         error = f"malformed record ({type(exc).__name__} while reading it: {exc})"
-        return Record(source, number, error=error, raw=raw)
+        return Record(source, number, error=error, raw=raw, part=part)
 
 
 def _is_document_start(line: str) -> bool:
@@ -361,6 +441,8 @@ def read_records(
 
     A `.json` file that holds one JSON document over several lines (a PromptKit
     `*.arena.json` or `*.recording.json`) is one record, numbered by its first non-blank line.
+    A record of several conversations (an Inspect AI log's samples) is streamed as its parts,
+    one per conversation (see `Record.each`).
 
     Args:
         path: A file path (`.jsonl`, `.jsonl.gz`, `.json`), `-` for standard input, or an open
@@ -376,7 +458,7 @@ def read_records(
     try:
         for number, line in numbered_lines(stream, source):
             if line.strip():
-                yield parse_text(line, source, number, format)
+                yield from parse_text(line, source, number, format).each()
     except READ_ERRORS as exc:
         error = f"cannot read the rest of the log: {read_error(exc)}"
         yield Record(source, number + 1, error=error)

@@ -20,6 +20,7 @@ from chatassert._agents import HANDOFF_PREFIX, handoff_target, is_handoff
 from chatassert._errors import TranscriptError
 from chatassert._models import (
     Conversation,
+    GuardrailEvent,
     Media,
     Message,
     ToolCall,
@@ -40,6 +41,9 @@ __all__ = [
     "described",
     "duration",
     "fold_calls",
+    "guarded",
+    "match_tool_runs",
+    "iso_latency",
     "make_conversation",
     "make_message",
     "make_turn",
@@ -472,6 +476,88 @@ def make_conversation(
             "id": None if id is None else str(id),
         },
     )
+
+
+def guarded(
+    built: Conversation, messages: Sequence[Msg], events: Mapping[int, Sequence[GuardrailEvent]]
+) -> Conversation:
+    """`built` (the conversation of `messages`) with guardrail events set on its turns: each
+    entry of `events`, keyed by `id()` of one of `messages`, goes to that message's turn."""
+    if not events:
+        return built
+    turn_of = {id(m): i for i, group in enumerate(split(messages)) for m in group}
+    found: dict[int, list[GuardrailEvent]] = {}
+    for msg in messages:
+        if id(msg) in events:
+            found.setdefault(turn_of[id(msg)], []).extend(events[id(msg)])
+    turns = tuple(
+        t.model_copy(update={"guardrails": tuple(found[i])}) if i in found else t
+        for i, t in enumerate(built.turns)
+    )
+    return built.model_copy(update={"turns": turns})
+
+
+def match_tool_runs(history: list[Msg], runs: Sequence[tuple[str, str, bool]]) -> None:
+    """Mark errored (or add) the results of the calls `history` shows from logged tool runs
+    that carry no call id: `(tool name, result text, errored)`, matched to calls by name, in
+    order. A call with no result in `history` gets the run's as a `tool` message after it.
+
+    Example:
+        >>> h = [Msg("user", "Hi"), Msg("assistant", tool_calls=[tool_call("f", {}, "c1")])]
+        >>> match_tool_runs(h, [("f", "boom", True)])
+        >>> [(m.role, m.content, m.is_error) for m in h[1:]]
+        [('assistant', None, False), ('tool', 'boom', True)]
+    """
+    results = {m.tool_call_id: m for m in history if m.role == "tool"}
+    calls = [
+        (position, call)
+        for position, msg in enumerate(history)
+        if msg.role == "assistant"
+        for call in msg.tool_calls
+    ]
+    used: set[int] = set()
+    inserts: list[tuple[int, Msg]] = []
+    for name, text, errored in runs:
+        found = next(
+            ((n, p, c) for n, (p, c) in enumerate(calls) if n not in used and c.name == name),
+            None,
+        )
+        if found is None:
+            continue
+        n, position, call = found
+        used.add(n)
+        result = results.get(call.id)
+        if result is not None:
+            result.is_error = result.is_error or errored
+        else:
+            inserts.append(
+                (position, Msg(role="tool", content=text, tool_call_id=call.id, is_error=errored))
+            )
+    for position, msg in sorted(inserts, key=lambda entry: entry[0], reverse=True):
+        at = position + 1
+        while at < len(history) and history[at].role == "tool":
+            at += 1
+        history.insert(at, msg)
+
+
+def iso_latency(start: object, end: object) -> float | None:
+    """Milliseconds from one ISO 8601 time to another, or None when either is not one (or the
+    end is before the start: an unfinished span).
+
+    Example:
+        >>> iso_latency("2025-03-01T10:00:00.000Z", "2025-03-01T10:00:01.250Z")
+        1250.0
+    """
+    from datetime import datetime
+
+    if not isinstance(start, str) or not isinstance(end, str):
+        return None
+    try:
+        begun, ended = datetime.fromisoformat(start), datetime.fromisoformat(end)
+        elapsed = (ended - begun).total_seconds() * 1000
+    except (ValueError, TypeError):  # not ISO 8601, or one with a zone and one without
+        return None
+    return elapsed if elapsed >= 0 else None
 
 
 def _same(a: Msg, b: Msg) -> bool:
