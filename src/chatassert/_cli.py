@@ -1511,16 +1511,8 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     _say_unassumed(suites, plan.assume, err)
     reports = _Reports()
     try:
-        for fmt, path in plan.outputs:
-            if path is None:
-                reports.add(fmt, out)
-                continue
-            try:
-                stream = open(path, "w", encoding="utf-8")  # noqa: SIM115
-            except OSError as exc:
-                err.write(f"cannot write {path}: {exc.strerror or exc}\n")
-                return EXIT_USAGE
-            reports.add(fmt, _Output(stream, path), owned=True)
+        if not reports.open(plan.outputs, out, err):
+            return EXIT_USAGE
         code = _run(plan, suites, files, args, args.max_failures, reports, err)
         reports.close()  # a full disk often shows only here, when the last of it is written
         return code
@@ -1547,6 +1539,21 @@ class _Reports:
     def __init__(self) -> None:
         self.by_format: dict[str, _Tee] = {}
         self.owned: list[_Output] = []
+
+    def open(self, outputs: Sequence[tuple[str, str | None]], out: _Output, err: IO[str]) -> bool:
+        """Open every output (None: `out`) before anything is checked; False, having said why
+        on `err`, when one cannot be written."""
+        for fmt, path in outputs:
+            if path is None:
+                self.add(fmt, out)
+                continue
+            try:
+                stream = open(path, "w", encoding="utf-8")  # noqa: SIM115
+            except OSError as exc:
+                err.write(f"cannot write {path}: {exc.strerror or exc}\n")
+                return False
+            self.add(fmt, _Output(stream, path), owned=True)
+        return True
 
     def add(self, fmt: str, output: _Output, owned: bool = False) -> None:
         """Send the `fmt` report to `output` too (closed at the end when `owned`)."""
@@ -1928,16 +1935,8 @@ def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     junit = JUnitWriter() if "junit" in plan.formats else None
     reports = _Reports()
     try:
-        for fmt, path in plan.outputs:
-            if path is None:
-                reports.add(fmt, out)
-                continue
-            try:
-                stream = open(path, "w", encoding="utf-8")  # noqa: SIM115
-            except OSError as exc:
-                err.write(f"cannot write {path}: {exc.strerror or exc}\n")
-                return EXIT_USAGE
-            reports.add(fmt, _Output(stream, path), owned=True)
+        if not reports.open(plan.outputs, out, err):
+            return EXIT_USAGE
         jsonl = reports.get("json")
         for value in lines:
             if "result" in value:
