@@ -371,6 +371,12 @@ def _judging_options(check: argparse.ArgumentParser) -> None:
     )
     _flaky_option(check)
     check.add_argument(
+        "--no-plan",
+        action="store_true",
+        help="ask the judge for every judged check, even where a deterministic one already "
+        "decides all_of, any_of or at_least (planning skips those as 'not needed')",
+    )
+    check.add_argument(
         "--judge-prices",
         default=None,
         metavar="FILE",
@@ -676,6 +682,7 @@ class _Plan:
     repeat: int | None = None
     flaky: str = "skip"
     judge_prices: str | None = None
+    no_plan: bool = False
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -978,9 +985,9 @@ def _outcome(
     state: _State, suite: str, case: Case, subject: object, where: str, subject_id: str | None
 ) -> Outcome:
     """Check `subject` against `case`: its outcome, with what judging it cost (if it did)."""
-    from chatassert._judging import count_judge_costs
+    from chatassert._judging import count_judge_costs, judge_planning
 
-    with count_judge_costs(state.prices) as costs:
+    with count_judge_costs(state.prices) as costs, judge_planning(not state.plan.no_plan):
         result = _timed(case, subject)
     cost = costs.to_dict() if costs.used else None
     return Outcome(suite, case.name, result, where, subject_id, cost=cost)
@@ -1454,6 +1461,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         repeat=args.repeat,
         flaky=args.flaky,
         judge_prices=args.judge_prices,
+        no_plan=args.no_plan,
     )
     if plan.judge_prices is not None:
         try:

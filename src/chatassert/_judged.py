@@ -195,6 +195,9 @@ class Repeat(Assertion):
         """Always true: every sample asks the judge."""
         return True
 
+    def _judge_calls(self) -> int:
+        return self.n
+
     def _check(self, subject: object) -> Result:
         result: Result = run_sync(self._acheck(subject))
         return result
