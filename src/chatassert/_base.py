@@ -447,7 +447,9 @@ class _Group(Assertion):
     """Shared machinery of combinators over a list of children.
 
     The children are given as arguments (`AllOf(a, b)`), as one list or tuple (`AllOf([a, b])`),
-    or, by the spec loader, as the keyword `children`; anything else is a `TypeError`.
+    or, by the spec loader, as the keyword `children`; anything else is a `TypeError`. The
+    option `plan=` (True, False, or None to follow `judge_planning`) turns cost-aware planning
+    of judged children on or off for this combinator.
     """
 
     _searches = True  # children may: all share one regex time budget
@@ -464,10 +466,10 @@ class _Group(Assertion):
         self,
         *children: Assertion,
         message: str | None = None,
-        plan: bool | None = None,
-        **kw: Sequence[Assertion],
+        **kw: Any,
     ) -> None:
         super().__init__(message=message)
+        plan = kw.pop("plan", None)  # a keyword, so subclasses passing **kw along keep theirs
         if plan is not None and not isinstance(plan, bool):
             raise TypeError(f"plan must be True, False or None, got {plan!r}")
         self._set("plan", plan)
