@@ -430,7 +430,7 @@ class Ensemble(Assertion):
     ) -> None:
         super().__init__(message=message)
         if isinstance(judge_names, str) or not isinstance(judge_names, Sequence):
-            judge_names = [judge_names]  # type: ignore[list-item]
+            judge_names = [judge_names]
         members = tuple(judge_names)
         if not members:
             raise ValueError("ensemble needs at least one judge")

@@ -215,8 +215,8 @@ def test_the_cli_checks_an_ensemble_of_configured_judges(
         "    assertion: {type: llm_rubric, value: Is polite}\n",
         encoding="utf-8",
     )
-    record = {"id": "c1", "messages": [{"role": "user", "content": "Hi"},
-                                       {"role": "assistant", "content": "Please hold."}]}  # fmt: skip
+    turns = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Please hold."}]
+    record = {"id": "c1", "messages": turns}
     (tmp_path / "log.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     base = {"judge": "openai", "base_url": server.url + "/v1", "retries": 0}
     env = {
