@@ -183,6 +183,9 @@ CASES: dict[str, Case] = {
     "active_agent": Case({"type": "active_agent", "agent": "billing_agent"}, HANDED_OFF, KEPT),
     "repeat": Case({"type": "repeat", "n": 3, "assertion": {"type": "llm_rubric",
                     "value": "Confirms the booking"}}, GOOD, BAD),
+    "ensemble": Case({"type": "ensemble", "judges": ["first", "second", "third"],
+                      "assertion": {"type": "llm_rubric", "value": "Confirms the booking"}},
+                     GOOD, BAD),
     # combinators
     "all_of": Case({"type": "all_of", "assertions": [BOOKED, {"type": "not", "assertion": SORRY}]},
                    GOOD, BAD),
@@ -408,7 +411,8 @@ def case_of(kind: str) -> Case:
 
 def build(case: Case, *, passing: bool) -> Assertion:
     judge = FakeJudge.passing() if passing else FakeJudge.failing("does not meet it")
-    return from_spec(case.spec, judge=judge)
+    judges = dict.fromkeys(("first", "second", "third"), judge)  # the ensemble's members
+    return from_spec(case.spec, judge=judge, judges=judges)
 
 
 def test_every_registered_kind_has_a_case() -> None:

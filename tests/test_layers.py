@@ -91,6 +91,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_cli",
             "_schemas",  # the spec files' JSON Schemas, from the registry and the loaders
             "_init",  # `chatassert init`: writes the schema line into spec files
+            "_calibration",  # `chatassert validate`: judged verdicts against human labels
             "__main__",
             "specs",
             "judges",

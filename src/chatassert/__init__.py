@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     )
     from chatassert._guardrails import GuardrailTriggered as GuardrailTriggered
     from chatassert._judged import (
+        Ensemble as Ensemble,
         LLMRubric as LLMRubric,
         Repeat as Repeat,
     )
@@ -170,6 +171,7 @@ _EXPORTS: dict[str, str] = {
     "SortedDesc": "_each",
     "AllDatesBetween": "_dates",
     # judged
+    "Ensemble": "_judged",
     "LLMRubric": "_judged",
     "Repeat": "_judged",
     # errors (the rest are in chatassert.errors)

@@ -30,7 +30,7 @@ from typing import Any, ClassVar, NoReturn
 
 from chatassert._budget import close_budget, open_budget
 from chatassert._errors import ChatAssertError, RegexTimeoutError, UsageError
-from chatassert._judging import run_sync
+from chatassert._judging import planning_enabled, record_judge_avoided, run_sync
 from chatassert._models import Conversation
 from chatassert._params import Param, register
 from chatassert._result import Result, Status, all_status, any_status, status_counts
@@ -289,6 +289,14 @@ class Assertion:
         """Whether checking this assertion may call a judge (combinators ask their children)."""
         return self.judged
 
+    def _judge_calls(self) -> int:
+        """How many judge requests checking this may make: 1 for a judged leaf, the sum over
+        the parts of a combinator (planning counts the ones it avoids with it)."""
+        if not self.needs_judge():
+            return 0
+        parts = _parts(self)
+        return sum(p._judge_calls() for p in parts) if parts else 1
+
     def _check(self, subject: object) -> Result:
         """Evaluate against `subject`; subclasses implement this."""
         raise NotImplementedError(f"{type(self).__name__} does not implement _check")
@@ -374,6 +382,18 @@ def _string_keys(value: Any) -> Any:
     return value
 
 
+def _parts(assertion: Assertion) -> list[Assertion]:
+    """The assertions among the spec parameters of `assertion` (a combinator's children)."""
+    out: list[Assertion] = []
+    for param in type(assertion).params:
+        value = getattr(assertion, param.attr, None)
+        if isinstance(value, Assertion):
+            out.append(value)
+        elif param.kind == "assertions" and isinstance(value, tuple | list):
+            out.extend(v for v in value if isinstance(v, Assertion))
+    return out
+
+
 def _flatten(cls: type[Assertion], assertion: Assertion) -> tuple[Assertion, ...]:
     if type(assertion) is cls and assertion.message is None:
         children: tuple[Assertion, ...] = assertion.children  # type: ignore[attr-defined]
@@ -427,24 +447,32 @@ class _Group(Assertion):
     """Shared machinery of combinators over a list of children.
 
     The children are given as arguments (`AllOf(a, b)`), as one list or tuple (`AllOf([a, b])`),
-    or, by the spec loader, as the keyword `children`; anything else is a `TypeError`.
+    or, by the spec loader, as the keyword `children`; anything else is a `TypeError`. The
+    option `plan=` (True, False, or None to follow `judge_planning`) turns cost-aware planning
+    of judged children on or off for this combinator.
     """
 
     _searches = True  # children may: all share one regex time budget
 
-    __slots__ = ("_judged_inside", "children")
+    __slots__ = ("_judged_inside", "children", "plan")
 
     level = "any"
+    options: ClassVar[tuple[str, ...]] = ("plan",)
     children: tuple[Assertion, ...]
     _judged_inside: bool
+    plan: bool | None
 
     def __init__(
         self,
         *children: Assertion,
         message: str | None = None,
-        **kw: Sequence[Assertion],
+        **kw: Any,
     ) -> None:
         super().__init__(message=message)
+        plan = kw.pop("plan", None)  # a keyword, so subclasses passing **kw along keep theirs
+        if plan is not None and not isinstance(plan, bool):
+            raise TypeError(f"plan must be True, False or None, got {plan!r}")
+        self._set("plan", plan)
         if "children" in kw:  # the keyword form used by the spec loader
             children = (*children, *kw.pop("children"))
         if kw:
@@ -470,7 +498,47 @@ class _Group(Assertion):
         return self._combine(_check_all(self.children, subject))
 
     async def _acheck(self, subject: object) -> Result:
-        return self._combine(await _acheck_all(self.children, subject))
+        if not self._judged_inside or not (planning_enabled() if self.plan is None else self.plan):
+            return self._combine(await _acheck_all(self.children, subject))
+        return self._combine(await self._planned(subject))
+
+    async def _planned(self, subject: object) -> list[Result]:
+        """Cost-aware planning: the deterministic children first; the judged ones (together,
+        so a batching judge gets them in one request) only when their verdicts can still
+        change the outcome, else `skipped` as not needed. Results keep the children's order."""
+        results: list[Result | None] = []
+        judged: list[int] = []
+        for i, child in enumerate(self.children):
+            if child.needs_judge():
+                judged.append(i)
+                results.append(None)
+            else:
+                results.append(child.check(subject))
+        known = [(c, r) for c, r in zip(self.children, results, strict=True) if r is not None]
+        why = self._settled(known, len(judged))
+        if why is None:
+            done = await asyncio.gather(*(self.children[i].acheck(subject) for i in judged))
+            for i, result in zip(judged, done, strict=True):
+                results[i] = result
+        else:
+            avoided = 0
+            for i in judged:
+                child = self.children[i]
+                results[i] = Result(
+                    _S,
+                    child.kind,
+                    f"not needed: {why}",
+                    {"not_needed": True},
+                    message=child.message,
+                )
+                avoided += child._judge_calls()
+            record_judge_avoided(avoided)
+        return [r for r in results if r is not None]
+
+    def _settled(self, known: list[tuple[Assertion, Result]], judged: int) -> str | None:
+        """Why the deterministic results `known` decide the outcome whatever the `judged`
+        children say, or None when they do not (then the judge is asked)."""
+        return None
 
     def _combine(self, results: list[Result]) -> Result:
         raise NotImplementedError
@@ -506,6 +574,13 @@ class AllOf(_Group):
             doc="the assertions that must all pass",
         ),
     )
+
+    def _settled(self, known: list[tuple[Assertion, Result]], judged: int) -> str | None:
+        # A failure decides; an error does not (a judged failure would turn it into a failure).
+        for child, result in known:
+            if result.status is _F:
+                return f"{child.describe()} failed, so {self.kind} fails whatever the judge says"
+        return None
 
     def _combine(self, results: list[Result]) -> Result:
         statuses = [r.status for r in results]
@@ -553,6 +628,13 @@ class AnyOf(_Group):
             doc="the assertions of which one must pass",
         ),
     )
+
+    def _settled(self, known: list[tuple[Assertion, Result]], judged: int) -> str | None:
+        # A pass decides; an error does not (a judged pass would turn it into a pass).
+        for child, result in known:
+            if result.status is _P:
+                return f"{child.describe()} passed, so {self.kind} passes whatever the judge says"
+        return None
 
     def _combine(self, results: list[Result]) -> Result:
         statuses = [r.status for r in results]

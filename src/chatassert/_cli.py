@@ -330,6 +330,7 @@ def _parser() -> argparse.ArgumentParser:
         "'{dialect}' in it is replaced by the file's dialect (flat, promptkit, expect, native)",
     )
     _regate_parser(sub)
+    _validate_parser(sub)
     return parser
 
 
@@ -364,6 +365,88 @@ def _regate_parser(sub: Any) -> None:
     _flaky_option(regate)
 
 
+def _validate_parser(sub: Any) -> None:
+    validate = sub.add_parser(
+        "validate",
+        help="measure how far judged checks agree with human labels",
+        description="Run SUITE over LOGS (or read the JSON report given with --report, asking "
+        "no judge), pair each line of LABELS (a JSON object per line: record - a log's "
+        "file:line or a subject id -, assertion - a name or kind -, and human - pass or fail) "
+        "with the judged verdict for that record and assertion, and print per assertion the "
+        "agreement, precision and recall (a pass is the positive class), Cohen's kappa, the "
+        "counts and the disagreements. Exit 0; with --min-kappa, 1 when an assertion is below "
+        "it (or its kappa is undefined).",
+    )
+    validate.add_argument("suite", metavar="SUITE", help="the suite file")
+    validate.add_argument("labels", metavar="LABELS", help="the labels (.jsonl)")
+    validate.add_argument("logs", nargs="*", metavar="LOG", help="the logs to check, as for check")
+    validate.add_argument(
+        "--report",
+        default=None,
+        metavar="REPORT",
+        help="a JSON report of a run with --full-results to read instead of running the suite",
+    )
+    validate.add_argument("-f", "--format", choices=("text", "json"), default="text")
+    validate.add_argument(
+        "--min-kappa",
+        type=float,
+        default=None,
+        metavar="X",
+        help="exit 1 when an assertion's kappa is below X: the judge is not fit to gate",
+    )
+
+
+def _validate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
+    """`chatassert validate`: calibrate judged checks against human labels."""
+    import io
+    import tempfile
+
+    from chatassert._calibration import calibrate, read_labels, render_text
+
+    try:
+        with open(args.labels, encoding="utf-8") as f:
+            labels = read_labels(f.read(), args.labels)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        err.write(f"chatassert validate: {exc}\n")
+        return EXIT_USAGE
+    with tempfile.TemporaryDirectory() as tmp:
+        report = args.report
+        if report is None:
+            if not args.logs:
+                err.write("chatassert validate: give the LOGS to check, or --report\n")
+                return EXIT_USAGE
+            report = os.path.join(tmp, "report.jsonl")
+            quiet = io.StringIO()
+            with contextlib.redirect_stdout(quiet):
+                code = _main(["check", args.suite, *args.logs, "--full-results", "-o", report])
+            if code not in (EXIT_OK, 1, 3):  # ran; failures and errors are what is measured
+                return code
+        try:
+            with open(report, encoding="utf-8") as f:
+                lines = [json.loads(line) for line in f if line.strip()]
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            err.write(f"chatassert validate: cannot read the report {report}: {exc}\n")
+            return EXIT_USAGE
+    results = calibrate((x for x in lines if isinstance(x, dict)), labels)
+    below = [
+        c.assertion
+        for c in results
+        if args.min_kappa is not None and (c.kappa is None or c.kappa < args.min_kappa)
+    ]
+    if args.format == "json":
+        data = {
+            "assertions": [c.to_dict() for c in results],
+            "min_kappa": args.min_kappa,
+            "below_min_kappa": below,
+        }
+        out.write(json.dumps(data, indent=2) + "\n")
+    else:
+        out.write(render_text(results))
+        if below:
+            out.write(f"below --min-kappa {args.min_kappa}: {', '.join(below)}\n")
+    return 1 if below else EXIT_OK
+
+
 def _judging_options(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--repeat",
@@ -374,6 +457,12 @@ def _judging_options(check: argparse.ArgumentParser) -> None:
         "majority repeat) and report how stable the verdicts are; flaky ones are counted apart",
     )
     _flaky_option(check)
+    check.add_argument(
+        "--no-plan",
+        action="store_true",
+        help="ask the judge for every judged check, even where a deterministic one already "
+        "decides all_of, any_of or at_least (planning skips those as 'not needed')",
+    )
     check.add_argument(
         "--judge-prices",
         default=None,
@@ -506,6 +595,8 @@ def _main(argv: Sequence[str] | None) -> int:
         code = EXIT_OK
     elif args.command == "regate":
         code = _regate(args, out, sys.stderr)
+    elif args.command == "validate":
+        code = _validate(args, out, sys.stderr)
     else:
         code = _check(args, out, sys.stderr)
     out.flush()
@@ -680,6 +771,7 @@ class _Plan:
     repeat: int | None = None
     flaky: str = "skip"
     judge_prices: str | None = None
+    no_plan: bool = False
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -988,11 +1080,11 @@ def _outcome(
     state: _State, suite: str, case: Case, subject: object, where: str, subject_id: str | None
 ) -> Outcome:
     """Check `subject` against `case`: its outcome, with what judging it cost (if it did)."""
-    if not case.needs_judge():  # nothing to count
+    if not case.needs_judge():  # nothing to count, nothing to plan
         return Outcome(suite, case.name, _timed(case, subject), where, subject_id)
-    from chatassert._judging import count_judge_costs
+    from chatassert._judging import count_judge_costs, judge_planning
 
-    with count_judge_costs(state.prices) as costs:
+    with count_judge_costs(state.prices) as costs, judge_planning(not state.plan.no_plan):
         result = _timed(case, subject)
     cost = costs.to_dict() if costs.used else None
     return Outcome(suite, case.name, result, where, subject_id, cost=cost)
@@ -1467,6 +1559,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         repeat=args.repeat,
         flaky=args.flaky,
         judge_prices=args.judge_prices,
+        no_plan=args.no_plan,
     )
     if plan.judge_prices is not None:
         try:

@@ -61,9 +61,14 @@ class AtLeast(_Group):
     n: int
 
     def __init__(
-        self, n: int, *children: Assertion, message: str | None = None, **kw: Sequence[Assertion]
+        self,
+        n: int,
+        *children: Assertion,
+        message: str | None = None,
+        plan: bool | None = None,
+        **kw: Sequence[Assertion],
     ) -> None:
-        super().__init__(*children, message=message, **kw)
+        super().__init__(*children, message=message, plan=plan, **kw)
         if not self.children:  # at least n of nothing: it could only pass vacuously (G4)
             raise ValueError("at_least needs at least one assertion")
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
@@ -74,6 +79,19 @@ class AtLeast(_Group):
                 f"({len(self.children)}); it could never pass"
             )
         self._set("n", n)
+
+    def _settled(self, known: list[tuple[Assertion, Result]], judged: int) -> str | None:
+        passed = sum(r.status is _P for _, r in known)
+        errors = sum(r.status is _E for _, r in known)
+        total = len(known) + judged
+        if passed >= self.n:
+            return f"{passed} of {total} already passed (needed {self.n}), so {self.kind} passes"
+        if passed + errors + judged < self.n:  # not even an error is possible any more
+            return (
+                f"even if all {judged} judged passed, only {passed + judged} of {total} would "
+                f"pass (needed {self.n}), so {self.kind} fails"
+            )
+        return None
 
     def _combine(self, results: list[Result]) -> Result:
         counts = _count(results)
@@ -181,6 +199,11 @@ class When(Assertion):
         if self.otherwise is not None:
             parts.append(self.otherwise)
         return any(p.needs_judge() for p in parts)
+
+    def _judge_calls(self) -> int:
+        # the condition, and the costlier branch (only one is taken)
+        branches = [self.then] if self.otherwise is None else [self.then, self.otherwise]
+        return self.condition._judge_calls() + max(b._judge_calls() for b in branches)
 
     def _branch(self, cond: Result) -> Assertion | Result:
         if cond.status is _P:

@@ -10,17 +10,22 @@ Docs: docs/judges.md. Tests: tests/test_judged.py and tests/test_judged_decision
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from chatassert._base import Assertion
-from chatassert._judged_base import JudgedAssertion, tool_call_summary
+from chatassert._judged_base import (
+    JudgedAssertion,
+    UnknownNameError,
+    named_judge,
+    tool_call_summary,
+)
 from chatassert._judging import Judge, JudgeRequest, Verdict, run_sync
 from chatassert._models import turn_of
 from chatassert._params import Param, register
 from chatassert._result import Result, Status
 
-__all__ = ["LLMRubric", "Repeat", "is_flaky", "repeat_judged", "stability"]
+__all__ = ["Ensemble", "LLMRubric", "Repeat", "is_flaky", "repeat_judged", "stability"]
 
 _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
@@ -195,6 +200,9 @@ class Repeat(Assertion):
         """Always true: every sample asks the judge."""
         return True
 
+    def _judge_calls(self) -> int:
+        return self.n
+
     def _check(self, subject: object) -> Result:
         result: Result = run_sync(self._acheck(subject))
         return result
@@ -331,3 +339,238 @@ def repeat_judged(assertion: Assertion, n: int, aggregate: str = "majority") -> 
     copy = object.__new__(type(assertion))
     copy.__setstate__({**state, **changed})
     return copy
+
+
+_RULES = ("majority", "unanimous", "quorum")
+
+
+@register
+class Ensemble(Assertion):
+    """Asks several judges about one judged check and combines their verdicts by a stated rule.
+
+    `judges` are judges (in code) or names of configured judges (`CHATASSERT_JUDGES`, or
+    `judges=` given to the loader), looked up when the check runs; each member grades the
+    same check (its rubric, prompt and `min_score`) and its result is kept as a child
+    (`location` `judges[i]`). `rule` is one of:
+
+    - `majority`: passes when more than half of the members passed; fails when no majority is
+      possible even if every errored member had passed; otherwise an error;
+    - `unanimous`: passes when every member passed; one failure fails it; otherwise an error;
+    - `quorum`: passes when at least `quorum` members passed; fails when even counting the
+      errored members it could not; otherwise an error.
+
+    An errored member (an outage, an unknown name) makes the result an error only when the
+    rule cannot be decided without it; when it can, the reason says how many members gave no
+    verdict. `details` has the rule, the `split` (passed, failed, error), `disagreement`
+    (true when some members passed and some failed) and each member's verdict (`members`).
+
+    Raises:
+        ValueError: for no judges, a blank name, an unknown rule, or a `quorum` that is missing
+            with `rule: quorum`, given with another rule, or not from 1 to the number of judges.
+        TypeError: when the assertion is not a judged check (such as `llm_rubric`), or a
+            member is neither a name nor a judge.
+
+    Example:
+        >>> from chatassert import Ensemble, LLMRubric
+        >>> from chatassert.testing import FakeJudge
+        >>> judges = {"gpt": FakeJudge.passing(), "claude": FakeJudge.failing("rude"),
+        ...           "llama": FakeJudge.passing()}
+        >>> check = Ensemble(["gpt", "claude", "llama"], LLMRubric("Is polite"), judges=judges)
+        >>> result = check.check("Please hold.")
+        >>> result.passed, result.details["disagreement"], result.details["split"]
+        (True, True, {'passed': 2, 'failed': 1, 'error': 0})
+        >>> print(result.reason)
+        2 of 3 judges passed (majority); the judges disagree: claude failed it
+    """
+
+    __slots__ = ("_judges", "child", "judge_names", "members", "quorum", "rule")
+    kind = "ensemble"
+    level = "any"
+    options: ClassVar[tuple[str, ...]] = ("judges",)
+    params = (
+        Param(
+            "judges",
+            "str_list",
+            required=True,
+            attr="judge_names",
+            doc="the names of the configured judges that each grade the check",
+        ),
+        Param(
+            "assertion",
+            "assertion",
+            required=True,
+            attr="child",
+            doc="the judged check every member grades",
+        ),
+        Param(
+            "rule",
+            "str",
+            default="majority",
+            choices=_RULES,
+            doc="how the verdicts combine: majority, unanimous or quorum",
+        ),
+        Param("quorum", "int", default=None, doc="with rule quorum: how many must pass"),
+    )
+    judge_names: tuple[str, ...]
+    members: tuple[str | Judge, ...]
+    child: JudgedAssertion
+    rule: str
+    quorum: int | None
+    _judges: dict[str, Judge] | None
+
+    def __init__(
+        self,
+        judge_names: Sequence[str | Judge],
+        child: JudgedAssertion,
+        rule: str = "majority",
+        quorum: int | None = None,
+        *,
+        judges: Mapping[str, Judge] | None = None,
+        message: str | None = None,
+    ) -> None:
+        super().__init__(message=message)
+        if isinstance(judge_names, str) or not isinstance(judge_names, Sequence):
+            judge_names = [judge_names]
+        members = tuple(judge_names)
+        if not members:
+            raise ValueError("ensemble needs at least one judge")
+        for member in members:
+            if isinstance(member, str):
+                if not member.strip():
+                    raise ValueError("ensemble judges must be non-empty names")
+            elif not callable(getattr(member, "judge", None)):
+                raise TypeError(
+                    f"ensemble judges are names or judges with an async judge(request) method, "
+                    f"got {member!r}"
+                )
+        if not isinstance(child, JudgedAssertion):
+            raise TypeError(
+                "ensemble takes a judged assertion (such as llm_rubric), "
+                f"got {type(child).__name__}"
+            )
+        if rule not in _RULES:
+            raise ValueError(f"rule must be one of {list(_RULES)}, got {rule!r}")
+        if rule == "quorum":
+            if quorum is None:
+                raise ValueError("rule quorum needs 'quorum': how many judges must pass")
+            if isinstance(quorum, bool) or not isinstance(quorum, int):
+                raise ValueError(f"quorum must be an integer, got {quorum!r}")
+            if not 1 <= quorum <= len(members):
+                raise ValueError(
+                    f"quorum must be from 1 to the number of judges ({len(members)}), got {quorum}"
+                )
+        elif quorum is not None:
+            raise ValueError(f"quorum is only used with rule quorum (the rule is {rule!r})")
+        if judges is not None and not isinstance(judges, Mapping):
+            raise TypeError(f"judges must be a mapping of names to judges, got {judges!r}")
+        self._set("members", members)
+        self._set(
+            "judge_names",
+            tuple(m if isinstance(m, str) else str(getattr(m, "name", m)) for m in members),
+        )
+        self._set("child", child)
+        self._set("rule", rule)
+        self._set("quorum", quorum)
+        self._set("_judges", None if judges is None else dict(judges))
+
+    def needs_judge(self) -> bool:
+        """Always true: every member is a judge."""
+        return True
+
+    def _judge_calls(self) -> int:
+        return len(self.members)
+
+    def _member(self, member: str | Judge) -> JudgedAssertion | Result:
+        """The check graded by `member`, or the error result when its name is unknown."""
+        if isinstance(member, str):
+            try:
+                judge = named_judge(member, self.child.model, self._judges)
+            except UnknownNameError as exc:
+                return Result(
+                    _E,
+                    self.child.kind,
+                    str(exc),
+                    {"judge": member, "error": "unknown_judge", "known_judges": exc.known},
+                )
+        else:
+            judge = member
+        state = {k: v for k, v in self.child.__getstate__().items() if k != "_described"}
+        state["judge"] = judge
+        if "judge_name" in state:  # a PromptKit check naming its judge: the member replaces it
+            state["judge_name"] = None
+        copy = object.__new__(type(self.child))
+        copy.__setstate__(state)
+        return copy
+
+    def _check(self, subject: object) -> Result:
+        result: Result = run_sync(self._acheck(subject))
+        return result
+
+    async def _acheck(self, subject: object) -> Result:
+        checks = [self._member(m) for m in self.members]
+
+        async def grade(check: JudgedAssertion | Result) -> Result:
+            return check if isinstance(check, Result) else await check._ajudge(subject, 0)
+
+        outcomes = await asyncio.gather(*(grade(c) for c in checks))
+        return self._combine(
+            [
+                self.child._located(r, subject)._with_field("location", f"judges[{i}]")
+                for i, r in enumerate(outcomes)
+            ]
+        )
+
+    def _combine(self, results: Sequence[Result]) -> Result:
+        n = len(results)
+        passed = sum(r.status is _P for r in results)
+        failed = sum(r.status is _F for r in results)
+        errors = n - passed - failed
+        if self.rule == "majority":
+            status = _P if passed * 2 > n else _F if (passed + errors) * 2 <= n else _E
+            needed = n // 2 + 1
+        elif self.rule == "unanimous":
+            status = _F if failed else _E if errors else _P
+            needed = n
+        else:
+            needed = self.quorum or 1
+            status = _P if passed >= needed else _F if passed + errors < needed else _E
+        rule = self.rule if self.rule != "quorum" else f"quorum {needed}"
+        names = self.judge_names
+        disagreement = bool(passed and failed)
+        if status is _E:
+            first = next(r for r in results if r.status is _E)
+            reason = (
+                f"{errors} of {n} judges gave no verdict and the rule ({rule}) cannot be "
+                f"decided without them: {first.reason}"
+            )
+        else:
+            reason = f"{passed} of {n} judges passed ({rule})"
+            if errors:
+                reason += f"; {errors} gave no verdict, but the rule is decided without them"
+        if disagreement:
+            minority = _F if status is _P else _P
+            which = [names[i] for i, r in enumerate(results) if r.status is minority]
+            verb = "failed" if minority is _F else "passed"
+            reason += f"; the judges disagree: {', '.join(which)} {verb} it"
+        details: dict[str, Any] = {
+            "rule": self.rule,
+            "quorum": self.quorum,
+            "needed": needed,
+            "split": {"passed": passed, "failed": failed, "error": errors},
+            "disagreement": disagreement,
+            "members": [
+                {
+                    "judge": names[i],
+                    "status": r.status.value,
+                    "score": r.score,
+                    "reason": r.reason,
+                }
+                for i, r in enumerate(results)
+            ],
+        }
+        return Result(status, self.kind, reason, details, score=passed / n, children=tuple(results))
+
+    def describe(self) -> str:
+        """Describe the ensemble."""
+        rule = self.rule if self.rule != "quorum" else f"quorum {self.quorum}"
+        return f"{rule} of judges {', '.join(self.judge_names)}: {self.child.describe()}"

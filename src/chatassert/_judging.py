@@ -26,6 +26,9 @@ from chatassert._errors import JudgeError
 __all__ = [
     "JudgeCosts",
     "count_judge_costs",
+    "judge_planning",
+    "planning_enabled",
+    "record_judge_avoided",
     "record_judge_cached",
     "record_judge_request",
     "record_judge_usage",
@@ -394,6 +397,52 @@ def record_judge_cached(count: int = 1) -> None:
     """Count verdicts answered from a cache in every active `count_judge_costs`."""
     for costs in _COSTS.get():
         costs.cached += count
+
+
+def record_judge_avoided(count: int = 1) -> None:
+    """Count judge requests that planning found unneeded in every active `count_judge_costs`."""
+    for costs in _COSTS.get():
+        costs.avoided += count
+
+
+_PLANNING: ContextVar[bool] = ContextVar("chatassert_judge_planning", default=True)
+
+
+@contextlib.contextmanager
+def judge_planning(enabled: bool) -> Iterator[None]:
+    """Turn cost-aware planning on or off in this context (it is on by default).
+
+    With planning, `AllOf`, `AnyOf` and `AtLeast` check their deterministic children first and
+    ask the judge for the judged ones only when their verdicts can still change the outcome;
+    the others are `skipped` ("not needed: ...") and counted as `avoided`. Off, every child is
+    evaluated, for a full report (the CLI's `--no-plan`, the pytest plugin's
+    `--chatassert-no-plan`). An assertion's own `plan=` option wins over this.
+
+    Example:
+        >>> from chatassert import Contains, LLMRubric
+        >>> from chatassert.testing import FakeJudge
+        >>> judge = FakeJudge.passing()
+        >>> rule = Contains("refund") & LLMRubric("Is polite", judge=judge)
+        >>> print(rule.check("Hello").children[1].reason)
+        not needed: contains 'refund' failed, so all_of fails whatever the judge says
+        >>> with judge_planning(False):
+        ...     rule.check("Hello").children[1].status.value
+        'passed'
+        >>> len(judge.requests)
+        1
+    """
+    if not isinstance(enabled, bool):
+        raise TypeError(f"judge_planning takes True or False, got {enabled!r}")
+    token = _PLANNING.set(enabled)
+    try:
+        yield
+    finally:
+        _PLANNING.reset(token)
+
+
+def planning_enabled() -> bool:
+    """Whether cost-aware planning is on in this context (see `judge_planning`)."""
+    return _PLANNING.get()
 
 
 def run_sync(awaitable: Awaitable[Any]) -> Any:

@@ -86,6 +86,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "repeat of each); a result then says whether its verdicts were stable or flaky",
     )
     group.addoption(
+        "--chatassert-no-plan",
+        action="store_true",
+        default=False,
+        help="ask the judge for every judged check, even where a deterministic one already "
+        "decides all_of, any_of or at_least (planning skips those as 'not needed')",
+    )
+    group.addoption(
         "--chatassert-report",
         default=None,
         metavar="PATH",
@@ -207,12 +214,16 @@ class _Report:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
-    """Attribute the checks made while `item` runs to its node id in the report."""
+    """Attribute the checks made while `item` runs to its node id in the report (and turn
+    judge planning off for it under `--chatassert-no-plan`)."""
+    from chatassert._judging import judge_planning
+
     report = item.config.stash.get(_report_key, None)
     if report is not None:
         report.current = item.nodeid
     try:
-        return (yield)
+        with judge_planning(not item.config.getoption("chatassert_no_plan", False)):
+            return (yield)
     finally:
         if report is not None:
             report.current = None

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         JudgeRequest as JudgeRequest,
         Verdict as Verdict,
         count_judge_costs as count_judge_costs,
+        judge_planning as judge_planning,
         judge_slot as judge_slot,
         limit_judges as limit_judges,
     )
@@ -97,6 +98,7 @@ _EXPORTS: dict[str, str] = {
     "limit_judges": "chatassert._judging",
     "JudgeCosts": "chatassert._judging",
     "count_judge_costs": "chatassert._judging",
+    "judge_planning": "chatassert._judging",
 }
 """Each public name and the module it is imported from on first use."""
 

@@ -128,12 +128,17 @@ def _own_prompts(judge: object) -> bool:
     return False
 
 
+_QUIET = 3
+"""How many turns of the event loop a batch waits without a new request before it is sent."""
+
+
 class BatchingJudge:
     """Grades several rubrics about one subject in a single request, one verdict each.
 
-    Requests that arrive together (in the same turn of the event loop, as the judged children
-    of an `AllOf` checked with `acheck` or `check_many` do) and share the subject, the model and the
-    sample index are sent as one request to the wrapped judge's `judge_many`; each criterion
+    Requests that arrive together (within a few turns of the event loop of each other, as the
+    judged children of an `AllOf`, nested combinators' ones too, checked with `acheck` or
+    `check_many` do) and share the subject, the model and the sample index are sent as one
+    request to the wrapped judge's `judge_many`; each criterion
     gets its own verdict and so its own result. A request with its own prompt template, a
     wrapped judge with its own `prompt` or `system_prompt` (which a batched request could not
     honour), or a wrapped judge without `judge_many`, is graded alone.
@@ -199,10 +204,21 @@ class BatchingJudge:
         groups = self._pending.get(loop)
         if groups is None:
             groups = self._pending[loop] = {}
-            loop.call_soon(self._flush, loop)
+            loop.call_soon(self._wait, loop, 0, _QUIET)
         future: asyncio.Future[Verdict] = loop.create_future()
         groups.setdefault(_subject_key(request), []).append((request, future))
         return await future
+
+    def _wait(self, loop: asyncio.AbstractEventLoop, seen: int, quiet: int) -> None:
+        """Flush once `quiet` turns of the loop passed without a new request: the judged leaves
+        of nested combinators start a turn or two after their siblings, and join them."""
+        now = sum(len(items) for items in self._pending.get(loop, {}).values())
+        if now != seen:
+            loop.call_soon(self._wait, loop, now, _QUIET)
+        elif quiet:
+            loop.call_soon(self._wait, loop, now, quiet - 1)
+        else:
+            self._flush(loop)
 
     def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
         groups = self._pending.pop(loop, {})
