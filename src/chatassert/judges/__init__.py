@@ -26,6 +26,13 @@ if TYPE_CHECKING:
         VerdictCache as VerdictCache,
         default_cache_path as default_cache_path,
     )
+    from chatassert._calibration import (
+        Calibration as Calibration,
+        Label as Label,
+        calibrate as calibrate,
+        cohen_kappa as cohen_kappa,
+        read_labels as read_labels,
+    )
     from chatassert._judged_base import JudgedAssertion as JudgedAssertion
     from chatassert._judging import (
         FunctionJudge as FunctionJudge,
@@ -99,6 +106,12 @@ _EXPORTS: dict[str, str] = {
     "JudgeCosts": "chatassert._judging",
     "count_judge_costs": "chatassert._judging",
     "judge_planning": "chatassert._judging",
+    # calibration against people
+    "Calibration": "chatassert._calibration",
+    "Label": "chatassert._calibration",
+    "calibrate": "chatassert._calibration",
+    "cohen_kappa": "chatassert._calibration",
+    "read_labels": "chatassert._calibration",
 }
 """Each public name and the module it is imported from on first use."""
 
