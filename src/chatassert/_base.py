@@ -382,6 +382,15 @@ def _string_keys(value: Any) -> Any:
     return value
 
 
+def not_needed(assertion: Assertion, why: str) -> Result:
+    """The `skipped` result of a judged `assertion` that planning did not ask, because `why`
+    (what already decides the outcome); its judge requests count as avoided."""
+    record_judge_avoided(assertion._judge_calls())
+    return Result(
+        _S, assertion.kind, f"not needed: {why}", {"not_needed": True}, message=assertion.message
+    )
+
+
 def _parts(assertion: Assertion) -> list[Assertion]:
     """The assertions among the spec parameters of `assertion` (a combinator's children)."""
     out: list[Assertion] = []
@@ -521,18 +530,8 @@ class _Group(Assertion):
             for i, result in zip(judged, done, strict=True):
                 results[i] = result
         else:
-            avoided = 0
             for i in judged:
-                child = self.children[i]
-                results[i] = Result(
-                    _S,
-                    child.kind,
-                    f"not needed: {why}",
-                    {"not_needed": True},
-                    message=child.message,
-                )
-                avoided += child._judge_calls()
-            record_judge_avoided(avoided)
+                results[i] = not_needed(self.children[i], why)
         return [r for r in results if r is not None]
 
     def _settled(self, known: list[tuple[Assertion, Result]], judged: int) -> str | None:

@@ -18,11 +18,11 @@ from functools import cached_property
 from time import perf_counter
 from typing import Any
 
-from chatassert._base import Assertion, QuickTest
+from chatassert._base import Assertion, QuickTest, not_needed
 from chatassert._errors import RegexTimeoutError
 from chatassert._history import at_turn
 from chatassert._jsonbase import JsonCheck
-from chatassert._judging import run_sync
+from chatassert._judging import planning_enabled, run_sync
 from chatassert._models import Conversation, NotJSONError, Turn, as_conversation, as_json
 from chatassert._responses import NotLogged, stored_values
 from chatassert._result import Result, Status, all_status, status_counts
@@ -203,6 +203,10 @@ class Case:
         conversation = self._prepared(subject)
         user_turns = _user_turns(conversation)
         others = len(conversation.turns) - len(user_turns)
+        if not self.fail_fast and planning_enabled():
+            return self._finish(
+                await self._planned(conversation, user_turns, others), start, len(self.turns)
+            )
         turn_results = await asyncio.gather(
             *(
                 self._aturn(i, spec, user_turns, others, conversation.turns)
@@ -215,6 +219,66 @@ class Case:
             start,
             len(self.turns),
         )
+
+    async def _planned(
+        self, conversation: Conversation, user_turns: list[tuple[int, Turn]], others: int
+    ) -> list[Result]:
+        """Cost-aware planning of a case, an AND of all its assertions: the deterministic ones
+        first, on every turn; when one of them failed the case fails whatever a judge says, so
+        its judged assertions are `skipped` as not needed, else they are asked together."""
+        turns = conversation.turns
+        # per turn the log has, then the whole-subject checks: each assertion's result, or
+        # None while its judge has not been asked; with the subject and the turn's position
+        rows: list[tuple[list[Result | None], Sequence[Assertion], object, int]] = []
+        for spec, (position, turn) in zip(self.turns, user_turns, strict=False):
+            with at_turn(turns, position):
+                done = [None if a.needs_judge() else a.check(turn) for a in spec.assertions]
+            rows.append((done, spec.assertions, turn, position))
+        whole = [None if a.needs_judge() else a.check(conversation) for a in self.checks]
+        rows.append((whole, self.checks, conversation, -1))
+        failed = next(
+            (
+                a
+                for done, assertions, _, _ in rows
+                for a, r in zip(assertions, done, strict=True)
+                if r is not None and r.status is _F
+            ),
+            None,
+        )
+        pending = [
+            (done, j, a, subject, position)
+            for done, assertions, subject, position in rows
+            for j, a in enumerate(assertions)
+            if done[j] is None
+        ]
+        if failed is not None:
+            why = f"{failed.describe()} failed, so the case fails whatever the judge says"
+            for done, j, a, _, _ in pending:
+                done[j] = not_needed(a, why)
+        else:
+
+            async def ask(a: Assertion, subject: object, position: int) -> Result:
+                if position < 0:
+                    return await a.acheck(subject)
+                with at_turn(turns, position):
+                    return await a.acheck(subject)
+
+            answers = await asyncio.gather(*(ask(a, s, p) for _, _, a, s, p in pending))
+            for (done, j, _, _, _), answer in zip(pending, answers, strict=True):
+                done[j] = answer
+        results = [
+            _turn_result(position, i, spec, turn, _filled(done))  # type: ignore[arg-type]
+            for i, (spec, (done, _, turn, position)) in enumerate(
+                zip(self.turns, rows[:-1], strict=False)
+            )
+        ]
+        results += [
+            self._missing_turn(i, spec, len(user_turns), others)
+            for i, spec in enumerate(self.turns)
+            if i >= len(rows) - 1
+        ]
+        results += [self._whole(a, r) for a, r in zip(self.checks, _filled(whole), strict=True)]
+        return results
 
     # -- skipped cases and multi-step tests ----------------------------------------------
 
@@ -505,6 +569,12 @@ def _step_result(index: int, spec: StepSpec, results: list[Result]) -> Result:
         children=tuple(results),
         location=f"multi_step[{index}]",
     )
+
+
+def _filled(results: list[Result | None]) -> list[Result]:
+    """Results whose every slot planning has filled in."""
+    assert all(r is not None for r in results)
+    return results  # type: ignore[return-value]
 
 
 def _turn_result(

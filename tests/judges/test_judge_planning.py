@@ -34,6 +34,7 @@ from chatassert import (
     Assertion,
     AtLeast,
     Contains,
+    Conversation,
     LLMRubric,
     Not,
     Repeat,
@@ -250,7 +251,7 @@ def test_plan_is_an_option_not_part_of_the_spec() -> None:
     assert AllOf(Contains("a"), rubric(judge), plan=False) == AllOf(Contains("a"), rubric(judge))
     assert "plan" not in json.dumps(AllOf(Contains("a"), plan=False).as_spec())
     with pytest.raises(TypeError, match="plan must be True, False or None"):
-        AllOf(Contains("a"), plan="no")  # type: ignore[arg-type]
+        AllOf(Contains("a"), plan="no")
 
 
 def test_planning_under_acheck_and_judge_errors() -> None:
@@ -275,6 +276,71 @@ def _many_reply(recorded: Any) -> Any:
         for i in range(1, count + 1)
     ]
     return openai_content(json.dumps({"verdicts": verdicts}))
+
+
+# -- a suite's case: an AND of all its assertions, over its turns ------------------------------
+
+_CASE = """\
+test_cases:
+  - name: booking
+    turns:
+      - user_input: Book a table
+        assertions:
+          - {type: contains, value: booked}
+          - {type: llm_rubric, value: Confirms the booking politely}
+      - user_input: Thanks
+        assertions:
+          - {type: llm_rubric, value: Says goodbye}
+"""
+
+
+def _chat(first_reply: str) -> Conversation:
+    return Conversation.from_messages(
+        [
+            {"role": "user", "content": "Book a table"},
+            {"role": "assistant", "content": first_reply},
+            {"role": "user", "content": "Thanks"},
+            {"role": "assistant", "content": "Goodbye!"},
+        ]
+    )
+
+
+def test_a_case_with_a_failed_deterministic_check_asks_no_judge_on_any_turn() -> None:
+    from chatassert.specs import loads_suite
+
+    judge = FakeJudge.passing()
+    case = loads_suite(_CASE, judge=judge).cases[0]
+    result, costs = run_counted(case, _chat("Sorry, we are full."))
+    assert result.status is F
+    assert (judge.requests, costs) == ([], {"requests": 0, "avoided": 2})
+    first, second = result.children
+    assert [c.status for c in first.children] == [F, S]  # the order of the assertions
+    assert first.children[1].reason == (
+        "not needed: contains 'booked' failed, so the case fails whatever the judge says"
+    )
+    assert (second.status, second.children[0].status) == (S, S)  # G12: nothing evaluated
+
+
+def test_a_case_whose_deterministic_checks_pass_asks_every_judge_with_its_turn() -> None:
+    from chatassert.specs import loads_suite
+
+    judge = FakeJudge.passing()
+    case = loads_suite(_CASE, judge=judge).cases[0]
+    result, costs = run_counted(case, _chat("Your table is booked."))
+    assert result.status is P
+    assert costs == {"requests": 2, "avoided": 0}
+    assert sorted(r.input for r in judge.requests) == ["Book a table", "Thanks"]
+
+
+def test_a_case_without_planning_asks_every_judge() -> None:
+    from chatassert.specs import loads_suite
+
+    judge = FakeJudge.passing()
+    case = loads_suite(_CASE, judge=judge).cases[0]
+    with judge_planning(False):
+        result, costs = run_counted(case, _chat("Sorry, we are full."))
+    assert result.status is F
+    assert costs == {"requests": 2, "avoided": 0}
 
 
 def test_the_judged_children_still_needed_go_to_the_batching_judge_together(
