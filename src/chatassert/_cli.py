@@ -223,7 +223,8 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help="force the log format (native, openai, openai-responses, anthropic, "
-        "otel, promptkit-arena, promptkit-session, agents-sdk, inspect, langsmith, promptfoo) "
+        "otel, promptkit-arena, promptkit-session, agents-sdk, inspect, langsmith, promptfoo, "
+        "adk) "
         "instead of detecting it per line",
     )
     _unknown_types_option(check)
@@ -330,6 +331,9 @@ def _parser() -> argparse.ArgumentParser:
         "'{dialect}' in it is replaced by the file's dialect (flat, promptkit, expect, native)",
     )
     _regate_parser(sub)
+    from chatassert._convert import add_parser as _convert_parser
+
+    _convert_parser(sub)
     return parser
 
 
@@ -506,6 +510,10 @@ def _main(argv: Sequence[str] | None) -> int:
         code = EXIT_OK
     elif args.command == "regate":
         code = _regate(args, out, sys.stderr)
+    elif args.command == "convert":
+        from chatassert._convert import convert
+
+        code = convert(args, sys.stderr)
     else:
         code = _check(args, out, sys.stderr)
     out.flush()
