@@ -91,6 +91,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_cli",
             "_schemas",  # the spec files' JSON Schemas, from the registry and the loaders
             "_init",  # `chatassert init`: writes the schema line into spec files
+            "_convert",  # `chatassert convert`: rewrites logs as native lines or an ADK eval set
             "__main__",
             "specs",
             "judges",

@@ -513,7 +513,8 @@ def _main(argv: Sequence[str] | None) -> int:
     elif args.command == "convert":
         from chatassert._convert import convert
 
-        code = convert(args, sys.stderr)
+        paths = _expand(args.logs, sys.stderr)
+        code = EXIT_USAGE if paths is None else convert(args, paths, sys.stderr, _Output)
     else:
         code = _check(args, out, sys.stderr)
     out.flush()

@@ -13,7 +13,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 from chatassert._models import Conversation
@@ -144,22 +144,24 @@ def _write_adk(items: Iterator[tuple[Record, Conversation]], out: Any, output: s
     out.write("\n], " + json.dumps(head, ensure_ascii=False)[1:] + "\n")
 
 
-def convert(args: argparse.Namespace, err: IO[str]) -> int:
-    """Run `chatassert convert` with parsed `args`; return the exit code."""
-    from chatassert._cli import _expand, _Output
-
-    paths = _expand(args.logs, err)
-    if paths is None:
-        return 2
+def convert(
+    args: argparse.Namespace,
+    paths: Sequence[str],
+    err: IO[str],
+    wrap: Callable[[IO[str], str], Any],
+) -> int:
+    """Run `chatassert convert` with parsed `args` over the expanded log `paths`; return the
+    exit code. `wrap(stream, name)` is the command line's output, whose write errors it
+    reports."""
     if args.output == "-":
-        out = _Output(sys.stdout, "to standard output")
+        out = wrap(sys.stdout, "to standard output")
     else:
         try:
             stream = open(args.output, "w", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
             err.write(f"cannot write {args.output}: {exc.strerror or exc}\n")
             return 2
-        out = _Output(stream, args.output)
+        out = wrap(stream, args.output)
     tally = {"read": 0, "unreadable": 0}
     try:
         items = _conversations(paths, args.source_format, err, tally)
