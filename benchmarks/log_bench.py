@@ -14,11 +14,12 @@ the worst case for the report and for what workers send back.
 With `--format`, the same conversations are written in another log format the reader
 reads: `agents-sdk` (one OpenAI Agents SDK trace per line: agent, generation and function
 spans), `langsmith` (one run tree per line), or the one-document formats `inspect` and
-`promptfoo`, written as `.json` files of 500 samples (results) each and checked together.
+`promptfoo`, written as `.json` files of 500 samples (results) each and checked together, and
+`adk` (Google ADK eval sets of 500 eval cases each, written by `chatassert convert`'s writer).
 
 Usage:
     python benchmarks/log_bench.py [--size-gb 1.0] [--seed 7] [--keep] [--failing]
-        [--format openai|agents-sdk|langsmith|inspect|promptfoo]
+        [--format openai|agents-sdk|langsmith|inspect|promptfoo|adk]
 """
 
 from __future__ import annotations
@@ -223,6 +224,15 @@ def as_promptfoo_result(conv: dict[str, Any]) -> dict[str, object]:
     }  # fmt: skip
 
 
+def as_adk_case(conv: dict[str, Any]) -> dict[str, object]:
+    """The conversation as a Google ADK eval case, one invocation per turn."""
+    from chatassert import Conversation
+    from chatassert.transcripts._adk import write_case
+
+    conversation = Conversation.from_messages(conv["messages"])
+    return write_case(conversation, str(conv["id"]), "bench")
+
+
 LINE_FORMATS: dict[str, Callable[[dict[str, Any]], object]] = {
     "openai": lambda conv: conv,
     "agents-sdk": as_agents_trace,
@@ -231,6 +241,7 @@ LINE_FORMATS: dict[str, Callable[[dict[str, Any]], object]] = {
 DOCUMENT_FORMATS: dict[str, Callable[[dict[str, Any]], object]] = {
     "inspect": as_inspect_sample,
     "promptfoo": as_promptfoo_result,
+    "adk": as_adk_case,
 }
 PER_DOCUMENT = 500
 
@@ -239,6 +250,8 @@ def _document(fmt: str, items: list[object]) -> object:
     if fmt == "inspect":
         return {"version": 2, "status": "success", "eval": {"task": "support", "model": "m"},
                 "samples": items}  # fmt: skip
+    if fmt == "adk":
+        return {"eval_set_id": "bench", "name": "bench", "eval_cases": items}
     return {"evalId": "bench", "results": {"version": 3, "results": items}}
 
 

@@ -92,6 +92,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_schemas",  # the spec files' JSON Schemas, from the registry and the loaders
             "_init",  # `chatassert init`: writes the schema line into spec files
             "_calibration",  # `chatassert validate`: judged verdicts against human labels
+            "_convert",  # `chatassert convert`: rewrites logs as native lines or an ADK eval set
             "__main__",
             "specs",
             "judges",

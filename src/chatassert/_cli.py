@@ -223,7 +223,8 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help="force the log format (native, openai, openai-responses, anthropic, "
-        "otel, promptkit-arena, promptkit-session, agents-sdk, inspect, langsmith, promptfoo) "
+        "otel, promptkit-arena, promptkit-session, agents-sdk, inspect, langsmith, promptfoo, "
+        "adk) "
         "instead of detecting it per line",
     )
     _unknown_types_option(check)
@@ -331,6 +332,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     _regate_parser(sub)
     _validate_parser(sub)
+    from chatassert._convert import add_parser as _convert_parser
+
+    _convert_parser(sub)
     return parser
 
 
@@ -597,6 +601,11 @@ def _main(argv: Sequence[str] | None) -> int:
         code = _regate(args, out, sys.stderr)
     elif args.command == "validate":
         code = _validate(args, out, sys.stderr)
+    elif args.command == "convert":
+        from chatassert._convert import convert
+
+        paths = _expand(args.logs, sys.stderr)
+        code = EXIT_USAGE if paths is None else convert(args, paths, sys.stderr, _Output)
     else:
         code = _check(args, out, sys.stderr)
     out.flush()

@@ -4,8 +4,9 @@ A line that cannot be read is reported as a `Record` with its file, line number 
 reading carries on. A `.json` file holding one JSON document spread over several lines (a
 PromptKit `*.arena.json` or `*.recording.json` recording, an Inspect AI eval log) is read as one
 record. A record may hold several conversations (an Inspect AI log: one per sample; a promptfoo
-output: one per result): they are its `parts`, each a `Record` of its own whose `where` names it
-(`file:line#sample-id`), and `read_records` yields them one by one.
+output: one per result; a Google ADK eval set: one per eval case): they are its `parts`, each a
+`Record` of its own whose `where` names it (`file:line#sample-id`), and `read_records` yields
+them one by one.
 
 Example:
     >>> import io, json
@@ -35,6 +36,7 @@ from typing import IO, Any
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation, loads_json
 from chatassert.transcripts import (
+    _adk,
     _agents_sdk,
     _anthropic,
     _inspect,
@@ -165,6 +167,7 @@ FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Conversation]]] 
     "inspect": (_inspect.detect, _inspect.parse),
     "langsmith": (_langsmith.detect, _langsmith.parse),
     "promptfoo": (_promptfoo.detect, _promptfoo.parse),
+    "adk": (_adk.detect, _adk.parse),
 }
 """Format name → `(detect, parse)`. Detection tries them in this order (Anthropic before OpenAI
 chat: both have `messages`, and Anthropic is recognised by what OpenAI lacks)."""
@@ -174,6 +177,7 @@ PARTS: dict[str, Callable[[Any], list[tuple[str, Any]] | None]] = {
     "inspect": _inspect.parts,
     "langsmith": _langsmith.parts,
     "promptfoo": _promptfoo.parts,
+    "adk": _adk.parts,
 }
 """Format name → how a record of that format splits into several conversations: `(label,
 sub-record)` pairs, each sub-record read by the format's `parse`, or None when the record is one

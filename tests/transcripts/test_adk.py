@@ -1,0 +1,388 @@
+"""Google ADK eval sets (docs/offline.md): reading each eval case as a conversation, and writing
+conversations back as eval cases.
+
+The fixtures are written from ADK's public definitions: `EvalSet` (`eval_set.py`), `EvalCase`,
+`Invocation`, `IntermediateData`, `InvocationEvents`, `SessionInput` (`eval_case.py`), genai's
+`Content` / `Part` / `FunctionCall` / `FunctionResponse`, and the older `.test.json` form that
+`local_eval_sets_manager.py` converts (`query`, `expected_tool_use`, `reference`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chatassert import Conversation
+from chatassert._errors import TranscriptError
+from chatassert.transcripts import FORMATS, parse_line, parse_record, read_records
+from chatassert.transcripts._adk import write_case
+
+
+def _text(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"text": text}]}
+
+
+def _steps_invocation() -> dict[str, Any]:
+    return {
+        "invocation_id": "inv-1",
+        "user_content": _text("user", "Weather in Oslo?"),
+        "final_response": _text("model", "It is 4°C in Oslo."),
+        "intermediate_data": {
+            "tool_uses": [{"id": "fc-1", "name": "get_weather", "args": {"city": "Oslo"}}],
+            "tool_responses": [
+                {"id": "fc-1", "name": "get_weather", "response": {"result": "4°C"}}
+            ],
+            "intermediate_responses": [["weather_agent", [{"text": "Looking it up."}]]],
+        },
+        "creation_timestamp": 1740823200.0,
+        "duration": 1.25,
+    }
+
+
+def _event(author: str, role: str, *parts: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"author": author, "content": {"role": role, "parts": list(parts)}, **extra}
+
+
+def _events_invocation() -> dict[str, Any]:
+    call1 = {"id": "c1", "name": "refund", "args": {"order": 42}}
+    call2 = {"id": "c2", "name": "refund", "args": {"order": 42, "retry": True}}
+    return {
+        "user_content": _text("user", "Refund order 42"),
+        "final_response": _text("model", "Refunds are down."),
+        "intermediate_data": {
+            "invocation_events": [
+                _event(
+                    "billing", "model", {"function_call": call1},
+                    usage_metadata={"prompt_token_count": 30, "candidates_token_count": 5,
+                                    "total_token_count": 35},
+                    model_version="gemini-2.0-flash",
+                ),
+                _event("billing", "user", {"function_response": {
+                    "id": "c1", "name": "refund", "response": {"error": "service down"}}}),
+                _event(
+                    "billing", "model", {"text": "Trying once more."}, {"function_call": call2},
+                    usage_metadata={"prompt_token_count": 50, "candidates_token_count": 9,
+                                    "total_token_count": 59},
+                ),
+                _event("billing", "user", {"function_response": {
+                    "id": "c2", "name": "refund", "response": {"status": "queued", "eta": 3}}}),
+            ]
+        },
+    }  # fmt: skip
+
+
+def _set(*cases: dict[str, Any]) -> dict[str, Any]:
+    return {"eval_set_id": "support", "name": "support", "eval_cases": list(cases)}
+
+
+def _case(eval_id: str, *invocations: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"eval_id": eval_id, "conversation": list(invocations), **extra}
+
+
+def _read(tmp_path: Path, doc: Any, name: str = "cases.evalset.json") -> list[Any]:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+    return list(read_records(path))
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def test_an_invocation_with_intermediate_data_is_one_turn(tmp_path: Path) -> None:
+    session = {"app_name": "weather", "user_id": "u1", "state": {"unit": "C"}}
+    (record,) = _read(tmp_path, _set(_case("oslo", _steps_invocation(), session_input=session)))
+    assert record.where.endswith("cases.evalset.json:1#oslo")
+    conv = record.conversation
+    assert conv is not None, record.error
+    assert conv.id == "oslo"
+    assert conv.metadata == {"session_input": session, "eval_set_id": "support"}
+    (turn,) = conv.turns
+    assert (turn.input, turn.text, turn.agent) == (
+        "Weather in Oslo?", "It is 4°C in Oslo.", "weather_agent",
+    )  # fmt: skip
+    assert [(c.name, c.arguments, c.id) for c in turn.tool_calls] == [
+        ("get_weather", {"city": "Oslo"}, "fc-1")
+    ]
+    (result,) = turn.tool_results
+    assert (result.content, result.name, result.call_id, result.is_error, result.data) == (
+        "4°C", "get_weather", "fc-1", False, {"result": "4°C"},
+    )  # fmt: skip
+    assert [(m.role, m.content) for m in turn.messages] == [
+        ("user", "Weather in Oslo?"),
+        ("assistant", None),
+        ("tool", "4°C"),
+        ("assistant", "Looking it up."),
+        ("assistant", "It is 4°C in Oslo."),
+    ]
+    assert turn.metadata["invocation_id"] == "inv-1"
+    assert turn.metadata["latency_ms"] == 1250.0
+    assert turn.metadata["creation_timestamp"] == 1740823200.0
+
+
+def test_invocation_events_are_read_in_their_order_with_usage_and_model(tmp_path: Path) -> None:
+    (record,) = _read(tmp_path, _set(_case("refund", _events_invocation())))
+    conv = record.conversation
+    assert conv is not None, record.error
+    (turn,) = conv.turns
+    assert [(m.role, m.content, [c.id for c in m.tool_calls]) for m in turn.messages] == [
+        ("user", "Refund order 42", []),
+        ("assistant", None, ["c1"]),
+        ("tool", "service down", []),
+        ("assistant", "Trying once more.", ["c2"]),
+        ("tool", '{"status": "queued", "eta": 3}', []),
+        ("assistant", "Refunds are down.", []),
+    ]
+    assert turn.text == "Refunds are down."  # the final response, not the text on the way
+    assert [(r.is_error, r.data) for r in turn.tool_results] == [
+        (True, {"error": "service down"}),
+        (False, {"status": "queued", "eta": 3}),
+    ]
+    assert turn.agent == "billing"
+    assert (turn.metadata["input_tokens"], turn.metadata["output_tokens"]) == (80, 14)
+    assert turn.metadata["total_tokens"] == 94
+    assert turn.metadata["model"] == "gemini-2.0-flash"
+
+
+def test_camel_case_keys_read_as_snake_case_ones() -> None:
+    invocation = {
+        "invocationId": "i1",
+        "userContent": _text("user", "Hi"),
+        "finalResponse": _text("model", "Hello"),
+        "intermediateData": {"toolUses": [{"name": "lookup", "args": {"q": "x"}}],
+                             "toolResponses": [{"name": "lookup", "response": {"result": "y"}}]},
+    }  # fmt: skip
+    doc = {"evalSetId": "s", "evalCases": [{"evalId": "c", "conversation": [invocation]}]}
+    (record,) = parse_line(json.dumps(doc), "s.json", 1).each()
+    conv = record.conversation
+    assert conv is not None, record.error
+    (turn,) = conv.turns
+    assert (conv.id, turn.input, turn.text, turn.metadata["invocation_id"]) == (
+        "c",
+        "Hi",
+        "Hello",
+        "i1",
+    )
+    assert [r.content for r in turn.tool_results] == ["y"]
+
+
+def test_the_agent_is_carried_to_later_turns_until_another_is_named() -> None:
+    plain = {"user_content": _text("user", "Thanks"), "final_response": _text("model", "Bye")}
+    conv = parse_record(_case("c", _steps_invocation(), plain, _events_invocation()))
+    assert [t.agent for t in conv.turns] == ["weather_agent", "weather_agent", "billing"]
+
+
+def test_text_parts_join_by_line_and_thoughts_are_not_text() -> None:
+    final = {"role": "model", "parts": [{"text": "plan", "thought": True}, {"text": "a"},
+                                        {"text": "b"}]}  # fmt: skip
+    conv = parse_record(_case("c", {"user_content": _text("user", "q"), "final_response": final}))
+    assert conv.turns[0].text == "a\nb"
+
+
+def test_a_single_eval_case_per_line_is_one_conversation(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    lines = [_case("a", _steps_invocation()), _case("b", _events_invocation())]
+    path.write_text("\n".join(json.dumps(c) for c in lines) + "\n", encoding="utf-8")
+    records = list(read_records(path))
+    assert [(r.line, r.part, r.conversation.id if r.conversation else None) for r in records] == [
+        (1, None, "a"), (2, None, "b"),
+    ]  # fmt: skip
+
+
+def test_the_older_test_json_list_is_one_case() -> None:
+    old = [
+        {"query": "What can you do?", "expected_tool_use": [], "reference": "I roll dice."},
+        {
+            "query": "Roll a 17 sided die",
+            "expected_tool_use": [{"tool_name": "roll_die", "tool_input": {"sides": 17}}],
+            "expected_intermediate_agent_responses": [{"author": "dice", "text": "Rolling."}],
+            "reference": "I rolled 13.",
+        },
+    ]
+    (record,) = parse_line(json.dumps(old), "hello.test.json", 1).each()
+    conv = record.conversation
+    assert conv is not None, record.error
+    assert [(t.input, t.text) for t in conv.turns] == [
+        ("What can you do?", "I roll dice."), ("Roll a 17 sided die", "I rolled 13."),
+    ]  # fmt: skip
+    assert [(c.name, c.arguments) for c in conv.turns[1].tool_calls] == [
+        ("roll_die", {"sides": 17})
+    ]
+    assert conv.turns[1].agent == "dice"
+
+
+def test_the_older_list_of_named_cases_is_one_conversation_per_case() -> None:
+    cases = [
+        {"name": "first", "data": [{"query": "a", "reference": "b"}],
+         "initial_session": {"app_name": "x", "user_id": "u", "state": {}}},
+        {"name": "second", "data": [{"query": "c", "reference": "d"}]},
+    ]  # fmt: skip
+    records = parse_line(json.dumps(cases), "old.json", 1).each()
+    assert [(r.part, r.conversation.id if r.conversation else r.error) for r in records] == [
+        ("first", "first"), ("second", "second"),
+    ]  # fmt: skip
+    first = records[0].conversation
+    assert first is not None
+    assert first.metadata["session_input"]["app_name"] == "x"
+
+
+def test_a_broken_case_is_reported_and_the_others_are_read(tmp_path: Path) -> None:
+    broken = _steps_invocation()
+    broken["intermediate_data"]["tool_uses"][0]["args"] = "city=Oslo"
+    scenario = {"eval_id": "sim", "conversation_scenario": {"starting_prompt": "hi"}}
+    records = _read(
+        tmp_path, _set(_case("good", _steps_invocation()), _case("bad", broken), scenario)
+    )
+    assert [(r.part, r.ok) for r in records] == [("good", True), ("bad", False), ("sim", False)]
+    assert records[1].error == (
+        "eval_cases[0].conversation[0].intermediate_data.tool_uses[0].args must be an object, "
+        'got "city=Oslo"'
+    )
+    assert records[2].error is not None
+    assert "conversation_scenario" in records[2].error
+
+
+def test_an_eval_set_without_cases_is_reported() -> None:
+    record = parse_line(json.dumps(_set()), "empty.json", 1)
+    assert (record.ok, record.parts, record.error) == (
+        False, (), "the eval set holds no eval cases",
+    )  # fmt: skip
+
+
+def test_a_response_that_is_not_an_object_is_reported() -> None:
+    invocation = _steps_invocation()
+    invocation["intermediate_data"]["tool_responses"][0]["response"] = "4°C"
+    with pytest.raises(TranscriptError, match=r"tool_responses\[0\]\.response must be an object"):
+        parse_record(_case("c", invocation))
+
+
+def test_an_eval_set_is_detected_as_adk_and_by_no_other_format() -> None:
+    for record in (_set(_case("a", _steps_invocation())), _case("a", _events_invocation()),
+                   [{"query": "q", "reference": "r"}]):  # fmt: skip
+        assert [n for n, (detect, _) in FORMATS.items() if detect(record)] == ["adk"]
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+
+def _turns_equal(tmp_path: Path, doc: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    first = [r.conversation for r in _read(tmp_path, doc, "a.evalset.json")]
+    cases = [write_case(c, c.id, "support") for c in first]
+    second = [r.conversation for r in _read(tmp_path, _set(*cases), "b.evalset.json")]
+    return first, second
+
+
+def test_an_eval_set_read_written_and_read_again_gives_equal_conversations(
+    tmp_path: Path,
+) -> None:
+    plain = {"user_content": _text("user", "Thanks"), "final_response": _text("model", "Bye")}
+    doc = _set(
+        _case("oslo", _steps_invocation(), plain,
+              session_input={"app_name": "w", "user_id": "u", "state": {}},
+              final_session_state={"done": True}, metadata={"case": "weather"}),
+        _case("refund", _events_invocation(), plain, _steps_invocation()),
+    )  # fmt: skip
+    first, second = _turns_equal(tmp_path, doc)
+    assert None not in first
+    assert first == second
+
+
+def test_each_turn_is_written_in_the_form_that_keeps_it() -> None:
+    conv = parse_record(_case("c", _steps_invocation(), _events_invocation()))
+    steps, events = write_case(conv, "c", None)["conversation"]
+    assert set(steps["intermediate_data"]) == {
+        "tool_uses",
+        "tool_responses",
+        "intermediate_responses",
+    }
+    assert [e["author"] for e in events["intermediate_data"]["invocation_events"]] == [
+        "billing"
+    ] * 4
+    assert events["intermediate_data"]["invocation_events"][-2]["usage_metadata"] == {
+        "prompt_token_count": 80, "candidates_token_count": 14, "total_token_count": 94,
+    }  # fmt: skip
+
+
+def test_what_an_eval_set_cannot_hold_is_left_out() -> None:
+    conv = Conversation.model_validate({
+        "id": "c1",
+        "metadata": {"case": "refund"},
+        "turns": [{
+            "messages": [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": "Refund 42"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "a", "type": "function",
+                     "function": {"name": "lookup", "arguments": '{"order": 42}'}}]},
+                {"role": "tool", "tool_call_id": "a", "content": "found"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "b", "type": "function",
+                     "function": {"name": "refund", "arguments": '{"order": 42}'}}]},
+                {"role": "tool", "tool_call_id": "b", "content": "done"},
+                {"role": "assistant", "content": "Refunded."},
+            ],
+            "guardrails": [{"name": "pii", "triggered": False}],
+            "metadata": {"latency_ms": 250},
+        }],
+    })  # fmt: skip
+    case = write_case(conv, "c1", None)
+    again = parse_record(case)
+    (before,), (after,) = conv.turns, again.turns
+    assert (after.input, after.text) == (before.input, before.text)
+    assert [(c.name, c.arguments, c.id) for c in after.tool_calls] == [
+        (c.name, c.arguments, c.id) for c in before.tool_calls
+    ]
+    assert [(r.content, r.call_id) for r in after.tool_results] == [("found", "a"), ("done", "b")]
+    assert after.metadata["latency_ms"] == 250
+    assert again.metadata == {"case": "refund"}
+    assert after.guardrails == ()  # not held by an eval set
+    assert [m.role for m in after.messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    assert after.agent is None  # an empty author is no agent
+
+
+def test_a_turn_given_by_its_fields_only_is_written_from_them() -> None:
+    conv = Conversation.model_validate({"turns": [{
+        "input": "Hi", "text": "Hello", "tool_calls": [{"name": "f", "arguments": {"x": 1}}],
+        "tool_results": [{"content": "boom", "is_error": True}],
+    }]})  # fmt: skip
+    again = parse_record(write_case(conv, "x", None))
+    (turn,) = again.turns
+    assert (turn.input, turn.text, [c.name for c in turn.tool_calls]) == ("Hi", "Hello", ["f"])
+    assert [(r.content, r.is_error) for r in turn.tool_results] == [("boom", True)]
+
+
+# -- the example of docs/offline.md ------------------------------------------------------------
+
+_GUIDE = Path(__file__).parents[2] / "docs" / "offline.md"
+
+
+def _example(heading: str) -> str:
+    text = _GUIDE.read_text(encoding="utf-8")
+    section = text[text.index(f"(`{heading}`)") :]
+    block = section[section.index("```json\n") + len("```json\n") :]
+    return block[: block.index("```")]
+
+
+def test_the_adk_example_of_the_docs_reads_as_documented(tmp_path: Path) -> None:
+    path = tmp_path / "weather.evalset.json"
+    path.write_text(_example("adk"), encoding="utf-8")
+    (record,) = read_records(path)
+    assert record.where.endswith("weather.evalset.json:1#oslo")
+    conv = record.conversation
+    assert conv is not None, record.error
+    (turn,) = conv.turns
+    assert (turn.input, turn.text, turn.agent) == (
+        "Weather in Oslo?", "It is 4°C in Oslo.", "weather_agent",
+    )  # fmt: skip
+    assert [(c.name, c.arguments) for c in turn.tool_calls] == [("get_weather", {"city": "Oslo"})]
+    assert [r.content for r in turn.tool_results] == ["4°C"]
+    assert conv.metadata["session_input"]["user_id"] == "u1"
