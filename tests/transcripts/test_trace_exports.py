@@ -104,7 +104,8 @@ def test_an_otlp_export_is_one_conversation_per_session_or_trace(tmp_path: Path)
         f"{tmp_path}/export.json:1#{T3}",
     ]
     session, other = (r.conversation for r in records)
-    assert session is not None and other is not None
+    assert session is not None
+    assert other is not None
     assert [(t.input, t.text) for t in session.turns] == [
         ("Hi", "Hello!"),
         ("Refund?", "Refunded."),
@@ -116,18 +117,21 @@ def test_an_otlp_export_is_one_conversation_per_session_or_trace(tmp_path: Path)
     assert session.metadata["session_id"] == "sess-42"
     assert session.metadata["trace_ids"] == [T1, T2]
     first, second = session.turns
-    assert first.metadata["span_id"] == "c1c1c1c1c1c1c1c1" and "trace_id" not in first.metadata
+    assert first.metadata["span_id"] == "c1c1c1c1c1c1c1c1"
+    assert "trace_id" not in first.metadata
     assert second.metadata["span_id"] == "c2c2c2c2c2c2c2c2"
     assert second.metadata["trace_id"] == T2  # not the conversation's: kept on the turn
     assert second.metadata["response_id"] == "resp-2"
-    assert other.metadata["trace_id"] == T3 and other.metadata["span_id"] == "c3c3c3c3c3c3c3c3"
+    assert other.metadata["trace_id"] == T3
+    assert other.metadata["span_id"] == "c3c3c3c3c3c3c3c3"
 
 
 def test_an_export_of_one_trace_is_one_record_and_base64_ids_read_as_hex() -> None:
     raw = bytes.fromhex(T1)
     span = _otlp_chat(base64.b64encode(raw).decode(), "AAECAwQFBgc=", 1, "Hi", "Yo")
     record = parse_document(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
-    assert record.part is None and record.conversation is not None
+    assert record.part is None
+    assert record.conversation is not None
     assert record.conversation.metadata["trace_id"] == T1
     assert record.conversation.metadata["span_id"] == "0001020304050607"
 
@@ -247,7 +251,8 @@ def test_a_jaeger_export_reads_as_its_otel_spans(tmp_path: Path) -> None:
 def test_a_jaeger_export_of_one_trace_is_one_record_and_a_bad_one_says_where() -> None:
     one = {"data": [JAEGER_EXPORT["data"][1]]}
     record = parse_document(json.dumps(one), "j.json")
-    assert record.ok and record.part is None
+    assert record.ok
+    assert record.part is None
     bad = json.loads(json.dumps(one))
     bad["data"][0]["spans"][0]["startTime"] = "soon"
     assert parse_document(json.dumps(bad), "j.json").error == (

@@ -4,8 +4,9 @@ A line that cannot be read is reported as a `Record` with its file, line number 
 reading carries on. A `.json` file holding one JSON document spread over several lines (a
 PromptKit `*.arena.json` or `*.recording.json` recording, an Inspect AI eval log) is read as one
 record. A record may hold several conversations (an Inspect AI log: one per sample; a promptfoo
-output: one per result; an OTLP or Jaeger trace export: one per session or trace): they are its `parts`, each a `Record` of its own whose `where` names it
-(`file:line#sample-id`), and `read_records` yields them one by one.
+output: one per result; an OTLP or Jaeger trace export: one per session or trace): they are its
+`parts`, each a `Record` of its own whose `where` names it (`file:line#sample-id`), and
+`read_records` yields them one by one.
 
 Example:
     >>> import io, json

@@ -261,21 +261,32 @@ def group_spans(
 ) -> list[tuple[str, list[Any]]]:
     """Group `(trace id, session id, span)` entries into conversations, in order of first span:
     by trace, and the traces of one session together (a trace takes the first session id any
-    of its spans names). A group is named by its session id, else its trace id (`?` when
-    neither is known).
+    of its spans names). A group is named by its session id, else its trace id. A span with
+    neither joins the group of the span before it (the first group, when it comes first):
+    hand-written exports often give the trace id once.
 
     Example:
-        >>> group_spans([("t1", None, "a"), ("t2", "s", "b"), ("t1", "s", "c"), ("t3", None, "d")])
-        [('s', ['a', 'b', 'c']), ('t3', ['d'])]
+        >>> group_spans([("t1", None, "a"), ("t2", "s", "b"), ("t1", "s", "c"), (None, None, "x"),
+        ...              ("t3", None, "d")])
+        [('s', ['a', 'b', 'c', 'x']), ('t3', ['d'])]
     """
-    sessions: dict[str | None, str] = {}
+    sessions: dict[str, str] = {}
     for trace, session, _ in spans:
-        if session is not None:
+        if session is not None and trace is not None:
             sessions.setdefault(trace, session)
     groups: dict[str, list[Any]] = {}
-    for trace, _, span in spans:
-        label = sessions.get(trace) or trace or "?"
-        groups.setdefault(label, []).append(span)
+    leading: list[Any] = []
+    label: str | None = None
+    for trace, session, span in spans:
+        label = (sessions.get(trace) if trace is not None else None) or trace or session or label
+        if label is None:
+            leading.append(span)
+        else:
+            groups.setdefault(label, []).append(span)
+    if not groups:
+        return [("?", leading)] if leading else []
+    first = next(iter(groups))
+    groups[first][:0] = leading
     return list(groups.items())
 
 
