@@ -226,6 +226,22 @@ def _parser() -> argparse.ArgumentParser:
         "otel, promptkit-arena, promptkit-session, agents-sdk, inspect, langsmith, promptfoo) "
         "instead of detecting it per line",
     )
+    check.add_argument(
+        "--group-by",
+        default=None,
+        metavar="KEY",
+        help="join the lines of one conversation: spans (or records) with the same KEY, an "
+        "attribute or field path such as session.id or metadata.session_id, or 'trace' for "
+        "the trace id; each group is checked as one conversation, named FILE:FIRST-LINE#KEY",
+    )
+    check.add_argument(
+        "--group-window",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="with --group-by: a group not seen for N lines is complete and checked (memory "
+        "holds the groups of the last N lines; default 1000)",
+    )
     _unknown_types_option(check)
     _assume_option(check)
     check.add_argument(
@@ -680,6 +696,8 @@ class _Plan:
     repeat: int | None = None
     flaky: str = "skip"
     judge_prices: str | None = None
+    group_by: str | None = None
+    group_window: int = 1000
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -1284,6 +1302,9 @@ def _items(
     run reports every line checked); with several, each chunk's, and at most three chunks per
     job are in flight, so memory stays bounded whatever the size of the logs.
     """
+    if plan.group_by is not None:
+        yield from _grouped_items(plan, suites, paths, jobs)
+        return
     if jobs <= 1:
         state = _State(plan, suites)
         for source, first, lines, error in _chunks(paths):
@@ -1337,6 +1358,124 @@ def _tasks(paths: Sequence[str]) -> Iterator[tuple[Any, ...] | list[Item]]:
                 yield _work, source, first, lines
             if error is not None:
                 yield _read_failure(source, first, lines, error)
+
+
+# -- grouping lines into conversations (--group-by) ---------------------------------------------
+#
+# The main process reads and groups the lines (a group is complete only once the lines after it
+# are read, so grouping cannot be split between workers); with --jobs, workers get whole
+# groups, a batch at a time, and read and check them.
+
+_GROUP_BATCH = 64
+
+
+def _groups(plan: _Plan, paths: Sequence[str]) -> Iterator[Any]:
+    """The groups of the logs, in the order they complete, with a `Record` for each line that
+    cannot be read or grouped and a list of items for a log whose rest cannot be read."""
+    from chatassert.transcripts import READ_ERRORS, numbered_lines, open_text, read_error
+    from chatassert.transcripts._group import grouped
+
+    assert plan.group_by is not None
+    for path in paths:
+        try:
+            stream = open_text(path)
+        except OSError as exc:
+            raise _LogError(f"cannot read log {path}: {exc.strerror or exc}") from None
+        failure: list[Item] = []
+
+        def lines(
+            stream: IO[str] = stream, path: str = path, failure: list[Item] = failure
+        ) -> Iterator[tuple[int, str]]:
+            number = 0
+            try:
+                for number, line in numbered_lines(stream, path):
+                    yield number, line
+            except READ_ERRORS as exc:  # the groups read so far are still checked
+                error = f"cannot read the rest of the log: {read_error(exc)}"
+                failure.append(("u", f"{path}:{number + 1}", error))
+
+        try:
+            yield from grouped(lines(), path, plan.group_by, plan.group_window)
+        finally:
+            if stream is not sys.stdin:
+                stream.close()
+        if failure:
+            yield failure
+
+
+def _check_grouped(state: _State, group: Any, items: list[Item]) -> None:
+    """Check one group (or report a line that could not be grouped), then `_RECORD`."""
+    from chatassert.transcripts._group import Group
+
+    record = group.record(state.plan.transcript_format) if isinstance(group, Group) else group
+    for one in record.each():
+        _check_record(state, one, items)
+    items.append(_RECORD)
+
+
+def _work_groups(groups: list[Any]) -> list[Item]:
+    """Check whole groups in a worker."""
+    assert _WORKER is not None
+    _WORKER.kept = 0
+    items: list[Item] = []
+    for group in groups:
+        _check_grouped(_WORKER, group, items)
+    return items
+
+
+def _grouped_items(
+    plan: _Plan, suites: list[Suite], paths: Sequence[str], jobs: int
+) -> Generator[list[Item], None, None]:
+    """`_items` with --group-by: each group's items as it completes (in batches with
+    --jobs, at most three per job in flight)."""
+    if jobs <= 1:
+        state = _State(plan, suites)
+        for group in _groups(plan, paths):
+            if isinstance(group, list):
+                yield group
+                continue
+            items: list[Item] = []
+            _check_grouped(state, group, items)
+            yield items
+        return
+    global _LOADED
+    _LOADED = (plan, suites)
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(plan,))
+    pending: deque[Future[list[Item]]] = deque()
+    batch: list[Any] = []
+
+    def send(task: list[Any] | list[Item], done: bool) -> None:
+        if done:
+            ready: Future[list[Item]] = Future()
+            ready.set_result(task)
+            pending.append(ready)
+        else:
+            pending.append(pool.submit(_work_groups, task))
+
+    try:
+        for group in _groups(plan, paths):
+            if isinstance(group, list):  # a read failure, in its place
+                if batch:
+                    send(batch, False)
+                    batch = []
+                send(group, True)
+            else:
+                batch.append(group)
+                if len(batch) >= _GROUP_BATCH:
+                    send(batch, False)
+                    batch = []
+            while len(pending) >= 3 * jobs:
+                yield pending.popleft().result()
+        if batch:
+            send(batch, False)
+        while pending:
+            yield pending.popleft().result()
+    except (KeyboardInterrupt, GeneratorExit):
+        _stop_workers(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        _LOADED = None
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
@@ -1443,6 +1582,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         ("--max-failures", args.max_failures),
         ("--show", args.show),
         ("--repeat", args.repeat),
+        ("--group-window", args.group_window),
     ):
         if value is not None and value < 1:
             err.write(f"chatassert check: {option} must be at least 1 (got {value})\n")
@@ -1467,6 +1607,8 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         repeat=args.repeat,
         flaky=args.flaky,
         judge_prices=args.judge_prices,
+        group_by=args.group_by,
+        group_window=args.group_window,
     )
     if plan.judge_prices is not None:
         try:
