@@ -66,6 +66,8 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 _FORMATS = ("text", "json", "junit", "html")
+_CHECK_FORMATS = (*_FORMATS, "otel")
+"""`check` also writes OpenTelemetry (it needs the conversations, which `regate` has not)."""
 _CHUNK_BYTES = 1 << 20
 _CHUNK_LINES = 2000
 _LISTED = 10  # unreadable or unmatched lines listed on stderr before they are only counted
@@ -186,11 +188,13 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "-f",
         "--format",
-        choices=_FORMATS,
+        choices=_CHECK_FORMATS,
         default=None,
         help="text (a summary), json (JSON Lines: one JSON object per line, every case "
-        "result as produced, then a summary), junit (JUnit XML) or html; default: from the "
-        "--output file's extension, else text; with several --output, give none",
+        "result as produced, then a summary), junit (JUnit XML), html, or otel (OTLP JSON "
+        "logs: a gen_ai.evaluation.result event per result node, linked to the traces read); "
+        "default: from the --output file's extension (.otel.jsonl: otel), else text; with "
+        "several --output, give none",
     )
     check.add_argument(
         "-o",
@@ -617,6 +621,8 @@ def _report_format(given: str | None, output: str | None, err: IO[str]) -> str |
     JUnit report in `report.html` is never what was meant.
     """
     named = _EXTENSIONS.get(os.path.splitext(output)[1].lower()) if output else None
+    if output and output.lower().endswith((".otel.jsonl", ".otel.json")):
+        named = "otel"
     if given is not None and named is not None and given != named:
         err.write(
             f"chatassert check: --format {given} does not match the extension of "
@@ -1229,8 +1235,12 @@ def _item(state: _State, outcome: Outcome, subject: object, judged: bool = True)
     if kept or (("junit" in formats or "html" in formats) and status in _FAILING):
         outcome = replace(outcome, excerpt=excerpt(subject))
     rendered: dict[str, str] | None = None
-    if "json" in formats or "junit" in formats or "html" in formats:  # what each writes of it
-        rendered = {}
+    if "json" in formats or "junit" in formats or "html" in formats or "otel" in formats:
+        rendered = {}  # what each writes of it
+        if "otel" in formats:
+            from chatassert.reporting._otel import otel_line
+
+            rendered["otel"] = otel_line(outcome, subject)
         if "html" in formats:
             rendered["html"] = html_case(outcome, subject)
         if "json" in formats:
@@ -1791,6 +1801,7 @@ def _run_until_done(
     junit = JUnitWriter() if "junit" in plan.formats else None
     html = HtmlWriter(_tags(suites)) if "html" in plan.formats else None
     jsonl = reports.get("json")
+    otel = reports.get("otel")
     progress = _Progress(err, not args.no_progress)
     stopped: str | None = None
     answered: set[tuple[str, str]] = set()
@@ -1822,6 +1833,8 @@ def _run_until_done(
                             )
                         if jsonl is not None:
                             jsonl.write(rendered["json"])
+                        if otel is not None:
+                            otel.write(rendered["otel"])
                         if html is not None:
                             html.add(suite, case, status, assertions, seconds, rendered["html"])
                     if max_failures is not None and summary.failing >= max_failures:
@@ -1899,6 +1912,10 @@ def _run_until_done(
                 )
             if jsonl is not None:
                 jsonl.write(report_line(outcome, full=plan.full_results))
+            if otel is not None:
+                from chatassert.reporting._otel import otel_line
+
+                otel.write(otel_line(outcome))
             if junit is not None:  # an error (or skipped) test case, as in the summary
                 junit.add(outcome.suite, status, 0.0, render_junit_case(outcome, verbose=False))
             if html is not None:
@@ -1947,6 +1964,8 @@ def _finish(
         if out is not None:
             if fmt == "html":
                 write_html(summary, out, writer=html, meta=_run_meta(plan, args, files))
+                continue
+            if fmt == "otel":  # events only: the counts are theirs to add up
                 continue
             _finish_one(fmt, summary, junit, args, out)
 
@@ -2033,6 +2052,9 @@ def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     thresholds = _thresholds(args.min_scores, err)
     outputs = _outputs(args.format, args.output, err)
     if thresholds is None or outputs is None:
+        return EXIT_USAGE
+    if any(fmt == "otel" for fmt, _ in outputs):
+        err.write("chatassert regate: otel reports are written by check, which reads the logs\n")
         return EXIT_USAGE
     if args.show < 1:
         err.write(f"chatassert regate: --show must be at least 1 (got {args.show})\n")
