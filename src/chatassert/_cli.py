@@ -227,7 +227,8 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help="force the log format (native, openai, openai-responses, anthropic, "
-        "otel, promptkit-arena, promptkit-session, agents-sdk, inspect, langsmith, promptfoo) "
+        "otel, jaeger, promptkit-arena, promptkit-session, agents-sdk, inspect, langsmith, "
+        "promptfoo) "
         "instead of detecting it per line",
     )
     check.add_argument(

@@ -459,4 +459,4 @@ def test_the_sample_lines_of_the_guide_are_read() -> None:
         record = parse_line(line, "offline.md")
         assert all(r.ok for r in record.each()), (line[:80], [r.error for r in record.each()])
         read += 1
-    assert read == 12  # the PromptKit arena sample, Agents SDK run items and traces too
+    assert read == 16  # the PromptKit arena sample, Agents SDK items, traces, exports, spans

@@ -258,3 +258,44 @@ def test_a_jaeger_export_of_one_trace_is_one_record_and_a_bad_one_says_where() -
     assert parse_document(json.dumps(bad), "j.json").error == (
         'data[0].spans[0].startTime must be microseconds (a whole number), got "soon"'
     )
+
+
+# -- the examples of docs/offline.md -------------------------------------------------------------
+
+_GUIDE = Path(__file__).parents[2] / "docs" / "offline.md"
+
+
+def _guide_block(marker: str) -> str:
+    """The first ```json block after `marker` in docs/offline.md."""
+    text = _GUIDE.read_text(encoding="utf-8")
+    section = text[text.index(marker) :]
+    block = section[section.index("```json\n") + len("```json\n") :]
+    return block[: block.index("```")]
+
+
+def test_the_jaeger_example_of_the_docs_reads_as_documented(tmp_path: Path) -> None:
+    path = tmp_path / "export.json"
+    path.write_text(_guide_block("(`jaeger`)"), encoding="utf-8")
+    (record,) = read_records(path)
+    conv = record.conversation
+    assert conv is not None, record.error
+    assert (conv.turns[0].input, conv.turns[0].text) == (
+        "Where is order 7?",
+        "Order 7 ships today.",
+    )
+    assert conv.metadata["session_id"] == "sess-42"
+    assert conv.metadata["span_id"] == "00f067aa0ba902b7"
+    assert conv.turns[0].metadata["latency_ms"] == 850.0
+
+
+def test_the_grouping_example_of_the_docs_is_two_conversations(tmp_path: Path) -> None:
+    from chatassert.transcripts._group import Group, grouped
+
+    text = _guide_block("**Conversations over many lines.**")
+    found = list(grouped(enumerate(text.splitlines(), 1), "log.jsonl", "session.id", 1000))
+    assert all(isinstance(g, Group) for g in found)
+    records = [g.record() for g in found if isinstance(g, Group)]
+    assert [r.where for r in records] == ["log.jsonl:1#a", "log.jsonl:2#b"]
+    first = records[0].conversation
+    assert first is not None
+    assert [t.text for t in first.turns] == ["Checking.", "Refunded."]

@@ -141,16 +141,6 @@ def key_of(record: Any, key: str) -> str | None:
     return _name(_path(record, key))
 
 
-def _is_span(raw: Any) -> bool:
-    """A bare OpenTelemetry span on a line of its own."""
-    return (
-        isinstance(raw, Mapping)
-        and ("traceId" in raw or "trace_id" in raw)
-        and ("spanId" in raw or "span_id" in raw)
-        and "attributes" in raw
-    )
-
-
 def grouped(
     lines: Iterable[tuple[int, str]], source: str, key: str, window: int | None
 ) -> Iterator[Group | Any]:
@@ -187,9 +177,9 @@ def grouped(
         units: list[tuple[str | None, str | None, Any]]  # (key, trace, unit)
         spans = False
         try:
-            if _otel.detect(raw) or _is_span(raw):
+            if _otel.detect(raw):
                 spans = True
-                found = [s for _, s in _otel.raw_spans(raw)] if _otel.detect(raw) else [raw]
+                found = [s for _, s in _otel.raw_spans(raw)]
                 units = [_span_key(s, key) for s in found]
             else:
                 units = [(key_of(raw, key), None, raw)]

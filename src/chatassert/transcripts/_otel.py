@@ -1,8 +1,10 @@
 """The OpenTelemetry GenAI adapter: exported traces, one per line or a whole export.
 
 Shapes read: OTLP JSON (`{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}`, with
-attributes as `[{"key", "value": {"stringValue": ...}}]`, ids in hex or base64) or a plain
-`{"spans": [...]}` with attributes as a mapping. Spans are ordered by start time.
+attributes as `[{"key", "value": {"stringValue": ...}}]`, ids in hex or base64), a plain
+`{"spans": [...]}` with attributes as a mapping, or one span on its own (`traceId`, `spanId`,
+`attributes`: a span-per-line log, which `check --group-by` joins into conversations). Spans
+are ordered by start time.
 
 A record whose spans belong to several conversations (an OTLP JSON export of many traces) is
 split into them (`parts`): spans are grouped by their trace, and traces by the conversation
@@ -45,7 +47,16 @@ from chatassert.transcripts._build import (
     tool_call,
 )
 
-__all__ = ["SESSION_KEYS", "detect", "group_spans", "hex_id", "parse", "parts", "raw_spans"]
+__all__ = [
+    "SESSION_KEYS",
+    "detect",
+    "group_spans",
+    "hex_id",
+    "is_span",
+    "parse",
+    "parts",
+    "raw_spans",
+]
 
 SESSION_KEYS = ("gen_ai.conversation.id", "session.id")
 """The span attributes that name the conversation a span belongs to, first found first."""
@@ -59,11 +70,23 @@ _EVENT_ROLES = {
 }
 
 
+def is_span(record: Any) -> bool:
+    """Whether `record` is one span on its own (a span-per-line log): trace and span ids and
+    attributes."""
+    return (
+        isinstance(record, Mapping)
+        and ("traceId" in record or "trace_id" in record)
+        and ("spanId" in record or "span_id" in record)
+        and isinstance(record.get("attributes"), Mapping | list)
+    )
+
+
 def detect(record: Any) -> bool:
-    """Whether `record` is an exported trace (`resourceSpans`, or `spans` of span objects)."""
+    """Whether `record` is an exported trace (`resourceSpans`, or `spans` of span objects), or
+    one span of a span-per-line log (read as a trace of that span)."""
     if not isinstance(record, Mapping):
         return False
-    if isinstance(record.get("resourceSpans"), list):
+    if isinstance(record.get("resourceSpans"), list) or is_span(record):
         return True
     spans = record.get("spans")
     return (
@@ -202,6 +225,8 @@ def raw_spans(record: Mapping[str, Any]) -> list[tuple[str, object]]:
                 spans = _list(ss.get("spans"), f"{at}.{key}[{j}].spans")
                 places.extend((f"{at}.{key}[{j}].spans[{k}]", s) for k, s in enumerate(spans))
         return places
+    if "spans" not in record and is_span(record):
+        return [("span", record)]
     return [(f"spans[{k}]", s) for k, s in enumerate(_list(record.get("spans"), "spans"))]
 
 
