@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from chatassert.transcripts import _otel
+import chatassert.transcripts._otel as _otel
 
 __all__ = ["TRACE", "Group", "grouped", "key_of"]
 

@@ -8,7 +8,7 @@ exported from (tags → attributes, a log's `event` field → the event's name, 
 the event's attributes, an `otel.status_code` of `ERROR` or an `error` tag of true → an ERROR
 status) and the spans are then read by the OpenTelemetry GenAI reader, so a GenAI span means
 the same in both. As in an OTLP export, the spans are grouped into conversations by session
-or trace (`_otel.group_spans`): an export of several is a record of several conversations,
+or trace (`group_spans`): an export of several is a record of several conversations,
 each named by its session or trace id.
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
-from chatassert.transcripts import _otel
 from chatassert.transcripts._build import described
+from chatassert.transcripts._otel import group_spans, hex_id, parse as otel_parse, session_of
 
 __all__ = ["detect", "parse", "parts"]
 
@@ -132,12 +132,12 @@ def parts(record: Any) -> list[tuple[str, Any]] | None:
             attrs = {}
         entries.append(
             (
-                _otel.hex_id(span.get("traceID")),
-                _otel.session_of(attrs),
+                hex_id(span.get("traceID")),
+                session_of(attrs),
                 {**span, "process": process},
             )
         )
-    groups = _otel.group_spans(entries)
+    groups = group_spans(entries)
     if len(groups) < 2:
         return None
     return [(label, {"data": [{"spans": spans, "processes": {}}]}) for label, spans in groups]
@@ -154,4 +154,4 @@ def parse(record: Any) -> Conversation:
     converted = _otel_record(record)
     if not converted["spans"]:
         raise TranscriptError("the Jaeger export holds no spans")
-    return _otel.parse(converted)
+    return otel_parse(converted)
