@@ -13,13 +13,17 @@ the worst case for the report and for what workers send back.
 
 With `--format`, the same conversations are written in another log format the reader
 reads: `agents-sdk` (one OpenAI Agents SDK trace per line: agent, generation and function
-spans), `langsmith` (one run tree per line), or the one-document formats `inspect` and
-`promptfoo`, written as `.json` files of 500 samples (results) each and checked together, and
-`adk` (Google ADK eval sets of 500 eval cases each, written by `chatassert convert`'s writer).
+spans), `langsmith` (one run tree per line), `otel-spans` (one OpenTelemetry chat span per
+line, checked with `--group-by session.id`), or the one-document formats `inspect`,
+`promptfoo`, `otlp-export` (an OTLP JSON trace export) and `jaeger` (a Jaeger JSON export),
+written as `.json` files of 500 samples (results, conversations) each and checked together,
+and `adk` (Google ADK eval sets of 500 eval cases each, written by `chatassert convert`'s
+writer).
 
 Usage:
     python benchmarks/log_bench.py [--size-gb 1.0] [--seed 7] [--keep] [--failing]
-        [--format openai|agents-sdk|langsmith|inspect|promptfoo|adk]
+        [--format openai|agents-sdk|langsmith|otel-spans|inspect|promptfoo|otlp-export|
+                  jaeger|adk]
 """
 
 from __future__ import annotations
@@ -233,16 +237,85 @@ def as_adk_case(conv: dict[str, Any]) -> dict[str, object]:
     return write_case(conversation, str(conv["id"]), "bench")
 
 
+def _otel_parts(msg: dict[str, Any]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    if msg.get("content"):
+        parts.append({"type": "text", "content": msg["content"]})
+    for call in msg.get("tool_calls") or []:
+        fn = call["function"]
+        parts.append({"type": "tool_call", "id": call["id"], "name": fn["name"],
+                      "arguments": fn["arguments"]})  # fmt: skip
+    if msg["role"] == "tool":
+        return [{"type": "tool_call_response", "id": msg.get("tool_call_id"),
+                 "response": msg["content"]}]  # fmt: skip
+    return parts
+
+
+def as_otel_spans(conv: dict[str, Any]) -> list[dict[str, object]]:
+    """The conversation as OpenTelemetry GenAI chat spans, one per model call (its input the
+    history so far), all naming the conversation's `session.id`."""
+    messages: list[dict[str, Any]] = conv["messages"]
+    spans: list[dict[str, object]] = []
+    for i, msg in enumerate(messages):
+        if msg["role"] != "assistant":
+            continue
+        inputs = [{"role": m["role"], "parts": _otel_parts(m)} for m in messages[:i]]
+        n = len(spans)
+        spans.append({
+            "traceId": f"{n:032x}", "spanId": f"{n + 1:016x}", "name": "chat",
+            "startTimeUnixNano": str(1000 + n), "attributes": {
+                "gen_ai.operation.name": "chat", "session.id": "ID",
+                "gen_ai.request.model": conv["model"],
+                "gen_ai.input.messages": json.dumps(inputs),
+                "gen_ai.output.messages": json.dumps(
+                    [{"role": "assistant", "parts": _otel_parts(msg)}]),
+            },
+        })  # fmt: skip
+    return spans
+
+
+def as_jaeger_trace(conv: dict[str, Any]) -> dict[str, object]:
+    """The conversation as one trace of a Jaeger export (its spans' tags the GenAI
+    attributes)."""
+    spans = []
+    for n, span in enumerate(as_otel_spans(conv)):
+        attrs: dict[str, Any] = span["attributes"]  # type: ignore[assignment]
+        attrs["session.id"] = conv["id"]
+        spans.append({
+            "traceID": conv["id"], "spanID": f"{n + 1:016x}", "operationName": "chat",
+            "references": [], "startTime": 1000 + n, "duration": 5, "processID": "p1",
+            "tags": [{"key": k, "type": "string", "value": v} for k, v in attrs.items()],
+            "logs": [],
+        })  # fmt: skip
+    return {"traceID": conv["id"], "spans": spans, "processes": {"p1": {"serviceName": "bench"}}}
+
+
+def as_otlp_spans(conv: dict[str, Any]) -> list[dict[str, object]]:
+    """The conversation's spans for an OTLP export (attributes as key-value lists)."""
+    out = []
+    for span in as_otel_spans(conv):
+        attrs: dict[str, Any] = span["attributes"]  # type: ignore[assignment]
+        attrs["session.id"] = conv["id"]
+        listed = [{"key": k, "value": {"stringValue": v}} for k, v in attrs.items()]
+        out.append({**span, "traceId": conv["id"], "attributes": listed})
+    return out
+
+
 LINE_FORMATS: dict[str, Callable[[dict[str, Any]], object]] = {
     "openai": lambda conv: conv,
     "agents-sdk": as_agents_trace,
     "langsmith": as_langsmith_run,
+    "otel-spans": as_otel_spans,
 }
 DOCUMENT_FORMATS: dict[str, Callable[[dict[str, Any]], object]] = {
     "inspect": as_inspect_sample,
     "promptfoo": as_promptfoo_result,
     "adk": as_adk_case,
+    "otlp-export": as_otlp_spans,
+    "jaeger": as_jaeger_trace,
 }
+GROUP_BY = {"otel-spans": "session.id"}
+"""The formats checked with `--group-by`: one conversation over many lines."""
 PER_DOCUMENT = 500
 
 
@@ -252,6 +325,11 @@ def _document(fmt: str, items: list[object]) -> object:
                 "samples": items}  # fmt: skip
     if fmt == "adk":
         return {"eval_set_id": "bench", "name": "bench", "eval_cases": items}
+    if fmt == "otlp-export":
+        spans = [span for group in items for span in group]  # type: ignore[attr-defined]
+        return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    if fmt == "jaeger":
+        return {"data": items}
     return {"evalId": "bench", "results": {"version": 3, "results": items}}
 
 
@@ -266,6 +344,8 @@ def generate_documents(folder: Path, fmt: str, size: int, seed: int) -> tuple[in
         for _ in range(PER_DOCUMENT):
             conv = _conversation(rng)
             conv["id"] = f"conv-{conversations}"
+            if fmt in ("otlp-export", "jaeger"):  # the trace ids are the conversations'
+                conv["id"] = f"{conversations:032x}"
             turns += (
                 1
                 if fmt == "promptfoo"
@@ -290,7 +370,11 @@ def generate(path: Path, size: int, seed: int, fmt: str = "openai") -> tuple[int
     for _ in range(200):
         conv = _conversation(rng)
         turns = sum(1 for m in conv["messages"] if m["role"] == "user")  # type: ignore[index,union-attr]
-        head, tail = json.dumps(LINE_FORMATS[fmt](conv)).split('"ID"', 1)
+        made = LINE_FORMATS[fmt](conv)
+        text = (
+            "\n".join(json.dumps(m) for m in made) if isinstance(made, list) else json.dumps(made)
+        )
+        head, tail = text.split('"ID"', 1)
         templates.append((head, tail, turns))
     written = conversations = turns = 0
     with path.open("w", encoding="utf-8") as f:
@@ -298,7 +382,8 @@ def generate(path: Path, size: int, seed: int, fmt: str = "openai") -> tuple[int
             block = []
             for i in range(1000):
                 head, tail, n = templates[(conversations + i) * 7919 % len(templates)]
-                block.append(f'{head}"conv-{conversations + i}"{tail}\n')
+                name = f'"conv-{conversations + i}"'
+                block.append(f"{head}{name}{tail.replace(chr(34) + 'ID' + chr(34), name)}\n")
                 turns += n
             conversations += 1000
             text = "".join(block)
@@ -307,7 +392,7 @@ def generate(path: Path, size: int, seed: int, fmt: str = "openai") -> tuple[int
     return conversations, turns
 
 
-def run(suite: Path, log: Path | str, jobs: int) -> dict[str, float]:
+def run(suite: Path, log: Path | str, jobs: int, extra: tuple[str, ...] = ()) -> dict[str, float]:
     """Run the check command once; return wall seconds, peak RSS (MB) and the exit code."""
     cmd = [
         sys.executable,
@@ -319,6 +404,7 @@ def run(suite: Path, log: Path | str, jobs: int) -> dict[str, float]:
         "--jobs",
         str(jobs),
         "--no-progress",
+        *extra,
     ]
     timer = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
     if timer:
@@ -384,7 +470,8 @@ def main() -> None:
     try:
         results = {}
         for jobs in (1, 2):
-            r = run(suite, target, jobs)
+            grouping = GROUP_BY.get(args.format)
+            r = run(suite, target, jobs, ("--group-by", grouping) if grouping else ())
             results[jobs] = r
             print(
                 f"--jobs {jobs}: {r['wall']:.1f}s, {conversations / r['wall']:,.0f} "

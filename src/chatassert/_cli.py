@@ -66,6 +66,8 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 _FORMATS = ("text", "json", "junit", "html")
+_CHECK_FORMATS = (*_FORMATS, "otel")
+"""`check` also writes OpenTelemetry (it needs the conversations, which `regate` has not)."""
 _CHUNK_BYTES = 1 << 20
 _CHUNK_LINES = 2000
 _LISTED = 10  # unreadable or unmatched lines listed on stderr before they are only counted
@@ -186,11 +188,13 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "-f",
         "--format",
-        choices=_FORMATS,
+        choices=_CHECK_FORMATS,
         default=None,
         help="text (a summary), json (JSON Lines: one JSON object per line, every case "
-        "result as produced, then a summary), junit (JUnit XML) or html; default: from the "
-        "--output file's extension, else text; with several --output, give none",
+        "result as produced, then a summary), junit (JUnit XML), html, or otel (OTLP JSON "
+        "logs: a gen_ai.evaluation.result event per result node, linked to the traces read); "
+        "default: from the --output file's extension (.otel.jsonl: otel), else text; with "
+        "several --output, give none",
     )
     check.add_argument(
         "-o",
@@ -223,9 +227,25 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="NAME",
         help="force the log format (native, openai, openai-responses, anthropic, "
-        "otel, promptkit-arena, promptkit-session, agents-sdk, inspect, langsmith, promptfoo, "
-        "adk) "
+        "otel, jaeger, promptkit-arena, promptkit-session, agents-sdk, inspect, langsmith, "
+        "promptfoo, adk) "
         "instead of detecting it per line",
+    )
+    check.add_argument(
+        "--group-by",
+        default=None,
+        metavar="KEY",
+        help="join the lines of one conversation: spans (or records) with the same KEY, an "
+        "attribute or field path such as session.id or metadata.session_id, or 'trace' for "
+        "the trace id; each group is checked as one conversation, named FILE:FIRST-LINE#KEY",
+    )
+    check.add_argument(
+        "--group-window",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="with --group-by: a group not seen for N lines is complete and checked (memory "
+        "holds the groups of the last N lines; default 1000)",
     )
     _unknown_types_option(check)
     _assume_option(check)
@@ -701,6 +721,8 @@ def _report_format(given: str | None, output: str | None, err: IO[str]) -> str |
     JUnit report in `report.html` is never what was meant.
     """
     named = _EXTENSIONS.get(os.path.splitext(output)[1].lower()) if output else None
+    if output and output.lower().endswith((".otel.jsonl", ".otel.json")):
+        named = "otel"
     if given is not None and named is not None and given != named:
         err.write(
             f"chatassert check: --format {given} does not match the extension of "
@@ -781,6 +803,8 @@ class _Plan:
     flaky: str = "skip"
     judge_prices: str | None = None
     no_plan: bool = False
+    group_by: str | None = None
+    group_window: int = 1000
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -1312,8 +1336,12 @@ def _item(state: _State, outcome: Outcome, subject: object, judged: bool = True)
     if kept or (("junit" in formats or "html" in formats) and status in _FAILING):
         outcome = replace(outcome, excerpt=excerpt(subject))
     rendered: dict[str, str] | None = None
-    if "json" in formats or "junit" in formats or "html" in formats:  # what each writes of it
-        rendered = {}
+    if "json" in formats or "junit" in formats or "html" in formats or "otel" in formats:
+        rendered = {}  # what each writes of it
+        if "otel" in formats:
+            from chatassert.reporting._otel import otel_line
+
+            rendered["otel"] = otel_line(outcome, subject)
         if "html" in formats:
             rendered["html"] = html_case(outcome, subject)
         if "json" in formats:
@@ -1385,6 +1413,9 @@ def _items(
     run reports every line checked); with several, each chunk's, and at most three chunks per
     job are in flight, so memory stays bounded whatever the size of the logs.
     """
+    if plan.group_by is not None:
+        yield from _grouped_items(plan, suites, paths, jobs)
+        return
     if jobs <= 1:
         state = _State(plan, suites)
         for source, first, lines, error in _chunks(paths):
@@ -1438,6 +1469,124 @@ def _tasks(paths: Sequence[str]) -> Iterator[tuple[Any, ...] | list[Item]]:
                 yield _work, source, first, lines
             if error is not None:
                 yield _read_failure(source, first, lines, error)
+
+
+# -- grouping lines into conversations (--group-by) ---------------------------------------------
+#
+# The main process reads and groups the lines (a group is complete only once the lines after it
+# are read, so grouping cannot be split between workers); with --jobs, workers get whole
+# groups, a batch at a time, and read and check them.
+
+_GROUP_BATCH = 64
+
+
+def _groups(plan: _Plan, paths: Sequence[str]) -> Iterator[Any]:
+    """The groups of the logs, in the order they complete, with a `Record` for each line that
+    cannot be read or grouped and a list of items for a log whose rest cannot be read."""
+    from chatassert.transcripts import READ_ERRORS, numbered_lines, open_text, read_error
+    from chatassert.transcripts._group import grouped
+
+    assert plan.group_by is not None
+    for path in paths:
+        try:
+            stream = open_text(path)
+        except OSError as exc:
+            raise _LogError(f"cannot read log {path}: {exc.strerror or exc}") from None
+        failure: list[Item] = []
+
+        def lines(
+            stream: IO[str] = stream, path: str = path, failure: list[Item] = failure
+        ) -> Iterator[tuple[int, str]]:
+            number = 0
+            try:
+                for number, line in numbered_lines(stream, path):
+                    yield number, line
+            except READ_ERRORS as exc:  # the groups read so far are still checked
+                error = f"cannot read the rest of the log: {read_error(exc)}"
+                failure.append(("u", f"{path}:{number + 1}", error))
+
+        try:
+            yield from grouped(lines(), path, plan.group_by, plan.group_window)
+        finally:
+            if stream is not sys.stdin:
+                stream.close()
+        if failure:
+            yield failure
+
+
+def _check_grouped(state: _State, group: Any, items: list[Item]) -> None:
+    """Check one group (or report a line that could not be grouped), then `_RECORD`."""
+    from chatassert.transcripts._group import Group
+
+    record = group.record(state.plan.transcript_format) if isinstance(group, Group) else group
+    for one in record.each():
+        _check_record(state, one, items)
+    items.append(_RECORD)
+
+
+def _work_groups(groups: list[Any]) -> list[Item]:
+    """Check whole groups in a worker."""
+    assert _WORKER is not None
+    _WORKER.kept = 0
+    items: list[Item] = []
+    for group in groups:
+        _check_grouped(_WORKER, group, items)
+    return items
+
+
+def _grouped_items(
+    plan: _Plan, suites: list[Suite], paths: Sequence[str], jobs: int
+) -> Generator[list[Item], None, None]:
+    """`_items` with --group-by: each group's items as it completes (in batches with
+    --jobs, at most three per job in flight)."""
+    if jobs <= 1:
+        state = _State(plan, suites)
+        for group in _groups(plan, paths):
+            if isinstance(group, list):
+                yield group
+                continue
+            items: list[Item] = []
+            _check_grouped(state, group, items)
+            yield items
+        return
+    global _LOADED
+    _LOADED = (plan, suites)
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(plan,))
+    pending: deque[Future[list[Item]]] = deque()
+    batch: list[Any] = []
+
+    def send(task: list[Any] | list[Item], done: bool) -> None:
+        if done:
+            ready: Future[list[Item]] = Future()
+            ready.set_result(task)
+            pending.append(ready)
+        else:
+            pending.append(pool.submit(_work_groups, task))
+
+    try:
+        for group in _groups(plan, paths):
+            if isinstance(group, list):  # a read failure, in its place
+                if batch:
+                    send(batch, False)
+                    batch = []
+                send(group, True)
+            else:
+                batch.append(group)
+                if len(batch) >= _GROUP_BATCH:
+                    send(batch, False)
+                    batch = []
+            while len(pending) >= 3 * jobs:
+                yield pending.popleft().result()
+        if batch:
+            send(batch, False)
+        while pending:
+            yield pending.popleft().result()
+    except (KeyboardInterrupt, GeneratorExit):
+        _stop_workers(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        _LOADED = None
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
@@ -1544,6 +1693,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         ("--max-failures", args.max_failures),
         ("--show", args.show),
         ("--repeat", args.repeat),
+        ("--group-window", args.group_window),
     ):
         if value is not None and value < 1:
             err.write(f"chatassert check: {option} must be at least 1 (got {value})\n")
@@ -1569,6 +1719,8 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         flaky=args.flaky,
         judge_prices=args.judge_prices,
         no_plan=args.no_plan,
+        group_by=args.group_by,
+        group_window=args.group_window,
     )
     if plan.judge_prices is not None:
         try:
@@ -1758,6 +1910,7 @@ def _run_until_done(
     junit = JUnitWriter() if "junit" in plan.formats else None
     html = HtmlWriter(_tags(suites)) if "html" in plan.formats else None
     jsonl = reports.get("json")
+    otel = reports.get("otel")
     progress = _Progress(err, not args.no_progress)
     stopped: str | None = None
     answered: set[tuple[str, str]] = set()
@@ -1789,6 +1942,8 @@ def _run_until_done(
                             )
                         if jsonl is not None:
                             jsonl.write(rendered["json"])
+                        if otel is not None:
+                            otel.write(rendered["otel"])
                         if html is not None:
                             html.add(suite, case, status, assertions, seconds, rendered["html"])
                     if max_failures is not None and summary.failing >= max_failures:
@@ -1866,6 +2021,10 @@ def _run_until_done(
                 )
             if jsonl is not None:
                 jsonl.write(report_line(outcome, full=plan.full_results))
+            if otel is not None:
+                from chatassert.reporting._otel import otel_line
+
+                otel.write(otel_line(outcome))
             if junit is not None:  # an error (or skipped) test case, as in the summary
                 junit.add(outcome.suite, status, 0.0, render_junit_case(outcome, verbose=False))
             if html is not None:
@@ -1914,6 +2073,8 @@ def _finish(
         if out is not None:
             if fmt == "html":
                 write_html(summary, out, writer=html, meta=_run_meta(plan, args, files))
+                continue
+            if fmt == "otel":  # events only: the counts are theirs to add up
                 continue
             _finish_one(fmt, summary, junit, args, out)
 
@@ -2000,6 +2161,9 @@ def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     thresholds = _thresholds(args.min_scores, err)
     outputs = _outputs(args.format, args.output, err)
     if thresholds is None or outputs is None:
+        return EXIT_USAGE
+    if any(fmt == "otel" for fmt, _ in outputs):
+        err.write("chatassert regate: otel reports are written by check, which reads the logs\n")
         return EXIT_USAGE
     if args.show < 1:
         err.write(f"chatassert regate: --show must be at least 1 (got {args.show})\n")

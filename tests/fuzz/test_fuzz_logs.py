@@ -509,8 +509,17 @@ def read(line: str, format: str | None) -> None:
 
 
 def check_record(record: Record) -> None:
-    """A record holds a conversation or says why not (in its own words, not a Python error's)."""
+    """A record holds a conversation or says why not (in its own words, not a Python error's);
+    a record of several conversations (an export of several traces) holds them as its parts,
+    each of which does."""
     assert isinstance(record, Record)
+    if record.parts:
+        assert record.conversation is None
+        assert record.error is None
+        for part in record.parts:
+            assert part.part is not None
+            check_record(part)
+        return
     assert (record.conversation is None) != (record.error is None), record
     if record.error is not None:
         assert record.error.strip()

@@ -1582,6 +1582,7 @@ OTEL_TOOL_SPANS = {
 _ALL_CALLS_DUMP = tuple(call(f"t_{c}", {}, c) for c in _LETTERS)
 OTEL_TOOL_SPANS_EXPECTED = conv(
     id="t-1",
+    metadata={"span_id": "s1"},  # the root span: where a whole-conversation result links
     turns=[
         turn(
             "Go",
@@ -1608,13 +1609,13 @@ OTEL_TOOL_SPANS_EXPECTED = conv(
                 result("", "f", "t_f", is_error=True),
                 result("", "g", "t_g"),
             ),
-            metadata={"model_calls": 1},
+            metadata={"model_calls": 1, "span_id": "s1"},
         ),
         turn(
             "Also this.",
             "Done",
             [msg("user", "Also this."), msg("assistant", "Done")],
-            metadata={"model_calls": 1},
+            metadata={"model_calls": 1, "span_id": "s10"},
         ),
         turn(
             "More",
@@ -1625,7 +1626,7 @@ OTEL_TOOL_SPANS_EXPECTED = conv(
                 msg("tool", "k-out", call_id="11"),
             ],
             (result("k-out", "11", "t_k"),),
-            metadata={"model_calls": 1},
+            metadata={"model_calls": 1, "span_id": "s20"},
         ),
     ],
 )
@@ -1717,14 +1718,15 @@ OTEL_AGENT_ONLY = {
     ]
 }
 OTEL_AGENT_ONLY_EXPECTED = conv(
+    metadata={"span_id": "1"},
     turns=[
         turn(
             "Hi",
             "Yo",
             [msg("user", "Hi"), msg("assistant", "Yo")],
-            metadata={"latency_ms": 0.0, "model_calls": 1},
+            metadata={"latency_ms": 0.0, "model_calls": 1, "span_id": "1"},
         )
-    ]
+    ],
 )
 
 # no operation name but messages: an inference span; output only, no input at all
@@ -1807,6 +1809,7 @@ OTEL_ODD_CALLS = {
     ]
 }
 OTEL_ODD_CALLS_EXPECTED = conv(
+    metadata={"span_id": "s1"},
     turns=[
         turn(
             "u",
@@ -1817,15 +1820,15 @@ OTEL_ODD_CALLS_EXPECTED = conv(
                 msg("tool", "q-out", call_id="q"),
             ],
             (result("q-out", "q", "tq"),),
-            metadata={"model_calls": 1},
+            metadata={"model_calls": 1, "span_id": "s1"},
         ),
         turn(
             "again",
             "",
             [msg("user", "again"), msg("assistant", None, (call("tq", {}, "q"),))],
-            metadata={"model_calls": 1},
+            metadata={"model_calls": 1, "span_id": "s2"},
         ),
-    ]
+    ],
 )
 
 
@@ -1853,10 +1856,16 @@ OTEL_ORDER = {
     ]
 }
 OTEL_ORDER_EXPECTED = conv(
+    metadata={"span_id": "s0"},
     turns=[
-        turn(u, r, [msg("user", u), msg("assistant", r)], metadata={"model_calls": 1})
+        turn(
+            u,
+            r,
+            [msg("user", u), msg("assistant", r)],
+            metadata={"model_calls": 1, "span_id": "s0"},
+        )
         for u, r in (("first", "1"), ("second", "2"), ("third", "3"))
-    ]
+    ],
 )
 
 

@@ -459,4 +459,6 @@ def test_the_sample_lines_of_the_guide_are_read() -> None:
         record = parse_line(line, "offline.md")
         assert all(r.ok for r in record.each()), (line[:80], [r.error for r in record.each()])
         read += 1
-    assert read == 13  # the PromptKit arena sample, Agents SDK run items, traces, an ADK set
+    assert (
+        read == 17
+    )  # the PromptKit arena sample, Agents SDK items, traces, exports, spans, an ADK set

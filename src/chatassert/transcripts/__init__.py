@@ -4,9 +4,9 @@ A line that cannot be read is reported as a `Record` with its file, line number 
 reading carries on. A `.json` file holding one JSON document spread over several lines (a
 PromptKit `*.arena.json` or `*.recording.json` recording, an Inspect AI eval log) is read as one
 record. A record may hold several conversations (an Inspect AI log: one per sample; a promptfoo
-output: one per result; a Google ADK eval set: one per eval case): they are its `parts`, each a
-`Record` of its own whose `where` names it (`file:line#sample-id`), and `read_records` yields
-them one by one.
+output: one per result; a Google ADK eval set: one per eval case; an OTLP or Jaeger trace
+export: one per session or trace): they are its `parts`, each a `Record` of its own whose
+`where` names it (`file:line#sample-id`), and `read_records` yields them one by one.
 
 Example:
     >>> import io, json
@@ -40,6 +40,7 @@ from chatassert.transcripts import (
     _agents_sdk,
     _anthropic,
     _inspect,
+    _jaeger,
     _langsmith,
     _openai_chat,
     _openai_responses,
@@ -158,6 +159,7 @@ def _detect_native(record: Any) -> bool:
 FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Conversation]]] = {
     "native": (_detect_native, _parse_native),
     "otel": (_otel.detect, _otel.parse),
+    "jaeger": (_jaeger.detect, _jaeger.parse),
     "openai-responses": (_openai_responses.detect, _openai_responses.parse),
     "anthropic": (_anthropic.detect, _anthropic.parse),
     "openai": (_openai_chat.detect, _openai_chat.parse),
@@ -173,6 +175,8 @@ FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Conversation]]] 
 chat: both have `messages`, and Anthropic is recognised by what OpenAI lacks)."""
 
 PARTS: dict[str, Callable[[Any], list[tuple[str, Any]] | None]] = {
+    "otel": _otel.parts,
+    "jaeger": _jaeger.parts,
     "agents-sdk": _agents_sdk.parts,
     "inspect": _inspect.parts,
     "langsmith": _langsmith.parts,

@@ -1,8 +1,16 @@
-"""The OpenTelemetry GenAI adapter: one exported trace per line.
+"""The OpenTelemetry GenAI adapter: exported traces, one per line or a whole export.
 
-Line shapes read: OTLP JSON (`{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}`, with
-attributes as `[{"key", "value": {"stringValue": ...}}]`) or a plain `{"spans": [...]}` with
-attributes as a mapping. Spans are ordered by start time.
+Shapes read: OTLP JSON (`{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}`, with
+attributes as `[{"key", "value": {"stringValue": ...}}]`, ids in hex or base64), a plain
+`{"spans": [...]}` with attributes as a mapping, or one span on its own (`traceId`, `spanId`,
+`attributes`: a span-per-line log, which `check --group-by` joins into conversations). Spans
+are ordered by start time.
+
+A record whose spans belong to several conversations (an OTLP JSON export of many traces) is
+split into them (`parts`): spans are grouped by their trace, and traces by the conversation
+they belong to when a span names one (`gen_ai.conversation.id`, else `session.id`); each
+group is named by that id, else by its trace id. (`thread.id` is not used: in OpenTelemetry it
+names an operating-system thread, not a chat thread.)
 
 - Inference spans (`gen_ai.operation.name` `chat`, `text_completion` or `generate_content`) give
   the messages: the `gen_ai.system_instructions`, `gen_ai.input.messages` and
@@ -39,7 +47,19 @@ from chatassert.transcripts._build import (
     tool_call,
 )
 
-__all__ = ["detect", "parse"]
+__all__ = [
+    "SESSION_KEYS",
+    "detect",
+    "group_spans",
+    "hex_id",
+    "is_span",
+    "parse",
+    "parts",
+    "raw_spans",
+]
+
+SESSION_KEYS = ("gen_ai.conversation.id", "session.id")
+"""The span attributes that name the conversation a span belongs to, first found first."""
 
 _INFERENCE = frozenset({"chat", "text_completion", "generate_content"})
 _EVENT_ROLES = {
@@ -50,11 +70,23 @@ _EVENT_ROLES = {
 }
 
 
+def is_span(record: Any) -> bool:
+    """Whether `record` is one span on its own (a span-per-line log): trace and span ids and
+    attributes."""
+    return (
+        isinstance(record, Mapping)
+        and ("traceId" in record or "trace_id" in record)
+        and ("spanId" in record or "span_id" in record)
+        and isinstance(record.get("attributes"), Mapping | list)
+    )
+
+
 def detect(record: Any) -> bool:
-    """Whether `record` is an exported trace (`resourceSpans`, or `spans` of span objects)."""
+    """Whether `record` is an exported trace (`resourceSpans`, or `spans` of span objects), or
+    one span of a span-per-line log (read as a trace of that span)."""
     if not isinstance(record, Mapping):
         return False
-    if isinstance(record.get("resourceSpans"), list):
+    if isinstance(record.get("resourceSpans"), list) or is_span(record):
         return True
     spans = record.get("spans")
     return (
@@ -174,10 +206,14 @@ def _list(value: object, where: str) -> list[Any]:
     return value
 
 
-def _spans(record: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
-    """The spans of a trace with their names for messages (`span 'chat'`), by start time."""
+def raw_spans(record: Mapping[str, Any]) -> list[tuple[str, object]]:
+    """The spans of an exported trace as `(place in the record, span)`, in record order.
+
+    Raises:
+        TranscriptError: when the record's span lists are malformed.
+    """
     if isinstance(record.get("resourceSpans"), list):
-        places: list[tuple[str, Any]] = []
+        places: list[tuple[str, object]] = []
         for i, rs in enumerate(record["resourceSpans"]):
             at = f"resourceSpans[{i}]"
             if not isinstance(rs, Mapping):
@@ -188,8 +224,124 @@ def _spans(record: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
                     raise TranscriptError(f"{at}.{key}[{j}] must be an object, got {described(ss)}")
                 spans = _list(ss.get("spans"), f"{at}.{key}[{j}].spans")
                 places.extend((f"{at}.{key}[{j}].spans[{k}]", s) for k, s in enumerate(spans))
-    else:
-        places = [(f"spans[{k}]", s) for k, s in enumerate(_list(record.get("spans"), "spans"))]
+        return places
+    if "spans" not in record and is_span(record):
+        return [("span", record)]
+    return [(f"spans[{k}]", s) for k, s in enumerate(_list(record.get("spans"), "spans"))]
+
+
+_HEX = re.compile("[0-9a-fA-F]+")
+
+
+def hex_id(value: object) -> str | None:
+    """A trace or span id as lowercase hex: OTLP JSON writes hex, the protobuf JSON mapping
+    base64 (16 bytes for a trace, 8 for a span); other strings are kept as they are.
+
+    Example:
+        >>> hex_id("5B8EFFF798038103D269B633813FC60C"), hex_id("W47/95gDgQPSabYzgT/GDA==")
+        ('5b8efff798038103d269b633813fc60c', '5b8efff798038103d269b633813fc60c')
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:x}"
+    if not isinstance(value, str) or not value:
+        return None
+    if len(value) in (16, 32) and _HEX.fullmatch(value):
+        return value.lower()
+    if len(value) in (12, 24):
+        import base64
+        import binascii
+
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            return value
+        if len(raw) in (8, 16):
+            return raw.hex()
+    return value
+
+
+def _trace_of(span: Mapping[str, Any]) -> str | None:
+    return hex_id(span.get("traceId", span.get("trace_id", span.get("traceID"))))
+
+
+def _span_id(span: Mapping[str, Any]) -> str | None:
+    return hex_id(span.get("spanId", span.get("span_id", span.get("spanID"))))
+
+
+def _parent_id(span: Mapping[str, Any]) -> str | None:
+    return hex_id(span.get("parentSpanId", span.get("parent_span_id")))
+
+
+def session_of(attrs: Mapping[str, Any]) -> str | None:
+    """The conversation a span's attributes name (`SESSION_KEYS`), if any."""
+    for key in SESSION_KEYS:
+        value = attrs.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
+            return str(value)
+    return None
+
+
+def group_spans(
+    spans: list[tuple[str | None, str | None, Any]],
+) -> list[tuple[str, list[Any]]]:
+    """Group `(trace id, session id, span)` entries into conversations, in order of first span:
+    by trace, and the traces of one session together (a trace takes the first session id any
+    of its spans names). A group is named by its session id, else its trace id. A span with
+    neither joins the group of the span before it (the first group, when it comes first):
+    hand-written exports often give the trace id once.
+
+    Example:
+        >>> group_spans([("t1", None, "a"), ("t2", "s", "b"), ("t1", "s", "c"), (None, None, "x"),
+        ...              ("t3", None, "d")])
+        [('s', ['a', 'b', 'c', 'x']), ('t3', ['d'])]
+    """
+    sessions: dict[str, str] = {}
+    for trace, session, _ in spans:
+        if session is not None and trace is not None:
+            sessions.setdefault(trace, session)
+    groups: dict[str, list[Any]] = {}
+    leading: list[Any] = []
+    label: str | None = None
+    for trace, session, span in spans:
+        label = (sessions.get(trace) if trace is not None else None) or trace or session or label
+        if label is None:
+            leading.append(span)
+        else:
+            groups.setdefault(label, []).append(span)
+    if not groups:
+        return [("?", leading)] if leading else []
+    first = next(iter(groups))
+    groups[first][:0] = leading
+    return list(groups.items())
+
+
+def parts(record: Any) -> list[tuple[str, Any]] | None:
+    """The conversations of an export holding several (`group_spans`), each as `(its session
+    or trace id, {"spans": [...]})`; None for a record of one conversation, read whole.
+
+    A span whose attributes cannot be decoded still joins its trace (`parse` then reports
+    it), so one bad attribute costs only its own conversation.
+    """
+    if not detect(record):
+        return None
+    entries: list[tuple[str | None, str | None, Any]] = []
+    for at, span in raw_spans(record):
+        if not isinstance(span, Mapping):
+            raise TranscriptError(f"{at} must be an object, got {described(span)}")
+        try:
+            attrs = _attributes(span.get("attributes"), at)
+        except TranscriptError:
+            attrs = {}
+        entries.append((_trace_of(span), session_of(attrs), span))
+    groups = group_spans(entries)
+    if len(groups) < 2:
+        return None
+    return [(label, {"spans": spans}) for label, spans in groups]
+
+
+def _spans(record: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """The spans of a trace with their names for messages (`span 'chat'`), by start time."""
+    places = raw_spans(record)
     named: list[tuple[int, str, Mapping[str, Any]]] = []
     for index, (at, span) in enumerate(places):
         if not isinstance(span, Mapping):
@@ -320,6 +472,14 @@ def _inference(
     end = _nanos(span, "endTimeUnixNano", where)
     if start is not None and end is not None and end >= start:  # an unfinished span ends at 0
         meta["latency_ms"] = (end - start) / 1e6
+    span_id, trace_id = _span_id(span), _trace_of(span)
+    if span_id is not None:  # where an evaluation of this turn links to
+        meta["span_id"] = span_id
+    if trace_id is not None:
+        meta["trace_id"] = trace_id
+    response_id = attrs.get("gen_ai.response.id")
+    if isinstance(response_id, str):
+        meta["response_id"] = response_id
     if response:
         response[-1].metadata = meta
     return request, response
@@ -336,14 +496,15 @@ def parse(record: Any) -> Conversation:
     history: list[Msg] = []
     tools: dict[str, tuple[Mapping[str, Any], bool]] = {}
     conversation_id: Any = None
-    trace_id: Any = None
+    session: str | None = None
     agent: Any = None
     inference = 0
     agent_spans: list[tuple[Any, dict[str, Any], str]] = []
-    for where, span in _spans(record):
+    spans = _spans(record)
+    for where, span in spans:
         attrs = _attributes(span.get("attributes"), where)
-        trace_id = trace_id or span.get("traceId") or span.get("trace_id")
         conversation_id = conversation_id or attrs.get("gen_ai.conversation.id")
+        session = session or session_of(attrs)
         agent = agent or attrs.get("gen_ai.agent.name")
         operation = attrs.get("gen_ai.operation.name")
         if operation is not None and not isinstance(operation, str):
@@ -370,12 +531,35 @@ def parse(record: Any) -> Conversation:
         )
     _apply_tool_spans(history, tools)
     found: dict[str, Any] = {}
-    if trace_id is not None:
-        found["trace_id"] = trace_id
+    root = _root([span for _, span in spans])
+    if root is not None:  # where an evaluation of the whole conversation links to
+        trace_id, span_id = _trace_of(root), _span_id(root)
+        if trace_id is not None:
+            found["trace_id"] = trace_id
+        if span_id is not None:
+            found["span_id"] = span_id
+    traces = list(dict.fromkeys(t for _, span in spans if (t := _trace_of(span)) is not None))
+    if len(traces) > 1:
+        found["trace_ids"] = traces
+    if session is not None and session != conversation_id:
+        found["session_id"] = session
+    for msg in history:  # a turn's trace is the conversation's, unless sessions join traces
+        if msg.metadata and msg.metadata.get("trace_id", found) == found.get("trace_id"):
+            del msg.metadata["trace_id"]
     if agent is not None:
         found["agent"] = agent
     metadata = record_metadata(record, found)
     return conversation(history, id=record.get("id", conversation_id), metadata=metadata)
+
+
+def _root(spans: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The first span (by start time) whose parent is not among `spans`: the agent's run."""
+    ids = {_span_id(span) for span in spans}
+    for span in spans:
+        parent = _parent_id(span)
+        if parent is None or parent not in ids:
+            return span
+    return spans[0] if spans else None
 
 
 def _apply_tool_spans(
