@@ -299,8 +299,13 @@ def _parser() -> argparse.ArgumentParser:
         help="show passing assertions in the failing cases too",
     )
 
-    lint = sub.add_parser("lint", help="validate suites without running them")
-    lint.add_argument("suites", nargs="+", help="spec files")
+    lint = sub.add_parser("lint", help="validate suites (and workflow files) without running them")
+    lint.add_argument(
+        "suites",
+        nargs="+",
+        help="spec files; a workflow file (*.workflow.yaml, or a PromptKit pack with a "
+        "'workflow' section) is validated as check --workflow loads it",
+    )
     _unknown_types_option(lint)
     _assume_option(lint)
     lint.add_argument(
@@ -634,6 +639,9 @@ def _lint(
 ) -> int:
     code = EXIT_OK
     for path in paths:
+        if _is_workflow(path):
+            code = max(code, _lint_workflow(path, out, err, verbose))
+            continue
         suite = _load(path, err, unknown_types, assume)
         if suite is None:
             code = EXIT_USAGE
@@ -649,6 +657,51 @@ def _lint(
         if verbose:
             _lint_cases(suite, out)
     return code
+
+
+_SUITE_KEYS = ("kind", "spec", "turns", "test_cases", "tests", "cases", "assertions")
+
+
+def _is_workflow(path: str) -> bool:
+    """Whether `lint` should read `path` as a workflow: a `*.workflow.{yaml,yml,json}` file,
+    or a document whose top level is a workflow (`entry` and `states`) or a PromptKit pack
+    with a `workflow` section, and none of a suite's keys."""
+    if path.lower().endswith((".workflow.yaml", ".workflow.yml", ".workflow.json")):
+        return True
+    from chatassert.specs._yaml import parse_yaml, read_spec_file
+
+    try:
+        doc = parse_yaml(read_spec_file(path, regular_only=True), path)
+    except (SpecError, OSError, ValueError):
+        return False  # the suite loader says what is wrong
+    if not isinstance(doc, dict) or any(key in doc for key in _SUITE_KEYS):
+        return False
+    section = doc.get("workflow")
+    return ("entry" in doc and "states" in doc) or (
+        isinstance(section, dict) and "states" in section
+    )
+
+
+def _lint_workflow(path: str, out: _Output, err: IO[str], verbose: bool) -> int:
+    """Validate a workflow file as `check --workflow` loads it."""
+    from chatassert._workflow import Workflow
+
+    try:
+        flow = Workflow.load(path)
+    except (SpecError, OSError, ValueError) as exc:
+        err.write(f"{path}: not a valid workflow: {exc}\n")
+        return EXIT_USAGE
+    terminal = ", ".join(flow.terminal_states) or "none"
+    count = len(flow.states)
+    out.write(
+        f"{path}: ok (workflow, {count} state{'' if count == 1 else 's'}, entry "
+        f"{flow.entry!r}, terminal: {terminal}; use it with check --workflow)\n"
+    )
+    if verbose:
+        for name, events in flow.states.items():
+            moves = ", ".join(f"{event} -> {target}" for event, target in events.items())
+            out.write(f"  {name}: {moves or 'terminal'}\n")
+    return EXIT_OK
 
 
 def _lint_cases(suite: Suite, out: _Output) -> None:
