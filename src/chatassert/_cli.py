@@ -2083,7 +2083,12 @@ def _finish_one(
             junit.add_run_error(name, summary.notice)
         junit.write(out)
     else:
-        out.write(render_text(summary, max_failures=args.show, verbose=args.verbose) + "\n")
+        # wrapped at the terminal's width when the report is read there
+        to_terminal = not getattr(args, "output", None) and _isatty(sys.stdout)
+        width = _columns(sys.stdout) if to_terminal else 120
+        out.write(
+            render_text(summary, max_failures=args.show, verbose=args.verbose, width=width) + "\n"
+        )
 
 
 # -- regate ------------------------------------------------------------------------------------
