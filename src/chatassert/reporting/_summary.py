@@ -286,9 +286,10 @@ def render_text(
 ) -> str:
     """Render a terminal summary: counts, a table per assertion, then the first failures.
 
-    The lines of the failures, unreadable lines and differing verdicts are wrapped at `width`
-    (under their own indent, two more for the lines they continue), never cut in the middle;
-    only a line longer than `LONGEST` characters keeps its start and end around a cut.
+    The result trees of the failures are wrapped at `width` (under their own indent, two more
+    for the lines they continue), never cut in the middle; only a line longer than `LONGEST`
+    characters keeps its start and end around a cut. A differing verdict or an unreadable
+    line stays on one line (`- file:line: ...`), for grep.
     """
     lines: list[str] = []
     c = summary.counts
@@ -339,13 +340,11 @@ def render_text(
     if summary.disagreements:
         lines.append("")
         lines.append("verdicts that differ from the recording's:")
-        for where, text in summary.disagreements:
-            lines.extend(wrap(f"- {where}: {text}", width))
+        lines.extend(f"- {where}: {text}" for where, text in summary.disagreements)
     if summary.unreadable:
         lines.append("")
         lines.append("unreadable log lines:")
-        for where, error in summary.unreadable:
-            lines.extend(wrap(f"- {where}: {error}", width))
+        lines.extend(f"- {where}: {error}" for where, error in summary.unreadable)
     lines.append("")
     if summary.costs.used:
         lines.append(cost_text(summary.costs.to_dict()))
