@@ -21,9 +21,40 @@ __all__ = ["CachedJudge", "VerdictCache", "default_cache_path"]
 
 
 def default_cache_path() -> Path:
-    """Return `$XDG_CACHE_HOME/chatassert/judges.sqlite3` (`~/.cache/...` by default)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "chatassert" / "judges.sqlite3"
+    """Return the verdict cache file, `judges.sqlite3` in chatassert's folder of the
+    platform's user cache folder (see `user_cache_dir`)."""
+    return user_cache_dir() / "judges.sqlite3"
+
+
+def user_cache_dir(
+    platform: str | None = None, environ: Mapping[str, str] | None = None, home: str | None = None
+) -> Path:
+    r"""chatassert's folder in the user's cache folder, as `platformdirs.user_cache_dir`
+    places it: `$XDG_CACHE_HOME/chatassert` when that is set (on any platform: it is an
+    explicit choice), else `~/.cache/chatassert` on Linux and other Unixes,
+    `~/Library/Caches/chatassert` on macOS, and `%LOCALAPPDATA%\chatassert\Cache` on Windows.
+
+    Example:
+        >>> user_cache_dir("darwin", {}, "/Users/ada").as_posix()
+        '/Users/ada/Library/Caches/chatassert'
+        >>> user_cache_dir("linux", {"XDG_CACHE_HOME": "/tmp/c"}, "/home/ada").as_posix()
+        '/tmp/c/chatassert'
+    """
+    import sys
+
+    platform = sys.platform if platform is None else platform
+    environ = os.environ if environ is None else environ
+    home = os.path.expanduser("~") if home is None else home
+    xdg = environ.get("XDG_CACHE_HOME", "").strip()
+    if xdg and os.path.isabs(xdg):  # the XDG specification ignores a relative path
+        return Path(xdg) / "chatassert"
+    if platform == "darwin":
+        return Path(home) / "Library" / "Caches" / "chatassert"
+    if platform == "win32":
+        local = environ.get("LOCALAPPDATA", "").strip()
+        base = Path(local) if local else Path(home) / "AppData" / "Local"
+        return base / "chatassert" / "Cache"
+    return Path(home) / ".cache" / "chatassert"
 
 
 class VerdictCache:

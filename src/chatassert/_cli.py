@@ -296,8 +296,25 @@ def _parser() -> argparse.ArgumentParser:
         help="check only the cases with this tag (repeatable: a case with any of them); "
         "with -k, a case must satisfy both",
     )
-    check.add_argument(
-        "--no-progress", action="store_true", help="never draw the progress line on stderr"
+    shown = check.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_const",
+        const="plain",
+        default="auto",
+        help="write a plain progress line to stderr now and then (every 5%% of the logs' "
+        "bytes or 10 s, at most one each 2 s), for CI logs; by default a progress bar is "
+        "drawn only when stderr is a terminal",
+    )
+    shown.add_argument(
+        "-q",
+        "--quiet",
+        "--no-progress",
+        dest="progress",
+        action="store_const",
+        const="off",
+        help="no progress on stderr (--no-progress is the same option)",
     )
     _judging_options(check)
     check.add_argument(
@@ -307,8 +324,13 @@ def _parser() -> argparse.ArgumentParser:
         help="show passing assertions in the failing cases too",
     )
 
-    lint = sub.add_parser("lint", help="validate suites without running them")
-    lint.add_argument("suites", nargs="+", help="spec files")
+    lint = sub.add_parser("lint", help="validate suites (and workflow files) without running them")
+    lint.add_argument(
+        "suites",
+        nargs="+",
+        help="spec files; a workflow file (*.workflow.yaml, or a PromptKit pack with a "
+        "'workflow' section) is validated as check --workflow loads it",
+    )
     _unknown_types_option(lint)
     _assume_option(lint)
     lint.add_argument(
@@ -743,6 +765,9 @@ def _lint(
 ) -> int:
     code = EXIT_OK
     for path in paths:
+        if _is_workflow(path):
+            code = max(code, _lint_workflow(path, out, err, verbose))
+            continue
         suite = _load(path, err, unknown_types, assume)
         if suite is None:
             code = EXIT_USAGE
@@ -758,6 +783,51 @@ def _lint(
         if verbose:
             _lint_cases(suite, out)
     return code
+
+
+_SUITE_KEYS = ("kind", "spec", "turns", "test_cases", "tests", "cases", "assertions")
+
+
+def _is_workflow(path: str) -> bool:
+    """Whether `lint` should read `path` as a workflow: a `*.workflow.{yaml,yml,json}` file,
+    or a document whose top level is a workflow (`entry` and `states`) or a PromptKit pack
+    with a `workflow` section, and none of a suite's keys."""
+    if path.lower().endswith((".workflow.yaml", ".workflow.yml", ".workflow.json")):
+        return True
+    from chatassert.specs._yaml import parse_yaml, read_spec_file
+
+    try:
+        doc = parse_yaml(read_spec_file(path, regular_only=True), path)
+    except (SpecError, OSError, ValueError):
+        return False  # the suite loader says what is wrong
+    if not isinstance(doc, dict) or any(key in doc for key in _SUITE_KEYS):
+        return False
+    section = doc.get("workflow")
+    return ("entry" in doc and "states" in doc) or (
+        isinstance(section, dict) and "states" in section
+    )
+
+
+def _lint_workflow(path: str, out: _Output, err: IO[str], verbose: bool) -> int:
+    """Validate a workflow file as `check --workflow` loads it."""
+    from chatassert._workflow import Workflow
+
+    try:
+        flow = Workflow.load(path)
+    except (SpecError, OSError, ValueError) as exc:
+        err.write(f"{path}: not a valid workflow: {exc}\n")
+        return EXIT_USAGE
+    terminal = ", ".join(flow.terminal_states) or "none"
+    count = len(flow.states)
+    out.write(
+        f"{path}: ok (workflow, {count} state{'' if count == 1 else 's'}, entry "
+        f"{flow.entry!r}, terminal: {terminal}; use it with check --workflow)\n"
+    )
+    if verbose:
+        for name, events in flow.states.items():
+            moves = ", ".join(f"{event} -> {target}" for event, target in events.items())
+            out.write(f"  {name}: {moves or 'terminal'}\n")
+    return EXIT_OK
 
 
 def _lint_cases(suite: Suite, out: _Output) -> None:
@@ -1363,8 +1433,10 @@ def _item(state: _State, outcome: Outcome, subject: object, judged: bool = True)
     )
 
 
-def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str], str | None]]:
-    """Read the logs as chunks of raw lines: `(source, first line number, lines, error)`.
+def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str], str | None, int]]:
+    """Read the logs as chunks of raw lines: `(source, first line number, lines, error,
+    bytes)`, where `bytes` is how far the chunk moved the reading of the file (of compressed
+    bytes, for a `.gz`; 0 when that cannot be known: standard input, a pipe).
 
     When the rest of a log cannot be read (a truncated or corrupt `.gz`), its last chunk
     carries the error, reported against the line after the last one read; the next log is
@@ -1380,6 +1452,16 @@ def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str], str | N
         lines: list[str] = []
         size = 0
         first, number = 1, 0
+        at = 0
+
+        def moved(stream: IO[str] = stream) -> int:
+            nonlocal at
+            now = _consumed(stream)
+            if now is None:
+                return 0
+            step, at = now - at, now
+            return max(step, 0)
+
         try:
             for number, line in numbered_lines(stream, path):
                 if not lines:
@@ -1387,16 +1469,56 @@ def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str], str | N
                 lines.append(line)
                 size += len(line)
                 if size >= _CHUNK_BYTES or len(lines) >= _CHUNK_LINES:
-                    yield path, first, lines, None
+                    yield path, first, lines, None, moved()
                     lines, size = [], 0
             if lines:
-                yield path, first, lines, None
+                yield path, first, lines, None, moved()
         except READ_ERRORS as exc:
             first = number + 1 - len(lines)
-            yield path, first, lines, f"cannot read the rest of the log: {read_error(exc)}"
+            error = f"cannot read the rest of the log: {read_error(exc)}"
+            yield path, first, lines, error, moved()
         finally:
             if stream is not sys.stdin:
                 stream.close()
+
+
+def _consumed(stream: IO[str]) -> int | None:
+    """How many bytes of its file a log's text stream has read (compressed bytes for a
+    `.gz`: the position in the raw file); None when a stream cannot tell (a pipe)."""
+    import gzip
+
+    raw: Any = getattr(stream, "buffer", None)
+    if isinstance(raw, gzip.GzipFile):
+        raw = raw.fileobj
+    try:
+        return int(raw.tell()) if raw is not None and raw.seekable() else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _log_bytes(paths: Sequence[str]) -> int | None:
+    """The total size of the logs (as stored: compressed for a `.gz`); None when one is not
+    a regular file (standard input, a pipe), whose size is not known in advance."""
+    import stat
+
+    total = 0
+    for path in paths:
+        try:
+            info = os.stat(path) if path != "-" else None
+        except OSError:
+            info = None
+        if info is None or not stat.S_ISREG(info.st_mode):
+            return None
+        total += info.st_size
+    return total
+
+
+class _Meter:
+    """How many bytes of the logs have been checked, out of `total` (None when unknown)."""
+
+    def __init__(self, total: int | None) -> None:
+        self.total = total
+        self.done = 0
 
 
 def _read_failure(source: str, first: int, lines: list[str], error: str | None) -> list[Item]:
@@ -1405,44 +1527,59 @@ def _read_failure(source: str, first: int, lines: list[str], error: str | None) 
 
 
 def _items(
-    plan: _Plan, suites: list[Suite], paths: Sequence[str], jobs: int
+    plan: _Plan, suites: list[Suite], paths: Sequence[str], jobs: int, meter: _Meter | None = None
 ) -> Generator[list[Item], None, None]:
     """Check the logs chunk by chunk, yielding each chunk's items in input order.
 
     With one job, each line's items are yielded as soon as it is checked (so an interrupted
     run reports every line checked); with several, each chunk's, and at most three chunks per
     job are in flight, so memory stays bounded whatever the size of the logs.
+
+    `meter` counts the bytes checked: with one job, a chunk's bytes share by line (by the
+    length of each); with several, the bytes of each piece a worker has finished.
     """
-    if plan.group_by is not None:
+    meter = meter or _Meter(None)
+    if plan.group_by is not None:  # the bytes behind a group are not counted: rates only
         yield from _grouped_items(plan, suites, paths, jobs)
         return
     if jobs <= 1:
         state = _State(plan, suites)
-        for source, first, lines, error in _chunks(paths):
+        for source, first, lines, error, moved in _chunks(paths):
+            before, seen, length = meter.done, 0, sum(map(len, lines)) or 1
             for offset, line in enumerate(lines):
+                seen += len(line)
                 if line.strip():
                     items: list[Item] = []
                     _check_line(state, source, first + offset, line, items)
+                    meter.done = before + moved * seen // length
                     yield items
+            meter.done = before + moved
             if error is not None:
                 yield _read_failure(source, first, lines, error)
         return
     global _LOADED
     _LOADED = (plan, suites)
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(plan,))
-    pending: deque[Future[list[Item]]] = deque()
+    pending: deque[tuple[Future[list[Item]], int]] = deque()
+
+    def finished() -> list[Item]:
+        future, moved = pending.popleft()
+        result = future.result()
+        meter.done += moved
+        return result
+
     try:
-        for task in _tasks(paths):
+        for task, moved in _tasks(paths):
             if isinstance(task, list):  # a read failure, reported in its place
                 failed: Future[list[Item]] = Future()
                 failed.set_result(task)
-                pending.append(failed)
+                pending.append((failed, moved))
             else:
-                pending.append(pool.submit(*task))
+                pending.append((pool.submit(*task), moved))
             if len(pending) >= 3 * jobs:
-                yield pending.popleft().result()
+                yield finished()
         while pending:
-            yield pending.popleft().result()
+            yield finished()
     except (KeyboardInterrupt, GeneratorExit):  # stop now, not after the chunks in flight
         _stop_workers(pool)
         raise
@@ -1451,24 +1588,25 @@ def _items(
         _LOADED = None
 
 
-def _tasks(paths: Sequence[str]) -> Iterator[tuple[Any, ...] | list[Item]]:
-    """What workers do, in input order: `(function, *arguments)` for a piece of a log, or the
-    items of a read failure. A regular file is cut into byte ranges that workers read
-    themselves; other logs (standard input, pipes, `.gz`, `.json`) are read here, in chunks
-    of lines sent along."""
+def _tasks(paths: Sequence[str]) -> Iterator[tuple[tuple[Any, ...] | list[Item], int]]:
+    """What workers do, in input order, each with the bytes of the log it covers:
+    `(function, *arguments)` for a piece of a log, or the items of a read failure. A regular
+    file is cut into byte ranges that workers read themselves; other logs (standard input,
+    pipes, `.gz`, `.json`) are read here, in chunks of lines sent along."""
     for path in paths:
         if _splittable(path):
             for start, end, first, error in _byte_ranges(path):
                 if error is not None:
-                    yield [("u", f"{path}:{first}", error)]
+                    yield [("u", f"{path}:{first}", error)], 0
                 else:
-                    yield _work_range, path, start, end, first
+                    yield (_work_range, path, start, end, first), end - start
             continue
-        for source, first, lines, error in _chunks([path]):
+        for source, first, lines, error, moved in _chunks([path]):
             if lines:
-                yield _work, source, first, lines
+                yield (_work, source, first, lines), moved
+                moved = 0
             if error is not None:
-                yield _read_failure(source, first, lines, error)
+                yield _read_failure(source, first, lines, error), moved
 
 
 # -- grouping lines into conversations (--group-by) ---------------------------------------------
@@ -1637,36 +1775,132 @@ def _expand(patterns: Sequence[str], err: IO[str]) -> list[str] | None:
     return out
 
 
+def _size(count: float) -> str:
+    """A byte count for people: `_size(1536)` is `'1.5 kB'`."""
+    for unit in ("B", "kB", "MB", "GB"):
+        if count < 1000 or unit == "GB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1000
+    return f"{count:.1f} TB"  # pragma: no cover - the loop always returns
+
+
+def _clock(seconds: float) -> str:
+    """A duration as `m:ss` (or `h:mm:ss`)."""
+    minutes, secs = divmod(int(seconds + 0.5), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 class _Progress:
-    """A one-line progress report on stderr, drawn only on a terminal and after a second."""
+    """How far a run is, on stderr, from the bytes of the logs checked (`_Meter`).
 
-    def __init__(self, err: IO[str], enabled: bool) -> None:
+    `mode` is `auto` (a bar redrawn in place, only when stderr is a terminal, from the first
+    second on), `plain` (a line now and then, for CI logs: every 5 % or 10 s, at most one
+    each 2 s, and a last one at the end) or `off`.
+    """
+
+    def __init__(self, err: IO[str], mode: str, meter: _Meter) -> None:
         self.err = err
-        self.enabled = enabled and err.isatty()
+        self.meter = meter
+        self.mode = mode if mode != "auto" or _isatty(err) else "off"
         self.start = time.monotonic()
-        self.next = self.start + 1.0
+        self.next = self.start + _delay()
         self.drawn = False
+        self.shown = -1.0  # the fraction done at the last plain line
+        self.last = self.start
 
-    def update(self, summary: Summary, lines: int) -> None:
-        if not self.enabled:
+    def update(self, summary: Summary, records: int) -> None:
+        """Draw the bar, or write a plain line, when it is time to."""
+        if self.mode == "off":
             return
         now = time.monotonic()
         if now < self.next:
             return
-        self.next = now + 0.25
-        rate = lines / max(now - self.start, 1e-9)
-        c = summary.counts
-        self.err.write(
-            f"\r\x1b[2K{lines} records ({rate:,.0f}/s): {summary.total} checked, "
-            f"{c['failed']} failed, {c['error']} errors"
-        )
+        if self.mode == "auto":
+            self.next = now + 0.25
+            width = _columns(self.err)
+            self.err.write(f"\r\x1b[2K{self.line(summary, records, now, width)[: width - 1]}")
+            self.err.flush()
+            self.drawn = True
+            return
+        self.next = now + 2.0
+        fraction = self.fraction()
+        if (
+            self.drawn
+            and now - self.last < 10.0
+            and (fraction is None or fraction - self.shown < 0.05)
+        ):
+            return
+        self.plain(summary, records, now)
+
+    def plain(self, summary: Summary, records: int, now: float) -> None:
+        """Write a plain progress line."""
+        self.err.write(f"chatassert: {self.line(summary, records, now, None)}\n")
         self.err.flush()
         self.drawn = True
+        self.last = now
+        self.shown = self.fraction() or 0.0
 
-    def close(self) -> None:
-        if self.drawn:
+    def fraction(self) -> float | None:
+        """The part of the logs' bytes checked, when their size is known."""
+        total = self.meter.total
+        if total is None:
+            return None
+        return 1.0 if total == 0 else min(self.meter.done / total, 1.0)
+
+    def line(self, summary: Summary, records: int, now: float, width: int | None) -> str:
+        """The text of the bar (`width` given) or of a plain line."""
+        elapsed = max(now - self.start, 1e-9)
+        c = summary.counts
+        counts = (
+            f"{records:,} records, {summary.total:,} checked, {c['failed']:,} failed, "
+            f"{c['error']:,} errors"
+        )
+        fraction = self.fraction()
+        done = self.meter.done
+        if fraction is None or self.meter.total is None:
+            return f"{_size(done)} read ({records / elapsed:,.0f} records/s) · {counts}"
+        rate = done / elapsed
+        eta = _clock((self.meter.total - done) / rate) if rate > 0 else "?"
+        figures = f"{_size(done)}/{_size(self.meter.total)} {_size(rate)}/s ETA {eta} · {counts}"
+        percent = f"{100 * fraction:3.0f}%"
+        if width is None:
+            return f"{percent} {figures}"
+        bar = max(10, min(30, width - len(percent) - len(figures) - 5))
+        full = int(bar * fraction)
+        return f"{percent} |{'█' * full}{' ' * (bar - full)}| {figures}"
+
+    def close(self, summary: Summary | None = None, records: int = 0) -> None:
+        """Clear the bar; in plain mode, write the last line (given the `summary`)."""
+        if self.mode == "auto" and self.drawn:
             self.err.write("\r\x1b[2K")
             self.err.flush()
+        elif self.mode == "plain" and summary is not None:
+            self.plain(summary, records, time.monotonic())
+        self.mode = "off"
+
+
+def _delay() -> float:
+    """Seconds before the first progress: 1, or `CHATASSERT_PROGRESS_DELAY`."""
+    try:
+        return max(float(os.environ.get("CHATASSERT_PROGRESS_DELAY", "1")), 0.0)
+    except ValueError:
+        return 1.0
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def _columns(stream: IO[str]) -> int:
+    """The width of the terminal `stream` writes to (80 when it cannot be known)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (OSError, ValueError, AttributeError):
+        return 80
 
 
 def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
@@ -1911,10 +2145,11 @@ def _run_until_done(
     html = HtmlWriter(_tags(suites)) if "html" in plan.formats else None
     jsonl = reports.get("json")
     otel = reports.get("otel")
-    progress = _Progress(err, not args.no_progress)
+    meter = _Meter(None if plan.group_by is not None else _log_bytes(files))
+    progress = _Progress(err, args.progress, meter)
     stopped: str | None = None
     answered: set[tuple[str, str]] = set()
-    batches = _paired(plan, suites, _items(plan, suites, files, args.jobs))
+    batches = _paired(plan, suites, _items(plan, suites, files, args.jobs, meter))
     try:
         while not stopped:
             interrupts.armed = True
@@ -1965,6 +2200,7 @@ def _run_until_done(
                     if jsonl is not None:
                         jsonl.write(json_line({"unreadable": where, "error": error}))
                     if args.strict:  # stop, but leave a complete report of what was read
+                        progress.close()
                         err.write(f"{where}: {error}\nstopped: unreadable log line (--strict)\n")
                         _finish(plan, summary, junit, args, reports, html, files)
                         return EXIT_USAGE
@@ -1999,7 +2235,7 @@ def _run_until_done(
         progress.close()
         err.write(f"{exc}\n")
         return EXIT_USAGE
-    progress.close()
+    progress.close(summary, summary.records or 0)
     for what, count in (
         ("unreadable lines", summary.unreadable_count),
         ("unmatched subjects", summary.unmatched),
@@ -2130,7 +2366,12 @@ def _finish_one(
             junit.add_run_error(name, summary.notice)
         junit.write(out)
     else:
-        out.write(render_text(summary, max_failures=args.show, verbose=args.verbose) + "\n")
+        # wrapped at the terminal's width when the report is read there
+        to_terminal = not getattr(args, "output", None) and _isatty(sys.stdout)
+        width = _columns(sys.stdout) if to_terminal else 120
+        out.write(
+            render_text(summary, max_failures=args.show, verbose=args.verbose, width=width) + "\n"
+        )
 
 
 # -- regate ------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import argparse
 import fnmatch
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import Generator, Iterator
@@ -51,7 +52,9 @@ DEFAULT_SUITE_GLOBS = ("*.chatassert.yaml", "*.chatassert.yml", "*.chatassert.js
 TRANSCRIPT_SUFFIXES = (".jsonl", ".jsonl.gz")
 """The transcript paired with `X.chatassert.yaml` is `X` plus one of these, in this order."""
 
-JUDGES = ("openai", "anthropic")
+JUDGES = ("openai", "anthropic", "fake:pass", "fake:fail")
+"""The values of `--chatassert-judge` and of the `chatassert_judge` ini option: a real judge,
+or a `FakeJudge` that passes (or fails) every judged check."""
 
 _report_key = pytest.StashKey["_Report"]()
 _judge_key = pytest.StashKey["Judge"]()
@@ -67,9 +70,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--chatassert-judge",
         choices=JUDGES,
         default=None,
-        help="judge judged assertions with a real LLM (configured by the CHATASSERT_JUDGE_* "
-        "environment variables) instead of the passing fake judge of the chatassert_judge "
-        "fixture; suite files use it too",
+        help="judge judged assertions with a real LLM (openai, anthropic: configured by the "
+        "CHATASSERT_JUDGE_* environment variables) or a fake judge that passes or fails every "
+        "judged check (fake:pass, fake:fail), instead of the passing fake judge of the "
+        "chatassert_judge fixture; suite files use it too (default: the chatassert_judge ini "
+        "option)",
     )
     group.addoption(
         "--chatassert-judge-model",
@@ -97,6 +102,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="write a JSON report of every chatassert check made in the session to PATH",
+    )
+    parser.addini(
+        "chatassert_judge",
+        f"the judge of --chatassert-judge when it is not given ({', '.join(JUDGES)})",
+        default=None,
     )
     parser.addini(
         "chatassert_suites",
@@ -148,7 +158,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     """Say which judge and report the run uses, when they are not the defaults."""
     parts = []
-    judge = config.getoption("chatassert_judge", None)
+    judge = _judge_choice(config)
     if judge:
         parts.append(f"judge: {judge}")
     path = config.getoption("chatassert_report", None)
@@ -309,6 +319,9 @@ def pytest_runtest_makereport(
     from chatassert.testing import ChatAssertionError
 
     if isinstance(call.excinfo.value, ChatAssertionError):
+        crash = getattr(report.longrepr, "reprcrash", None)
+        if crash is not None:  # what `-ra` and JUnit say: the reason, not the type's name
+            crash.message = crash_message(call.excinfo.value.result)
         return report  # its message already has the tree
     message = str(call.excinfo.value)
     trees = [
@@ -323,6 +336,34 @@ def pytest_runtest_makereport(
         )
         addsection("chatassert results that did not pass", body)
     return report
+
+
+def crash_message(result: Result) -> str:
+    """One line saying why `result` did not pass: its first failing (or erroring) leaf, where
+    it is and its reason, and how many more there are; what pytest's `-ra` summary and JUnit's
+    `message` show.
+
+    Example:
+        >>> from chatassert import Contains
+        >>> crash_message((Contains("refund") & Contains("sorry")).check("No."))
+        "contains: Response does not contain 'refund' (1 more)"
+    """
+    from chatassert._result import Status
+
+    bad = (Status.FAILED, Status.ERROR)
+    found = [
+        (ancestors, node)
+        for ancestors, node in result.walk()
+        if node.status in bad and not any(c.status is node.status for c in node.children)
+    ]
+    if not found:
+        return f"{result.label}: {result.status.value}: {result.reason}"
+    ancestors, node = found[0]
+    evaluated = "could not be evaluated: " if node.status is Status.ERROR else ""
+    text = " ".join(f"{node.label}: {evaluated}{node.reason}".split())
+    where = node.full_location(ancestors)
+    notes = ([f"at {where}"] if where else []) + ([f"{len(found) - 1} more"] if found[1:] else [])
+    return text + (f" ({', and '.join(notes)})" if notes else "")
 
 
 def _failing_results_in_scope(tb: Any, limit: int = 3) -> Iterator[tuple[str, str]]:
@@ -352,18 +393,46 @@ def _failing_results_in_scope(tb: Any, limit: int = 3) -> Iterator[tuple[str, st
 # -- fixtures ------------------------------------------------------------------------------
 
 
+def _judge_choice(config: pytest.Config) -> str | None:
+    """`--chatassert-judge`, else the `chatassert_judge` ini option, else None.
+
+    Raises:
+        pytest.UsageError: when the ini option names no judge of `JUDGES`.
+    """
+    kind = config.getoption("chatassert_judge", None)
+    if kind:
+        return str(kind)
+    value = config.getini("chatassert_judge")
+    kind = value.strip() if isinstance(value, str) else None
+    if not kind:
+        return None
+    if kind not in JUDGES:
+        raise pytest.UsageError(
+            f"ini option chatassert_judge = {kind}: expected one of {', '.join(JUDGES)}"
+        )
+    return kind
+
+
 def _real_judge(config: pytest.Config) -> Judge | None:
-    """The judge chosen with `--chatassert-judge`, built once per session; None without it.
+    """The judge chosen with `--chatassert-judge` (or the `chatassert_judge` ini option),
+    built once per session; None without either. `fake:pass` and `fake:fail` are a
+    `FakeJudge` passing or failing every judged check.
 
     Raises:
         pytest.UsageError: when the judge cannot be built, saying what to set.
     """
-    kind = config.getoption("chatassert_judge", None)
+    kind = _judge_choice(config)
     if not kind:
         return None
     cached = config.stash.get(_judge_key, None)
     if cached is not None:
         return cached
+    if kind.startswith("fake:"):
+        from chatassert._judging import FakeJudge
+
+        fake = FakeJudge.passing() if kind == "fake:pass" else FakeJudge.failing()
+        config.stash[_judge_key] = fake
+        return fake
     try:
         from chatassert.judges import judge_from_env
     except ImportError as exc:  # pragma: no cover - chatassert.judges ships with chatassert
@@ -386,10 +455,10 @@ def _real_judge(config: pytest.Config) -> Judge | None:
 def chatassert_judge(request: pytest.FixtureRequest) -> Judge:
     """A judge for judged assertions: a `FakeJudge` that passes everything, by default.
 
-    With `--chatassert-judge openai|anthropic` it is the real judge that the
-    `CHATASSERT_JUDGE_*` environment variables configure (model from
+    With `--chatassert-judge openai|anthropic` (or the `chatassert_judge` ini option) it is
+    the real judge that the `CHATASSERT_JUDGE_*` environment variables configure (model from
     `--chatassert-judge-model` or `CHATASSERT_JUDGE_MODEL`); a missing setting fails the test
-    at setup, saying what to set.
+    at setup, saying what to set. `fake:fail` makes it a `FakeJudge` that fails everything.
     """
     problem = None
     try:
@@ -492,6 +561,7 @@ class SuiteFile(pytest.File):
             suite = load_suite(self.path, **options)
         except SpecError as exc:
             raise _SuiteFileError(str(exc)) from None
+        self.located = _located(self.path)
         repeat = self.config.getoption("chatassert_repeat", None)
         if repeat is not None:
             suite = suite.with_repeat(repeat)
@@ -541,6 +611,71 @@ class SuiteFile(pytest.File):
         return super().repr_failure(excinfo)
 
 
+def _located(path: Path) -> Any:
+    """The spec file parsed with the line of each node (None when it cannot be)."""
+    from chatassert._errors import SpecError
+    from chatassert.specs._yaml import parse_yaml, read_spec_file
+
+    try:
+        return parse_yaml(read_spec_file(path), os.fspath(path))
+    except (SpecError, OSError, ValueError):
+        return None
+
+
+_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def _node_at(doc: Any, path: str) -> Any:
+    """The node of `doc` at a spec path such as `test_cases[0].turns[1]` (None if absent)."""
+    node = doc
+    for key, index in _PART.findall(path):
+        try:
+            node = node[int(index)] if index else node[key]
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
+    return node
+
+
+def _line(node: Any) -> int | None:
+    line = getattr(node, "line", None)
+    return line if isinstance(line, int) else None
+
+
+class _Crash:
+    """Where and why a suite-file check failed, as pytest reads it from a failure's
+    `reprcrash`: `-ra` shows the `message`, JUnit makes it the failure's message."""
+
+    def __init__(self, path: str, lineno: int, message: str) -> None:
+        self.path = path
+        self.lineno = lineno
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.lineno}: {self.message}"
+
+
+class CaseFailure:
+    """How pytest shows a failed case: its text, ending with the spec's `file:line` of the
+    failing assertion, and the one-line reason `-ra` shows.
+
+    Attributes:
+        text: The whole failure, shown in the failures section.
+        reprcrash: The place and the one-line reason.
+    """
+
+    def __init__(self, text: str, reprcrash: _Crash) -> None:
+        self.text = text
+        self.reprcrash = reprcrash
+
+    def toterminal(self, tw: Any) -> None:
+        """Write the failure to pytest's terminal writer."""
+        for line in self.text.splitlines():
+            tw.line(line)
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class CaseItem(pytest.Item):
     """One case of a suite checked against one logged conversation."""
 
@@ -586,14 +721,49 @@ class CaseItem(pytest.Item):
         excinfo: pytest.ExceptionInfo[BaseException],
         style: Any = None,
     ) -> str | Any:
-        """Show the result tree of a failed check, without a traceback."""
+        """Show the result tree of a failed check, without a traceback, ending with the
+        spec's `file:line` of the failing assertion (else of the case) and why it failed."""
         if _is_chatassert_error(excinfo.value):
-            return str(excinfo.value)
+            result: Result = excinfo.value.result  # type: ignore[attr-defined]
+            path = self.nodeid.split("::", 1)[0]
+            line = self.assertion_line(result) or self.case_line() or 1
+            crash = _Crash(path, line, crash_message(result))
+            return CaseFailure(f"{excinfo.value}\n{crash}", crash)
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        """Name the suite, case and log line in reports."""
-        return self.path, None, f"{self.suite.name}::{self.case.name} @ {self.where}"
+        """Place the item at its case in the spec, named as its node id names it."""
+        line = self.case_line()
+        return self.path, None if line is None else line - 1, self.name
+
+    def _doc(self) -> Any:
+        return getattr(self.parent, "located", None)
+
+    def case_line(self) -> int | None:
+        """The spec line of the case, when the file says it."""
+        _, found, path = self.case.source.rpartition(": ")
+        if not found or not path:  # a file of one case: its source is the file's name
+            return None
+        return _line(_node_at(self._doc(), path))
+
+    def assertion_line(self, result: Result) -> int | None:
+        """The spec line of the first assertion of a turn that did not pass (else of that
+        turn), when the loader says where the turn is; None for other checks."""
+        from chatassert._result import Status
+
+        bad = (Status.FAILED, Status.ERROR)
+        turns = self.case.turns
+        for index, child in enumerate(result.children):
+            if child.status not in bad:
+                continue
+            if index >= len(turns) or not turns[index].source:
+                return None
+            listed = _node_at(self._doc(), f"{turns[index].source}.assertions")
+            for k, leaf in enumerate(child.children):
+                if leaf.status in bad and isinstance(listed, list) and k < len(listed):
+                    return _line(listed[k]) or _line(listed)
+            return _line(_node_at(self._doc(), turns[index].source))
+        return None
 
 
 class ProblemItem(pytest.Item):

@@ -51,16 +51,24 @@ def test_python_examples_run_and_print_what_the_page_says() -> None:
 
 
 @pytest.mark.parametrize("index", range(len(sections("docs/pytest.md"))))
-def test_pytest_examples_print_what_the_page_says(pytester: pytest.Pytester, index: int) -> None:
+def test_pytest_examples_print_what_the_page_says(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, index: int
+) -> None:
+    """Each line of the sample is a whole line pytest prints (on 80 columns, as in CI, where
+    pytest does not cut the short summary's lines to the terminal's width), in order."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("CI", "true")
     files, expected = sections("docs/pytest.md")[index]
     pytester.makeini("[pytest]\nfilterwarnings = error\n")
     for name, body in files.items():
         (pytester.path / name).write_text(body)
     targets = [n for n in files if n.endswith((".py", ".yaml"))]
-    result = pytester.runpytest(*targets)
-    # pytest sometimes prefixes the first line of an assertion's explanation with its type
+    result = pytester.runpytest("-ra", *targets)
+    # pytest sometimes prefixes the first line of an assertion's explanation with its type;
+    # a line of the progress (`test_x.py .F`) ends with the percentage, at the right margin
     patterns = [
-        re.sub(r"^E       assert ", "E       *assert ", glob.escape(line)) + "*"
+        re.sub(r"^E       assert ", "E       *assert ", glob.escape(line))
+        + (" *[[]*%]" if re.fullmatch(r"\S+ [.FEsx]+", line) else "")
         for line in expected.splitlines()
         if line
     ]

@@ -87,7 +87,7 @@ def test_each_case_and_conversation_is_an_item_with_its_own_outcome(
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         [
-            "*_ booking::books a table @ booking.jsonl:2 _*",
+            "*_ books a table[[]booking.jsonl:2] _*",  # the node id's own name
             "case 'books a table' against booking.jsonl:2",
             "books a table did not pass",
             "FAIL books a table [[]case]: 2 assertions failed; first: *",
@@ -246,3 +246,140 @@ def test_a_case_name_with_a_double_colon_still_makes_a_runnable_node_id(
     collected.stdout.fnmatch_lines(["booking.chatassert.yaml::refund:happy[[]booking.jsonl:1]"])
     result = strict.runpytest("booking.chatassert.yaml::refund:happy[booking.jsonl:1]")
     result.assert_outcomes(passed=1)
+
+
+# -- what a failure says: its reason in -ra, its place in the spec, its header ---------------
+
+ONLY_TEXT_WRONG = chat(
+    "books a table",
+    "Book a table for 4 on Saturday",
+    "Sorry, something went wrong.",
+    [("create_reservation", {"party_size": 4})],
+)
+
+
+@pytest.fixture
+def wide(strict: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.setenv("COLUMNS", "240")  # -ra lines are cut to the terminal's width
+    return strict
+
+
+def test_the_short_summary_gives_the_reason_and_the_failure_ends_at_the_spec_line(
+    wide: pytest.Pytester,
+) -> None:
+    wide.makefile(".chatassert.yaml", booking=SUITE)
+    wide.makefile(".jsonl", booking="\n".join([BAD, ONLY_TEXT_WRONG, PAST]))
+    result = wide.runpytest("-ra", "--junitxml=junit.xml")
+    result.assert_outcomes(failed=2, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ books a table[[]booking.jsonl:1] _*",
+            # both assertions failed: the first one's line (7), and how many more
+            "booking.chatassert.yaml:7: contains_function_call: tool 'create_reservation' was"
+            " called with party_size=2, expected 4 (at turns[[]0], and 1 more)",
+            "*_ books a table[[]booking.jsonl:2] _*",
+            # only the second assertion of the turn failed: its line (10)
+            "booking.chatassert.yaml:10: contains: Response does not contain 'confirmed'"
+            " (at turns[[]0])",
+            "FAILED booking.chatassert.yaml::books a table[[]booking.jsonl:1] - "
+            "contains_function_call: tool 'create_reservation' was called with party_size=2,"
+            " expected 4 (at turns[[]0], and 1 more)",
+            "FAILED booking.chatassert.yaml::books a table[[]booking.jsonl:2] - "
+            "contains: Response does not contain 'confirmed' (at turns[[]0])",
+        ]
+    )
+    junit = (wide.path / "junit.xml").read_text()
+    assert "message=\"contains: Response does not contain 'confirmed' (at turns[0])\"" in junit
+
+
+def test_an_item_is_placed_at_its_case_in_the_spec(wide: pytest.Pytester) -> None:
+    wide.makefile(".chatassert.yaml", booking=SUITE)
+    wide.makefile(".jsonl", booking="\n".join([GOOD, PAST]))
+    items = wide.getitems(wide.path / "booking.chatassert.yaml")
+    assert [(i.name, i.location[1]) for i in items] == [
+        ("books a table[booking.jsonl:1]", 1),  # 0-based: `- name: books a table`, line 2
+        ("declines past dates[booking.jsonl:2]", 11),
+    ]
+    assert [i.location[2] for i in items] == [i.nodeid.split("::", 1)[1] for i in items]
+
+
+def test_a_python_test_s_short_summary_gives_the_failing_reason(wide: pytest.Pytester) -> None:
+    wide.makepyfile(
+        """
+        from chatassert import Contains
+        from chatassert.testing import assert_passes
+
+        def test_reply():
+            assert_passes(Contains("refund"), "No.")
+        """
+    )
+    result = wide.runpytest("-ra")
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED test_a_python_test_s_short_summary_gives_the_failing_reason.py::test_reply - "
+            "contains: Response does not contain 'refund'"
+        ]
+    )
+
+
+JUDGED = """\
+test_cases:
+  - name: polite
+    turns:
+      - user_input: "Hello"
+        assertions:
+          - type: llm_rubric
+            value: is polite
+"""
+HELLO = chat("polite", "Hello", "Hi! How can I help?")
+
+
+@pytest.mark.parametrize(
+    ("how", "outcome"),
+    [
+        (["--chatassert-judge", "fake:pass"], "passed"),
+        (["--chatassert-judge", "fake:fail"], "failed"),
+        (["-o", "chatassert_judge=fake:pass"], "passed"),
+        (["-o", "chatassert_judge=fake:fail"], "failed"),
+        # the option wins over the ini file
+        (["-o", "chatassert_judge=fake:fail", "--chatassert-judge", "fake:pass"], "passed"),
+    ],
+)
+def test_judged_checks_of_suite_files_use_the_fake_judge_from_configuration(
+    wide: pytest.Pytester, how: list[str], outcome: str
+) -> None:
+    wide.makefile(".chatassert.yaml", polite=JUDGED)
+    wide.makefile(".jsonl", polite=HELLO)
+    result = wide.runpytest("-ra", *how)
+    result.assert_outcomes(**{outcome: 1})
+    if outcome == "failed":
+        result.stdout.fnmatch_lines(["FAILED * - llm_rubric: does not meet the criteria*"])
+
+
+def test_the_ini_file_s_fake_judge_is_also_the_fixture_s(wide: pytest.Pytester) -> None:
+    wide.makeini("[pytest]\nfilterwarnings = error\nchatassert_judge = fake:fail\n")
+    wide.makepyfile(
+        """
+        from chatassert import LLMRubric
+
+        def test_judge(chatassert_judge):
+            result = LLMRubric("is polite", judge=chatassert_judge).check("Hi")
+            assert result.status.value == "failed"
+        """
+    )
+    result = wide.runpytest()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["chatassert: judge: fake:fail"])
+
+
+def test_an_unknown_judge_in_the_ini_file_is_a_usage_error(wide: pytest.Pytester) -> None:
+    wide.makefile(".chatassert.yaml", polite=JUDGED)
+    wide.makefile(".jsonl", polite=HELLO)
+    result = wide.runpytest("-o", "chatassert_judge=fake:maybe")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*ini option chatassert_judge = fake:maybe: expected one of openai, anthropic,"
+            " fake:pass, fake:fail"
+        ]
+    )

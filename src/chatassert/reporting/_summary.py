@@ -284,7 +284,13 @@ def assertion_statuses(result: Result) -> Iterable[tuple[str, Status]]:
 def render_text(
     summary: Summary, *, max_failures: int = 10, verbose: bool = False, width: int = 120
 ) -> str:
-    """Render a terminal summary: counts, a table per assertion, then the first failures."""
+    """Render a terminal summary: counts, a table per assertion, then the first failures.
+
+    The result trees of the failures are wrapped at `width` (under their own indent, two more
+    for the lines they continue), never cut in the middle; only a line longer than `LONGEST`
+    characters keeps its start and end around a cut. A differing verdict or an unreadable
+    line stays on one line (`- file:line: ...`), for grep.
+    """
     lines: list[str] = []
     c = summary.counts
     head = (
@@ -328,8 +334,9 @@ def render_text(
             lines.append(f"- {outcome.suite} / {outcome.case} ({where})")
             if outcome.cost is not None:
                 lines.append("  " + cost_text(outcome.cost))
-            body = outcome.result.render(verbose=verbose, width=width)
-            lines.extend("  " + line for line in body.splitlines()[1:] or body.splitlines())
+            body = outcome.result.render(verbose=verbose, width=LONGEST)
+            for line in body.splitlines()[1:] or body.splitlines():
+                lines.extend(wrap("  " + line, width))
     if summary.disagreements:
         lines.append("")
         lines.append("verdicts that differ from the recording's:")
@@ -343,6 +350,37 @@ def render_text(
         lines.append(cost_text(summary.costs.to_dict()))
     lines.append(head)
     return _SURROGATE.sub("\ufffd", "\n".join(lines))
+
+
+LONGEST = 2000
+"""The longest line of a result tree the text report shows whole (wrapped); a longer one (a
+reason quoting a whole subject) keeps its start and end around '…'."""
+
+
+def wrap(line: str, width: int) -> list[str]:
+    """Wrap a line at `width` columns under its indent, the lines that continue it two spaces
+    further in; a word longer than a line is split across lines, never lost.
+
+    Example:
+        >>> for part in wrap("  FAIL contains: Response does not contain 'refund'", 30):
+        ...     print(part)
+          FAIL contains: Response does
+            not contain 'refund'
+    """
+    if len(line) <= width:
+        return [line]
+    import textwrap
+
+    indent = " " * (len(line) - len(line.lstrip(" ")))
+    return textwrap.wrap(
+        line.lstrip(" "),
+        width=max(width, len(indent) + 20),
+        initial_indent=indent,
+        subsequent_indent=indent + "  ",
+        break_long_words=True,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    ) or [line]
 
 
 def cost_text(cost: Mapping[str, Any]) -> str:

@@ -301,7 +301,9 @@ def parse_line(
     except RecursionError:
         return Record(source, number, error="line is nested too deeply to read")
     except json.JSONDecodeError as exc:
-        return Record(source, number, error=f"line is not JSON: {exc}")
+        # the record's place is the log's line: JSON's own "line 1" would only mislead
+        reason = exc.msg.removesuffix(" at")  # "Invalid control character at"
+        return Record(source, number, error=f"line is not JSON: {reason} at column {exc.colno}")
     except ValueError as exc:  # a number too long to convert
         reason = str(exc).split(";")[0]
         return Record(source, number, error=f"line cannot be read: {reason}")
