@@ -84,8 +84,7 @@ def test_interleaved_sessions_are_checked_as_whole_conversations(tmp_path: Path,
     lines = _outcomes(done.stdout)
     assert lines[0] == {
         "unreadable": "spans.jsonl:3",
-        "error": "line is not JSON: Expecting property name enclosed in double quotes at "
-        "column 2",
+        "error": "line is not JSON: Expecting property name enclosed in double quotes at column 2",
     }
     checked = {o["source"]: o["result"]["status"] for o in lines if "result" in o}
     # session a holds both of its turns, though a bad line and session b came between them

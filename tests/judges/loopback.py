@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 import threading
 import time
@@ -16,6 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -214,6 +217,34 @@ class LoopbackServer:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
+
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def run_cli(
+    cwd: Path, server: LoopbackServer, *args: str, cache: str = "off"
+) -> subprocess.CompletedProcess[str]:
+    """`python -m chatassert ARGS` in `cwd`, its judge an OpenAI judge at `server` (no retries;
+    the verdict cache `cache`: `off` or a path)."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(SRC),
+        "CHATASSERT_JUDGE": "openai",
+        "CHATASSERT_JUDGE_MODEL": "judge-model",
+        "CHATASSERT_JUDGE_BASE_URL": server.url + "/v1",
+        "CHATASSERT_JUDGE_RETRIES": "0",
+        "CHATASSERT_JUDGE_CACHE": cache,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "chatassert", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 def main() -> None:

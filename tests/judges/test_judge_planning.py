@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from loopback import LoopbackServer, openai_content, openai_verdict
+from loopback import LoopbackServer, openai_content, openai_verdict, run_cli
 
 from chatassert import (
     AllOf,
@@ -376,27 +373,6 @@ def test_the_judged_children_still_needed_go_to_the_batching_judge_together(
     assert (costs.requests, costs.avoided) == (0, 3)
 
 
-def _cli(tmp_path: Path, server: LoopbackServer, *args: str) -> Any:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(SRC),
-        "CHATASSERT_JUDGE": "openai",
-        "CHATASSERT_JUDGE_MODEL": "judge-model",
-        "CHATASSERT_JUDGE_BASE_URL": server.url + "/v1",
-        "CHATASSERT_JUDGE_RETRIES": "0",
-        "CHATASSERT_JUDGE_CACHE": "off",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "chatassert", *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_the_cli_plans_and_no_plan_asks_everything(tmp_path: Path, server: LoopbackServer) -> None:
     server.default = openai_verdict(True, 0.9, "polite")
     (tmp_path / "suite.yaml").write_text(
@@ -414,13 +390,15 @@ def test_the_cli_plans_and_no_plan_asks_everything(tmp_path: Path, server: Loopb
     (tmp_path / "log.jsonl").write_text(
         "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
     )
-    done = _cli(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "r.jsonl")
+    done = run_cli(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "r.jsonl")
     assert done.returncode == 1, done.stderr
     assert server.count == 1
     report = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
     judge = report[-1]["summary"]["judge"]
     assert (judge["requests"], judge["avoided"]) == (1, 2)
-    done = _cli(tmp_path, server, "check", "suite.yaml", "log.jsonl", "--no-plan", "-o", "r.jsonl")
+    done = run_cli(
+        tmp_path, server, "check", "suite.yaml", "log.jsonl", "--no-plan", "-o", "r.jsonl"
+    )
     assert done.returncode == 1, done.stderr
     assert server.count == 1 + 3
     report = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]

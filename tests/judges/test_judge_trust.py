@@ -7,15 +7,12 @@ server on 127.0.0.1, whose replies (verdicts, `usage` fields, faults) are script
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
-from loopback import LoopbackServer, Reply, openai_verdict
+from loopback import LoopbackServer, Reply, openai_verdict, run_cli
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -29,27 +26,6 @@ def verdict(passed: bool, score: float, tokens: tuple[int, int] = (100, 10)) -> 
         "total_tokens": sum(tokens),
     }
     return reply
-
-
-def run(tmp_path: Path, server: LoopbackServer, *args: str, cache: str = "off") -> Any:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(SRC),
-        "CHATASSERT_JUDGE": "openai",
-        "CHATASSERT_JUDGE_MODEL": "judge-model",
-        "CHATASSERT_JUDGE_BASE_URL": server.url + "/v1",
-        "CHATASSERT_JUDGE_RETRIES": "0",
-        "CHATASSERT_JUDGE_CACHE": cache,
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "chatassert", *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=120,
-        check=False,
-    )
 
 
 @pytest.fixture
@@ -90,7 +66,7 @@ def test_repeat_flags_a_flaky_verdict_in_every_report(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(verdict(True, 0.9), verdict(False, 0.3), verdict(True, 0.8))
-    done = run(
+    done = run_cli(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "3",
         "-o", "r.jsonl", "-o", "r.xml", "-o", "r.txt",
     )  # fmt: skip
@@ -119,7 +95,7 @@ def test_flaky_fail_makes_the_flaky_case_a_junit_failure(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(verdict(True, 0.9), verdict(False, 0.3), verdict(True, 0.8))
-    done = run(
+    done = run_cli(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "3",
         "--flaky", "fail", "-o", "r.xml", "-o", "r.jsonl", "--full-results",
     )  # fmt: skip
@@ -142,7 +118,7 @@ def test_a_stable_repeat_is_not_flaky_and_a_fault_is_an_error_never_a_pass(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(verdict(True, 0.9), Reply({"error": "overloaded"}, status=503), verdict(True, 0.8))
-    done = run(
+    done = run_cli(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "3", "-o", "r.jsonl",
         "-o", "r.xml",
     )  # fmt: skip
@@ -153,7 +129,7 @@ def test_a_stable_repeat_is_not_flaky_and_a_fault_is_an_error_never_a_pass(
     assert "flaky" not in report[-1]["summary"]
     assert done.returncode == 0, done.stderr
     server.push(*[Reply({"error": "down"}, status=500)] * 3)
-    done = run(
+    done = run_cli(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "3", "-o", "r.jsonl"
     )
     assert done.returncode == 3, done.stderr  # errors only: never a pass
@@ -161,7 +137,7 @@ def test_a_stable_repeat_is_not_flaky_and_a_fault_is_an_error_never_a_pass(
 
 
 def test_repeat_must_be_at_least_one(tmp_path: Path, server: LoopbackServer, suite: Path) -> None:
-    done = run(tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "0")
+    done = run_cli(tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "0")
     assert done.returncode == 2
     assert "--repeat must be at least 1" in done.stderr
     assert server.count == 0
@@ -170,11 +146,11 @@ def test_repeat_must_be_at_least_one(tmp_path: Path, server: LoopbackServer, sui
 # -- item 3: cost -----------------------------------------------------------------------------
 
 
-def test_costs_are_reported_per_case_and_per_run(
+def test_costs_are_reported_per_case_and_per_run_cli(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(verdict(True, 0.9, (1200, 30)))
-    done = run(
+    done = run_cli(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--judge-prices", "prices.json",
         "-o", "r.jsonl", "-o", "r.xml", "-o", "r.txt", "-o", "r.html",
     )  # fmt: skip
@@ -206,8 +182,12 @@ def test_cached_verdicts_are_counted_and_cost_nothing(
 ) -> None:
     server.push(verdict(True, 0.9, (500, 20)))
     cache = str(tmp_path / "verdicts.sqlite")
-    first = run(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "a.jsonl", cache=cache)
-    again = run(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "b.jsonl", cache=cache)
+    first = run_cli(
+        tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "a.jsonl", cache=cache
+    )
+    again = run_cli(
+        tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "b.jsonl", cache=cache
+    )
     assert first.returncode == again.returncode == 0, again.stderr
     assert server.count == 1
     assert lines(tmp_path / "a.jsonl")[0]["cost"]["requests"] == 1
@@ -220,14 +200,16 @@ def test_each_retried_request_counts_and_a_run_without_judges_reports_no_cost(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(Reply({"error": "busy"}, status=503), verdict(True, 0.9))
-    env_retries = run(
+    env_retries = run_cli(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "r.jsonl",
     )  # fmt: skip
     # retries are 0 here, so the 503 is the one request made, and the case errors
     assert env_retries.returncode == 3
     assert lines(tmp_path / "r.jsonl")[0]["cost"]["requests"] == 1
     (tmp_path / "plain.yaml").write_text("- type: contains\n  value: refund\n")
-    done = run(tmp_path, server, "check", "plain.yaml", "log.jsonl", "-o", "p.jsonl", "-o", "p.txt")
+    done = run_cli(
+        tmp_path, server, "check", "plain.yaml", "log.jsonl", "-o", "p.jsonl", "-o", "p.txt"
+    )
     assert done.returncode == 0
     assert "cost" not in lines(tmp_path / "p.jsonl")[0]
     assert "judge:" not in (tmp_path / "p.txt").read_text(encoding="utf-8")
@@ -245,7 +227,9 @@ def test_a_bad_price_table_is_a_usage_error(
     tmp_path: Path, server: LoopbackServer, suite: Path, table: str, problem: str
 ) -> None:
     (tmp_path / "bad.json").write_text(table, encoding="utf-8")
-    done = run(tmp_path, server, "check", "suite.yaml", "log.jsonl", "--judge-prices", "bad.json")
+    done = run_cli(
+        tmp_path, server, "check", "suite.yaml", "log.jsonl", "--judge-prices", "bad.json"
+    )
     assert done.returncode == 2
     assert problem in done.stderr
     assert server.count == 0
@@ -315,7 +299,7 @@ def test_regate_recomputes_statuses_and_exit_code_without_asking_a_judge(
     tmp_path: Path, server: LoopbackServer, suite: Path, full: bool
 ) -> None:
     server.push(verdict(True, 0.75, (400, 20)))
-    first = run(
+    first = run_cli(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "r.jsonl",
         *(["--full-results"] if full else []),
     )  # fmt: skip
@@ -326,7 +310,7 @@ def test_regate_recomputes_statuses_and_exit_code_without_asking_a_judge(
     assert judged["score"] == 0.75
     assert judged["details"]["threshold"] is None  # kept in the compact report too
     asked = server.count
-    stricter = run(
+    stricter = run_cli(
         tmp_path, server, "regate", "r.jsonl", "--min-score", "llm_rubric=0.8",
         "-o", "s.jsonl", "-o", "s.xml", "-o", "s.txt",
     )  # fmt: skip
@@ -351,7 +335,7 @@ def test_regate_recomputes_statuses_and_exit_code_without_asking_a_judge(
     assert report[-1]["summary"]["failed"] == 1
     assert ET.parse(tmp_path / "s.xml").getroot().get("failures") == "1"
     # and back: a looser threshold passes again, from the re-gated report
-    looser = run(
+    looser = run_cli(
         tmp_path, server, "regate", "s.jsonl", "--min-score", "llm_rubric=0.7", "-o", "t.jsonl"
     )
     assert looser.returncode == 0, looser.stderr
@@ -365,14 +349,14 @@ def test_regate_keeps_what_the_judge_failed_or_could_not_decide(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(verdict(False, 0.9))
-    run(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "f.jsonl")
-    done = run(
+    run_cli(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "f.jsonl")
+    done = run_cli(
         tmp_path, server, "regate", "f.jsonl", "--min-score", "llm_rubric=0.1", "-o", "g.jsonl"
     )
     assert done.returncode == 1  # the judge said no: no threshold makes it a pass
     server.push(Reply({"error": "down"}, status=500))
-    run(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "e.jsonl")
-    done = run(
+    run_cli(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "e.jsonl")
+    done = run_cli(
         tmp_path, server, "regate", "e.jsonl", "--min-score", "llm_rubric=0.1", "-o", "h.jsonl"
     )
     assert done.returncode == 3  # no verdict: still an error, never a pass
@@ -386,11 +370,11 @@ def test_regate_recombines_a_repeat_by_its_aggregate(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(verdict(True, 0.9), verdict(True, 0.6), verdict(True, 0.65))
-    done = run(
+    done = run_cli(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "3", "-o", "r.jsonl"
     )
     assert done.returncode == 0, done.stderr
-    again = run(
+    again = run_cli(
         tmp_path, server, "regate", "r.jsonl", "--min-score", "llm_rubric=0.7", "-o", "s.jsonl"
     )
     assert again.returncode == 1  # 1 of 3 samples now passes: no majority
@@ -410,6 +394,6 @@ def test_regate_refuses_a_bad_threshold(
     tmp_path: Path, server: LoopbackServer, option: str, problem: str
 ) -> None:
     (tmp_path / "r.jsonl").write_text('{"summary": {}}\n', encoding="utf-8")
-    done = run(tmp_path, server, "regate", "r.jsonl", "--min-score", option)
+    done = run_cli(tmp_path, server, "regate", "r.jsonl", "--min-score", option)
     assert done.returncode == 2
     assert problem in done.stderr

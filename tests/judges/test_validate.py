@@ -7,14 +7,11 @@ server on 127.0.0.1, whose verdicts are scripted per response text.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from loopback import LoopbackServer, Recorded, Reply, openai_verdict
+from loopback import LoopbackServer, Recorded, Reply, openai_verdict, run_cli
 
 from chatassert._calibration import Label, calibrate, cohen_kappa, read_labels
 
@@ -64,31 +61,12 @@ def project(tmp_path: Path, server: LoopbackServer) -> Path:
     return tmp_path
 
 
-def run(tmp_path: Path, server: LoopbackServer, *args: str) -> Any:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(SRC),
-        "CHATASSERT_JUDGE": "openai",
-        "CHATASSERT_JUDGE_MODEL": "judge-model",
-        "CHATASSERT_JUDGE_BASE_URL": server.url + "/v1",
-        "CHATASSERT_JUDGE_RETRIES": "0",
-        "CHATASSERT_JUDGE_CACHE": "off",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "chatassert", *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_validate_runs_the_suite_and_measures_agreement(
     project: Path, server: LoopbackServer
 ) -> None:
-    done = run(project, server, "validate", "suite.yaml", "labels.jsonl", "log.jsonl", "-f", "json")
+    done = run_cli(
+        project, server, "validate", "suite.yaml", "labels.jsonl", "log.jsonl", "-f", "json"
+    )
     assert done.returncode == 0, done.stderr
     assert server.count == 6
     [polite] = json.loads(done.stdout)["assertions"]
@@ -111,21 +89,21 @@ def test_validate_runs_the_suite_and_measures_agreement(
 def test_validate_reads_a_report_without_asking_a_judge_and_gates_on_kappa(
     project: Path, server: LoopbackServer
 ) -> None:
-    done = run(project, server, "check", "suite.yaml", "log.jsonl", "--full-results",
+    done = run_cli(project, server, "check", "suite.yaml", "log.jsonl", "--full-results",
                "-o", "r.jsonl")  # fmt: skip
     assert done.returncode == 1, done.stderr
     asked = server.count
-    done = run(project, server, "validate", "suite.yaml", "labels.jsonl", "--report", "r.jsonl")
+    done = run_cli(project, server, "validate", "suite.yaml", "labels.jsonl", "--report", "r.jsonl")
     assert done.returncode == 0, done.stderr
     assert server.count == asked  # no judge call
     assert "polite: 7 labelled, 6 judged, 0 without a verdict, 1 unmatched" in done.stdout
     assert "agreement 0.667  precision 0.667  recall 0.667  kappa 0.333" in done.stdout
     assert "  - c2: human pass, judge fail: judged Sorry for the wait." in done.stdout
-    gated = run(project, server, "validate", "suite.yaml", "labels.jsonl", "--report", "r.jsonl",
-                "--min-kappa", "0.6")  # fmt: skip
+    gated = run_cli(project, server, "validate", "suite.yaml", "labels.jsonl",
+                    "--report", "r.jsonl", "--min-kappa", "0.6")  # fmt: skip
     assert gated.returncode == 1
     assert "below --min-kappa 0.6: polite" in gated.stdout
-    passing = run(project, server, "validate", "suite.yaml", "labels.jsonl", "--report",
+    passing = run_cli(project, server, "validate", "suite.yaml", "labels.jsonl", "--report",
                   "r.jsonl", "--min-kappa", "0.3")  # fmt: skip
     assert passing.returncode == 0
 
@@ -138,11 +116,11 @@ def test_bad_labels_are_a_usage_error_naming_the_line(
         '{"record": "c1", "assertion": "polite", "human": "yes"}\n',
         encoding="utf-8",
     )
-    done = run(project, server, "validate", "suite.yaml", "bad.jsonl", "log.jsonl")
+    done = run_cli(project, server, "validate", "suite.yaml", "bad.jsonl", "log.jsonl")
     assert done.returncode == 2
     assert "bad.jsonl:2: 'human' must be 'pass' or 'fail', found 'yes'" in done.stderr
     assert server.count == 0
-    done = run(project, server, "validate", "suite.yaml", "labels.jsonl")
+    done = run_cli(project, server, "validate", "suite.yaml", "labels.jsonl")
     assert done.returncode == 2
     assert "give the LOGS to check, or --report" in done.stderr
 
