@@ -458,3 +458,36 @@ def test_the_sample_lines_of_the_guide_are_read() -> None:
         assert all(r.ok for r in record.each()), (line[:80], [r.error for r in record.each()])
         read += 1
     assert read == 18  # every sample, the one-document exports and the ADK set included
+
+
+def test_a_handoff_to_an_agent_with_other_instructions_repeats_no_turn() -> None:
+    """Call-per-record logs: after a handoff, the next model call opens with the other agent's
+    system prompt and repeats the history; the history is not added a second time."""
+    history = [
+        {"role": "system", "content": "You triage."},
+        {"role": "user", "content": "My card was charged twice"},
+    ]
+
+    def call(messages: list[dict[str, str]], reply: str) -> dict[str, object]:
+        message = {"role": "assistant", "content": reply}
+        return {
+            "request": {"model": "m", "messages": messages},
+            "response": {"choices": [{"message": message}]},
+        }
+
+    first = call(history, "Billing.")
+    second = call(
+        [
+            {"role": "system", "content": "You handle billing."},
+            *history[1:],
+            {"role": "assistant", "content": "Billing."},
+            {"role": "user", "content": "Refund one, please"},
+        ],
+        "Refunded.",
+    )
+    conversation = parse_line(json.dumps({"calls": [first, second]}), "log.jsonl", 1).conversation
+    assert conversation is not None
+    assert [(t.input, t.text) for t in conversation.turns] == [
+        ("My card was charged twice", "Billing."),
+        ("Refund one, please", "Refunded."),
+    ]

@@ -573,8 +573,10 @@ def merge_exchange(history: list[Msg], request: Sequence[Msg], response: Sequenc
     """Extend `history` with one model call: the new part of its request, then its response.
 
     Each request of a logged conversation usually repeats the history so far, sometimes without
-    the system prompt, or trimmed to the system prompt and the latest messages. Leading system
-    and developer messages that `history` already holds are not added again; of the rest, the
+    the system prompt, or trimmed to the system prompt and the latest messages, and after a
+    handoff opened by another agent's instructions. Leading system and developer messages that
+    `history` already holds are not added again, and new ones (another agent's instructions)
+    are added where the call happened, not in front of the history it repeats; of the rest, the
     longest start that repeats the end of `history` is not added again either.
 
     Example:
@@ -587,14 +589,17 @@ def merge_exchange(history: list[Msg], request: Sequence[Msg], response: Sequenc
         ...                    Msg("user", "e")], [Msg("assistant", "f")])
         >>> [m.content for m in h]
         ['s', 'a', 'b', 'c', 'd', 'e', 'f']
+        >>> handoff = [Msg("system", "t"), *h[1:], Msg("user", "g")]  # another agent's prompt
+        >>> merge_exchange(h, handoff, [Msg("assistant", "i")])
+        >>> [m.content for m in h]  # its instructions where the call happened, nothing twice
+        ['s', 'a', 'b', 'c', 'd', 'e', 'f', 't', 'g', 'i']
     """
     start = 0
     prompts = [m for m in history if m.role in ("system", "developer")]
-    while (
-        start < len(request)
-        and request[start].role in ("system", "developer")
-        and any(_same(request[start], p) for p in prompts)
-    ):
+    new_prompts: list[Msg] = []
+    while start < len(request) and request[start].role in ("system", "developer"):
+        if not any(_same(request[start], p) for p in prompts):
+            new_prompts.append(request[start])
         start += 1
     rest = request[start:]
     shared = 0
@@ -603,6 +608,7 @@ def merge_exchange(history: list[Msg], request: Sequence[Msg], response: Sequenc
         if all(_same(history[begin + i], rest[i]) for i in range(size)):
             shared = size
             break
+    history.extend(new_prompts)
     history.extend(rest[shared:])
     history.extend(response)
 
