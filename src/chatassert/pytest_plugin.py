@@ -739,16 +739,19 @@ class CaseItem(pytest.Item):
     def _doc(self) -> Any:
         return getattr(self.parent, "located", None)
 
+    def _case_path(self) -> str | None:
+        """Where the case is in its file (`cases[2]`), or None for a file of one case."""
+        _, found, path = self.case.source.rpartition(": ")
+        return path if found and path else None
+
     def case_line(self) -> int | None:
         """The spec line of the case, when the file says it."""
-        _, found, path = self.case.source.rpartition(": ")
-        if not found or not path:  # a file of one case: its source is the file's name
-            return None
-        return _line(_node_at(self._doc(), path))
+        path = self._case_path()
+        return None if path is None else _line(_node_at(self._doc(), path))
 
     def assertion_line(self, result: Result) -> int | None:
-        """The spec line of the first assertion of a turn that did not pass (else of that
-        turn), when the loader says where the turn is; None for other checks."""
+        """The spec line of the first assertion that did not pass: of a turn's assertions, or
+        of the case's whole-conversation `assertions` (else of that turn, or None)."""
         from chatassert._result import Status
 
         bad = (Status.FAILED, Status.ERROR)
@@ -756,7 +759,12 @@ class CaseItem(pytest.Item):
         for index, child in enumerate(result.children):
             if child.status not in bad:
                 continue
-            if index >= len(turns) or not turns[index].source:
+            if index >= len(turns):  # a whole-conversation check, in the case's `assertions`
+                path = self._case_path()
+                listed = _node_at(self._doc(), f"{path}.assertions" if path else "assertions")
+                k = index - len(turns)
+                return _line(listed[k]) if isinstance(listed, list) and k < len(listed) else None
+            if not turns[index].source:
                 return None
             listed = _node_at(self._doc(), f"{turns[index].source}.assertions")
             for k, leaf in enumerate(child.children):

@@ -383,3 +383,28 @@ def test_an_unknown_judge_in_the_ini_file_is_a_usage_error(wide: pytest.Pytester
             " fake:pass, fake:fail"
         ]
     )
+
+
+def test_a_failing_whole_conversation_check_ends_at_its_line_in_the_case(
+    wide: pytest.Pytester,
+) -> None:
+    wide.makefile(
+        ".chatassert.yaml",
+        booking="""\
+chatassert: 1
+cases:
+  - name: books a table
+    assertions:
+      - type: on_every_turn
+        assertion: {type: not_contains, value: sorry}
+      - type: on_last_turn
+        assertion: {type: contains, value: confirmed}
+""",
+    )
+    wide.makefile(".jsonl", booking=ONLY_TEXT_WRONG)
+    result = wide.runpytest("-ra")
+    result.assert_outcomes(failed=1)
+    # both whole-conversation checks failed: the first one's line (5), and how many more
+    result.stdout.fnmatch_lines(
+        ["booking.chatassert.yaml:5: not_contains: Response should not contain 'sorry' *"]
+    )
