@@ -4,9 +4,12 @@
     chatassert check --assert SPEC [...] LOG [...]   check inline assertions, with no suite
     chatassert check --suite SUITE --assert SPEC LOG [LOG ...]   both
     chatassert lint SUITE [SUITE ...]                load and validate suites without running them
-    chatassert schema [spec|result]                  print a JSON Schema
+    chatassert schema [spec|result|report]           print a JSON Schema
     chatassert schema --dialect DIALECT              the schema of a dialect's files (draft-07)
     chatassert init SPEC [SPEC ...]                  point YAML spec files at their schema
+    chatassert regate REPORT --min-score NAME=S      re-decide judged checks of a JSON report
+    chatassert validate SUITE LABELS LOG [LOG ...]   a judge's agreement with human labels
+    chatassert convert [--to FORMAT] LOG [LOG ...]   rewrite logs as native lines or an ADK set
 
 Without `--assert` or `--suite`, the first positional argument is the suite and the rest are
 logs; with either, every positional argument is a log. A log is a file (`.jsonl`, `.jsonl.gz`,
