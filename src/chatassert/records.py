@@ -11,11 +11,11 @@ check partitions of a log anywhere, merge their `Summary`s (`Summary.merge`, `to
 
 Example:
     >>> from chatassert.records import Checker, inline_suite
-    >>> checker = Checker([inline_suite(["contains: Paris"])])
+    >>> checker = Checker([inline_suite(["{type: contains, value: Paris}"])])
     >>> [row] = checker.check_line('{"turns": [{"input": "Capital?", "text": "Paris."}]}',
     ...                            "s3://logs/part-0001.jsonl#row=7")
     >>> row.status, row.source, row.case
-    ('passed', 's3://logs/part-0001.jsonl#row=7', 'contains: Paris')
+    ('passed', 's3://logs/part-0001.jsonl#row=7', "contains 'Paris'")
 """
 
 from __future__ import annotations
@@ -252,9 +252,9 @@ def inline_suite(specs: Sequence[str]) -> Suite:
         SpecError: when a spec is invalid or mixes turn and conversation checks.
 
     Example:
-        >>> suite = inline_suite(["contains: refund", "max_turns: 3"])
+        >>> suite = inline_suite(["{type: contains, value: refund}", "{type: min_length, min: 3}"])
         >>> suite.name, [case.name for case in suite.cases]
-        ('--assert', ['contains: refund', 'max_turns: 3'])
+        ('--assert', ["contains 'refund'", 'response is at least 3 long'])
     """
     from chatassert._combinators import OnEveryTurn
     from chatassert._errors import SpecProblem
@@ -367,8 +367,8 @@ class Checker:
 
     Example:
         >>> from chatassert.records import Checker, inline_suite
-        >>> checker = Checker([inline_suite(["max_turns: 1"])])
-        >>> rows = checker.check_records(['{"turns": [{"text": "a"}, {"text": "b"}]}', "oops"])
+        >>> checker = Checker([inline_suite(["{type: min_length, min: 2}"])])
+        >>> rows = checker.check_records(['{"turns": [{"text": "a"}]}', "oops"])
         >>> [(row.kind, row.status, row.source) for row in rows]
         [('case', 'failed', '<record 1>'), ('unreadable', 'error', '<record 2>')]
     """
@@ -868,7 +868,7 @@ class ReportWriter:
     Example:
         >>> import io
         >>> from chatassert.records import Checker, ReportWriter, Summary, inline_suite
-        >>> checker = Checker([inline_suite(["contains: hi"])])
+        >>> checker = Checker([inline_suite(["{type: contains, value: hi}"])])
         >>> out = io.StringIO()
         >>> writer, summary = ReportWriter({"json": out}), Summary(records=0)
         >>> for row in checker.check_records(['{"turns": [{"text": "hi"}]}']):
@@ -877,7 +877,7 @@ class ReportWriter:
         >>> summary.records = 1
         >>> writer.finish(summary)
         >>> print(out.getvalue(), end="")  # doctest: +ELLIPSIS
-        {"suite": "--assert", "case": "contains: hi", "source": "<record 1>", ...}
+        {"suite": "--assert", "case": "contains 'hi'", "source": "<record 1>", ...}
         {"summary": {"passed": 1, "failed": 0, "error": 0, "skipped": 0, ...}}
     """
 
