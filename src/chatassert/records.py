@@ -31,6 +31,9 @@ from chatassert._judged import is_flaky
 from chatassert._models import Conversation
 from chatassert._result import Result, Status, shorten
 from chatassert._suite import Case, Suite
+from chatassert.reporting._html import html_case
+from chatassert.reporting._json import _WRITER, report_line
+from chatassert.reporting._junit import junit_status, render_junit_case
 from chatassert.reporting._summary import Outcome, Summary, excerpt, json_line, render_text
 
 if TYPE_CHECKING:
@@ -162,8 +165,6 @@ class Row:
         """
         result = self.result
         if result is None and self.outcome is not None:
-            from chatassert.reporting._json import _WRITER
-
             result = _WRITER.tree(self.outcome.result, False)
         return {
             "kind": self.kind,
@@ -420,6 +421,11 @@ class Checker:
         for `pair` to pair where every partition's lines meet)."""
         self._tag_of = {(s.name, c.name): c.tags for s in self.suites for c in s.cases}
         self._judged = {(s.name, c.name): c.needs_judge() for s in self.suites for c in s.cases}
+        self._json_cases = [
+            (s, cases)
+            for s in self.suites
+            if (cases := [c for c in s.cases if c.subject == "json"])
+        ]
         self._step_cases = {(s.name, c.name): c for s in self.suites for c in s.cases if c.steps}
         self._open: dict[tuple[str, str], dict[str, Any]] = {}
         self._counter = 0
@@ -631,10 +637,9 @@ class Checker:
         checked.
         """
         checked = False
-        for suite in self.suites:
-            json_cases = [c for c in suite.cases if c.subject == "json"]
-            if not json_cases or raw is None:
-                continue
+        if raw is None:
+            return False
+        for suite, json_cases in self._json_cases:
             subject = raw
             case: Case | None = None
             named = None
@@ -707,11 +712,7 @@ class Checker:
             rendered = _render(
                 outcome, subject, formats, self.full_results, self.verbose, self.flaky
             )
-        tree = None
-        if self.trees:
-            from chatassert.reporting._json import _WRITER
-
-            tree = _WRITER.tree(result, False)
+        tree = _WRITER.tree(result, False) if self.trees else None
         return Row(
             "case",
             outcome.source,
@@ -741,11 +742,7 @@ class Checker:
             rendered = _render(outcome, None, self.formats, self.full_results, False, "skip")
             if "junit" in rendered:
                 rendered["junit_status"] = result.status._value_
-        tree = None
-        if self.trees:
-            from chatassert.reporting._json import _WRITER
-
-            tree = _WRITER.tree(result, False)
+        tree = _WRITER.tree(result, False) if self.trees else None
         return Row(
             "case",
             outcome.source,
@@ -776,16 +773,10 @@ def _render(
 
         rendered["otel"] = otel_line(outcome, subject)
     if "html" in formats:
-        from chatassert.reporting._html import html_case
-
         rendered["html"] = html_case(outcome, subject)
     if "json" in formats:
-        from chatassert.reporting._json import report_line
-
         rendered["json"] = report_line(outcome, full=full)
     if "junit" in formats:
-        from chatassert.reporting._junit import junit_status, render_junit_case
-
         rendered["junit"] = render_junit_case(outcome, verbose=verbose, flaky=flaky)
         rendered["junit_status"] = junit_status(outcome.result, flaky)
     return rendered
@@ -911,9 +902,9 @@ class ReportWriter:
         """Write (or spool) what each report shows of one row."""
         kind = row.kind
         if kind == "case":
-            rendered = row.rendered or {}
-            if self._wanted and not self._wanted <= rendered.keys():
-                rendered = self._render(row)
+            rendered = row.rendered
+            if rendered is None or self._wanted.difference(rendered):
+                rendered = self._render(row) if self._wanted else {}
             if self.junit is not None:
                 self.junit.add(
                     row.suite or "",
