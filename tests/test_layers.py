@@ -93,6 +93,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_init",  # `chatassert init`: writes the schema line into spec files
             "_calibration",  # `chatassert validate`: judged verdicts against human labels
             "_convert",  # `chatassert convert`: rewrites logs as native lines or an ADK eval set
+            "records",  # the pipeline of `chatassert check`: records to rows, summaries, reports
             "__main__",
             "specs",
             "judges",

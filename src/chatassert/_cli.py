@@ -37,34 +37,26 @@ from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from types import FrameType
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from chatassert import __version__
 from chatassert._errors import SpecError
-from chatassert._judged import is_flaky
-from chatassert._models import Conversation
-from chatassert._result import Result, Status, shorten
-from chatassert._suite import Case, Suite
+from chatassert._result import Result
+from chatassert._suite import Suite
+from chatassert.records import Checker, ReportWriter, Row, inline_suite
 from chatassert.reporting import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
-    JUnitWriter,
     Outcome,
     Summary,
-    excerpt,
     json_line,
     junit_status,
     render_junit_case,
-    render_text,
     report_line,
 )
-from chatassert.reporting._html import HtmlWriter, html_case, write_html
 from chatassert.reporting._junit import _relative
-
-if TYPE_CHECKING:
-    from chatassert.transcripts import Record
 
 __all__ = ["main"]
 
@@ -885,38 +877,6 @@ class _Plan:
         return tuple(dict.fromkeys(fmt for fmt, _ in self.outputs))
 
 
-def _inline_suite(specs: Sequence[str]) -> Suite:
-    """Build the suite of `--assert` specs: one case per spec, applied to every subject.
-
-    Raises:
-        SpecError: when a spec is invalid or mixes turn and conversation checks.
-    """
-    from chatassert._combinators import OnEveryTurn
-    from chatassert._errors import SpecProblem
-    from chatassert.specs import load_assertion
-    from chatassert.specs._common import levels
-
-    cases = []
-    for i, spec in enumerate(specs):
-        assertion = load_assertion(spec, filename=f"--assert #{i + 1}")
-        label = assertion.message or shorten(assertion.describe(), 60)
-        needs = levels(assertion)
-        if needs == {"turn"}:
-            assertion = OnEveryTurn(assertion, message=label)
-        elif "turn" in needs:
-            raise SpecError(
-                [
-                    SpecProblem(
-                        f"{assertion.kind!r} mixes turn and conversation checks",
-                        file=f"--assert #{i + 1}",
-                        hint="wrap its turn checks in on_every_turn, on_last_turn or on_turn",
-                    )
-                ]
-            )
-        cases.append(Case(name=label, checks=(assertion,), source=f"--assert #{i + 1}"))
-    return Suite(name="--assert", cases=tuple(cases), dialect="native")
-
-
 def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
     suites: list[Suite] = []
     if plan.suite is not None:
@@ -926,7 +886,7 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
         suites.append(suite)
     if plan.asserts:
         try:
-            suites.append(_inline_suite(plan.asserts))
+            suites.append(inline_suite(plan.asserts))
         except SpecError as exc:
             err.write(f"{exc}\n")
             return None
@@ -951,66 +911,36 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
 
 # -- checking chunks of lines (in this process or in workers) --------------------------------
 
-# Items a chunk produces, in input order:
-#   ("u", where, error)                              an unreadable line
-#   ("m", where, suite)                              a subject no case of the suite matches
-#   ("d", where, text)                               a verdict that differs from the recording's
-#   ("o", suite, case, status, assertions, seconds, outcome | None, rendered | None, flaky,
-#        cost | None)
-#        (rendered: {format: text} for the formats written as the run goes, json and junit,
-#        and the status the junit test case reports)
-#   ("r",)                                           the end of one log record's items
-Item = tuple[Any, ...]
-_RECORD: Item = ("r",)
+# What a chunk produces, in input order: the rows of `chatassert.records` (case outcomes,
+# unmatched and unreadable records), a held step of a multi-step test (paired by the main
+# process's checker, where every chunk's lines meet), and None at the end of each log record.
+Item = Any
+_RECORD: Item = None
 
 
-@dataclass
-class _State:
-    """A checker's suites, and how many failing outcomes it has sent whole (with their
-    excerpts) since `kept` was last reset: the summary keeps only the first `--show`, so
-    beyond that only their counts (and report lines) travel."""
-
-    plan: _Plan
-    suites: list[Suite]
-    kept: int = 0
-    deselected: frozenset[tuple[str, str]] = frozenset()
-    prices: dict[str, dict[str, float]] | None = None
-
-    read_as: str | None = None
-    """How each log line is read: the forced transcript format, or `RESPONSES` when every case
-    checks JSON responses (a line is then never taken for a transcript), else detected."""
-
-    def __post_init__(self) -> None:
-        self.deselected = _deselected(self.plan, self.suites)
-        self.read_as = self.plan.transcript_format
-        if self.read_as is None and all(
-            case.subject == "json" for suite in self.suites for case in suite.cases
-        ):
-            from chatassert.transcripts import RESPONSES
-
-            self.read_as = RESPONSES
-        if self.plan.judge_prices is not None:  # read (and checked) by `_check` first
-            self.prices = read_prices(self.plan.judge_prices)
-
-
-def _deselected(plan: _Plan, suites: Sequence[Suite]) -> frozenset[tuple[str, str]]:
-    """`(suite, case)` of the cases `-k` and `--tag` leave out: the logs' records that match
-    them are read, and not checked (nor reported unmatched)."""
-    if plan.keyword is None and not plan.tags:
-        return frozenset()
-    from chatassert._select import compile_keyword
-
-    selected = compile_keyword(plan.keyword or "")  # valid: `_check` parsed it first
-    tags = set(plan.tags)
-    return frozenset(
-        (suite.name, case.name)
-        for suite in suites
-        for case in suite.cases
-        if not (selected([case.name, case.id or ""]) and (not tags or tags & set(case.tags)))
+def _checker(plan: _Plan, suites: Sequence[Suite]) -> Checker:
+    """The checker of a run (in the main process or a worker): its rows carry the renderings
+    of the reports written as the run goes, and no tree (the reports need none)."""
+    prices = read_prices(plan.judge_prices) if plan.judge_prices is not None else None
+    checker = Checker(
+        suites,
+        keyword=plan.keyword,
+        tags=plan.tags,
+        read_as=plan.transcript_format,
+        formats=[f for f in plan.formats if f != "text"],
+        trees=False,
+        examples=plan.show,
+        full_results=plan.full_results,
+        verbose=plan.verbose,
+        flaky=plan.flaky,
+        prices=prices,
+        plan_judging=not plan.no_plan,
     )
+    checker.hold_steps = False  # paired in the main process, across chunks
+    return checker
 
 
-_WORKER: _State | None = None
+_WORKER: Checker | None = None
 _LOADED: tuple[_Plan, list[Suite]] | None = None
 """The suites the main process loaded, for workers it forks (they inherit them, and need not
 load them again); a worker that is spawned instead loads them from the plan."""
@@ -1024,13 +954,13 @@ def _init_worker(plan: _Plan) -> None:
     suites = loaded[1] if loaded is not None and loaded[0] == plan else _suites(plan, sys.stderr)
     if suites is None:  # the suite changed since the main process loaded it
         raise SystemExit(EXIT_USAGE)
-    _WORKER = _State(plan, suites)
+    _WORKER = _checker(plan, suites)
 
 
 def _work(source: str, first: int, lines: list[str]) -> list[Item]:
     """Check lines read by the main process (standard input, a pipe, a `.gz`)."""
     assert _WORKER is not None
-    _WORKER.kept = 0
+    _WORKER.reset()
     return _check_lines(_WORKER, source, first, lines)
 
 
@@ -1038,13 +968,17 @@ def _work_range(path: str, start: int, end: int, first: int) -> list[Item]:
     """Read the bytes `start:end` of a log (whole lines, the first numbered `first`) and
     check them: the main process only says where the pieces of a file are."""
     assert _WORKER is not None
-    _WORKER.kept = 0
+    _WORKER.reset()
     try:
         with open(path, "rb") as stream:
             stream.seek(start)
             data = stream.read(end - start)
     except OSError as exc:
-        return [("u", f"{path}:{first}", f"cannot read the log: {exc.strerror or exc}")]
+        return [
+            Row(
+                "unreadable", f"{path}:{first}", error=f"cannot read the log: {exc.strerror or exc}"
+            )
+        ]
     return _check_lines(_WORKER, path, first, _split_lines(data, start == 0))
 
 
@@ -1116,324 +1050,24 @@ def _byte_ranges(path: str, size: int = _CHUNK_BYTES) -> Iterator[tuple[int, int
         yield start, read, line, None
 
 
-def _check_lines(state: _State, source: str, first: int, lines: list[str]) -> list[Item]:
+def _check_lines(checker: Checker, source: str, first: int, lines: list[str]) -> list[Item]:
     items: list[Item] = []
     for offset, line in enumerate(lines):
         if line.strip():
-            _check_line(state, source, first + offset, line, items)
+            checker._line_into(line, source, first + offset, items)
     return items
 
 
-def _check_line(state: _State, source: str, number: int, line: str, items: list[Item]) -> None:
-    """Check one non-blank log line (or one-document file), appending its items and then
-    `_RECORD`."""
-    from chatassert.transcripts import parse_text
-
-    for record in parse_text(line, source, number, state.read_as).each():
-        _check_record(state, record, items)
-    items.append(_RECORD)
-
-
-def _check_record(state: _State, record: Record, items: list[Item]) -> None:
-    """Check one conversation of a log record (`file:line`, or `file:line#part` for one of a
-    record's several), appending its items."""
-    if record.conversation is None:
-        if not _json_subjects(state, record.raw, record.where, items):
-            items.append(("u", record.where, record.error or "unreadable"))
-    else:
-        for suite in state.suites:
-            cases = (
-                suite.cases
-                if suite.name == "--assert" and suite.dialect == "native"
-                else suite.cases_for(record.conversation)
-            )
-            cases = [c for c in cases if c.subject != "json"]
-            if not cases:
-                items.append(("m", record.where, suite.name))
-                continue
-            if state.deselected:
-                cases = [c for c in cases if (suite.name, c.name) not in state.deselected]
-            for case in cases:
-                outcome = _outcome(
-                    state,
-                    suite.name,
-                    case,
-                    record.conversation,
-                    record.where,
-                    record.conversation.id,
-                )
-                outcome = _beside_recorded(outcome, record.conversation, items)
-                items.append(_item(state, outcome, record.conversation, case.needs_judge()))
-
-
-def _beside_recorded(outcome: Outcome, conversation: Conversation, items: list[Item]) -> Outcome:
-    """The outcome with the verdicts its recording carries (a PromptKit run's), if any; each
-    verdict that differs is also an item ("d"), for the text report."""
-    if "recorded_assertions" not in conversation.metadata:
-        return outcome
-    from chatassert.reporting import disagreement_text, recorded_verdicts
-
-    compared = recorded_verdicts(outcome.result, conversation)
-    if compared is None:
-        return outcome
-    recorded, differ = compared
-    where = f"{outcome.suite} / {outcome.case} ({outcome.source})"
-    items.extend(("d", where, disagreement_text(d)) for d in differ)
-    return replace(outcome, recorded=tuple(recorded), disagreements=tuple(differ))
-
-
-def _outcome(
-    state: _State, suite: str, case: Case, subject: object, where: str, subject_id: str | None
-) -> Outcome:
-    """Check `subject` against `case`: its outcome, with what judging it cost (if it did)."""
-    if not case.needs_judge():  # nothing to count, nothing to plan
-        return Outcome(suite, case.name, _timed(case, subject), where, subject_id)
-    from chatassert._judging import count_judge_costs, judge_planning
-
-    with count_judge_costs(state.prices) as costs, judge_planning(not state.plan.no_plan):
-        result = _timed(case, subject)
-    cost = costs.to_dict() if costs.used else None
-    return Outcome(suite, case.name, result, where, subject_id, cost=cost)
-
-
-def _timed(case: Case, subject: object) -> Result:
-    start = time.perf_counter()
-    result = case.check(subject)
-    return result._with_field("duration", time.perf_counter() - start)
-
-
-def _json_subjects(state: _State, raw: Any, where: str, items: list[Item]) -> bool:
-    """Check a line as a structured JSON response against the suites' `json` cases.
-
-    A line `{"case" | "id": <name>, "output" | "response": <value>}` checks the value against
-    the named case (a name no case has leaves it unmatched); a line that names none, and any
-    other JSON value, is checked against the only `json` case. A `model` beside the response
-    (or in the line's `metadata`) is the model that produced it: the response is then checked
-    as a `Turn` whose metadata carries it (for `agent_used_model`). A line of a multi-step
-    test names its step (`"step": 2`); its response is held until the test's steps are in
-    (a `("p", ...)` item, paired by `_StepRuns`). Returns whether the line was checked.
-    """
-    checked = False
-    for suite in state.suites:
-        json_cases = [c for c in suite.cases if c.subject == "json"]
-        if not json_cases or raw is None:
-            continue
-        subject = raw
-        case: Case | None = None
-        named = None
-        if isinstance(raw, dict) and ("output" in raw or "response" in raw):
-            subject = raw.get("output", raw.get("response"))
-            named = raw.get("case", raw.get("test_case", raw.get("id")))
-            case = suite.find(named)
-        if case is None and named is None and len(json_cases) == 1:
-            case = json_cases[0]  # a line that names no test goes to the only one
-        if case is None or case.subject != "json":
-            items.append(("m", where, suite.name))
-            checked = True  # read as a response, but no test has its id: unmatched only
-            continue
-        checked = True
-        if (suite.name, case.name) in state.deselected:
-            continue
-        key = raw.get("id", raw.get("case")) if isinstance(raw, dict) else None
-        subject_id = None if key is None or subject is raw else str(key)
-        shown = subject
-        if subject is not raw:
-            subject = _with_model(raw, subject)
-        step = raw.get("step") if isinstance(raw, dict) and subject is not raw else None
-        if case.steps or step is not None:
-            _step_item(suite, case, step, subject, shown, where, subject_id, items)
-            continue
-        outcome = _outcome(state, suite.name, case, subject, where, subject_id)
-        items.append(_item(state, outcome, shown, case.needs_judge()))
-    return checked
-
-
-def _with_model(raw: dict[str, Any], response: Any) -> Any:
-    """The response as a `Turn` carrying the model its line logs (`model`, or
-    `metadata.model`), or the response itself when the line logs none."""
-    model = raw.get("model")
-    meta = raw.get("metadata")
-    if model is None and isinstance(meta, dict):
-        model = meta.get("model")
-    if model is None:
-        return response
-    from chatassert._models import Turn
-
-    if isinstance(response, str):  # text, read as JSON by the checks, as it would be alone
-        return Turn(text=response, metadata={"model": model})
-    return Turn(data=response, metadata={"model": model})
-
-
-def _step_item(
-    suite: Suite,
-    case: Case,
-    step: Any,
-    subject: Any,
-    shown: Any,
-    where: str,
-    subject_id: str | None,
-    items: list[Item],
-) -> None:
-    """The item of a line answering one step of a multi-step test, or why it cannot."""
-    from chatassert._suite import _step_number
-
-    name = case.id or case.name
-    numbers = [s.step for s in case.steps]
-    if not case.steps:
-        items.append(
-            ("u", where, f"test {name!r} has no multi_step, but the line gives 'step': {step!r}")
-        )
-        return
-    if step is None:
-        items.append(
-            (
-                "u",
-                where,
-                f"test {name!r} has steps {', '.join(map(str, numbers))}: the line must say "
-                'which it answers ("step": N)',
-            )
-        )
-        return
-    number = _step_number(step)
-    if number not in numbers:
-        items.append(
-            (
-                "u",
-                where,
-                f"test {name!r} has no step {step!r} (its steps: {', '.join(map(str, numbers))})",
-            )
-        )
-        return
-    items.append(("p", suite.name, case.name, number, subject, shown, where, subject_id))
-
-
-class _StepRuns:
-    """Pairs the lines of multi-step tests into runs, and checks each run once it is whole.
-
-    The lines of one run of a test come one per step, in any order; a step that comes again
-    starts the next run (so runs logged one after another, 1 2 1 2, are two runs). A run is
-    checked when its last step arrives, or at the end of the logs with the steps it has (a
-    missing step is an `error`).
-    """
-
-    def __init__(self, plan: _Plan, suites: Sequence[Suite]) -> None:
-        self.state = _State(plan, list(suites))
-        self.cases = {(s.name, c.name): c for s in suites for c in s.cases if c.steps}
-        self.open: dict[tuple[str, str], dict[str, Any]] = {}
-
-    def resolve(self, items: list[Item]) -> list[Item]:
-        """Replace each `p` item with the `o` items of the runs it completes."""
-        if not any(item[0] == "p" for item in items):
-            return items
-        out: list[Item] = []
-        for item in items:
-            if item[0] != "p":
-                out.append(item)
-                continue
-            _, suite, name, step, subject, shown, where, subject_id = item
-            key = (suite, name)
-            run = self.open.get(key)
-            if run is not None and step in run["responses"]:
-                out.append(self._checked(key, self.open.pop(key)))  # the next run begins
-                run = None
-            if run is None:
-                run = self.open[key] = {
-                    "responses": {},
-                    "shown": {},
-                    "where": where,
-                    "subject_id": subject_id,
-                }
-            run["responses"][step] = subject
-            run["shown"][str(step)] = shown
-            if len(run["responses"]) == len(self.cases[key].steps):
-                out.append(self._checked(key, self.open.pop(key)))
-        return out
-
-    def flush(self) -> list[Item]:
-        """Check the runs still open at the end of the logs (their missing steps error)."""
-        out = [self._checked(key, run) for key, run in self.open.items()]
-        self.open.clear()
-        return out
-
-    def _checked(self, key: tuple[str, str], run: dict[str, Any]) -> Item:
-        case = self.cases[key]
-        outcome = _outcome(
-            self.state, key[0], case, run["responses"], run["where"], run["subject_id"]
-        )
-        return _item(self.state, outcome, run["shown"])
-
-
 def _paired(
-    plan: _Plan, suites: Sequence[Suite], batches: Generator[list[Item], None, None]
+    checker: Checker, batches: Generator[list[Item], None, None]
 ) -> Generator[list[Item], None, None]:
     """The batches of items, with the lines of multi-step tests paired into checked runs."""
-    runs = _StepRuns(plan, suites)
     try:
         for items in batches:
-            yield runs.resolve(items)
-        yield runs.flush()
+            yield checker.pair(items)
+        yield checker.flush()
     finally:
         batches.close()
-
-
-_FAILING = (Status.FAILED, Status.ERROR)
-
-
-def _statuses(result: Result) -> tuple[tuple[str, str], ...]:
-    """`(label, status)` of each assertion of a case result, as `assertion_statuses` gives
-    them (turn and step groups unwrapped), with the statuses as plain strings."""
-    out: list[tuple[str, str]] = []
-    add = out.append
-    for child in result.children:
-        grand = child.children
-        if grand and child.name in ("turn", "step"):
-            for leaf in grand:
-                add((leaf.message or leaf.name, leaf.status._value_))
-        else:
-            add((child.message or child.name, child.status._value_))
-    return tuple(out)
-
-
-def _item(state: _State, outcome: Outcome, subject: object, judged: bool = True) -> Item:
-    """The `o` item of an outcome: its counts, its rendering for the report, and the outcome
-    itself (with its excerpt) only while the summary may still keep it as an example. Only a
-    `judged` case's tree is searched for flaky verdicts."""
-    plan = state.plan
-    result = outcome.result
-    status = result.status
-    assertions = _statuses(result)
-    kept = status in _FAILING and state.kept < plan.show
-    if kept:
-        state.kept += 1
-    formats = plan.formats
-    if kept or (("junit" in formats or "html" in formats) and status in _FAILING):
-        outcome = replace(outcome, excerpt=excerpt(subject))
-    rendered: dict[str, str] | None = None
-    if "json" in formats or "junit" in formats or "html" in formats or "otel" in formats:
-        rendered = {}  # what each writes of it
-        if "otel" in formats:
-            from chatassert.reporting._otel import otel_line
-
-            rendered["otel"] = otel_line(outcome, subject)
-        if "html" in formats:
-            rendered["html"] = html_case(outcome, subject)
-        if "json" in formats:
-            rendered["json"] = report_line(outcome, full=plan.full_results)
-        if "junit" in formats:
-            rendered["junit"] = render_junit_case(outcome, verbose=plan.verbose, flaky=plan.flaky)
-            rendered["junit_status"] = junit_status(result, plan.flaky)
-    return (
-        "o",
-        outcome.suite,
-        outcome.case,
-        status.value,
-        assertions,
-        outcome.seconds,
-        outcome if kept else None,
-        rendered,
-        judged and is_flaky(result),
-        outcome.cost,
-    )
 
 
 def _chunks(paths: Sequence[str]) -> Iterator[tuple[str, int, list[str], str | None, int]]:
@@ -1526,7 +1160,9 @@ class _Meter:
 
 def _read_failure(source: str, first: int, lines: list[str], error: str | None) -> list[Item]:
     """The item of a log whose rest could not be read, after the chunk `first, lines`."""
-    return [] if error is None else [("u", f"{source}:{first + len(lines)}", error)]
+    return (
+        [] if error is None else [Row("unreadable", f"{source}:{first + len(lines)}", error=error)]
+    )
 
 
 def _items(
@@ -1546,14 +1182,14 @@ def _items(
         yield from _grouped_items(plan, suites, paths, jobs)
         return
     if jobs <= 1:
-        state = _State(plan, suites)
+        checker = _checker(plan, suites)
         for source, first, lines, error, moved in _chunks(paths):
             before, seen, length = meter.done, 0, sum(map(len, lines)) or 1
             for offset, line in enumerate(lines):
                 seen += len(line)
                 if line.strip():
                     items: list[Item] = []
-                    _check_line(state, source, first + offset, line, items)
+                    checker._line_into(line, source, first + offset, items)
                     meter.done = before + moved * seen // length
                     yield items
             meter.done = before + moved
@@ -1600,7 +1236,7 @@ def _tasks(paths: Sequence[str]) -> Iterator[tuple[tuple[Any, ...] | list[Item],
         if _splittable(path):
             for start, end, first, error in _byte_ranges(path):
                 if error is not None:
-                    yield [("u", f"{path}:{first}", error)], 0
+                    yield [Row("unreadable", f"{path}:{first}", error=error)], 0
                 else:
                     yield (_work_range, path, start, end, first), end - start
             continue
@@ -1644,7 +1280,7 @@ def _groups(plan: _Plan, paths: Sequence[str]) -> Iterator[Any]:
                     yield number, line
             except READ_ERRORS as exc:  # the groups read so far are still checked
                 error = f"cannot read the rest of the log: {read_error(exc)}"
-                failure.append(("u", f"{path}:{number + 1}", error))
+                failure.append(Row("unreadable", f"{path}:{number + 1}", error=error))
 
         try:
             yield from grouped(lines(), path, plan.group_by, plan.group_window)
@@ -1655,20 +1291,18 @@ def _groups(plan: _Plan, paths: Sequence[str]) -> Iterator[Any]:
             yield failure
 
 
-def _check_grouped(state: _State, group: Any, items: list[Item]) -> None:
+def _check_grouped(checker: Checker, group: Any, items: list[Item]) -> None:
     """Check one group (or report a line that could not be grouped), then `_RECORD`."""
     from chatassert.transcripts._group import Group
 
-    record = group.record(state.plan.transcript_format) if isinstance(group, Group) else group
-    for one in record.each():
-        _check_record(state, one, items)
-    items.append(_RECORD)
+    record = group.record(checker.transcript_format) if isinstance(group, Group) else group
+    checker._record_into(record, f"{record.source}:{record.line}", items)
 
 
 def _work_groups(groups: list[Any]) -> list[Item]:
     """Check whole groups in a worker."""
     assert _WORKER is not None
-    _WORKER.kept = 0
+    _WORKER.reset()
     items: list[Item] = []
     for group in groups:
         _check_grouped(_WORKER, group, items)
@@ -1681,13 +1315,13 @@ def _grouped_items(
     """`_items` with --group-by: each group's items as it completes (in batches with
     --jobs, at most three per job in flight)."""
     if jobs <= 1:
-        state = _State(plan, suites)
+        checker = _checker(plan, suites)
         for group in _groups(plan, paths):
             if isinstance(group, list):
                 yield group
                 continue
             items: list[Item] = []
-            _check_grouped(state, group, items)
+            _check_grouped(checker, group, items)
             yield items
         return
     global _LOADED
@@ -1988,7 +1622,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         return EXIT_USAGE
     if plan.keyword is not None or plan.tags:
         total = sum(len(suite.cases) for suite in suites)
-        if len(_deselected(plan, suites)) == total:
+        if len(_checker(plan, suites).deselected) == total:
             chosen = " and ".join(
                 [f"-k {plan.keyword!r}"] * (plan.keyword is not None)
                 + [f"--tag {' --tag '.join(plan.tags)}"] * bool(plan.tags)
@@ -2144,15 +1778,12 @@ def _run_until_done(
 ) -> int:
     """Check the logs and write the report: whole, or, when interrupted, partial (exit 130)."""
     summary = Summary(keep=args.show, records=0)
-    junit = JUnitWriter() if "junit" in plan.formats else None
-    html = HtmlWriter(_tags(suites)) if "html" in plan.formats else None
-    jsonl = reports.get("json")
-    otel = reports.get("otel")
+    writer = _writer(plan, reports, args, _tags(suites))
     meter = _Meter(None if plan.group_by is not None else _log_bytes(files))
     progress = _Progress(err, args.progress, meter)
     stopped: str | None = None
-    answered: set[tuple[str, str]] = set()
-    batches = _paired(plan, suites, _items(plan, suites, files, args.jobs, meter))
+    checker = _checker(plan, suites)
+    batches = _paired(checker, _items(plan, suites, files, args.jobs, meter))
     try:
         while not stopped:
             interrupts.armed = True
@@ -2160,30 +1791,14 @@ def _run_until_done(
             interrupts.armed = False
             if items is None:
                 break
-            for item in items:
-                kind = item[0]
-                if kind == "o":
-                    _, suite, case, status, assertions, seconds, outcome, rendered = item[:8]
-                    answered.add((suite, case))
-                    if outcome is not None:
-                        summary.add(outcome)
-                    else:
-                        summary.count(suite, case, status, assertions, flaky=item[8], cost=item[9])
-                    if rendered is not None:
-                        if junit is not None:
-                            junit.add(
-                                suite,
-                                rendered["junit_status"],
-                                seconds,
-                                rendered["junit"],
-                                cost=item[9],
-                            )
-                        if jsonl is not None:
-                            jsonl.write(rendered["json"])
-                        if otel is not None:
-                            otel.write(rendered["otel"])
-                        if html is not None:
-                            html.add(suite, case, status, assertions, seconds, rendered["html"])
+            for row in items:
+                if row is None:
+                    summary.records = (summary.records or 0) + 1
+                    continue
+                kind = row.kind
+                summary.add_row(row)
+                writer.add(row)
+                if kind == "case":
                     if max_failures is not None and summary.failing >= max_failures:
                         stopped = (
                             f"stopped after {summary.failing} failing case"
@@ -2191,38 +1806,20 @@ def _run_until_done(
                             + " (--max-failures)"
                         )
                         break
-                elif kind == "r":
-                    summary.records = (summary.records or 0) + 1
-                elif kind == "d":
-                    summary.add_disagreement(item[1], item[2])
-                elif kind == "u":
-                    _, where, error = item
-                    summary.add_unreadable(where, error)
-                    if junit is not None:
-                        junit.add_unreadable(where, error)
-                    if jsonl is not None:
-                        jsonl.write(json_line({"unreadable": where, "error": error}))
+                elif kind == "unreadable":
+                    where, error = row.source, row.error
                     if args.strict:  # stop, but leave a complete report of what was read
                         progress.close()
                         err.write(f"{where}: {error}\nstopped: unreadable log line (--strict)\n")
-                        _finish(plan, summary, junit, args, reports, html, files)
+                        _finish(plan, summary, writer, args, files)
                         return EXIT_USAGE
                     if summary.unreadable_count <= _LISTED:
                         err.write(f"{where}: skipped: {error}\n")
-                else:
-                    _, where, suite = item
-                    summary.unmatched += 1
-                    if junit is not None:
-                        junit.add_unmatched(where, suite)
-                    if html is not None:
-                        html.add_unmatched(where, suite)
-                    if jsonl is not None:
-                        jsonl.write(json_line({"unmatched": where, "suite": suite}))
-                    if summary.unmatched <= _LISTED:
-                        err.write(
-                            f"{where}: no case of {suite!r} matches this subject (give it "
-                            "an 'id' or 'case' naming one)\n"
-                        )
+                elif summary.unmatched <= _LISTED:
+                    err.write(
+                        f"{row.source}: no case of {row.suite!r} matches this subject (give it "
+                        "an 'id' or 'case' naming one)\n"
+                    )
             progress.update(summary, summary.records or 0)
             interrupts.check()
     except KeyboardInterrupt:
@@ -2232,7 +1829,7 @@ def _run_until_done(
         summary.interrupted = True
         err.write(f"{summary.notice}\n")
         # SIGINT is only noted while it is written
-        _finish(plan, summary, junit, args, reports, html, files)
+        _finish(plan, summary, writer, args, files)
         return summary.exit_code()
     except _LogError as exc:
         progress.close()
@@ -2250,72 +1847,48 @@ def _run_until_done(
     if stopped:
         err.write(stopped + "\n")
     elif summary.records:  # with nothing read, that is the one thing to say
-        skipped = _deselected(plan, suites)
-        for outcome in _missing_responses(suites, answered | skipped):
-            summary.add(outcome)
-            status = outcome.result.status.value
-            if status == "error":
-                err.write(
-                    f"{outcome.suite}: test {outcome.subject_id!r} has no response in the logs\n"
-                )
-            if jsonl is not None:
-                jsonl.write(report_line(outcome, full=plan.full_results))
-            if otel is not None:
-                from chatassert.reporting._otel import otel_line
-
-                otel.write(otel_line(outcome))
-            if junit is not None:  # an error (or skipped) test case, as in the summary
-                junit.add(outcome.suite, status, 0.0, render_junit_case(outcome, verbose=False))
-            if html is not None:
-                html.add_outcome(outcome)
+        for row in checker.unanswered(summary):
+            summary.add_row(row)
+            if row.status == "error":
+                err.write(f"{row.suite}: test {row.subject_id!r} has no response in the logs\n")
+            writer.add(row)
     if summary.records == 0:
         err.write(f"{summary.notice}\n")
-    _finish(plan, summary, junit, args, reports, html, files)
+    _finish(plan, summary, writer, args, files)
     return EXIT_FAILED if stopped else summary.exit_code()
 
 
-def _missing_responses(suites: list[Suite], answered: set[tuple[str, str]]) -> list[Outcome]:
-    """Error outcomes for the JSON-response tests (expect suites) that no log line answered;
-    a skipped test needs no response, and reports skipped."""
-    out: list[Outcome] = []
-    for suite in suites:
-        for case in suite.cases:
-            if case.subject != "json" or (suite.name, case.name) in answered:
-                continue
-            key = case.id or case.name
-            if case.skip is not None:
-                out.append(Outcome(suite.name, case.name, case.check(None), "", key))
-                continue
-            result = Result(
-                Status.ERROR,
-                "case",
-                f"no response was logged for test {key!r}",
-                {"missing_response": True, "id": key},
-                message=case.name,
-            )
-            out.append(Outcome(suite.name, case.name, result, "", key))
-    return out
+def _writer(
+    plan: _Plan,
+    reports: _Reports,
+    args: argparse.Namespace,
+    tags: dict[tuple[str, str], tuple[str, ...]] | None = None,
+) -> ReportWriter:
+    """The writer of a run's reports, to the outputs `reports` opened."""
+    outputs = {fmt: tee for fmt in plan.formats if (tee := reports.get(fmt)) is not None}
+    # the text report wraps at the terminal's width when it is read there
+    to_terminal = not getattr(args, "output", None) and _isatty(sys.stdout)
+    return ReportWriter(
+        outputs,
+        show=args.show,
+        verbose=args.verbose,
+        full_results=plan.full_results,
+        flaky=plan.flaky,
+        tags=tags,
+        width=_columns(sys.stdout) if to_terminal else 120,
+    )
 
 
 def _finish(
     plan: _Plan,
     summary: Summary,
-    junit: JUnitWriter | None,
+    writer: ReportWriter,
     args: argparse.Namespace,
-    reports: _Reports,
-    html: HtmlWriter | None = None,
     files: Sequence[str] = (),
 ) -> None:
     """End each report: the JSON summary line, the JUnit document, the text or HTML summary."""
-    for fmt in plan.formats:
-        out = reports.get(fmt)
-        if out is not None:
-            if fmt == "html":
-                write_html(summary, out, writer=html, meta=_run_meta(plan, args, files))
-                continue
-            if fmt == "otel":  # events only: the counts are theirs to add up
-                continue
-            _finish_one(fmt, summary, junit, args, out)
+    meta = _run_meta(plan, args, files) if "html" in plan.formats else None
+    writer.finish(summary, meta)
 
 
 def _tags(suites: Sequence[Suite]) -> dict[tuple[str, str], tuple[str, ...]]:
@@ -2340,41 +1913,6 @@ def _run_meta(plan: _Plan, args: argparse.Namespace, files: Sequence[str]) -> di
         "version": __version__,
         "duration": round(time.time() - started, 3),
     }
-
-
-def _finish_one(
-    fmt: str, summary: Summary, junit: JUnitWriter | None, args: argparse.Namespace, out: _Tee
-) -> None:
-    if fmt == "json":
-        totals = {s: summary.counts[s] for s in ("passed", "failed", "error", "skipped")}
-        out.write(
-            json.dumps(
-                {
-                    "summary": {
-                        **totals,
-                        "unreadable": summary.unreadable_count,
-                        "unmatched": summary.unmatched,
-                        "records": summary.records,
-                        "interrupted": summary.interrupted,
-                        **({"flaky": summary.flaky} if summary.flaky else {}),
-                        **({"judge": summary.costs.to_dict()} if summary.costs.used else {}),
-                    }
-                }
-            )
-            + "\n"
-        )
-    elif fmt == "junit" and junit is not None:
-        if summary.notice is not None:
-            name = "interrupted" if summary.interrupted else "nothing read"
-            junit.add_run_error(name, summary.notice)
-        junit.write(out)
-    else:
-        # wrapped at the terminal's width when the report is read there
-        to_terminal = not getattr(args, "output", None) and _isatty(sys.stdout)
-        width = _columns(sys.stdout) if to_terminal else 120
-        out.write(
-            render_text(summary, max_failures=args.show, verbose=args.verbose, width=width) + "\n"
-        )
 
 
 # -- regate ------------------------------------------------------------------------------------
@@ -2442,11 +1980,13 @@ def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     stored: dict[str, Any] = next((v["summary"] for v in lines if "summary" in v), {})
     summary = Summary(keep=args.show, records=stored.get("records"))
     summary.interrupted = bool(stored.get("interrupted"))
-    junit = JUnitWriter() if "junit" in plan.formats else None
     reports = _Reports()
     try:
         if not reports.open(plan.outputs, out, err):
             return EXIT_USAGE
+        writer = _writer(plan, reports, args)
+        writer.html = None  # the page shows the failing examples the summary keeps
+        junit = writer.junit
         jsonl = reports.get("json")
         for value in lines:
             if "result" in value:
@@ -2488,7 +2028,7 @@ def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
                     jsonl.write(json_line(value))
         if summary.records is None:
             summary.records = summary.total
-        _finish(plan, summary, junit, args, reports)
+        _finish(plan, summary, writer, args)
         reports.close()
         return summary.exit_code()
     finally:

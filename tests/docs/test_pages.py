@@ -25,6 +25,7 @@ PAGES = [
     "docs/architecture.md",
     "docs/usage.md",
     "docs/grounding.md",
+    "docs/records.md",
 ]
 BLOCK = re.compile(r"```python\n(.*?)```(?:\s*\nprints\s*\n+```text\n(.*?)```)?", re.S)
 

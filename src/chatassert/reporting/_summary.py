@@ -151,6 +151,8 @@ class Summary:
         disagreement_count: How many such differences there were.
         flaky: How many case outcomes hold a check whose repeated verdicts were flaky.
         costs: What judging cost over the run (requests, cached, avoided, tokens, cost).
+        answered: The `(suite, case)` of every case outcome counted from a row (`add_row`):
+            what tells which JSON-response tests no record answered.
     """
 
     counts: Counter[str] = field(default_factory=Counter)
@@ -167,6 +169,7 @@ class Summary:
     disagreement_count: int = 0
     flaky: int = 0
     costs: JudgeCosts = field(default_factory=JudgeCosts)
+    answered: set[tuple[str, str]] = field(default_factory=set)
 
     def add(self, outcome: Outcome) -> None:
         """Count one outcome and keep it as an example if it did not pass."""
@@ -212,6 +215,133 @@ class Summary:
             if counter is None:
                 counter = per_assertion[label] = Counter()
             counter[leaf_status] += 1
+
+    def add_row(self, row: Any) -> None:
+        """Count one `chatassert.records.Row`: a case outcome (its disagreements with a
+        recording first; it is kept as an example if it did not pass and carries its outcome
+        or its tree), an unreadable or an unmatched record."""
+        kind = row.kind
+        if kind == "case":
+            self.answered.add((row.suite, row.case))
+            for text in row.disagreements:
+                self.add_disagreement(f"{row.suite} / {row.case} ({row.source})", text)
+            outcome = row.outcome
+            failing = row.status in ("failed", "error")
+            if outcome is None and failing and len(self.failures) < self.keep:
+                outcome = row.to_outcome()
+            if outcome is not None:
+                self.add(outcome)
+            else:
+                self.count(
+                    row.suite, row.case, row.status, row.assertions, flaky=row.flaky, cost=row.cost
+                )
+        elif kind == "unreadable":
+            self.add_unreadable(row.source, row.error or "unreadable")
+        else:
+            self.unmatched += 1
+
+    def merge(self, other: Summary) -> Summary:
+        """Add another summary's counts to this one (a partition's: the order of merging
+        changes only which examples are kept, never a count). Returns `self`.
+
+        Example:
+            >>> a, b = Summary(records=2), Summary(records=3, unmatched=1)
+            >>> a.merge(b).records, a.unmatched, a.exit_code()
+            (5, 1, 3)
+        """
+        self.counts.update(other.counts)
+        for mine, theirs in (
+            (self.per_assertion, other.per_assertion),
+            (self.per_case, other.per_case),
+        ):
+            for key, counter in theirs.items():
+                mine.setdefault(key, Counter()).update(counter)
+        self.failures.extend(other.failures[: max(0, self.keep - len(self.failures))])
+        self.unreadable.extend(other.unreadable[: max(0, self.keep - len(self.unreadable))])
+        self.unreadable_count += other.unreadable_count
+        self.unmatched += other.unmatched
+        if other.records is not None:
+            self.records = (self.records or 0) + other.records
+        self.interrupted = self.interrupted or other.interrupted
+        self.disagreements.extend(
+            other.disagreements[: max(0, self.keep - len(self.disagreements))]
+        )
+        self.disagreement_count += other.disagreement_count
+        self.flaky += other.flaky
+        self.costs.add(other.costs)
+        self.answered |= other.answered
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as JSON-ready data (`from_dict` reads it back): counts, examples with
+        their whole result trees, and the cases answered.
+
+        Example:
+            >>> from chatassert import Contains
+            >>> s = Summary(records=1)
+            >>> s.add(Outcome("s", "c", Contains("a").check("b"), "log:1"))
+            >>> again = Summary.from_dict(json.loads(json.dumps(s.to_dict())))
+            >>> again.counts == s.counts, again.failures[0].result == s.failures[0].result
+            (True, True)
+        """
+        return {
+            "counts": dict(self.counts),
+            "per_assertion": {k: dict(v) for k, v in self.per_assertion.items()},
+            "per_case": {k: dict(v) for k, v in self.per_case.items()},
+            "failures": [{**o.to_dict(), "excerpt": o.excerpt} for o in self.failures],
+            "unreadable": [list(pair) for pair in self.unreadable],
+            "unreadable_count": self.unreadable_count,
+            "unmatched": self.unmatched,
+            "keep": self.keep,
+            "records": self.records,
+            "interrupted": self.interrupted,
+            "disagreements": [list(pair) for pair in self.disagreements],
+            "disagreement_count": self.disagreement_count,
+            "flaky": self.flaky,
+            "costs": self.costs.to_dict(),
+            "answered": sorted(list(pair) for pair in self.answered),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Summary:
+        """Read back what `to_dict` gave."""
+        failures = [
+            Outcome(
+                f["suite"],
+                f["case"],
+                Result.from_dict(f["result"]),
+                f.get("source", ""),
+                f.get("subject_id"),
+                excerpt=f.get("excerpt"),
+                recorded=tuple(f["recorded"]) if f.get("recorded") is not None else None,
+                disagreements=(
+                    tuple(f["disagreements"]) if f.get("recorded") is not None else None
+                ),
+                cost=f.get("cost"),
+            )
+            for f in data.get("failures", ())
+        ]
+        costs = JudgeCosts()
+        costs.add(data.get("costs") or {})
+        if (data.get("costs") or {}).get("cost") is None:
+            costs.cost = None
+        return cls(
+            counts=Counter(data.get("counts") or {}),
+            per_assertion={k: Counter(v) for k, v in (data.get("per_assertion") or {}).items()},
+            per_case={k: Counter(v) for k, v in (data.get("per_case") or {}).items()},
+            failures=failures,
+            unreadable=[(w, e) for w, e in data.get("unreadable", ())],
+            unreadable_count=int(data.get("unreadable_count", 0)),
+            unmatched=int(data.get("unmatched", 0)),
+            keep=int(data.get("keep", 20)),
+            records=data.get("records"),
+            interrupted=bool(data.get("interrupted", False)),
+            disagreements=[(w, t) for w, t in data.get("disagreements", ())],
+            disagreement_count=int(data.get("disagreement_count", 0)),
+            flaky=int(data.get("flaky", 0)),
+            costs=costs,
+            answered={(s, c) for s, c in data.get("answered", ())},
+        )
 
     @property
     def failing(self) -> int:

@@ -1,0 +1,1040 @@
+"""Check log records one by one, anywhere: the pipeline `chatassert check` runs, as an API.
+
+A `Checker` holds suites and checks records against them: a raw log line (`check_line`), a
+decoded record, a `Conversation` (`check_record`), or many (`check_records`). Each gives
+`Row`s, one per case outcome plus one per record that matches no case (`unmatched`) or cannot
+be read (`unreadable`), exactly as the command line reports them. Rows are small and
+serialisable (`Row.to_row` / `Row.from_row`, `ROW_SCHEMA`, `arrow_schema`), so an engine can
+check partitions of a log anywhere, merge their `Summary`s (`Summary.merge`, `to_dict` /
+`from_dict`), add what only the whole set can say (`Checker.finish`) and write the reports
+(`ReportWriter`).
+
+Example:
+    >>> from chatassert.records import Checker, inline_suite
+    >>> checker = Checker([inline_suite(["{type: contains, value: Paris}"])])
+    >>> [row] = checker.check_line('{"turns": [{"input": "Capital?", "text": "Paris."}]}',
+    ...                            "s3://logs/part-0001.jsonl#row=7")
+    >>> row.status, row.source, row.case
+    ('passed', 's3://logs/part-0001.jsonl#row=7', "contains 'Paris'")
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+from chatassert._errors import SpecError
+from chatassert._judged import is_flaky
+from chatassert._models import Conversation
+from chatassert._result import Result, Status, shorten
+from chatassert._suite import Case, Suite
+from chatassert.reporting._html import html_case
+from chatassert.reporting._json import _WRITER, report_line
+from chatassert.reporting._junit import junit_status, render_junit_case
+from chatassert.reporting._summary import Outcome, Summary, excerpt, json_line, render_text
+
+if TYPE_CHECKING:
+    from chatassert.transcripts import Record
+
+__all__ = [
+    "FORMATS",
+    "ROW_SCHEMA",
+    "Checker",
+    "ReportWriter",
+    "Row",
+    "Summary",
+    "arrow_schema",
+    "inline_suite",
+    "rows_from_arrow",
+]
+
+FORMATS = ("text", "json", "junit", "html", "otel")
+"""The report formats a `ReportWriter` writes."""
+
+_FAILING = (Status.FAILED, Status.ERROR)
+
+ROW_SCHEMA: dict[str, str] = {
+    "kind": "string: 'case' (a case outcome), 'unmatched' or 'unreadable'",
+    "source": "string: where the record came from, as the caller gave it",
+    "suite": "string or null: the suite's name (null for an unreadable record)",
+    "case": "string or null: the case's name (a case row only)",
+    "status": "string: passed, failed, error or skipped ('error' for the other kinds)",
+    "subject_id": "string or null: the conversation's or response's id",
+    "error": "string or null: why a record is unreadable",
+    "tags": "string: the case's tags, a JSON array",
+    "cost": "string or null: what judging the case cost, a JSON object",
+    "flaky": "bool: whether repeated judge verdicts of the case disagreed",
+    "duration": "float64: seconds spent checking",
+    "result": "string or null: the compact result tree, JSON",
+    "excerpt": "string or null: a transcript excerpt (a case that did not pass)",
+    "assertions": "string: the assertions' [label, status] pairs, a JSON array",
+    "disagreements": "string: how the verdicts differ from a recording's, a JSON array",
+    "rendered": "string or null: the case as each report format renders it, a JSON object",
+}
+"""The columns of `Row.to_row()`, with their types: flat JSON scalars and strings."""
+
+_COLUMNS = tuple(ROW_SCHEMA)
+_NULLABLE_JSON = ("cost", "rendered")
+_LIST_JSON = ("tags", "assertions", "disagreements")
+
+
+def _pyarrow(needed_by: str) -> Any:
+    """The pyarrow module, imported now (never by `import chatassert`)."""
+    import importlib
+
+    try:
+        return importlib.import_module("pyarrow")
+    except ImportError as exc:
+        raise ImportError(
+            f"{needed_by} needs pyarrow: pip install pyarrow (or chatassert[arrow])"
+        ) from exc
+
+
+def arrow_schema() -> Any:
+    """The pyarrow schema of `Row.to_row()` (pyarrow is imported here, and only here).
+
+    Raises:
+        ImportError: when pyarrow is not installed.
+    """
+    pa = _pyarrow("arrow_schema()")
+    types = {"flaky": pa.bool_(), "duration": pa.float64()}
+    return pa.schema(
+        [
+            pa.field(name, types.get(name, pa.string()), nullable=name not in ("kind", "source"))
+            for name in _COLUMNS
+        ]
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One result of checking records: a case outcome, an unmatched or an unreadable record.
+
+    Attributes:
+        kind: `case`, `unmatched` (no case of `suite` matches the record) or `unreadable`.
+        source: Where the record came from: any locator the caller gave (`log.jsonl:12`,
+            `s3://bucket/part-3.parquet#row=17`), `#part` added for one of a record's several
+            conversations. Reports print it as given.
+        suite: The suite's name (None for an unreadable record).
+        case: The case's name (a case row only).
+        status: The case's status (`error` for the other kinds).
+        subject_id: The conversation's or response's id, when it has one.
+        error: Why the record could not be read (an unreadable row).
+        tags: The case's tags.
+        cost: What judging the case cost (`JudgeCosts.to_dict()`), when a judge was used.
+        flaky: Whether repeated judge verdicts of the case disagreed.
+        duration: Seconds spent checking.
+        result: The compact result tree as JSON (`compact_result`), when the checker keeps
+            trees.
+        excerpt: A transcript excerpt, for a case that did not pass (when kept).
+        assertions: Each assertion's `(label, status)` (the summary's per-assertion counts).
+        disagreements: How its verdicts differ from a recording's (a PromptKit run's).
+        rendered: The case as report formats render it (`json`, `junit`, `junit_status`,
+            `html`, `otel`), for those the checker was asked for.
+        outcome: The whole outcome, kept in memory only (never serialised), for a failing
+            case the summary may keep as an example.
+    """
+
+    kind: str
+    source: str
+    suite: str | None = None
+    case: str | None = None
+    status: str = "error"
+    subject_id: str | None = None
+    error: str | None = None
+    tags: tuple[str, ...] = ()
+    cost: Mapping[str, Any] | None = None
+    flaky: bool = False
+    duration: float = 0.0
+    result: str | None = None
+    excerpt: str | None = None
+    assertions: tuple[tuple[str, str], ...] = ()
+    disagreements: tuple[str, ...] = ()
+    rendered: Mapping[str, str] | None = None
+    outcome: Outcome | None = field(default=None, compare=False, repr=False)
+
+    def to_row(self) -> dict[str, Any]:
+        """The row as a flat dict of JSON scalars and strings (`ROW_SCHEMA`).
+
+        Example:
+            >>> Row("unreadable", "log:3", error="line is not JSON").to_row()["error"]
+            'line is not JSON'
+        """
+        result = self.result
+        if result is None and self.outcome is not None:
+            result = _WRITER.tree(self.outcome.result, False)
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "suite": self.suite,
+            "case": self.case,
+            "status": self.status,
+            "subject_id": self.subject_id,
+            "error": self.error,
+            "tags": json.dumps(list(self.tags)),
+            "cost": None if self.cost is None else json.dumps(dict(self.cost)),
+            "flaky": self.flaky,
+            "duration": self.duration,
+            "result": result,
+            "excerpt": self.excerpt if self.excerpt is not None else self._outcome_excerpt(),
+            "assertions": json.dumps([list(pair) for pair in self.assertions]),
+            "disagreements": json.dumps(list(self.disagreements)),
+            "rendered": None if self.rendered is None else json.dumps(dict(self.rendered)),
+        }
+
+    def _outcome_excerpt(self) -> str | None:
+        return None if self.outcome is None else self.outcome.excerpt
+
+    @classmethod
+    def from_row(cls, data: Mapping[str, Any]) -> Row:
+        """Build a row from `to_row()`'s dict (or a record read back from JSON or Arrow).
+
+        Example:
+            >>> row = Row("unmatched", "log:2", suite="booking")
+            >>> Row.from_row(row.to_row()) == row
+            True
+        """
+
+        def loaded(name: str) -> Any:
+            value = data.get(name)
+            return json.loads(value) if isinstance(value, str) else value
+
+        return cls(
+            kind=data["kind"],
+            source=data["source"],
+            suite=data.get("suite"),
+            case=data.get("case"),
+            status=data.get("status") or "error",
+            subject_id=data.get("subject_id"),
+            error=data.get("error"),
+            tags=tuple(loaded("tags") or ()),
+            cost=loaded("cost"),
+            flaky=bool(data.get("flaky")),
+            duration=float(data.get("duration") or 0.0),
+            result=data.get("result"),
+            excerpt=data.get("excerpt"),
+            assertions=tuple((label, status) for label, status in loaded("assertions") or ()),
+            disagreements=tuple(loaded("disagreements") or ()),
+            rendered=loaded("rendered"),
+        )
+
+    def to_outcome(self) -> Outcome | None:
+        """The outcome of a case row: the one kept in memory, else rebuilt from the compact
+        tree (passed nodes without their reasons); None for other rows or without a tree."""
+        if self.outcome is not None:
+            return self.outcome
+        if self.kind != "case" or self.result is None or self.suite is None or self.case is None:
+            return None
+        tree = Result.from_dict(json.loads(self.result))
+        if tree.duration is None:
+            tree = tree._with_field("duration", self.duration)
+        return Outcome(
+            self.suite,
+            self.case,
+            tree,
+            self.source,
+            self.subject_id,
+            excerpt=self.excerpt,
+            cost=None if self.cost is None else dict(self.cost),
+        )
+
+
+# -- inline suites -----------------------------------------------------------------------------
+
+
+def inline_suite(specs: Sequence[str]) -> Suite:
+    """Build the suite of inline assertion specs (`chatassert check --assert SPEC`): one case
+    per spec, applied to every subject; a spec of turn checks checks every turn.
+
+    Raises:
+        SpecError: when a spec is invalid or mixes turn and conversation checks.
+
+    Example:
+        >>> suite = inline_suite(["{type: contains, value: refund}", "{type: min_length, min: 3}"])
+        >>> suite.name, [case.name for case in suite.cases]
+        ('--assert', ["contains 'refund'", 'response is at least 3 long'])
+    """
+    from chatassert._combinators import OnEveryTurn
+    from chatassert._errors import SpecProblem
+    from chatassert.specs import load_assertion
+    from chatassert.specs._common import levels
+
+    cases = []
+    for i, spec in enumerate(specs):
+        assertion = load_assertion(spec, filename=f"--assert #{i + 1}")
+        label = assertion.message or shorten(assertion.describe(), 60)
+        needs = levels(assertion)
+        if needs == {"turn"}:
+            assertion = OnEveryTurn(assertion, message=label)
+        elif "turn" in needs:
+            raise SpecError(
+                [
+                    SpecProblem(
+                        f"{assertion.kind!r} mixes turn and conversation checks",
+                        file=f"--assert #{i + 1}",
+                        hint="wrap its turn checks in on_every_turn, on_last_turn or on_turn",
+                    )
+                ]
+            )
+        cases.append(Case(name=label, checks=(assertion,), source=f"--assert #{i + 1}"))
+    return Suite(name="--assert", cases=tuple(cases), dialect="native")
+
+
+# -- the checker -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """A line answering one step of a multi-step test, held until the run is whole."""
+
+    suite: str
+    case: str
+    step: int
+    subject: Any
+    shown: Any
+    where: str
+    subject_id: str | None
+
+
+def _statuses(result: Result) -> tuple[tuple[str, str], ...]:
+    """`(label, status)` of each assertion of a case result, as `assertion_statuses` gives
+    them (turn and step groups unwrapped), with the statuses as plain strings."""
+    out: list[tuple[str, str]] = []
+    add = out.append
+    for child in result.children:
+        grand = child.children
+        if grand and child.name in ("turn", "step"):
+            for leaf in grand:
+                add((leaf.message or leaf.name, leaf.status._value_))
+        else:
+            add((child.message or child.name, child.status._value_))
+    return tuple(out)
+
+
+def _timed(case: Case, subject: object) -> Result:
+    start = time.perf_counter()
+    result = case.check(subject)
+    return result._with_field("duration", time.perf_counter() - start)
+
+
+def _with_model(raw: dict[str, Any], response: Any) -> Any:
+    """The response as a `Turn` carrying the model its line logs (`model`, or
+    `metadata.model`), or the response itself when the line logs none."""
+    model = raw.get("model")
+    meta = raw.get("metadata")
+    if model is None and isinstance(meta, dict):
+        model = meta.get("model")
+    if model is None:
+        return response
+    from chatassert._models import Turn
+
+    if isinstance(response, str):  # text, read as JSON by the checks, as it would be alone
+        return Turn(text=response, metadata={"model": model})
+    return Turn(data=response, metadata={"model": model})
+
+
+class Checker:
+    """Checks records against suites, giving `Row`s: what `chatassert check` reports.
+
+    Args:
+        suites: The suites (`load_suite`, `inline_suite`, `expect.load`, ...).
+        keyword: Select cases as `-k` does (a pytest-style expression over name and id).
+        tags: Select the cases that have one of these tags (`--tag`).
+        assume: Facts the suites may assume (`--assume`), applied to each suite.
+        read_as: The transcript format of every record; None detects it, except that when
+            every case checks JSON responses (an expect suite) a record is read as a response.
+        formats: The report formats whose rendering each case row carries (`Row.rendered`):
+            any of `json`, `junit`, `html`, `otel`. A `ReportWriter` renders the rest itself.
+        trees: Whether case rows carry their compact result tree (`Row.result`) and, when
+            they did not pass, a transcript excerpt (what a report built from rows needs).
+        examples: How many failing rows of one call keep their whole `Outcome` in memory
+            (`Row.outcome`, not serialised): the examples a local summary shows.
+        full_results: JSON renderings hold every node in full, not the compact tree.
+        verbose: JUnit renderings show every node, not only the failing ones.
+        flaky: How JUnit reports a case only flaky verdicts decide: `skip` or `fail`.
+        prices: A judge price table (`{model: {"input": ..., "output": ...}}`) for costs.
+        plan_judging: Whether judged checks are planned (calls that cannot change a verdict
+            are avoided).
+
+    Multi-step tests (expect suites with `multi_step`): the lines of one run, one per step,
+    are held by the checker until the run is whole, then checked (one row). A step that comes
+    again starts the next run. `finish` checks the runs still open, whose missing steps are
+    `error`s, so a run whose lines are split between partitions checked by different
+    checkers is reported as two incomplete runs: keep a test's steps in one partition (for
+    example, partition by test id).
+
+    Example:
+        >>> from chatassert.records import Checker, inline_suite
+        >>> checker = Checker([inline_suite(["{type: min_length, min: 2}"])])
+        >>> rows = checker.check_records(['{"turns": [{"text": "a"}]}', "oops"])
+        >>> [(row.kind, row.status, row.source) for row in rows]
+        [('case', 'failed', '<record 1>'), ('unreadable', 'error', '<record 2>')]
+    """
+
+    def __init__(
+        self,
+        suites: Sequence[Suite],
+        *,
+        keyword: str | None = None,
+        tags: Sequence[str] = (),
+        assume: Sequence[str] = (),
+        read_as: str | None = None,
+        formats: Sequence[str] = (),
+        trees: bool = True,
+        examples: int = 10,
+        full_results: bool = False,
+        verbose: bool = False,
+        flaky: str = "skip",
+        prices: Mapping[str, Mapping[str, float]] | None = None,
+        plan_judging: bool = True,
+    ) -> None:
+        if assume:
+            suites = [suite.assuming(assume, via="assume") for suite in suites]
+        self.suites: list[Suite] = list(suites)
+        self.keyword = keyword
+        self.tags = tuple(tags)
+        self.formats = frozenset(formats)
+        self.trees = trees
+        self.examples = examples
+        self.full_results = full_results
+        self.verbose = verbose
+        self.flaky = flaky
+        self.prices = None if prices is None else {k: dict(v) for k, v in prices.items()}
+        self.plan_judging = plan_judging
+        self.deselected = self._deselected()
+        self.transcript_format = read_as
+        """The transcript format given (None: detected)."""
+        if read_as is None and all(
+            case.subject == "json" for suite in self.suites for case in suite.cases
+        ):
+            from chatassert.transcripts import RESPONSES
+
+            read_as = RESPONSES
+        self.read_as = read_as
+        self.kept = 0
+        """How many failing rows kept their outcome since `reset` (up to `examples`)."""
+        self.hold_steps = True
+        """Whether the lines of multi-step tests are paired here (else given as they come,
+        for `pair` to pair where every partition's lines meet)."""
+        self._tag_of = {(s.name, c.name): c.tags for s in self.suites for c in s.cases}
+        self._judged = {(s.name, c.name): c.needs_judge() for s in self.suites for c in s.cases}
+        self._json_cases = [
+            (s, cases)
+            for s in self.suites
+            if (cases := [c for c in s.cases if c.subject == "json"])
+        ]
+        self._step_cases = {(s.name, c.name): c for s in self.suites for c in s.cases if c.steps}
+        self._open: dict[tuple[str, str], dict[str, Any]] = {}
+        self._counter = 0
+
+    def _deselected(self) -> frozenset[tuple[str, str]]:
+        """`(suite, case)` of the cases `keyword` and `tags` leave out: records that match
+        them are read, and not checked (nor reported unmatched)."""
+        if self.keyword is None and not self.tags:
+            return frozenset()
+        from chatassert._select import compile_keyword
+
+        selected = compile_keyword(self.keyword or "")
+        tags = set(self.tags)
+        return frozenset(
+            (suite.name, case.name)
+            for suite in self.suites
+            for case in suite.cases
+            if not (selected([case.name, case.id or ""]) and (not tags or tags & set(case.tags)))
+        )
+
+    def reset(self) -> None:
+        """Start counting the failing rows that keep their outcome (`examples`) afresh."""
+        self.kept = 0
+
+    # -- the public forms ----------------------------------------------------------------
+
+    def check_line(self, text: str, source: str, line: int | None = None) -> list[Row]:
+        """Check one log line (a JSON record, or a whole one-document file's text).
+
+        `source` locates it in the reports as given; with `line`, it is `source:line`
+        (`file:line` as the command line reports it). Rows of one of a record's several
+        conversations add `#part`.
+        """
+        out: list[Any] = []
+        self._line_into(text, source, line, out)
+        return self._paired(out)
+
+    def check_record(self, record: Any, source: str) -> list[Row]:
+        """Check one record: a raw line (`str` or `bytes`), a decoded JSON value (a `dict`),
+        a `Conversation`, or a `chatassert.transcripts.Record`."""
+        out: list[Any] = []
+        self._any_into(record, source, out)
+        return self._paired(out)
+
+    def check_records(
+        self, records: Iterable[Any], sources: Iterable[str] | None = None
+    ) -> Iterator[Row]:
+        """Check many records (anything `check_record` takes, or `(source, record)` pairs
+        when `sources` is not given and the items are tuples), yielding their rows in order.
+        A record without a source is `<record N>`, counting from 1 over the checker's life.
+
+        Held steps of multi-step tests are not flushed: call `finish` at the end of the set.
+        """
+        given = iter(sources) if sources is not None else None
+        for record in records:
+            if given is not None:
+                source = next(given)
+            elif isinstance(record, tuple) and len(record) == 2 and isinstance(record[0], str):
+                source, record = record
+            else:
+                self._counter += 1
+                source = f"<record {self._counter}>"
+            yield from self.check_record(record, source)
+
+    def flush(self) -> list[Row]:
+        """Check the runs of multi-step tests still open (their missing steps `error`)."""
+        out = [self._run_row(key, run) for key, run in self._open.items()]
+        self._open.clear()
+        return out
+
+    def unanswered(self, summary: Summary) -> list[Row]:
+        """Rows for the JSON-response tests (expect suites) that no record answered in the
+        whole set `summary` counts: `error` (no response was logged), or `skipped` for a test
+        that is skipped. Deselected tests are not reported. Only meaningful on a summary of
+        every partition (`Summary.merge`)."""
+        answered = summary.answered | self.deselected
+        out: list[Row] = []
+        for suite in self.suites:
+            for case in suite.cases:
+                if case.subject != "json" or (suite.name, case.name) in answered:
+                    continue
+                key = case.id or case.name
+                if case.skip is not None:
+                    result = case.check(None)
+                else:
+                    result = Result(
+                        Status.ERROR,
+                        "case",
+                        f"no response was logged for test {key!r}",
+                        {"missing_response": True, "id": key},
+                        message=case.name,
+                    )
+                out.append(self._final_row(Outcome(suite.name, case.name, result, "", key)))
+        return out
+
+    def finish(self, summary: Summary) -> list[Row]:
+        """The rows only the whole set can give: the runs of multi-step tests still open
+        (`flush`), then the JSON-response tests no record answered (`unanswered`). Call it
+        once, on the summary merged from every partition, and add its rows to that summary
+        (`Summary.add_row`) and to the reports."""
+        flushed = self.flush()
+        whole = Summary(keep=0)
+        whole.answered = set(summary.answered)
+        for row in flushed:
+            whole.answered.add((row.suite or "", row.case or ""))
+        return flushed + self.unanswered(whole)
+
+    def pair(self, items: list[Any]) -> list[Any]:
+        """Replace the held steps among `items` (a checker with `hold_steps` off gives them)
+        with the rows of the runs they complete, in order."""
+        if not any(type(item) is _Step for item in items):
+            return items
+        out: list[Any] = []
+        for item in items:
+            if type(item) is not _Step:
+                out.append(item)
+                continue
+            key = (item.suite, item.case)
+            run = self._open.get(key)
+            if run is not None and item.step in run["responses"]:
+                out.append(self._run_row(key, self._open.pop(key)))  # the next run begins
+                run = None
+            if run is None:
+                run = self._open[key] = {
+                    "responses": {},
+                    "shown": {},
+                    "where": item.where,
+                    "subject_id": item.subject_id,
+                }
+            run["responses"][item.step] = item.subject
+            run["shown"][str(item.step)] = item.shown
+            if len(run["responses"]) == len(self._step_cases[key].steps):
+                out.append(self._run_row(key, self._open.pop(key)))
+        return out
+
+    # -- the pipeline --------------------------------------------------------------------
+
+    def _paired(self, out: list[Any]) -> list[Row]:
+        out = self.pair(out) if self.hold_steps else out
+        return [item for item in out if item is not None]
+
+    def _any_into(self, record: Any, source: str, out: list[Any]) -> None:
+        from chatassert.transcripts import Record
+
+        if isinstance(record, bytes):
+            record = record.decode("utf-8", "surrogateescape")
+        if isinstance(record, str):
+            self._line_into(record, source, None, out)
+        elif isinstance(record, Conversation):
+            self._record_into(Record(source, 0, conversation=record), source, out)
+        elif isinstance(record, Record):
+            for one in record.each():
+                self._one_into(one, source if one.part is None else f"{source}#{one.part}", out)
+        else:
+            from chatassert.transcripts import _record
+
+            self._record_into(_record(record, source, 0, self.read_as), source, out)
+
+    def _line_into(self, text: str, source: str, line: int | None, out: list[Any]) -> None:
+        """Check one non-blank line, appending its rows and then None (the record's end)."""
+        from chatassert.transcripts import parse_text
+
+        record = parse_text(text, source, 0 if line is None else line, self.read_as)
+        self._record_into(record, source if line is None else f"{source}:{line}", out)
+
+    def _record_into(self, record: Record, where: str, out: list[Any]) -> None:
+        if record.parts:
+            for one in record.parts:
+                self._one_into(one, f"{where}#{one.part}", out)
+        else:
+            self._one_into(record, where if record.part is None else f"{where}#{record.part}", out)
+        out.append(None)
+
+    def _one_into(self, record: Record, where: str, out: list[Any]) -> None:
+        """Check one conversation of a record (or one JSON response), appending its rows."""
+        conversation = record.conversation
+        if conversation is None:
+            if not self._json_into(record.raw, where, out):
+                out.append(Row("unreadable", where, error=record.error or "unreadable"))
+            return
+        for suite in self.suites:
+            cases = (
+                suite.cases
+                if suite.name == "--assert" and suite.dialect == "native"
+                else suite.cases_for(conversation)
+            )
+            cases = [c for c in cases if c.subject != "json"]
+            if not cases:
+                out.append(Row("unmatched", where, suite=suite.name))
+                continue
+            if self.deselected:
+                cases = [c for c in cases if (suite.name, c.name) not in self.deselected]
+            for case in cases:
+                outcome = self._outcome(suite.name, case, conversation, where, conversation.id)
+                differ: tuple[str, ...] = ()
+                if "recorded_assertions" in conversation.metadata:
+                    outcome, differ = _beside_recorded(outcome, conversation)
+                out.append(self._row(outcome, conversation, case.needs_judge(), differ))
+
+    def _json_into(self, raw: Any, where: str, out: list[Any]) -> bool:
+        """Check a record as a structured JSON response against the suites' `json` cases.
+
+        A record `{"case" | "id": <name>, "output" | "response": <value>}` checks the value
+        against the named case (a name no case has leaves it unmatched); one that names none,
+        and any other JSON value, is checked against the only `json` case. A `model` beside the
+        response (or in the record's `metadata`) is the model that produced it: the response
+        is then checked as a `Turn` whose metadata carries it (for `agent_used_model`). A
+        record of a multi-step test names its step (`"step": 2`). Returns whether it was
+        checked.
+        """
+        checked = False
+        if raw is None:
+            return False
+        for suite, json_cases in self._json_cases:
+            subject = raw
+            case: Case | None = None
+            named = None
+            if isinstance(raw, dict) and ("output" in raw or "response" in raw):
+                subject = raw.get("output", raw.get("response"))
+                named = raw.get("case", raw.get("test_case", raw.get("id")))
+                case = suite.find(named)
+            if case is None and named is None and len(json_cases) == 1:
+                case = json_cases[0]  # a record that names no test goes to the only one
+            if case is None or case.subject != "json":
+                out.append(Row("unmatched", where, suite=suite.name))
+                checked = True  # read as a response, but no test has its id: unmatched only
+                continue
+            checked = True
+            if (suite.name, case.name) in self.deselected:
+                continue
+            key = raw.get("id", raw.get("case")) if isinstance(raw, dict) else None
+            subject_id = None if key is None or subject is raw else str(key)
+            shown = subject
+            if subject is not raw:
+                subject = _with_model(raw, subject)
+            step = raw.get("step") if isinstance(raw, dict) and subject is not raw else None
+            if case.steps or step is not None:
+                out.append(_step_item(suite, case, step, subject, shown, where, subject_id))
+                continue
+            outcome = self._outcome(suite.name, case, subject, where, subject_id)
+            out.append(self._row(outcome, shown, case.needs_judge()))
+        return checked
+
+    def _outcome(
+        self, suite: str, case: Case, subject: object, where: str, subject_id: str | None
+    ) -> Outcome:
+        """Check `subject` against `case`: its outcome, with what judging it cost (if it did)."""
+        if not case.needs_judge():  # nothing to count, nothing to plan
+            return Outcome(suite, case.name, _timed(case, subject), where, subject_id)
+        from chatassert._judging import count_judge_costs, judge_planning
+
+        with count_judge_costs(self.prices) as costs, judge_planning(self.plan_judging):
+            result = _timed(case, subject)
+        cost = costs.to_dict() if costs.used else None
+        return Outcome(suite, case.name, result, where, subject_id, cost=cost)
+
+    def _run_row(self, key: tuple[str, str], run: dict[str, Any]) -> Row:
+        case = self._step_cases[key]
+        outcome = self._outcome(key[0], case, run["responses"], run["where"], run["subject_id"])
+        return self._row(outcome, run["shown"])
+
+    def _row(
+        self,
+        outcome: Outcome,
+        subject: object,
+        judged: bool = True,
+        differ: tuple[str, ...] = (),
+    ) -> Row:
+        """The row of an outcome: its counts, its renderings, its tree (when kept), and the
+        outcome itself (with its excerpt) only while a summary may still keep it."""
+        result = outcome.result
+        status = result.status
+        failing = status in _FAILING
+        kept = failing and self.kept < self.examples
+        if kept:
+            self.kept += 1
+        formats = self.formats
+        shown = None
+        if failing and (kept or self.trees or "junit" in formats or "html" in formats):
+            shown = excerpt(subject)
+            outcome = replace(outcome, excerpt=shown)
+        rendered: dict[str, str] | None = None
+        if formats:
+            rendered = _render(
+                outcome, subject, formats, self.full_results, self.verbose, self.flaky
+            )
+        tree = _WRITER.tree(result, False) if self.trees else None
+        return Row(
+            "case",
+            outcome.source,
+            outcome.suite,
+            outcome.case,
+            status._value_,
+            outcome.subject_id,
+            None,
+            self._tag_of.get((outcome.suite, outcome.case), ()),
+            outcome.cost,
+            judged and is_flaky(result),
+            outcome.seconds,
+            tree,
+            shown if self.trees else None,
+            _statuses(result),
+            differ,
+            rendered,
+            outcome if kept else None,
+        )
+
+    def _final_row(self, outcome: Outcome) -> Row:
+        """The row of an outcome only the whole set gives (a test with no response): kept
+        whole, rendered as the reports show such a test (no time, not verbose)."""
+        result = outcome.result
+        rendered: dict[str, str] | None = None
+        if self.formats:
+            rendered = _render(outcome, None, self.formats, self.full_results, False, "skip")
+            if "junit" in rendered:
+                rendered["junit_status"] = result.status._value_
+        tree = _WRITER.tree(result, False) if self.trees else None
+        return Row(
+            "case",
+            outcome.source,
+            outcome.suite,
+            outcome.case,
+            result.status._value_,
+            outcome.subject_id,
+            tags=self._tag_of.get((outcome.suite, outcome.case), ()),
+            result=tree,
+            assertions=_statuses(result),
+            rendered=rendered,
+            outcome=outcome,
+        )
+
+
+def _render(
+    outcome: Outcome,
+    subject: object,
+    formats: frozenset[str] | Sequence[str],
+    full: bool,
+    verbose: bool,
+    flaky: str,
+) -> dict[str, str]:
+    """What each report format writes of an outcome."""
+    rendered: dict[str, str] = {}
+    if "otel" in formats:
+        from chatassert.reporting._otel import otel_line
+
+        rendered["otel"] = otel_line(outcome, subject)
+    if "html" in formats:
+        rendered["html"] = html_case(outcome, subject)
+    if "json" in formats:
+        rendered["json"] = report_line(outcome, full=full)
+    if "junit" in formats:
+        rendered["junit"] = render_junit_case(outcome, verbose=verbose, flaky=flaky)
+        rendered["junit_status"] = junit_status(outcome.result, flaky)
+    return rendered
+
+
+def _beside_recorded(
+    outcome: Outcome, conversation: Conversation
+) -> tuple[Outcome, tuple[str, ...]]:
+    """The outcome with the verdicts its recording carries (a PromptKit run's), if any, and
+    the text of each verdict that differs."""
+    from chatassert.reporting import disagreement_text, recorded_verdicts
+
+    compared = recorded_verdicts(outcome.result, conversation)
+    if compared is None:
+        return outcome, ()
+    recorded, differ = compared
+    outcome = replace(outcome, recorded=tuple(recorded), disagreements=tuple(differ))
+    return outcome, tuple(disagreement_text(d) for d in differ)
+
+
+def _step_item(
+    suite: Suite,
+    case: Case,
+    step: Any,
+    subject: Any,
+    shown: Any,
+    where: str,
+    subject_id: str | None,
+) -> Row | _Step:
+    """The held step of a line answering one step of a multi-step test, or why it cannot."""
+    from chatassert._suite import _step_number
+
+    name = case.id or case.name
+    numbers = [s.step for s in case.steps]
+    if not case.steps:
+        return Row(
+            "unreadable",
+            where,
+            error=f"test {name!r} has no multi_step, but the line gives 'step': {step!r}",
+        )
+    if step is None:
+        return Row(
+            "unreadable",
+            where,
+            error=f"test {name!r} has steps {', '.join(map(str, numbers))}: the line must say "
+            'which it answers ("step": N)',
+        )
+    number = _step_number(step)
+    if number not in numbers:
+        return Row(
+            "unreadable",
+            where,
+            error=f"test {name!r} has no step {step!r} (its steps: {', '.join(map(str, numbers))})",
+        )
+    return _Step(suite.name, case.name, number, subject, shown, where, subject_id)
+
+
+# -- reports -----------------------------------------------------------------------------------
+
+
+class _Writable(Protocol):
+    def write(self, text: str, /) -> Any: ...
+
+
+class ReportWriter:
+    """Writes the reports of rows as they come (JSON Lines, OpenTelemetry), spooling what is
+    written at the end (JUnit, HTML), then each report's end from a summary (`finish`).
+
+    Args:
+        outputs: Per format (`text`, `json`, `junit`, `html`, `otel`), where its report goes.
+        show: How many failing cases the text report lists.
+        verbose: The text report shows every node of a failing case.
+        full_results: JSON lines rendered here hold every node in full.
+        flaky: How JUnit reports a case only flaky verdicts decide (`skip` or `fail`).
+        tags: The tags of each `(suite, case)`, for the HTML report's filter.
+        width: The width the text report's result trees wrap at.
+
+    A row carries a format's rendering when its checker was asked for that format
+    (`Checker(formats=...)`); otherwise it is rendered here from the row's compact tree.
+
+    Example:
+        >>> import io
+        >>> from chatassert.records import Checker, ReportWriter, Summary, inline_suite
+        >>> checker = Checker([inline_suite(["{type: contains, value: hi}"])])
+        >>> out = io.StringIO()
+        >>> writer, summary = ReportWriter({"json": out}), Summary(records=0)
+        >>> for row in checker.check_records(['{"turns": [{"text": "hi"}]}']):
+        ...     summary.add_row(row)
+        ...     writer.add(row)
+        >>> summary.records = 1
+        >>> writer.finish(summary)
+        >>> print(out.getvalue(), end="")  # doctest: +ELLIPSIS
+        {"suite": "--assert", "case": "contains 'hi'", "source": "<record 1>", ...}
+        {"summary": {"passed": 1, "failed": 0, "error": 0, "skipped": 0, ...}}
+    """
+
+    def __init__(
+        self,
+        outputs: Mapping[str, _Writable],
+        *,
+        show: int = 10,
+        verbose: bool = False,
+        full_results: bool = False,
+        flaky: str = "skip",
+        tags: Mapping[tuple[str, str], Sequence[str]] | None = None,
+        width: int = 120,
+    ) -> None:
+        from chatassert.reporting import HtmlWriter, JUnitWriter
+
+        unknown = set(outputs) - set(FORMATS)
+        if unknown:
+            raise ValueError(f"unknown report formats {sorted(unknown)}; known: {FORMATS}")
+        self.outputs = dict(outputs)
+        self.show = show
+        self.verbose = verbose
+        self.full_results = full_results
+        self.flaky = flaky
+        self.width = width
+        self.junit = JUnitWriter() if "junit" in outputs else None
+        self.html = HtmlWriter(tags) if "html" in outputs else None
+        self.json = outputs.get("json")
+        self.otel = outputs.get("otel")
+        self._wanted = frozenset(f for f in ("json", "junit", "html", "otel") if f in outputs)
+
+    def add(self, row: Row) -> None:
+        """Write (or spool) what each report shows of one row."""
+        kind = row.kind
+        if kind == "case":
+            rendered = row.rendered
+            if rendered is None or self._wanted.difference(rendered):
+                rendered = self._render(row) if self._wanted else {}
+            if self.junit is not None:
+                self.junit.add(
+                    row.suite or "",
+                    rendered["junit_status"],
+                    row.duration,
+                    rendered["junit"],
+                    cost=row.cost,
+                )
+            if self.json is not None:
+                self.json.write(rendered["json"])
+            if self.otel is not None:
+                self.otel.write(rendered["otel"])
+            if self.html is not None:
+                self.html.add(
+                    row.suite or "",
+                    row.case or "",
+                    row.status,
+                    row.assertions,
+                    row.duration,
+                    rendered["html"],
+                )
+        elif kind == "unreadable":
+            error = row.error or "unreadable"
+            if self.junit is not None:
+                self.junit.add_unreadable(row.source, error)
+            if self.json is not None:
+                self.json.write(json_line({"unreadable": row.source, "error": error}))
+        else:
+            suite = row.suite or ""
+            if self.junit is not None:
+                self.junit.add_unmatched(row.source, suite)
+            if self.html is not None:
+                self.html.add_unmatched(row.source, suite)
+            if self.json is not None:
+                self.json.write(json_line({"unmatched": row.source, "suite": suite}))
+
+    def _render(self, row: Row) -> Mapping[str, str]:
+        have = dict(row.rendered or {})
+        outcome = row.to_outcome()
+        if outcome is None:
+            raise ValueError(
+                f"row {row.source!r} carries neither its result tree nor the renderings of "
+                f"{sorted(self._wanted - have.keys())}: check with Checker(trees=True) or "
+                "Checker(formats=...)"
+            )
+        missing = self._wanted - have.keys()
+        have.update(_render(outcome, None, missing, self.full_results, self.verbose, self.flaky))
+        return have
+
+    def finish(self, summary: Summary, meta: Mapping[str, Any] | None = None) -> None:
+        """End each report: the JSON summary line, the JUnit document, the HTML page (with the
+        run's `meta`), the text summary."""
+        for fmt, out in self.outputs.items():
+            if fmt == "html":
+                from chatassert.reporting._html import write_html
+
+                write_html(summary, out, writer=self.html, meta=meta)
+            elif fmt == "json":
+                out.write(_summary_line(summary))
+            elif fmt == "junit" and self.junit is not None:
+                if summary.notice is not None:
+                    name = "interrupted" if summary.interrupted else "nothing read"
+                    self.junit.add_run_error(name, summary.notice)
+                self.junit.write(out)
+            elif fmt == "text":
+                text = render_text(
+                    summary, max_failures=self.show, verbose=self.verbose, width=self.width
+                )
+                out.write(text + "\n")
+            # otel: events only, the counts are theirs to add up
+
+
+def _summary_line(summary: Summary) -> str:
+    totals = {s: summary.counts[s] for s in ("passed", "failed", "error", "skipped")}
+    return (
+        json.dumps(
+            {
+                "summary": {
+                    **totals,
+                    "unreadable": summary.unreadable_count,
+                    "unmatched": summary.unmatched,
+                    "records": summary.records,
+                    "interrupted": summary.interrupted,
+                    **({"flaky": summary.flaky} if summary.flaky else {}),
+                    **({"judge": summary.costs.to_dict()} if summary.costs.used else {}),
+                }
+            }
+        )
+        + "\n"
+    )
+
+
+# -- Arrow record batches ----------------------------------------------------------------------
+
+
+def rows_from_arrow(
+    checker: Checker,
+    batch: Any,
+    column: str | None = None,
+    *,
+    source: str = "arrow",
+    offset: int = 0,
+) -> list[Row]:
+    """Check the records of an Arrow record batch (or table): one record per row.
+
+    With `column`, that column holds each record, as a JSON string (or bytes) or a struct
+    (read with `to_pylist`, no JSON round trip); without it, each row's columns are the
+    record's fields. A row is located as `{source}#row={offset + i}`; a row that cannot be
+    read (null, not JSON, of no known format) is an `unreadable` row there.
+
+    Raises:
+        ImportError: when pyarrow is not installed.
+        KeyError: when `column` is not a column of the batch.
+    """
+    _pyarrow("rows_from_arrow()")
+    if column is not None:
+        names = list(batch.schema.names)
+        if column not in names:
+            raise KeyError(f"no column {column!r} in the batch (its columns: {names})")
+        values = batch.column(names.index(column)).to_pylist()
+    else:
+        values = batch.to_pylist()
+    out: list[Row] = []
+    for i, value in enumerate(values):
+        where = f"{source}#row={offset + i}"
+        if value is None:
+            out.append(Row("unreadable", where, error="the record is null"))
+            continue
+        out.extend(checker.check_record(value, where))
+    return out

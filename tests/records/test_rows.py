@@ -1,0 +1,125 @@
+"""Rows: their flat form, their Arrow schema, Arrow batches read into rows, and locators."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pyarrow as pa
+import pytest
+
+from chatassert.records import (
+    ROW_SCHEMA,
+    Checker,
+    ReportWriter,
+    Row,
+    Summary,
+    arrow_schema,
+    inline_suite,
+    rows_from_arrow,
+)
+
+GOOD = {"id": "a", "turns": [{"input": "refund?", "text": "Your refund is on its way."}]}
+BAD = {"id": "b", "turns": [{"input": "refund?", "text": "No."}]}
+
+
+def checker(**options: object) -> Checker:
+    return Checker([inline_suite(["{type: contains, value: refund}"])], **options)  # type: ignore[arg-type]
+
+
+def test_a_row_goes_to_a_flat_dict_of_its_schema_and_back() -> None:
+    rows = list(checker().check_records([json.dumps(GOOD), json.dumps(BAD), "oops"]))
+    assert [(r.kind, r.status) for r in rows] == [
+        ("case", "passed"),
+        ("case", "failed"),
+        ("unreadable", "error"),
+    ]
+    for row in rows:
+        flat = row.to_row()
+        assert list(flat) == list(ROW_SCHEMA)
+        assert all(v is None or isinstance(v, str | bool | float) for v in flat.values())
+        back = Row.from_row(json.loads(json.dumps(flat)))
+        assert back == row
+    failed = rows[1].to_row()
+    assert json.loads(failed["result"])["status"] == "failed"
+    assert "No." in failed["excerpt"]
+    assert rows[2].to_row()["error"].startswith("line is not JSON")
+
+
+def test_the_arrow_schema_holds_every_row() -> None:
+    rows = list(checker().check_records([json.dumps(GOOD), "oops"]))
+    table = pa.Table.from_pylist([r.to_row() for r in rows], schema=arrow_schema())
+    assert table.schema.names == list(ROW_SCHEMA)
+    assert table.schema.field("duration").type == pa.float64()
+    assert [Row.from_row(d) for d in table.to_pylist()] == rows
+
+
+def test_arrow_batches_of_json_strings_and_of_structs_give_the_same_verdicts() -> None:
+    strings = pa.record_batch({"line": [json.dumps(GOOD), None, "oops", json.dumps(BAD)]})
+    by_text = rows_from_arrow(checker(), strings, "line", source="part-3.parquet")
+    assert [(r.source, r.kind, r.status) for r in by_text] == [
+        ("part-3.parquet#row=0", "case", "passed"),
+        ("part-3.parquet#row=1", "unreadable", "error"),
+        ("part-3.parquet#row=2", "unreadable", "error"),
+        ("part-3.parquet#row=3", "case", "failed"),
+    ]
+    assert by_text[1].error == "the record is null"
+    structs = pa.record_batch({"record": [GOOD, BAD]})
+    by_struct = rows_from_arrow(checker(), structs, "record", source="p", offset=10)
+    assert [(r.source, r.status) for r in by_struct] == [
+        ("p#row=10", "passed"),
+        ("p#row=11", "failed"),
+    ]
+    whole = rows_from_arrow(checker(), pa.Table.from_pylist([GOOD, BAD]), source="t")
+    assert [r.status for r in whole] == ["passed", "failed"]
+    with pytest.raises(KeyError, match="no column 'nope'"):
+        rows_from_arrow(checker(), strings, "nope")
+
+
+def test_a_record_of_no_known_format_in_a_struct_column_is_unreadable_where_it_is() -> None:
+    batch = pa.record_batch({"record": [{"what": "no transcript"}]})
+    (row,) = rows_from_arrow(checker(), batch, "record", source="s3://b/part-0.parquet")
+    assert row.kind == "unreadable"
+    assert row.source == "s3://b/part-0.parquet#row=0"
+    assert "unrecognised transcript record" in (row.error or "")
+
+
+def test_reports_print_a_locator_as_given() -> None:
+    where = "s3://bucket/part-0003.parquet#row=17"
+    (row,) = checker().check_record(BAD, where)
+    assert row.source == where
+    outs = {"text": io.StringIO(), "junit": io.StringIO(), "json": io.StringIO()}
+    writer = ReportWriter(outs)
+    summary = Summary(records=1)
+    summary.add_row(row)
+    writer.add(row)
+    writer.finish(summary)
+    assert f"- --assert / contains 'refund' ({where})" in outs["text"].getvalue()
+    assert f"[{where}]" in outs["junit"].getvalue()
+    assert json.loads(outs["json"].getvalue().splitlines()[0])["source"] == where
+
+
+def test_a_row_without_tree_or_rendering_cannot_be_written_and_says_why() -> None:
+    (row,) = checker(trees=False, examples=0).check_record(BAD, "x")
+    with pytest.raises(ValueError, match="Checker\\(trees=True\\)"):
+        ReportWriter({"json": io.StringIO()}).add(row)
+
+
+def test_a_conversation_and_a_decoded_dict_check_as_the_line_does() -> None:
+    from chatassert.transcripts import parse_record
+
+    line = checker().check_line(json.dumps(BAD), "log", 4)
+    as_dict = checker().check_record(BAD, "log:4")
+    as_conversation = checker().check_record(parse_record(BAD), "log:4")
+    assert (
+        [(r.source, r.status, r.assertions) for r in line]
+        == [(r.source, r.status, r.assertions) for r in as_dict]
+        == [(r.source, r.status, r.assertions) for r in as_conversation]
+    )
+    assert line[0].source == "log:4"
+
+
+def test_selection_leaves_cases_out_and_the_suite_without_a_match_is_unmatched() -> None:
+    suites = [inline_suite(["{type: contains, value: refund}", "{type: min_length, min: 6}"])]
+    rows = Checker(suites, keyword="least").check_record(GOOD, "x")
+    assert [r.case for r in rows] == ["response is at least 6 long"]
