@@ -44,6 +44,7 @@ from chatassert.transcripts._build import (
     count,
     described,
     duration,
+    list_at,
     make_conversation,
     make_message,
     make_turn,
@@ -328,32 +329,24 @@ def read_invocation(
     return turn, after
 
 
-def _list(value: object, where: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise TranscriptError(f"{where} must be a list, got {described(value)}")
-    return value
-
-
 def _steps(data: Mapping[str, Any], where: str, history: list[Msg]) -> str | None:
     """Read `IntermediateData`: the calls, their responses, then what sub-agents said."""
     calls = [
         _call(c, f"{where}.tool_uses[{i}]")
-        for i, c in enumerate(_list(_get(data, "tool_uses"), f"{where}.tool_uses"))
+        for i, c in enumerate(list_at(_get(data, "tool_uses"), f"{where}.tool_uses"))
     ]
     if calls:
         history.append(Msg(role="assistant", tool_calls=calls))
-    responses = _list(_get(data, "tool_responses"), f"{where}.tool_responses")
+    responses = list_at(_get(data, "tool_responses"), f"{where}.tool_responses")
     history.extend(_response(r, f"{where}.tool_responses[{i}]") for i, r in enumerate(responses))
     author: str | None = None
-    said = _list(_get(data, "intermediate_responses"), f"{where}.intermediate_responses")
+    said = list_at(_get(data, "intermediate_responses"), f"{where}.intermediate_responses")
     for i, pair in enumerate(said):
         at = f"{where}.intermediate_responses[{i}]"
         if not isinstance(pair, list) or len(pair) != 2:
             raise TranscriptError(f"{at} must be an [author, parts] pair, got {described(pair)}")
         name, pieces = pair
-        text = _text(_list(pieces, f"{at}[1]"), at)
+        text = _text(list_at(pieces, f"{at}[1]"), at)
         if isinstance(name, str) and name:
             author = name
         if text is not None:
@@ -364,13 +357,13 @@ def _steps(data: Mapping[str, Any], where: str, history: list[Msg]) -> str | Non
 def _events(events: object, where: str, history: list[Msg], metadata: dict[str, Any]) -> str | None:
     """Read `InvocationEvents`: each event's text and calls, then its function responses."""
     author: str | None = None
-    for i, event in enumerate(_list(events, where)):
+    for i, event in enumerate(list_at(events, where)):
         at = f"{where}[{i}]"
         if not isinstance(event, Mapping):
             raise TranscriptError(f"{at} is not an event object, got {described(event)}")
         name = event.get("author")
         content = _content(event.get("content"), f"{at}.content")
-        pieces = _list(content.get("parts") if content else None, f"{at}.content.parts")
+        pieces = list_at(content.get("parts") if content else None, f"{at}.content.parts")
         calls, responses, texts = [], [], []
         for j, part in enumerate(pieces):
             if not isinstance(part, Mapping):
@@ -411,12 +404,12 @@ def _old_case(queries: object, name: object, session: object) -> Conversation:
     """A case of the older form: a list of `{query, expected_tool_use, reference}`."""
     turns: list[Turn] = []
     agent: tuple[str, str] | None = None
-    for i, query in enumerate(_list(queries, "data")):
+    for i, query in enumerate(list_at(queries, "data")):
         at = f"data[{i}]" if name is not None else f"[{i}]"
         if not isinstance(query, Mapping) or not isinstance(query.get("query"), str):
             raise TranscriptError(f"{at} must be an object whose 'query' is the user's text")
-        uses = _list(query.get("expected_tool_use"), f"{at}.expected_tool_use")
-        said = _list(
+        uses = list_at(query.get("expected_tool_use"), f"{at}.expected_tool_use")
+        said = list_at(
             query.get("expected_intermediate_agent_responses"),
             f"{at}.expected_intermediate_agent_responses",
         )

@@ -194,6 +194,16 @@ def described(value: object, width: int = 40) -> str:
     return shorten(json.dumps(value, ensure_ascii=False), width)
 
 
+def list_at(value: object, where: str) -> list[Any]:
+    """The list a record holds at `where`: `[]` when absent, an error naming `where` when it is
+    not a list."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TranscriptError(f"{where} must be a list, got {described(value)}")
+    return value
+
+
 def _bounded(value: object, whole: bool) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False

@@ -42,6 +42,7 @@ from chatassert.transcripts._build import (
     conversation,
     count,
     described,
+    list_at,
     merge_exchange,
     record_metadata,
     tool_call,
@@ -197,15 +198,6 @@ def _span_name(span: Mapping[str, Any], index: int) -> str:
     return f"span {span.get('name', index)!r}"
 
 
-def _list(value: object, where: str) -> list[Any]:
-    """The list at `where`, `[]` when absent."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise TranscriptError(f"{where} must be a list, got {described(value)}")
-    return value
-
-
 def raw_spans(record: Mapping[str, Any]) -> list[tuple[str, object]]:
     """The spans of an exported trace as `(place in the record, span)`, in record order.
 
@@ -219,15 +211,15 @@ def raw_spans(record: Mapping[str, Any]) -> list[tuple[str, object]]:
             if not isinstance(rs, Mapping):
                 raise TranscriptError(f"{at} must be an object, got {described(rs)}")
             key = "scopeSpans" if "scopeSpans" in rs else "instrumentationLibrarySpans"
-            for j, ss in enumerate(_list(rs.get(key), f"{at}.{key}")):
+            for j, ss in enumerate(list_at(rs.get(key), f"{at}.{key}")):
                 if not isinstance(ss, Mapping):
                     raise TranscriptError(f"{at}.{key}[{j}] must be an object, got {described(ss)}")
-                spans = _list(ss.get("spans"), f"{at}.{key}[{j}].spans")
+                spans = list_at(ss.get("spans"), f"{at}.{key}[{j}].spans")
                 places.extend((f"{at}.{key}[{j}].spans[{k}]", s) for k, s in enumerate(spans))
         return places
     if "spans" not in record and is_span(record):
         return [("span", record)]
-    return [(f"spans[{k}]", s) for k, s in enumerate(_list(record.get("spans"), "spans"))]
+    return [(f"spans[{k}]", s) for k, s in enumerate(list_at(record.get("spans"), "spans"))]
 
 
 _HEX = re.compile("[0-9a-fA-F]+")
@@ -366,7 +358,7 @@ def _parts_message(raw: object, where: str) -> list[Msg]:
     texts: list[str] = []
     calls = []
     results: list[Msg] = []
-    for j, part in enumerate(_list(raw.get("parts"), f"{where}.parts")):
+    for j, part in enumerate(list_at(raw.get("parts"), f"{where}.parts")):
         if not isinstance(part, Mapping):
             raise TranscriptError(f"{where}.parts[{j}] is not an object")
         kind = part.get("type")
@@ -412,7 +404,7 @@ def _event_message(event: Mapping[str, Any], where: str) -> Msg | None:
     else:
         return None
     calls = []
-    for call in _list(body.get("tool_calls"), f"{where}: tool_calls"):
+    for call in list_at(body.get("tool_calls"), f"{where}: tool_calls"):
         fn = call.get("function") if isinstance(call, Mapping) else None
         if isinstance(fn, Mapping):
             calls.append(tool_call(fn.get("name"), fn.get("arguments"), call.get("id")))
@@ -453,7 +445,7 @@ def _inference(
             for i, m in enumerate(raw):
                 target.extend(_parts_message(m, f"{where}: {key}[{i}]"))
     else:
-        for i, event in enumerate(_list(span.get("events"), f"{where}: events")):
+        for i, event in enumerate(list_at(span.get("events"), f"{where}: events")):
             if not isinstance(event, Mapping):
                 continue
             msg = _event_message(event, f"{where}.events[{i}]")
