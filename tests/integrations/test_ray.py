@@ -6,7 +6,9 @@ CHATASSERT_REQUIRE_RAY is set (as .ci/run sets it), where a missing Ray fails th
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import io
 import json
 import os
 import random
@@ -353,3 +355,13 @@ def test_import_chatassert_imports_neither_ray_nor_pyarrow_and_names_the_extra()
         check=True,
     )
     assert "pip install 'chatassert[ray]'" in done.stdout
+
+
+def test_the_guide_pages_example_prints_what_it_says(cluster: str) -> None:
+    page = (SRC.parent / "docs" / "ray.md").read_text(encoding="utf-8")
+    code = page.split("```python\n", 1)[1].split("```", 1)[0]
+    said = page.split("prints\n\n```text\n", 1)[1].split("```", 1)[0]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "docs/ray.md", "exec"), {})
+    assert out.getvalue() == said
