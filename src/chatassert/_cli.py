@@ -1657,7 +1657,14 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         if ray_engine:
             from chatassert._ray_engine import run_ray
 
-            code = run_ray(plan, suites, files, args, reports, err)
+            code = run_ray(
+                _checker(plan, suites),
+                _writer(plan, reports, args, _tags(suites)),
+                lambda summary, writer, logs: _finish(plan, summary, writer, args, logs),
+                files,
+                args,
+                err,
+            )
         else:
             code = _run(plan, suites, files, args, args.max_failures, reports, err)
         reports.close()  # a full disk often shows only here, when the last of it is written

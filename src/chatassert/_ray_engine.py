@@ -12,12 +12,13 @@ import argparse
 import importlib
 import logging
 import os
-from collections.abc import Sequence
-from typing import IO, Any
+from collections.abc import Callable, Sequence
+from typing import IO
 
-from chatassert.records import Row, Summary
+from chatassert.records import Checker, ReportWriter, Row, Summary
 from chatassert.reporting._summary import EXIT_USAGE
 
+_LISTED = 10  # unreadable or unmatched records listed on stderr (as a local run lists them)
 _SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".parquet")
 _UNSUPPORTED = (
     ("--group-by", "group_by"),
@@ -63,16 +64,15 @@ def _logs(paths: Sequence[str], err: IO[str]) -> list[str] | None:
 
 
 def run_ray(
-    plan: Any,
-    suites: list[Any],
+    checker: Checker,
+    writer: ReportWriter,
+    finish: Callable[[Summary, ReportWriter, list[str]], None],
     paths: Sequence[str],
     args: argparse.Namespace,
-    reports: Any,
     err: IO[str],
 ) -> int:
-    """Check `paths` on Ray and write the run's reports; the exit code of a local run."""
-    from chatassert import _cli
-
+    """Check `paths` on Ray with (a copy of) the run's `checker` and write its reports with
+    `writer`, ended by `finish(summary, writer, files)`; the exit code of a local run."""
     for option, name in _UNSUPPORTED:
         if getattr(args, name, None):
             err.write(f"chatassert check: {option} is not available with --engine ray\n")
@@ -87,22 +87,18 @@ def run_ray(
         err.write(f"chatassert check: --engine ray: {exc}\n")
         return EXIT_USAGE
     if not ray.is_initialized():
-        address = os.environ.get("RAY_ADDRESS")
         ray.init(
-            address=address,
+            address=os.environ.get("RAY_ADDRESS"),
             include_dashboard=False,
             log_to_driver=False,
             logging_level=logging.WARNING,
         )
     context = ray.data.DataContext.get_current()
-    context.enable_progress_bars = False  # the run's own progress and reports only
+    context.enable_progress_bars = False  # the run's own reports only
     logging.getLogger("ray.data").setLevel(logging.WARNING)
-    checker = _cli._checker(plan, suites)
     checker.trees = True  # a failing row's tree travels back: the summary's examples
     summary = Summary(keep=args.show, records=0)
-    writer = _cli._writer(plan, reports, args, _cli._tags(suites))
-    column = getattr(args, "column", None)
-    for item in check_files(files, checker, column=column):
+    for item in check_files(files, checker, column=getattr(args, "column", None)):
         if isinstance(item, int):
             summary.records = (summary.records or 0) + item
             continue
@@ -112,10 +108,9 @@ def run_ray(
         ("unreadable lines", summary.unreadable_count),
         ("unmatched subjects", summary.unmatched),
     ):
-        if count > _cli._LISTED:
+        if count > _LISTED:
             err.write(
-                f"… and {count - _cli._LISTED} more {kind} (only the first {_cli._LISTED} "
-                "are listed)\n"
+                f"… and {count - _LISTED} more {kind} (only the first {_LISTED} are listed)\n"
             )
     if summary.records:
         for row in checker.unanswered(summary):
@@ -125,13 +120,11 @@ def run_ray(
             writer.add(row)
     else:
         err.write(f"{summary.notice}\n")
-    _cli._finish(plan, summary, writer, args, files)
+    finish(summary, writer, files)
     return summary.exit_code()
 
 
 def _count(row: Row, summary: Summary, err: IO[str]) -> None:
-    from chatassert._cli import _LISTED
-
     summary.add_row(row)
     if row.kind == "unreadable":
         if summary.unreadable_count <= _LISTED:
