@@ -313,6 +313,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     _judging_options(check)
     check.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local (this machine, with --jobs) or ray: each log file (.jsonl, .jsonl.gz, "
+        ".parquet; local or an object-store URI) checked by a Ray task, on the cluster "
+        "RAY_ADDRESS names or a local one (pip install chatassert[ray]; see docs/ray.md)",
+    )
+    check.add_argument(
+        "--column",
+        default=None,
+        metavar="NAME",
+        help="with --engine ray: the Parquet column holding each record (JSON text or a "
+        "struct); default: the only column, else a row's columns are the record's fields",
+    )
+    check.add_argument(
         "-v",
         "--verbose",
         action="store_true",
@@ -1617,7 +1632,8 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
             err.write(f"chatassert check: -k {plan.keyword!r}: {exc}\n")
             return EXIT_USAGE
     suites = _suites(plan, err)
-    files = _expand(paths, err)
+    ray_engine = args.engine == "ray"
+    files = paths if ray_engine else _expand(paths, err)  # Ray's readers open URIs too
     if suites is None or files is None:
         return EXIT_USAGE
     if plan.keyword is not None or plan.tags:
@@ -1638,7 +1654,19 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     try:
         if not reports.open(plan.outputs, out, err):
             return EXIT_USAGE
-        code = _run(plan, suites, files, args, args.max_failures, reports, err)
+        if ray_engine:
+            from chatassert._ray_engine import run_ray
+
+            code = run_ray(
+                _checker(plan, suites),
+                _writer(plan, reports, args, _tags(suites)),
+                lambda summary, writer, logs: _finish(plan, summary, writer, args, logs),
+                files,
+                args,
+                err,
+            )
+        else:
+            code = _run(plan, suites, files, args, args.max_failures, reports, err)
         reports.close()  # a full disk often shows only here, when the last of it is written
         return code
     finally:

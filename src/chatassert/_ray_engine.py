@@ -1,0 +1,136 @@
+"""`chatassert check --engine ray`: the logs checked by Ray tasks, reported as a local run.
+
+Each log file (JSONL, JSONL.gz or Parquet; a local path or an object-store URI, which Ray's
+readers open) is checked by one Ray task (`chatassert.integrations.ray.check_files`); the
+rows come back in input order and are counted and written here exactly as a local run's.
+Ray is imported only when this engine runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+from collections.abc import Callable, Sequence
+from typing import IO
+
+from chatassert.records import Checker, ReportWriter, Row, Summary
+from chatassert.reporting._summary import EXIT_USAGE
+
+_LISTED = 10  # unreadable or unmatched records listed on stderr (as a local run lists them)
+_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".parquet")
+_UNSUPPORTED = (
+    ("--group-by", "group_by"),
+    ("--strict", "strict"),
+    ("--max-failures", "max_failures"),
+)
+
+
+def _is_uri(path: str) -> bool:
+    return "://" in path
+
+
+def _logs(paths: Sequence[str], err: IO[str]) -> list[str] | None:
+    """The logs to read: local directories and globs expanded, URIs passed to Ray as given."""
+    import glob
+
+    out: list[str] = []
+    for path in paths:
+        if _is_uri(path):
+            out.append(path)
+            continue
+        if path == "-":
+            err.write("chatassert check: --engine ray reads files, not standard input\n")
+            return None
+        if os.path.isdir(path):
+            found = sorted(p for p in glob.glob(os.path.join(path, "*")) if p.endswith(_SUFFIXES))
+        elif glob.has_magic(path):
+            found = sorted(p for p in glob.glob(path, recursive=True) if os.path.isfile(p))
+        else:
+            found = [path] if os.path.isfile(path) else []
+        if not found:
+            err.write(f"cannot read log {path}: no such file (or no log in it)\n")
+            return None
+        for name in found:
+            if not name.endswith(_SUFFIXES):
+                err.write(
+                    f"chatassert check: --engine ray reads .jsonl, .jsonl.gz and .parquet "
+                    f"logs, not {name}\n"
+                )
+                return None
+        out.extend(found)
+    return out
+
+
+def run_ray(
+    checker: Checker,
+    writer: ReportWriter,
+    finish: Callable[[Summary, ReportWriter, list[str]], None],
+    paths: Sequence[str],
+    args: argparse.Namespace,
+    err: IO[str],
+) -> int:
+    """Check `paths` on Ray with (a copy of) the run's `checker` and write its reports with
+    `writer`, ended by `finish(summary, writer, files)`; the exit code of a local run."""
+    for option, name in _UNSUPPORTED:
+        if getattr(args, name, None):
+            err.write(f"chatassert check: {option} is not available with --engine ray\n")
+            return EXIT_USAGE
+    files = _logs(paths, err)
+    if files is None:
+        return EXIT_USAGE
+    try:
+        ray = importlib.import_module("ray")
+        from chatassert.integrations.ray import check_files
+    except ImportError as exc:
+        err.write(f"chatassert check: --engine ray: {exc}\n")
+        return EXIT_USAGE
+    if not ray.is_initialized():
+        ray.init(
+            address=os.environ.get("RAY_ADDRESS"),
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.WARNING,
+        )
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False  # the run's own reports only
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    checker.trees = True  # a failing row's tree travels back: the summary's examples
+    summary = Summary(keep=args.show, records=0)
+    for item in check_files(files, checker, column=getattr(args, "column", None)):
+        if isinstance(item, int):
+            summary.records = (summary.records or 0) + item
+            continue
+        _count(item, summary, err)
+        writer.add(item)
+    for kind, count in (
+        ("unreadable lines", summary.unreadable_count),
+        ("unmatched subjects", summary.unmatched),
+    ):
+        if count > _LISTED:
+            err.write(
+                f"… and {count - _LISTED} more {kind} (only the first {_LISTED} are listed)\n"
+            )
+    if summary.records:
+        for row in checker.unanswered(summary):
+            summary.add_row(row)
+            if row.status == "error":
+                err.write(f"{row.suite}: test {row.subject_id!r} has no response in the logs\n")
+            writer.add(row)
+    else:
+        err.write(f"{summary.notice}\n")
+    finish(summary, writer, files)
+    return summary.exit_code()
+
+
+def _count(row: Row, summary: Summary, err: IO[str]) -> None:
+    summary.add_row(row)
+    if row.kind == "unreadable":
+        if summary.unreadable_count <= _LISTED:
+            err.write(f"{row.source}: skipped: {row.error}\n")
+    elif row.kind == "unmatched" and summary.unmatched <= _LISTED:
+        err.write(
+            f"{row.source}: no case of {row.suite!r} matches this subject (give it "
+            "an 'id' or 'case' naming one)\n"
+        )

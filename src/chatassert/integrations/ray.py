@@ -1,0 +1,328 @@
+"""Check a Ray Dataset of log records: the suite of `chatassert check`, on Ray Data.
+
+`check_dataset(dataset, suites)` gives a Ray Dataset of result rows (`Row.to_row()` dicts,
+schema `chatassert.records.arrow_schema()`), checked by plain Ray tasks (`map_batches` with a
+function, not an actor pool), each building its `Checker` once from a picklable description.
+`summarize(rows)` merges the rows' counts into one `Summary`, adding what only the whole set
+can say (expect tests no record answered). `chatassert check --engine ray` is built on them.
+
+Ray is imported by these functions only (`pip install chatassert[ray]`): `import chatassert`
+imports neither Ray nor pyarrow.
+
+Example (see docs/ray.md; needs Ray):
+    >>> import ray  # doctest: +SKIP
+    >>> from chatassert.integrations.ray import check_dataset, summarize  # doctest: +SKIP
+    >>> rows = check_dataset(ray.data.read_json("logs/"), [suite])  # doctest: +SKIP
+    >>> summarize(rows, [suite]).exit_code()  # doctest: +SKIP
+    0
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib
+import json
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from chatassert._suite import Suite
+from chatassert.records import Checker, Row, Summary, arrow_schema
+
+__all__ = ["CheckerSpec", "check_dataset", "summarize"]
+
+EXTRA = "chatassert[ray]"
+
+
+def _ray() -> Any:
+    """The `ray` module, imported now, or an ImportError naming the extra to install."""
+    try:
+        return importlib.import_module("ray")
+    except ImportError as exc:
+        raise ImportError(
+            f"chatassert.integrations.ray needs Ray Data: pip install {EXTRA!r}"
+        ) from exc
+
+
+@dataclass(frozen=True)
+class CheckerSpec:
+    """What a task needs to build its `Checker`: the suites (they pickle) and its options.
+
+    Attributes:
+        suites: The suites, with any `assume` already applied.
+        options: The other `Checker` arguments (`keyword`, `tags`, `read_as`, ...).
+        token: Names the description: a worker process builds one checker per token.
+    """
+
+    suites: tuple[Suite, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    @classmethod
+    def of(cls, suites_or_checker: Checker | Suite | Sequence[Suite]) -> CheckerSpec:
+        """The description of a checker, or of a checker of these suites (defaults)."""
+        if isinstance(suites_or_checker, Checker):
+            c = suites_or_checker
+            options = {
+                "keyword": c.keyword,
+                "tags": c.tags,
+                "read_as": c.transcript_format,
+                "formats": sorted(c.formats),
+                "trees": c.trees,
+                "examples": c.examples,
+                "full_results": c.full_results,
+                "verbose": c.verbose,
+                "flaky": c.flaky,
+                "prices": c.prices,
+                "plan_judging": c.plan_judging,
+            }
+            return cls(tuple(c.suites), options)
+        if isinstance(suites_or_checker, Suite):
+            return cls((suites_or_checker,))
+        return cls(tuple(suites_or_checker))
+
+    def build(self) -> Checker:
+        """A new checker of this description."""
+        return Checker(list(self.suites), **self.options)
+
+
+_BUILT: dict[str, Checker] = {}
+"""The checkers built in this worker process, by description token."""
+
+
+def _checker(spec: CheckerSpec) -> Checker:
+    checker = _BUILT.get(spec.token)
+    if checker is None:
+        checker = _BUILT[spec.token] = spec.build()
+    checker.reset()
+    return checker
+
+
+def _table(rows: Sequence[Mapping[str, Any]]) -> Any:
+    """Rows as a pyarrow table of `arrow_schema()`."""
+    pa = importlib.import_module("pyarrow")
+    schema = arrow_schema()
+    return pa.Table.from_pylist(list(rows), schema=schema)
+
+
+def _rows_of(checker: Checker, value: Any, where: str) -> list[Row]:
+    """The rows of one record; a record that cannot be checked at all is `unreadable`."""
+    if value is None:
+        return [Row("unreadable", where, error="the record is null")]
+    try:
+        return checker.check_record(value, where)
+    except Exception as exc:  # one bad record must not fail its partition
+        return [Row("unreadable", where, error=f"cannot check the record: {exc}")]
+
+
+class _CheckBatch:
+    """The function each task applies to a batch (a pyarrow table): picklable, stateless
+    apart from the checker its worker builds once per description."""
+
+    def __init__(self, spec: CheckerSpec, column: str | None, source: str | None) -> None:
+        self.spec = spec
+        self.column = column
+        self.source = source
+
+    def __call__(self, batch: Any) -> Any:
+        checker = _checker(self.spec)
+        names = list(batch.schema.names)
+        paths = batch.column("path").to_pylist() if "path" in names else None
+        numbers = batch.column("row").to_pylist() if "row" in names else None
+        if self.column is not None:
+            if self.column not in names:
+                raise KeyError(f"no column {self.column!r} in the dataset (its columns: {names})")
+            values = batch.column(self.column).to_pylist()
+        else:
+            drop = [n for n in ("path", "row") if n in names]
+            values = batch.drop_columns(drop).to_pylist() if drop else batch.to_pylist()
+        seen: dict[str, int] = {}
+        out: list[dict[str, Any]] = []
+        block = self.source or f"block-{_task_id()}"
+        for i, value in enumerate(values):
+            where_base = paths[i] if paths is not None and paths[i] else block
+            if numbers is not None and numbers[i] is not None:
+                number = int(numbers[i])
+            else:
+                number = seen.get(where_base, 0)
+                seen[where_base] = number + 1
+            where = f"{where_base}#row={number}"
+            out.extend(row.to_row() for row in _rows_of(checker, value, where))
+        out.extend(row.to_row() for row in checker.flush())
+        return _table(out)
+
+
+def _task_id() -> str:
+    """A short name of the running Ray task (for rows of a dataset without paths)."""
+    try:
+        context = _ray().get_runtime_context()
+        return str(context.get_task_id() or "driver")[:12]
+    except Exception:
+        return "local"
+
+
+def check_dataset(
+    dataset: Any,
+    suites_or_checker: Checker | Suite | Sequence[Suite],
+    *,
+    column: str | None = None,
+    source: str | None = None,
+    batch_size: int | None = 256,
+    **ray_args: Any,
+) -> Any:
+    """Check each record of a Ray Dataset: a Dataset of result rows (`Row.to_row()` dicts,
+    schema `arrow_schema()`), lazily, by plain Ray tasks.
+
+    Args:
+        dataset: A `ray.data.Dataset`, one record per row.
+        suites_or_checker: The suites, or a `Checker` whose options (selection, formats,
+            prices, ...) the tasks' checkers copy; each task builds its checker once from
+            this description (the suites pickle).
+        column: The column holding each record (a JSON string, bytes or a struct); None: a
+            row's columns are the record's fields.
+        source: The locator of rows when the dataset has no `path` column (Ray's
+            `include_paths=True`); default `block-<task>`.
+        batch_size: Records per batch given to a task's function.
+        **ray_args: Passed to `map_batches` (`num_cpus`, `max_retries`, `retry_exceptions`,
+            `concurrency`...), except that the compute is always tasks.
+
+    A row is located `<path>#row=N`: `path` from the `path` column, `N` from a `row` column
+    when the dataset has one, else counted within the task from 0 (exact when a file is read
+    by one task and not repartitioned, as Ray's file readers do). A record that cannot be
+    read or checked gives an `unreadable` row there, never a failed task. Multi-step tests
+    are paired within a batch: keep a run's steps in one batch.
+
+    Raises:
+        ImportError: when Ray is not installed (naming `chatassert[ray]`).
+    """
+    _ray()
+    ray_args.pop("compute", None)
+    fn = _CheckBatch(CheckerSpec.of(suites_or_checker), column, source)
+    return dataset.map_batches(fn, batch_format="pyarrow", batch_size=batch_size, **ray_args)
+
+
+class _SummarizeBatch:
+    """A batch of rows as one summary (`Summary.to_dict()`, JSON) and its row count."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+
+    def __call__(self, batch: Any) -> Any:
+        pa = importlib.import_module("pyarrow")
+        part = Summary(keep=self.keep, records=0)
+        for data in batch.to_pylist():
+            part.add_row(Row.from_row(data))
+        return pa.table({"summary": [json.dumps(part.to_dict())]})
+
+
+def summarize(
+    rows: Any,
+    suites_or_checker: Checker | Suite | Sequence[Suite] | None = None,
+    *,
+    keep: int = 20,
+    records: int | None = None,
+) -> Summary:
+    """The summary of a Dataset of result rows (`check_dataset`'s): a summary per block
+    (`Summary.add_row`), merged in order (`Summary.merge`), then, given the suites, what
+    only the whole set can say (`Checker.finish`: expect tests no record answered).
+
+    Args:
+        rows: A Dataset of `Row.to_row()` dicts.
+        suites_or_checker: The suites checked, for `Checker.finish`; None: no final step.
+        keep: How many examples (failing cases, unreadable records) the summary keeps.
+        records: How many records were read, if known (the summary's `records`).
+    """
+    _ray()
+    total = Summary(keep=keep, records=0)
+    parts = rows.map_batches(_SummarizeBatch(keep), batch_format="pyarrow", batch_size=None)
+    for batch in parts.iter_batches(batch_format="pyarrow", batch_size=None):
+        for text in batch.column("summary").to_pylist():
+            total.merge(Summary.from_dict(json.loads(text)))
+    if suites_or_checker is not None:
+        for row in CheckerSpec.of(suites_or_checker).build().finish(total):
+            total.add_row(row)
+    total.records = records
+    return total
+
+
+# -- reading logs, for `chatassert check --engine ray` -----------------------------------------
+
+_RECORDS = "_records"
+"""The kind of the marker row closing each file's rows: its `error` is the file's record
+count (the command line counts records read; a deselected record gives no row)."""
+
+
+def _lines(data: bytes) -> list[str]:
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    text = data.decode("utf-8-sig", "surrogateescape")
+    lines = text.split("\n")
+    last = lines.pop()
+    out = [line + "\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+class _CheckFiles:
+    """Check whole log files (rows `path`, `bytes`): JSONL lines located `path:line` as a
+    local run does, Parquet rows `path#row=N`; then a `_records` marker row per file."""
+
+    def __init__(self, spec: CheckerSpec, column: str | None) -> None:
+        self.spec = spec
+        self.column = column
+
+    def __call__(self, batch: Any) -> Any:
+        checker = _checker(self.spec)
+        out: list[dict[str, Any]] = []
+        for path, data in zip(
+            batch.column("path").to_pylist(), batch.column("bytes").to_pylist(), strict=True
+        ):
+            count = 0
+            if path.endswith(".parquet"):
+                count = self._parquet(checker, path, data, out)
+            else:
+                for number, line in enumerate(_lines(data), 1):
+                    if line.strip():
+                        count += 1
+                        out.extend(r.to_row() for r in checker.check_line(line, path, number))
+            out.extend(row.to_row() for row in checker.flush())
+            out.append(Row(_RECORDS, path, error=str(count)).to_row())
+        return _table(out)
+
+    def _parquet(self, checker: Checker, path: str, data: bytes, out: list[Any]) -> int:
+        pa = importlib.import_module("pyarrow")
+        pq = importlib.import_module("pyarrow.parquet")
+        table = pq.read_table(pa.BufferReader(data))
+        column = self.column
+        if column is None and table.num_columns == 1:
+            column = table.schema.names[0]
+        values = table.column(column).to_pylist() if column is not None else table.to_pylist()
+        for i, value in enumerate(values):
+            out.extend(r.to_row() for r in _rows_of(checker, value, f"{path}#row={i}"))
+        return len(values)
+
+
+def check_files(
+    paths: Sequence[str], checker: Checker, *, column: str | None = None, **ray_args: Any
+) -> Iterator[Row | int]:
+    """Check log files on Ray (`chatassert check --engine ray`): JSONL, JSONL.gz and Parquet,
+    local paths or object-store URIs (read by Ray's `read_binary_files`), one task per file.
+    Yields each file's rows in input order, then its record count (an `int`)."""
+    ray = _ray()
+    context = ray.data.DataContext.get_current()
+    context.execution_options.preserve_order = True
+    files = ray.data.read_binary_files(list(paths), include_paths=True)
+    checked = files.map_batches(
+        _CheckFiles(CheckerSpec.of(checker), column),
+        batch_format="pyarrow",
+        batch_size=1,
+        **ray_args,
+    )
+    for batch in checked.iter_batches(batch_format="pyarrow", batch_size=None):
+        for data in batch.to_pylist():
+            if data["kind"] == _RECORDS:
+                yield int(data["error"])
+            else:
+                yield Row.from_row(data)

@@ -1,0 +1,367 @@
+"""chatassert[ray]: check_dataset, summarize and `check --engine ray` against a local run.
+
+Runs Ray in local mode on 2 CPUs. Without Ray installed these tests skip, unless
+CHATASSERT_REQUIRE_RAY is set (as .ci/run sets it), where a missing Ray fails them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from chatassert.integrations.ray import check_dataset, summarize
+from chatassert.records import Checker, Row, Summary, inline_suite
+from chatassert.specs import load_suite
+
+pytestmark = [
+    pytest.mark.ray,
+    # Ray's own deprecation notices (its DataContext warns about its own defaults)
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.*"),
+    pytest.mark.filterwarnings("ignore::FutureWarning:ray.*"),
+    # max_retries / retry_exceptions reach Ray's tasks through map_batches' remote args
+    pytest.mark.filterwarnings("ignore:`ray_remote_args` is deprecated"),
+]
+
+try:
+    import ray
+except ImportError:  # pragma: no cover - depends on the install
+    if os.environ.get("CHATASSERT_REQUIRE_RAY"):
+        raise
+    pytest.skip(
+        "Ray is not installed (pip install -e '.[test,ray]'); CHATASSERT_REQUIRE_RAY is unset",
+        allow_module_level=True,
+    )
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+ASSERTS = ["{type: contains, value: refund}", "{type: max_length, max: 60}"]
+EXPECT = """\
+- id: T1
+  expect: {status: success}
+- id: T2
+  expect: {status: success, message_contains: booked}
+- id: T3
+  expect: {status: success}
+- id: T4
+  expect: {status: success}
+"""
+
+
+def _conversation(rnd: random.Random, i: int) -> dict[str, Any]:
+    text = rnd.choice(
+        [
+            "Your refund is on its way.",
+            "No.",
+            "A refund " + "really " * 12 + "long answer.",
+            "We sent the refund.",
+        ]
+    )
+    return {"id": f"c{i}", "turns": [{"input": "Refund?", "text": text}]}
+
+
+def _log(path: Path, count: int, seed: int) -> list[dict[str, Any] | None]:
+    """A log of `count` lines: conversations, a few unreadable and blank lines."""
+    rnd = random.Random(seed)
+    records: list[dict[str, Any] | None] = []
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(count):
+            roll = rnd.random()
+            if roll < 0.04:
+                f.write("{not json\n")
+                records.append(None)
+            elif roll < 0.06:
+                f.write("\n")
+            else:
+                record = _conversation(rnd, i)
+                records.append(record)
+                f.write(json.dumps(record) + "\n")
+    return records
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A local Ray of 2 CPUs, whose address the `--engine ray` subprocesses join."""
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(SRC), str(Path(__file__).parent), *filter(None, [os.environ.get("PYTHONPATH")])]
+    )  # the workers import this checkout, and this module (for _fail_once)
+    ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True, logging_level="ERROR")
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    yield ray.get_runtime_context().gcs_address
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two conversation logs (one gzipped), an expect suite and its responses."""
+    root = tmp_path_factory.mktemp("ray-logs")
+    _log(root / "a.jsonl", 250, seed=1)
+    _log(root / "b.jsonl", 150, seed=2)
+    with (root / "b.jsonl").open("rb") as f, gzip.open(root / "b.jsonl.gz", "wb") as g:
+        g.write(f.read())
+    (root / "b.jsonl").unlink()
+    (root / "api.yaml").write_text(EXPECT, encoding="utf-8")
+    responses = [
+        {"id": "T1", "response": {"status": "success"}},
+        {"id": "T2", "response": {"status": "success", "message": "pending"}},
+        {"id": "T3", "response": {"status": "failure"}},
+        {"id": "T9", "response": {"status": "success"}},
+    ]
+    lines = [json.dumps(r) for r in responses] + ["not json"]
+    (root / "responses.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def _cli(address: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "RAY_ADDRESS": address, "PYTHONPATH": str(SRC)}
+    return subprocess.run(
+        [sys.executable, "-m", "chatassert", "check", "-q", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def _without_durations(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_durations(v) for k, v in value.items() if k != "duration"}
+    if isinstance(value, list):
+        return [_without_durations(v) for v in value]
+    return value
+
+
+def _reports(address: str, tmp: Path, engine: str, *args: str) -> tuple[int, Any, str, str]:
+    out = tmp / engine
+    out.mkdir()
+    done = _cli(
+        address,
+        "--engine",
+        engine,
+        *args,
+        "-o",
+        str(out / "r.jsonl"),
+        "-o",
+        str(out / "r.txt"),
+        "-o",
+        str(out / "r.xml"),
+    )
+    lines = (out / "r.jsonl").read_text(encoding="utf-8").splitlines()
+    junit = (out / "r.xml").read_text(encoding="utf-8")
+    junit_verdicts = [
+        part.split('"', 1)[0] for part in junit.split('<testcase name="')[1:]
+    ]  # case names in order, with what follows each kept by the text comparison below
+    return (
+        done.returncode,
+        [_without_durations(json.loads(line)) for line in lines],
+        (out / "r.txt").read_text(encoding="utf-8"),
+        json.dumps(junit_verdicts) + str(junit.count("<failure")) + str(junit.count("<error")),
+    )
+
+
+def test_check_engine_ray_writes_the_reports_of_a_local_run(
+    cluster: str, logs: Path, tmp_path: Path
+) -> None:
+    args = [f"--assert={spec}" for spec in ASSERTS]
+    paths = [str(logs / "a.jsonl"), str(logs / "b.jsonl.gz")]
+    local = _reports(cluster, tmp_path, "local", *args, *paths)
+    on_ray = _reports(cluster, tmp_path, "ray", *args, *paths)
+    assert local[0] == 1  # failing cases
+    summary = local[1][-1]["summary"]
+    assert summary["passed"] > 100
+    assert summary["failed"] > 50
+    assert summary["unreadable"] > 5
+    assert on_ray == local
+
+
+def test_an_expect_suite_on_ray_reports_unanswered_tests_as_a_local_run(
+    cluster: str, logs: Path, tmp_path: Path
+) -> None:
+    args = [str(logs / "api.yaml"), str(logs / "responses.jsonl")]
+    local = _reports(cluster, tmp_path, "local", *args)
+    on_ray = _reports(cluster, tmp_path, "ray", *args)
+    statuses = {row.get("case"): row["result"]["status"] for row in local[1] if "case" in row}
+    assert statuses == {"T1": "passed", "T2": "failed", "T3": "failed", "T4": "error"}
+    assert local[1][-1]["summary"]["unmatched"] == 1
+    assert local[1][-1]["summary"]["unreadable"] == 1
+    assert on_ray == local
+
+
+def _local_rows(checker: Checker, records: list[Any], source: str) -> list[Row]:
+    rows: list[Row] = []
+    for i, record in enumerate(records):
+        rows += checker.check_record(record, f"{source}#row={i}")
+    return rows
+
+
+def test_check_dataset_gives_a_local_checkers_rows_and_summary(cluster: str, logs: Path) -> None:
+    suite = inline_suite(ASSERTS)
+    rnd = random.Random(5)
+    records: list[Any] = [json.dumps(_conversation(rnd, i)) for i in range(300)]
+    records[7] = "{broken"
+    records[8] = None
+    table = pa.table({"record": records, "path": ["mem.jsonl"] * 300, "row": list(range(300))})
+    rows = check_dataset(ray.data.from_arrow(table), [suite], column="record", batch_size=64)
+    got = [Row.from_row(r) for r in rows.take_all()]
+    checker = Checker([suite])
+    want = _local_rows(checker, records[:8], "mem.jsonl")
+    want.append(Row("unreadable", "mem.jsonl#row=8", error="the record is null"))
+    want += _local_rows(checker, records[9:], "x")
+    key = [(r.source.split("#")[-1], r.kind, r.status, r.case) for r in got]
+    assert sorted(key) == sorted(
+        (f"row={i}", r.kind, r.status, r.case)
+        for i, r in [
+            (int(r.source.rsplit("=", 1)[1]) + (9 if r.source.startswith("x") else 0), r)
+            for r in want
+        ]
+    )
+    assert all(r.source.startswith("mem.jsonl#row=") for r in got)
+    summary = summarize(rows, [suite], records=300)
+    local = Summary(records=300)
+    for row in want:
+        local.add_row(row)
+    assert summary.counts == local.counts
+    assert summary.unreadable_count == 2
+    assert summary.exit_code() == local.exit_code() == 1
+
+
+def test_summarize_adds_the_expect_tests_no_record_answered(cluster: str, logs: Path) -> None:
+    suite = load_suite(str(logs / "api.yaml"))
+    lines = (logs / "responses.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = check_dataset(ray.data.from_items([{"line": x} for x in lines]), suite, column="line")
+    summary = summarize(rows, suite)
+    assert (summary.counts["passed"], summary.counts["failed"], summary.counts["error"]) == (
+        1,
+        2,
+        1,
+    )
+    assert [o.case for o in summary.failures if o.result.status.value == "error"] == ["T4"]
+
+
+def test_parquet_with_a_json_string_column_and_a_struct_column(
+    cluster: str, logs: Path, tmp_path: Path
+) -> None:
+    rnd = random.Random(9)
+    conversations = [_conversation(rnd, i) for i in range(120)]
+    pq.write_table(
+        pa.table({"record": [json.dumps(c) for c in conversations]}), tmp_path / "text.parquet"
+    )
+    pq.write_table(pa.table({"record": conversations}), tmp_path / "struct.parquet")
+    jsonl = tmp_path / "same.jsonl"
+    jsonl.write_text("".join(json.dumps(c) + "\n" for c in conversations), encoding="utf-8")
+    args = [f"--assert={spec}" for spec in ASSERTS]
+    local = _reports(cluster, tmp_path, "local", *args, str(jsonl))
+    for name in ("text", "struct"):
+        (tmp_path / name).mkdir()
+        out = tmp_path / name / "r.jsonl"
+        done = _cli(
+            cluster, "--engine", "ray", *args, str(tmp_path / f"{name}.parquet"), "-o", str(out)
+        )
+        assert done.returncode == local[0], done.stderr
+        rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+        assert rows[-1] == local[1][-1] | {"summary": rows[-1]["summary"]}
+        assert _without_durations(rows[-1]) == local[1][-1]
+        verdicts = [(r["source"], r["result"]["status"]) for r in rows[:-1]]
+        assert verdicts == [
+            (
+                f"{tmp_path / name}.parquet#row={int(r['source'].rsplit(':', 1)[1]) - 1}",
+                r["result"]["status"],
+            )
+            for r in local[1][:-1]
+        ]
+    # the same struct column through check_dataset, located by Ray's include_paths
+    dataset = ray.data.read_parquet(str(tmp_path / "struct.parquet"), include_paths=True)
+    rows = check_dataset(dataset, inline_suite(ASSERTS), column="record").take_all()
+    assert [r["source"] for r in rows[:4]] == [  # a case row per assertion
+        f"{tmp_path / 'struct.parquet'}#row={i}" for i in (0, 0, 1, 1)
+    ]
+    assert [r["status"] for r in rows] == [r["result"]["status"] for r in local[1][:-1]]
+
+
+COUNTER = "CHATASSERT_TEST_FAIL_ONCE"
+
+
+def _fail_once(batch: Any) -> Any:
+    """Fails the first batch it sees across every attempt (counted in a file), then passes
+    batches through: a task that fails once."""
+    path = Path(os.environ[COUNTER])
+    seen = int(path.read_text()) if path.exists() else 0
+    path.write_text(str(seen + 1))
+    if seen == 0:
+        raise RuntimeError("injected failure")
+    return batch
+
+
+def test_a_task_that_fails_once_is_retried_and_its_rows_come_once(
+    cluster: str, tmp_path: Path
+) -> None:
+    counter = tmp_path / "counter"
+    os.environ[COUNTER] = str(counter)  # read by the worker through the runtime env
+    rnd = random.Random(3)
+    records = [{"record": json.dumps(_conversation(rnd, i)), "row": i} for i in range(200)]
+    dataset = ray.data.from_items(records, override_num_blocks=4).map_batches(
+        _fail_once,
+        batch_format="pyarrow",
+        max_retries=2,
+        retry_exceptions=True,
+        runtime_env={"env_vars": {COUNTER: str(counter)}},
+    )
+    rows = check_dataset(
+        dataset,
+        inline_suite(ASSERTS),
+        column="record",
+        source="mem",
+        max_retries=2,
+        retry_exceptions=True,
+        runtime_env={"env_vars": {COUNTER: str(counter)}},
+    ).take_all()
+    assert int(counter.read_text()) > 4  # the first attempt failed, and was run again
+    assert sorted(r["source"] for r in rows) == sorted(  # one case row per assertion
+        f"mem#row={i}" for i in range(200) for _ in ASSERTS
+    )
+    local = Checker([inline_suite(ASSERTS)])
+    want = sorted(
+        (f"mem#row={i}", r.status)
+        for i, x in enumerate(records)
+        for r in local.check_record(x["record"], "m")
+    )
+    assert sorted((r["source"], r["status"]) for r in rows) == want
+
+
+def test_import_chatassert_imports_neither_ray_nor_pyarrow_and_names_the_extra() -> None:
+    code = (
+        "import sys, chatassert, chatassert.records, chatassert.integrations.ray as r\n"
+        "assert 'ray' not in sys.modules and 'pyarrow' not in sys.modules, 'imported'\n"
+        "sys.modules['ray'] = None\n"
+        "try:\n    r.check_dataset(None, [])\nexcept ImportError as e:\n    print(e)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        check=True,
+    )
+    assert "pip install 'chatassert[ray]'" in done.stdout
+
+
+def test_the_guide_pages_example_prints_what_it_says(cluster: str) -> None:
+    page = (SRC.parent / "docs" / "ray.md").read_text(encoding="utf-8")
+    code = page.split("```python\n", 1)[1].split("```", 1)[0]
+    said = page.split("prints\n\n```text\n", 1)[1].split("```", 1)[0]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "docs/ray.md", "exec"), {})
+    assert out.getvalue() == said
