@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from chatassert import _registry
+from optional_engines import optional_module
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [
@@ -41,9 +42,7 @@ def blocks(page: str) -> list[tuple[str, str | None]]:
 @pytest.mark.parametrize("page", PAGES)
 def test_examples_run_and_print_what_the_page_says(page: str) -> None:
     if page in NEEDS:
-        module, required = NEEDS[page]
-        if not os.environ.get(required):
-            pytest.importorskip(module, reason=f"{module} is not installed; {required} is unset")
+        optional_module(*NEEDS[page])
     found = blocks(page)
     assert found, f"{page} has no python examples"
     namespace: dict[str, object] = {"__name__": f"docs:{page}"}

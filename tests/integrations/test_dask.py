@@ -16,20 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from chatassert.records import Checker, ReportWriter, Row, Summary
 from chatassert.specs import load_suite
+from optional_engines import optional_module
 
-try:
-    import dask.bag as db
-except ImportError:  # pragma: no cover - depends on the install
-    if os.environ.get("CHATASSERT_REQUIRE_DASK"):
-        raise
-    pytest.skip(
-        "Dask is not installed (pip install -e '.[test]'); CHATASSERT_REQUIRE_DASK is unset",
-        allow_module_level=True,
-    )
+db = optional_module("dask.bag", "CHATASSERT_REQUIRE_DASK")
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 SUITE = """\

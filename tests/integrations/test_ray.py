@@ -25,6 +25,7 @@ import pytest
 from chatassert.integrations.ray import check_dataset, summarize
 from chatassert.records import Checker, Row, Summary, inline_suite
 from chatassert.specs import load_suite
+from optional_engines import optional_module
 
 pytestmark = [
     pytest.mark.ray,
@@ -35,15 +36,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:`ray_remote_args` is deprecated"),
 ]
 
-try:
-    import ray
-except ImportError:  # pragma: no cover - depends on the install
-    if os.environ.get("CHATASSERT_REQUIRE_RAY"):
-        raise
-    pytest.skip(
-        "Ray is not installed (pip install -e '.[test,ray]'); CHATASSERT_REQUIRE_RAY is unset",
-        allow_module_level=True,
-    )
+ray = optional_module("ray", "CHATASSERT_REQUIRE_RAY")
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 ASSERTS = ["{type: contains, value: refund}", "{type: max_length, max: 60}"]
@@ -94,8 +87,13 @@ def _log(path: Path, count: int, seed: int) -> list[dict[str, Any] | None]:
 def cluster() -> Iterator[str]:
     """A local Ray of 2 CPUs, whose address the `--engine ray` subprocesses join."""
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        [str(SRC), str(Path(__file__).parent), *filter(None, [os.environ.get("PYTHONPATH")])]
-    )  # the workers import this checkout, and this module (for _fail_once)
+        [
+            str(SRC),
+            str(Path(__file__).parent),
+            str(Path(__file__).parents[1]),
+            *filter(None, [os.environ.get("PYTHONPATH")]),
+        ]
+    )  # the workers import this checkout, and this module (for _fail_once) and its helpers
     ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True, logging_level="ERROR")
     ray.data.DataContext.get_current().enable_progress_bars = False
     yield ray.get_runtime_context().gcs_address
