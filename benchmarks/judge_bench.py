@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +25,8 @@ from chatassert import LLMRubric
 from chatassert.judges import CachedJudge, OpenAIJudge, check_many
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVER = ROOT / "tests" / "judges" / "loopback.py"
+sys.path.insert(0, str(ROOT / "tests" / "judges"))
+from loopback import serving  # noqa: E402  (a server process answering after a delay)
 
 
 def served(url: str) -> int:
@@ -53,15 +53,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.05)
     parser.add_argument("--target", type=float, default=1.2, help="the wall/ideal ratio to meet")
     args = parser.parse_args()
-    server = subprocess.Popen(
-        [sys.executable, str(SERVER), "--delay", str(args.delay)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        url = server.stdout.readline().strip()
+    with serving(args.delay) as url:
         ideal = args.checks / args.concurrency * args.delay
         with tempfile.TemporaryDirectory() as tmp:
             cache = Path(tmp) / "verdicts.sqlite3"
@@ -81,10 +73,6 @@ def main() -> None:
             )
         ok = wall / ideal <= args.target and requests2 == 0 and passed == passed2 == args.checks
         print("OK" if ok else "MISSED TARGET")
-    finally:
-        assert server.stdin is not None
-        server.stdin.close()
-        server.wait(timeout=10)
     sys.exit(0 if ok else 1)
 
 

@@ -18,7 +18,6 @@ import argparse
 import asyncio
 import json
 import random
-import subprocess
 import sys
 import time
 import urllib.request
@@ -28,7 +27,8 @@ from chatassert import AllOf, Contains, LLMRubric, NotContains
 from chatassert.judges import OpenAIJudge, check_many, count_judge_costs, judge_planning
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVER = ROOT / "tests" / "judges" / "loopback.py"
+sys.path.insert(0, str(ROOT / "tests" / "judges"))
+from loopback import serving  # noqa: E402  (a server process answering after a delay)
 
 
 def served(url: str) -> int:
@@ -76,15 +76,7 @@ def main() -> None:
     parser.add_argument("--fail-rate", type=float, default=0.3)
     parser.add_argument("--delay", type=float, default=0.05)
     args = parser.parse_args()
-    server = subprocess.Popen(
-        [sys.executable, str(SERVER), "--delay", str(args.delay)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        url = server.stdout.readline().strip()
+    with serving(args.delay) as url:
         subjects = replies(args.checks, args.fail_rate)
         guard_failures = sum("Order #" not in s or "internal error" in s for s in subjects)
         print(
@@ -102,10 +94,6 @@ def main() -> None:
         same = rows[True] == rows[False]
         print("same statuses with and without planning:", same)
         ok = same
-    finally:
-        assert server.stdin is not None
-        server.stdin.close()
-        server.wait(timeout=10)
     sys.exit(0 if ok else 1)
 
 

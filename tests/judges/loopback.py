@@ -8,6 +8,7 @@ and reports how many requests it received at `GET /count` (used by the benchmark
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -15,7 +16,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -245,6 +246,25 @@ def run_cli(
         timeout=120,
         check=False,
     )
+
+
+@contextlib.contextmanager
+def serving(delay: float) -> Iterator[str]:
+    """Run this script as a server in a process of its own (so it does not share the client's
+    interpreter, as in the benchmarks) answering after `delay` seconds; yield its base URL."""
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--delay", str(delay)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait(timeout=10)
 
 
 def main() -> None:
