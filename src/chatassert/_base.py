@@ -109,6 +109,10 @@ class Assertion:
 
     judged: ClassVar[bool] = False
     """Whether checking may call a judge (then `acheck` is the efficient entry point)."""
+    reads_history: ClassVar[bool] = False
+    """Whether checking a turn reads the turns before it (`turns_so_far`): a turn selector
+    then tells it where the turn is in its conversation. A combinator reads history when a
+    part does (see `reads_history_of`)."""
 
     message: str | None
     _described: str
@@ -401,6 +405,27 @@ def _parts(assertion: Assertion) -> list[Assertion]:
         elif param.kind == "assertions" and isinstance(value, tuple | list):
             out.extend(v for v in value if isinstance(v, Assertion))
     return out
+
+
+def reads_history_of(assertion: Assertion) -> bool:
+    """Whether checking a turn with `assertion` may read the turns before it: its class says
+    so, a part does, or its class is defined outside chatassert (which cannot be known)."""
+    cls = type(assertion)
+    if cls.reads_history or not cls.__module__.startswith("chatassert."):
+        return True
+    return any(reads_history_of(part) for part in _parts(assertion))
+
+
+def searches_in(assertion: Assertion) -> bool:
+    """Whether checking with `assertion` may run a regular expression: it searches itself,
+    a part does, or its class is defined outside chatassert (which cannot be known)."""
+    cls = type(assertion)
+    if cls._one_search or "regex_timeout" in cls.options:
+        return True
+    if not cls.__module__.startswith("chatassert."):
+        return True
+    parts = _parts(assertion)
+    return any(searches_in(part) for part in parts) if parts else cls._searches
 
 
 def _flatten(cls: type[Assertion], assertion: Assertion) -> tuple[Assertion, ...]:

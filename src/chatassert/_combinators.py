@@ -13,12 +13,19 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from chatassert._base import Assertion, _count, _first, _Group
+from chatassert._base import Assertion, _count, _first, _Group, reads_history_of, searches_in
 from chatassert._history import at_turn, checked_at
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, as_conversation
 from chatassert._params import Param, register
-from chatassert._result import Result, Status, all_status, any_status, status_counts
+from chatassert._result import (
+    Result,
+    Status,
+    all_status,
+    any_status,
+    shared_once,
+    status_counts,
+)
 
 __all__ = [
     "AtLeast",
@@ -252,8 +259,12 @@ class When(Assertion):
 # -- turn selectors ------------------------------------------------------------------------
 
 
-_PLACED: dict[tuple[int, int], tuple[Result, Result]] = {}
-_PLACED_KEPT = 4096
+_PLACED: dict[Any, tuple[object, Result]] = {}
+"""A check's constant outcomes placed at a turn, under (outcome id, turn index)."""
+_COMBINED: dict[Any, tuple[object, Result]] = {}
+"""A selector's outcome over constant turn outcomes, under the ids of the selector and of
+those outcomes: a log's conversations mostly repeat the same outcomes, so their selector
+nodes are built once."""
 
 
 def _placed(result: Result, index: int) -> Result:
@@ -267,12 +278,12 @@ def _placed(result: Result, index: int) -> Result:
 class _Selector(Assertion):
     """Shared machinery of the turn selectors: apply a turn assertion to chosen turns."""
 
-    _searches = True  # children may: all share one regex time budget
-
-    __slots__ = ("_judged_inside", "child")
+    __slots__ = ("_judged_inside", "_reads_history", "_searches", "child")
     level = "conversation"
     child: Assertion
     _judged_inside: bool
+    _reads_history: bool
+    _searches: bool  # type: ignore[misc]  # per selector: whether its child may search
 
     def __init__(self, child: Assertion, *, message: str | None = None) -> None:
         super().__init__(message=message)
@@ -280,6 +291,8 @@ class _Selector(Assertion):
             raise TypeError(f"{type(self).__name__} takes an assertion, got {type(child).__name__}")
         self._set("child", child)
         self._set("_judged_inside", child.needs_judge())
+        self._set("_reads_history", reads_history_of(child))
+        self._set("_searches", searches_in(child))  # then all turns share one regex budget
 
     def needs_judge(self) -> bool:
         """Whether the child may call a judge (decided once, at construction)."""
@@ -289,33 +302,30 @@ class _Selector(Assertion):
         if not result._shared:
             return _placed(result, index)
         # a check's constant outcome placed at the same turn is the same result: place it once
-        key = (id(result), index)
-        known = _PLACED.get(key)
-        if known is not None and known[0] is result:  # holding it keeps its id from reuse
-            return known[1]
-        placed = _placed(result, index)
-        placed.__dict__["_shared"] = True  # shared again: whoever annotates it copies it
-        if len(_PLACED) >= _PLACED_KEPT:
-            _PLACED.clear()
-        _PLACED[key] = (result, placed)
-        return placed
+        return shared_once(_PLACED, (id(result), index), result, _placed, result, index)
 
     def _check(self, subject: object) -> Result:
         if self._judged_inside:  # one event loop: every turn's judge calls run concurrently
             result: Result = run_sync(self._acheck(subject))
             return result
         conversation = as_conversation(subject)
-        return self._combine(
-            conversation,
-            [
-                self._at(conversation, i, self._check_turn(conversation, i))
+        turns, at, check = conversation.turns, self._at, self.child.check
+        if self._reads_history:  # placed for the checks that read the earlier turns
+            results = [
+                at(conversation, i, checked_at(check, turns, i))
                 for i in self._indexes(conversation)
-            ],
-        )
+            ]
+        else:
+            results = [at(conversation, i, check(turns[i])) for i in self._indexes(conversation)]
+        return self._combined(conversation, results)
 
-    def _check_turn(self, conversation: Conversation, index: int) -> Result:
-        # placed for the checks that read the earlier turns
-        return checked_at(self.child.check, conversation.turns, index)
+    def _combined(self, conversation: Conversation, results: list[Result]) -> Result:
+        """`_combine`, once for every run of the same constant turn outcomes."""
+        if not results or not all(r._shared for r in results):
+            return self._combine(conversation, results)
+        key = (id(self), *map(id, results))
+        holds = (self, *results)
+        return shared_once(_COMBINED, key, holds, self._combine, conversation, results)
 
     async def _acheck_turn(self, conversation: Conversation, index: int) -> Result:
         with at_turn(conversation.turns, index):
@@ -325,7 +335,7 @@ class _Selector(Assertion):
         conversation = as_conversation(subject)
         indexes = self._indexes(conversation)
         results = await asyncio.gather(*(self._acheck_turn(conversation, i) for i in indexes))
-        return self._combine(
+        return self._combined(
             conversation,
             [self._at(conversation, i, r) for i, r in zip(indexes, results, strict=True)],
         )

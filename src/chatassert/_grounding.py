@@ -225,6 +225,7 @@ class GroundedInToolResults(Assertion):
         "path",
         "quotes",
     )
+    reads_history = True  # reads the turns before the one checked
     kind = "grounded_in_tool_results"
     level = "any"
     evidence_at = "/text"

@@ -652,6 +652,7 @@ class ContentExcludes(ConversationContentNotIncludes):
     """
 
     __slots__ = ()
+    reads_history = True  # reads the turns before the one checked
     kind = "content_excludes"
     level = "turn"
     dialect_names = {"promptkit.turn": "content_excludes"}
@@ -680,6 +681,7 @@ class ConversationContentMatches(Assertion):
     """
 
     __slots__ = ("_compiled", "pattern")
+    reads_history = True  # reads the turns before the one checked
     kind = "conversation_content_matches"
     level = "conversation"
     dialect_names = {"promptkit.conversation": "content_matches"}

@@ -211,6 +211,7 @@ class LLMJudge(_Judged):
     """
 
     __slots__ = ("conversation_aware",)
+    reads_history = True  # reads the turns before the one checked
     kind = "llm_judge"
     dialect_names = {"promptkit.turn": "llm_judge"}
     params = (

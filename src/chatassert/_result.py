@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NoReturn
 
-__all__ = ["Result", "Status", "all_status", "any_status", "status_counts"]
+__all__ = ["Result", "Status", "all_status", "any_status", "shared_once", "status_counts"]
 
 
 class Status(enum.StrEnum):
@@ -640,3 +640,33 @@ def strict_json(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [strict_json(v) for v in value]
     return value
+
+
+_SHARED_KEPT = 4096
+
+
+def shared_once(
+    memo: dict[Any, tuple[object, Result]],
+    key: Any,
+    holds: object,
+    build: Callable[..., Result],
+    *args: Any,
+) -> Result:
+    """`build(*args)` made a shared result once per `key`, then the same result every time.
+
+    How constant outcomes are annotated without a copy per subject: a turn selector placing a
+    check's shared outcome at turn 3, or combining shared turn outcomes, a case placing one at
+    `conversation`. `key` holds the ids of the objects the outcome derives from, and `holds`
+    those objects, kept with the outcome so their ids cannot be reused while it is known. The
+    result is marked shared: whoever annotates it further copies it. The memo is cleared when
+    it reaches a few thousand entries; a race only builds a result twice.
+    """
+    known = memo.get(key)
+    if known is not None:
+        return known[1]
+    result = build(*args)
+    result.__dict__["_shared"] = True
+    if len(memo) >= _SHARED_KEPT:
+        memo.clear()
+    memo[key] = (holds, result)
+    return result

@@ -25,7 +25,7 @@ from chatassert._jsonbase import JsonCheck
 from chatassert._judging import planning_enabled, run_sync
 from chatassert._models import Conversation, NotJSONError, Turn, as_conversation, as_json
 from chatassert._responses import NotLogged, stored_values
-from chatassert._result import Result, Status, all_status, status_counts
+from chatassert._result import Result, Status, all_status, shared_once, status_counts
 from chatassert._workflow import Workflow, has_workflow
 
 __all__ = ["Case", "StepSpec", "Suite", "TurnSpec"]
@@ -177,12 +177,14 @@ class Case:
                 results = [a.check(data) for a in self.checks]
             return self._finish(results, start)
         conversation = self._prepared(subject)
-        user_turns = _user_turns(conversation)
-        others = len(conversation.turns) - len(user_turns)
-        results = [
-            self._turn(i, spec, user_turns, others, conversation.turns)
-            for i, spec in enumerate(self.turns)
-        ]
+        results = []
+        if self.turns:
+            user_turns = _user_turns(conversation)
+            others = len(conversation.turns) - len(user_turns)
+            results = [
+                self._turn(i, spec, user_turns, others, conversation.turns)
+                for i, spec in enumerate(self.turns)
+            ]
         results += [self._whole(a, a.check(conversation)) for a in self.checks]
         return self._finish(results, start, len(self.turns))
 
@@ -438,9 +440,13 @@ class Case:
         )
 
     def _whole(self, assertion: Assertion, result: Result) -> Result:
-        if result.location is None and self.subject == "conversation":
+        if result.location is not None or self.subject != "conversation":
+            return result
+        if not result._shared:
             return result._with_field("location", "conversation")
-        return result
+        # a constant outcome is placed once
+        place = result._with_field
+        return shared_once(_WHOLE, id(result), result, place, "location", "conversation")
 
     def _finish(self, results: Sequence[Result], start: float, turns: int = 0) -> Result:
         """The case's result over its parts, timed from `start`: the first `turns` results are
@@ -482,6 +488,10 @@ class Case:
             children=tuple(results),
             duration=perf_counter() - start,
         )
+
+
+_WHOLE: dict[Any, tuple[object, Result]] = {}
+"""Constant outcomes of whole-conversation checks placed at `conversation`, under their ids."""
 
 
 @functools.lru_cache(maxsize=64)

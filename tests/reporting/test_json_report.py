@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from chatassert import Contains, ContainsFunctionCall, Conversation, NotContains
+from chatassert import Contains, ContainsFunctionCall, Conversation, NotContains, OnEveryTurn
 from chatassert._result import Result, Status
 from chatassert.reporting import Outcome, compact_result, json_line, report_line
 
@@ -43,6 +43,8 @@ def _trees() -> list[Result]:
         ),
         *(check.check(conversation.turns[0]) for check in checks),
         ContainsFunctionCall("lookup", arguments={"a": 1}).check(conversation.turns[0]),
+        # selector nodes over constant turn outcomes are shared whole subtrees
+        *(OnEveryTurn(check).check(conversation) for check in checks),
     ]
 
 

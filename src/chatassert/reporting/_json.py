@@ -119,6 +119,7 @@ class _Writer:
 
     def __init__(self) -> None:
         self.leaves: dict[tuple[Any, ...], tuple[Any, str]] = {}
+        self.shared: dict[int, tuple[Result, str]] = {}
 
     def tree(self, result: Result, full: bool) -> str:
         if full:
@@ -127,6 +128,18 @@ class _Writer:
 
     def _node(self, r: Result) -> str:
         fields = r.__dict__  # what a result was given; absent fields hold their defaults
+        if "_shared" in fields:  # a constant outcome (a whole subtree, often): written once
+            known = self.shared.get(id(r))
+            if known is not None and known[0] is r:
+                return known[1]
+            text = self._tree(r, fields)
+            if len(self.shared) >= _LEAVES_KEPT:
+                self.shared.clear()
+            self.shared[id(r)] = (r, text)
+            return text
+        return self._tree(r, fields)
+
+    def _tree(self, r: Result, fields: dict[str, Any]) -> str:
         children = fields.get("children")
         passed = fields["status"] is _PASSED
         if (
