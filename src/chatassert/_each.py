@@ -221,26 +221,30 @@ class _PatternEach(_PathCheck):
         search, prefixes = self._compiled.search, self._prefixes
         want = self.should_match
         found = self._path.find(data)
-        bad: _Offenders | None = None
-        for value, where in found:
-            try:
+        positions: list[int] = []
+        k = 0
+        try:
+            for k, (value, _) in enumerate(found):
                 if prefixes is not None and type(value) is str:
                     matched = value.startswith(prefixes)
                 else:
                     matched = search(_pattern_text(value)) is not None
-            except RegexTimeoutError as exc:
-                return Result(
-                    _E,
-                    self.kind,
-                    str(exc),
-                    {"path": self._path.location(where), "pattern": self.regex, "error": "timeout"},
-                )
-            if matched is not want:
-                if bad is None:
-                    bad = _Offenders()
-                bad.add(self._path.location(where), value, _index(where))
-        if bad is None:
+                if matched is not want:
+                    positions.append(k)
+        except RegexTimeoutError as exc:
+            return Result(
+                _E,
+                self.kind,
+                str(exc),
+                {
+                    "path": self._path.location(found[k][1]),
+                    "pattern": self.regex,
+                    "error": "timeout",
+                },
+            )
+        if not positions:
             return self._passed(len(found))
+        bad = _Offenders.at(self._path, found, positions)
         first = bad.first
         assert first is not None
         word, where_text = _subject_words(first["path"])

@@ -256,6 +256,23 @@ class _Offenders:
             self.first = item
         self.items.append(item)
 
+    @classmethod
+    def at(cls, path: JsonPath, found: list[tuple[Any, Where]], positions: list[int]) -> _Offenders:
+        """The values at `positions` of `found` (what `path.find` gave), located: the loops
+        that test many values note where they failed, and only those are located."""
+        bad = cls()
+        bad.count = len(positions)
+        location, items = path.location, bad.items
+        for k in positions[:MAX_OFFENDING]:
+            value, where = found[k]
+            item: dict[str, Any] = {"path": location(where), "actual": value}
+            index = _index(where)
+            if index is not None:
+                item["index"] = index
+            items.append(item)
+        bad.first = items[0] if items else None
+        return bad
+
     def __bool__(self) -> bool:
         return self.count > 0
 
@@ -464,13 +481,12 @@ class _EachValue(_PathCheck):
         if not found and not self._path.fans_out:
             return self._missing(self.path, self._expected())
         ok = self._ok
-        bad = _Offenders()
-        for value, where in found:
-            if not ok(value):
-                bad.add(self._path.location(where), value, _index(where))
-        first = bad.first
-        if first is None:
+        positions = [k for k, (value, _) in enumerate(found) if not ok(value)]
+        if not positions:
             return self._passed(len(found))
+        bad = _Offenders.at(self._path, found, positions)
+        first = bad.first
+        assert first is not None
         return Result(
             _F,
             self.kind,
