@@ -471,7 +471,7 @@ class Case:
                     f" skipped; first: {first.label}: {first.reason}"
                 )
             elif status is _P:
-                reason = f"all {counts['passed']} assertions passed"
+                reason, _ = _all_passed(counts["passed"])
             else:
                 first = _cause(results, status)
                 what = "failed" if status is _F else "could not be evaluated"
@@ -497,7 +497,8 @@ _WHOLE: dict[Any, tuple[object, Result]] = {}
 @functools.lru_cache(maxsize=64)
 def _all_passed(n: int) -> tuple[str, dict[str, int]]:
     """The reason and counts of a case whose `n` assertions all passed (shared, read-only)."""
-    return f"all {n} assertions passed", {"passed": n, "failed": 0, "error": 0, "skipped": 0}
+    reason = "the assertion passed" if n == 1 else f"all {n} assertions passed"
+    return reason, {"passed": n, "failed": 0, "error": 0, "skipped": 0}
 
 
 def _json_once(subject: object) -> object:
