@@ -58,6 +58,13 @@ if TYPE_CHECKING:
         named_judges as named_judges,
         named_prompts as named_prompts,
     )
+    from chatassert.judges._gate import (
+        GateKey as GateKey,
+        LocalRequestGate as LocalRequestGate,
+        RequestGate as RequestGate,
+        request_gate as request_gate,
+        use_request_gate as use_request_gate,
+    )
     from chatassert.judges._http import (
         AnthropicJudge as AnthropicJudge,
         HTTPJudge as HTTPJudge,
@@ -106,6 +113,12 @@ _EXPORTS: dict[str, str] = {
     "JudgeCosts": "chatassert._judging",
     "count_judge_costs": "chatassert._judging",
     "judge_planning": "chatassert._judging",
+    # one gate for the requests of many processes (a cluster's rate limit)
+    "GateKey": "chatassert.judges._gate",
+    "LocalRequestGate": "chatassert.judges._gate",
+    "RequestGate": "chatassert.judges._gate",
+    "request_gate": "chatassert.judges._gate",
+    "use_request_gate": "chatassert.judges._gate",
     # calibration against people
     "Calibration": "chatassert._calibration",
     "Label": "chatassert._calibration",
