@@ -13,7 +13,7 @@ import importlib
 import logging
 import os
 from collections.abc import Callable, Sequence
-from typing import IO
+from typing import IO, Any
 
 from chatassert.records import Checker, ReportWriter, Row, Summary
 from chatassert.reporting._summary import EXIT_USAGE
@@ -98,7 +98,9 @@ def run_ray(
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     checker.trees = True  # a failing row's tree travels back: the summary's examples
     summary = Summary(keep=args.show, records=0)
-    for item in check_files(files, checker, column=getattr(args, "column", None)):
+    for item in check_files(
+        files, checker, column=getattr(args, "column", None), **_judging(checker, args)
+    ):
         if isinstance(item, int):
             summary.records = (summary.records or 0) + item
             continue
@@ -122,6 +124,21 @@ def run_ray(
         err.write(f"{summary.notice}\n")
     finish(summary, writer, files)
     return summary.exit_code()
+
+
+def _judging(checker: Checker, args: argparse.Namespace) -> dict[str, Any]:
+    """What the tasks of a judged run need: the cluster-wide judge limit, and the judge's
+    settings (the `CHATASSERT_*` variables of this process; an API key is not among them:
+    the workers read theirs from their own environment)."""
+    if not any(case.needs_judge() for suite in checker.suites for case in suite.cases):
+        return {}
+    from chatassert.integrations.ray import JudgeLimit
+    from chatassert.judges._settings import env_concurrency
+
+    concurrency = getattr(args, "judge_concurrency", None) or env_concurrency()
+    limit = JudgeLimit(concurrency, getattr(args, "judge_rpm", None))
+    settings = {k: v for k, v in os.environ.items() if k.startswith("CHATASSERT_")}
+    return {"judge_limit": limit, "runtime_env": {"env_vars": settings}}
 
 
 def _count(row: Row, summary: Summary, err: IO[str]) -> None:

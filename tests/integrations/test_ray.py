@@ -14,6 +14,8 @@ import os
 import random
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,9 @@ from chatassert.integrations.ray import check_dataset, summarize
 from chatassert.records import Checker, Row, Summary, inline_suite
 from chatassert.specs import load_suite
 from optional_engines import optional_module
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
+from loopback import LoopbackServer, Recorded, Reply, openai_verdict
 
 pytestmark = [
     pytest.mark.ray,
@@ -363,3 +368,170 @@ def test_the_guide_pages_example_prints_what_it_says(cluster: str) -> None:
     with contextlib.redirect_stdout(out):
         exec(compile(code, "docs/ray.md", "exec"), {})
     assert out.getvalue() == said
+
+
+# -- judged suites on Ray: one judge limit for the cluster, judge failures as error rows ----------
+
+RUBRIC = "{type: llm_rubric, value: Is polite}"  # on every turn: a case asks once per turn
+
+
+def _judged_log(path: Path, count: int, first: int = 0, turns: int = 3) -> None:
+    """`count` conversations of `turns` turns, every turn's text its own (so no two requests
+    are the same)."""
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(first, first + count):
+            record = {
+                "id": f"j{i}",
+                "turns": [{"input": "Hi", "text": f"Reply {t} of {i}."} for t in range(turns)],
+            }
+            f.write(json.dumps(record) + "\n")
+
+
+def _judged_cli(
+    address: str, server: LoopbackServer, *args: str, retries: int = 0, cache: str = "off"
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "RAY_ADDRESS": address,
+        "PYTHONPATH": str(SRC),
+        "CHATASSERT_JUDGE": "openai",
+        "CHATASSERT_JUDGE_MODEL": "judge-model",
+        "CHATASSERT_JUDGE_BASE_URL": server.url + "/v1",
+        "CHATASSERT_JUDGE_API_KEY_ENV": "CHATASSERT_TEST_NO_KEY",
+        "CHATASSERT_JUDGE_RETRIES": str(retries),
+        "CHATASSERT_JUDGE_CACHE": cache,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "chatassert", "check", "-q", "--engine", "ray", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def judge_server() -> Iterator[LoopbackServer]:
+    """A loopback judge server (tests/judges/loopback.py), stopped after the test."""
+    server = LoopbackServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def judged_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two logs (two tasks) of 6 conversations of 3 turns each: 36 judge requests."""
+    root = tmp_path_factory.mktemp("judged-logs")
+    _judged_log(root / "a.jsonl", 6, first=0)
+    _judged_log(root / "b.jsonl", 6, first=100)
+    return root
+
+
+def _slow_verdicts(server: LoopbackServer, delay: float) -> None:
+    reply = openai_verdict()
+    reply.delay = delay
+    server.default = reply
+
+
+@pytest.mark.parametrize("limit", [2, 4])
+def test_a_judged_suite_keeps_one_judge_limit_for_the_cluster(
+    cluster: str, judged_logs: Path, judge_server: LoopbackServer, limit: int, tmp_path: Path
+) -> None:
+    _slow_verdicts(judge_server, 0.1)
+    done = _judged_cli(
+        cluster,
+        judge_server,
+        f"--assert={RUBRIC}",
+        str(judged_logs / "a.jsonl"),
+        str(judged_logs / "b.jsonl"),
+        "--judge-concurrency",
+        str(limit),
+        "-o",
+        str(tmp_path / "r.jsonl"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert judge_server.count == 36  # each turn of each conversation, once
+    rows = (tmp_path / "r.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(rows[-1])["summary"]["passed"] == 12
+    # Two tasks ask up to three requests at once each: without the actor up to six overlap.
+    assert judge_server.max_in_flight <= limit
+    assert judge_server.max_in_flight > (1 if limit == 2 else 2)
+
+
+def test_a_429_with_retry_after_holds_every_worker(
+    cluster: str, judged_logs: Path, judge_server: LoopbackServer, tmp_path: Path
+) -> None:
+    arrivals: list[float] = []
+    refused: list[float] = []
+    lock = threading.Lock()
+
+    def reply(recorded: Recorded) -> Reply:
+        with lock:
+            arrivals.append(time.monotonic())
+            if len(arrivals) == 8:  # once both tasks are under way
+                refused.append(time.monotonic())
+                return Reply({"error": "slow down"}, status=429, headers={"Retry-After": "1"})
+        answer = openai_verdict()
+        answer.delay = 0.05
+        return answer
+
+    judge_server.default = reply
+    done = _judged_cli(
+        cluster,
+        judge_server,
+        f"--assert={RUBRIC}",
+        str(judged_logs / "a.jsonl"),
+        str(judged_logs / "b.jsonl"),
+        "--judge-concurrency",
+        "4",
+        retries=2,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(arrivals) == 37  # 36 requests and the one retry
+    after = [t - refused[0] for t in arrivals if t > refused[0]]
+    # Requests admitted before the pause reached the actor may arrive just after the 429;
+    # none arrives during the rest of that second, from either worker.
+    assert not [t for t in after if 0.1 < t < 0.95], after
+    assert len([t for t in after if t >= 0.95]) > 10  # the run went on after the pause
+
+
+def test_a_judge_that_always_fails_gives_error_rows_not_a_retried_task(
+    cluster: str, judged_logs: Path, judge_server: LoopbackServer, tmp_path: Path
+) -> None:
+    judge_server.default = Reply({"error": "broken"}, status=500)
+    done = _judged_cli(
+        cluster,
+        judge_server,
+        f"--assert={RUBRIC}",
+        str(judged_logs / "a.jsonl"),
+        str(judged_logs / "b.jsonl"),
+        "--judge-concurrency",
+        "4",
+        "-o",
+        str(tmp_path / "r.jsonl"),
+    )
+    assert done.returncode == 3, done.stderr  # errors only
+    rows = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text("utf-8").splitlines()]
+    assert [r["result"]["status"] for r in rows[:-1]] == ["error"] * 12
+    assert "HTTP 500" in json.dumps(rows[0])
+    assert judge_server.count == 36  # asked once each (no retries): no task ran twice
+
+
+def test_the_cluster_judge_options_are_for_the_ray_engine(judged_logs: Path) -> None:
+    for option in (["--judge-concurrency", "2"], ["--judge-rpm", "60"]):
+        done = _cli("", f"--assert={RUBRIC}", *option, str(judged_logs / "a.jsonl"))
+        assert done.returncode == 2
+        assert f"{option[0]}: for --engine ray only" in done.stderr
+    done = _cli(
+        "",
+        "--engine",
+        "ray",
+        f"--assert={RUBRIC}",
+        "--judge-concurrency",
+        "0",
+        str(judged_logs / "a.jsonl"),
+    )
+    assert done.returncode == 2
+    assert "--judge-concurrency must be at least 1 (got 0)" in done.stderr

@@ -19,6 +19,7 @@ Example (see docs/ray.md; needs Ray):
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import importlib
 import json
@@ -28,9 +29,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chatassert._suite import Suite
+from chatassert.judges._gate import GateKey, LocalRequestGate, RequestGate, use_request_gate
 from chatassert.records import Checker, Row, Summary, arrow_schema
 
-__all__ = ["CheckerSpec", "check_dataset", "summarize"]
+__all__ = ["CheckerSpec", "JudgeLimit", "RayRequestGate", "check_dataset", "summarize"]
 
 EXTRA = "chatassert[ray]"
 
@@ -87,6 +89,126 @@ class CheckerSpec:
         return Checker(list(self.suites), **self.options)
 
 
+# -- one judge limit for the whole cluster ---------------------------------------------------
+
+_WAITERS = 10_000
+"""The calls the limiter actor serves at once: every waiting request holds one."""
+
+
+@dataclass(frozen=True)
+class JudgeLimit:
+    """One limit on judge requests for every task of a run, per provider and model.
+
+    Attributes:
+        concurrency: Requests in flight per provider and model, cluster-wide; None: no bound.
+        per_minute: Requests sent per provider and model in any 60 s; None: no budget.
+        backoff: The pause after a 429 without `Retry-After`, doubled for each further one
+            in a row (a `Retry-After` is honoured as the server gives it).
+        max_backoff: The longest such pause.
+    """
+
+    concurrency: int | None = 32
+    per_minute: int | None = None
+    backoff: float = 1.0
+    max_backoff: float = 60.0
+
+    def __post_init__(self) -> None:
+        LocalRequestGate(  # the same checks as the gate the actor runs
+            self.concurrency,
+            per_minute=self.per_minute,
+            backoff=self.backoff,
+            max_backoff=self.max_backoff,
+        )
+
+    def start(self, name: str | None = None) -> RayRequestGate:
+        """Start the limiter actor of a run (named `name`, default a new unique name) and
+        return the gate that asks it (it pickles into every task)."""
+        ray = _ray()
+        name = name or f"chatassert-judge-limit-{uuid.uuid4().hex[:12]}"
+        actor = (
+            ray.remote(_Limiter)
+            .options(name=name, max_concurrency=_WAITERS, num_cpus=0)
+            .remote(self.concurrency, self.per_minute, self.backoff, self.max_backoff)
+        )
+        return RayRequestGate(actor, name)
+
+
+class _Limiter:
+    """The limiter actor: one `LocalRequestGate` on the actor's event loop, shared by every
+    task through its handle, and the most requests it saw in flight per key."""
+
+    def __init__(
+        self, concurrency: int | None, per_minute: int | None, backoff: float, max_backoff: float
+    ) -> None:
+        self.gate = LocalRequestGate(
+            concurrency, per_minute=per_minute, backoff=backoff, max_backoff=max_backoff
+        )
+        self.most: dict[str, int] = {}
+        self.paused: dict[str, int] = {}
+
+    async def acquire(self, key: GateKey) -> None:
+        await self.gate.acquire(key)
+        name = ":".join(key)
+        self.most[name] = max(self.most.get(name, 0), self.gate.in_flight(key))
+
+    async def release(self, key: GateKey) -> None:
+        await self.gate.release(key)
+
+    async def pause(self, key: GateKey, seconds: float | None) -> None:
+        name = ":".join(key)
+        self.paused[name] = self.paused.get(name, 0) + 1
+        await self.gate.pause(key, seconds)
+
+    async def stats(self) -> dict[str, dict[str, int]]:
+        return {"most_in_flight": dict(self.most), "pauses": dict(self.paused)}
+
+
+class RayRequestGate:
+    """A `RequestGate` whose state is one Ray actor (see `JudgeLimit.start`): every task that
+    installs it (`use_request_gate`) shares one limit per provider and model, and a 429 any
+    of them gets pauses all of them. It pickles: it holds the actor's handle and name.
+
+    Attributes:
+        actor: The limiter actor's handle.
+        name: The actor's name (`ray.get_actor(name)` finds it while the run lives).
+    """
+
+    def __init__(self, actor: Any, name: str) -> None:
+        self.actor = actor
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"RayRequestGate({self.name!r})"
+
+    async def acquire(self, key: GateKey) -> None:
+        """Wait for the actor to admit a request for `key`."""
+        await self.actor.acquire.remote(key)
+
+    async def release(self, key: GateKey) -> None:
+        """Tell the actor a request for `key` finished."""
+        await self.actor.release.remote(key)
+
+    async def pause(self, key: GateKey, seconds: float | None) -> None:
+        """Pause `key` for every task (`seconds`, or the limit's back-off when None)."""
+        await self.actor.pause.remote(key, seconds)
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        """What the actor saw: the most requests in flight and the pauses, per
+        `provider:model`."""
+        result: dict[str, dict[str, int]] = _ray().get(self.actor.stats.remote())
+        return result
+
+
+def _gate_of(limit: JudgeLimit | RequestGate | None) -> RequestGate | None:
+    if isinstance(limit, JudgeLimit):
+        return limit.start()
+    return limit
+
+
+def _gated(gate: RequestGate | None) -> Any:
+    return use_request_gate(gate) if gate is not None else contextlib.nullcontext()
+
+
 _BUILT: dict[str, Checker] = {}
 """The checkers built in this worker process, by description token."""
 
@@ -120,12 +242,23 @@ class _CheckBatch:
     """The function each task applies to a batch (a pyarrow table): picklable, stateless
     apart from the checker its worker builds once per description."""
 
-    def __init__(self, spec: CheckerSpec, column: str | None, source: str | None) -> None:
+    def __init__(
+        self,
+        spec: CheckerSpec,
+        column: str | None,
+        source: str | None,
+        gate: RequestGate | None = None,
+    ) -> None:
         self.spec = spec
         self.column = column
         self.source = source
+        self.gate = gate
 
     def __call__(self, batch: Any) -> Any:
+        with _gated(self.gate):
+            return self._check(batch)
+
+    def _check(self, batch: Any) -> Any:
         checker = _checker(self.spec)
         names = list(batch.schema.names)
         paths = batch.column("path").to_pylist() if "path" in names else None
@@ -169,6 +302,7 @@ def check_dataset(
     column: str | None = None,
     source: str | None = None,
     batch_size: int | None = 256,
+    judge_limit: JudgeLimit | RequestGate | None = None,
     **ray_args: Any,
 ) -> Any:
     """Check each record of a Ray Dataset: a Dataset of result rows (`Row.to_row()` dicts,
@@ -184,21 +318,24 @@ def check_dataset(
         source: The locator of rows when the dataset has no `path` column (Ray's
             `include_paths=True`); default `block-<task>`.
         batch_size: Records per batch given to a task's function.
+        judge_limit: One limit on judge requests for all the tasks (`JudgeLimit`: an actor
+            is started for it), or a `RequestGate` to share; None: each task on its own.
         **ray_args: Passed to `map_batches` (`num_cpus`, `max_retries`, `retry_exceptions`,
             `concurrency`...), except that the compute is always tasks.
 
     A row is located `<path>#row=N`: `path` from the `path` column, `N` from a `row` column
     when the dataset has one, else counted within the task from 0 (exact when a file is read
     by one task and not repartitioned, as Ray's file readers do). A record that cannot be
-    read or checked gives an `unreadable` row there, never a failed task. Multi-step tests
-    are paired within a batch: keep a run's steps in one batch.
+    read or checked gives an `unreadable` row there, never a failed task; a judge that
+    fails gives an `error` row. Multi-step tests are paired within a batch: keep a run's
+    steps in one batch.
 
     Raises:
         ImportError: when Ray is not installed (naming `chatassert[ray]`).
     """
     _ray()
     ray_args.pop("compute", None)
-    fn = _CheckBatch(CheckerSpec.of(suites_or_checker), column, source)
+    fn = _CheckBatch(CheckerSpec.of(suites_or_checker), column, source, _gate_of(judge_limit))
     return dataset.map_batches(fn, batch_format="pyarrow", batch_size=batch_size, **ray_args)
 
 
@@ -269,11 +406,18 @@ class _CheckFiles:
     """Check whole log files (rows `path`, `bytes`): JSONL lines located `path:line` as a
     local run does, Parquet rows `path#row=N`; then a `_records` marker row per file."""
 
-    def __init__(self, spec: CheckerSpec, column: str | None) -> None:
+    def __init__(
+        self, spec: CheckerSpec, column: str | None, gate: RequestGate | None = None
+    ) -> None:
         self.spec = spec
         self.column = column
+        self.gate = gate
 
     def __call__(self, batch: Any) -> Any:
+        with _gated(self.gate):
+            return self._check(batch)
+
+    def _check(self, batch: Any) -> Any:
         checker = _checker(self.spec)
         out: list[dict[str, Any]] = []
         for path, data in zip(
@@ -305,17 +449,23 @@ class _CheckFiles:
 
 
 def check_files(
-    paths: Sequence[str], checker: Checker, *, column: str | None = None, **ray_args: Any
+    paths: Sequence[str],
+    checker: Checker,
+    *,
+    column: str | None = None,
+    judge_limit: JudgeLimit | RequestGate | None = None,
+    **ray_args: Any,
 ) -> Iterator[Row | int]:
     """Check log files on Ray (`chatassert check --engine ray`): JSONL, JSONL.gz and Parquet,
-    local paths or object-store URIs (read by Ray's `read_binary_files`), one task per file.
-    Yields each file's rows in input order, then its record count (an `int`)."""
+    local paths or object-store URIs (read by Ray's `read_binary_files`), one task per file,
+    its judge requests through `judge_limit` (see `check_dataset`). Yields each file's rows
+    in input order, then its record count (an `int`)."""
     ray = _ray()
     context = ray.data.DataContext.get_current()
     context.execution_options.preserve_order = True
     files = ray.data.read_binary_files(list(paths), include_paths=True)
     checked = files.map_batches(
-        _CheckFiles(CheckerSpec.of(checker), column),
+        _CheckFiles(CheckerSpec.of(checker), column, _gate_of(judge_limit)),
         batch_format="pyarrow",
         batch_size=1,
         **ray_args,
