@@ -127,18 +127,26 @@ def run_ray(
 
 
 def _judging(checker: Checker, args: argparse.Namespace) -> dict[str, Any]:
-    """What the tasks of a judged run need: the cluster-wide judge limit, and the judge's
-    settings (the `CHATASSERT_*` variables of this process; an API key is not among them:
-    the workers read theirs from their own environment)."""
+    """What the tasks of a judged run need: the cluster-wide judge limit, the shared verdict
+    store (when the cache is on; it keeps the verdicts in the cache file on its node), and
+    the judge's settings (the `CHATASSERT_*` variables of this process; an API key is not
+    among them: the workers read theirs from their own environment)."""
     if not any(case.needs_judge() for suite in checker.suites for case in suite.cases):
         return {}
-    from chatassert.integrations.ray import JudgeLimit
+    from chatassert.integrations.ray import JudgeLimit, RayVerdictStore
+    from chatassert.judges._env import cache_setting
     from chatassert.judges._settings import env_concurrency
 
     concurrency = getattr(args, "judge_concurrency", None) or env_concurrency()
     limit = JudgeLimit(concurrency, getattr(args, "judge_rpm", None))
     settings = {k: v for k, v in os.environ.items() if k.startswith("CHATASSERT_")}
-    return {"judge_limit": limit, "runtime_env": {"env_vars": settings}}
+    path = cache_setting()  # the cache on: one store for every task, kept in this file
+    store = RayVerdictStore.start(path) if path is not None else None
+    return {
+        "judge_limit": limit,
+        "verdict_store": store,
+        "environ": settings,
+    }
 
 
 def _count(row: Row, summary: Summary, err: IO[str]) -> None:

@@ -535,3 +535,24 @@ def test_the_cluster_judge_options_are_for_the_ray_engine(judged_logs: Path) -> 
     )
     assert done.returncode == 2
     assert "--judge-concurrency must be at least 1 (got 0)" in done.stderr
+
+
+def test_tasks_share_one_verdict_store_and_a_later_run_reuses_its_file(
+    cluster: str, judge_server: LoopbackServer, tmp_path: Path
+) -> None:
+    # Two files (two tasks, side by side) with the same conversations: each verdict is asked
+    # for once, the other task waiting for it; the store keeps them in the cache file.
+    _judged_log(tmp_path / "a.jsonl", 4)
+    _judged_log(tmp_path / "b.jsonl", 4)
+    _slow_verdicts(judge_server, 0.2)
+    cache = tmp_path / "verdicts.sqlite3"
+    logs = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
+    done = _judged_cli(cluster, judge_server, f"--assert={RUBRIC}", *logs, cache=str(cache))
+    assert done.returncode == 0, done.stderr
+    assert judge_server.count == 12  # 4 conversations of 3 turns, asked once for two files
+    assert not (tmp_path / "xdg").exists()
+    done = _judged_cli(cluster, judge_server, f"--assert={RUBRIC}", *logs, cache=str(cache))
+    assert done.returncode == 0, done.stderr
+    assert judge_server.count == 12  # all from the file
+    done = _judged_cli(cluster, judge_server, f"--assert={RUBRIC}", *logs, cache="off")
+    assert judge_server.count == 36  # the control: without the cache each task asks

@@ -19,20 +19,32 @@ Example (see docs/ray.md; needs Ray):
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gzip
 import importlib
 import json
+import os
+import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chatassert._cache import VerdictCache, VerdictStore, use_verdict_store
+from chatassert._judging import Verdict
 from chatassert._suite import Suite
 from chatassert.judges._gate import GateKey, LocalRequestGate, RequestGate, use_request_gate
 from chatassert.records import Checker, Row, Summary, arrow_schema
 
-__all__ = ["CheckerSpec", "JudgeLimit", "RayRequestGate", "check_dataset", "summarize"]
+__all__ = [
+    "CheckerSpec",
+    "JudgeLimit",
+    "RayRequestGate",
+    "RayVerdictStore",
+    "check_dataset",
+    "summarize",
+]
 
 EXTRA = "chatassert[ray]"
 
@@ -209,6 +221,158 @@ def _gated(gate: RequestGate | None) -> Any:
     return use_request_gate(gate) if gate is not None else contextlib.nullcontext()
 
 
+# -- one verdict store for the whole cluster -----------------------------------------------
+
+
+class _Verdicts:
+    """The verdict store actor: verdicts in memory (and in a SQLite file on the actor's node
+    when it has a path), and the keys being judged, so a task that looks up a verdict another
+    task is producing waits for it instead of asking the judge again."""
+
+    def __init__(self, path: str | None, lease: float) -> None:
+        self.memory: dict[str, Verdict] = {}
+        self.file = VerdictCache(path) if path else None
+        self.lease = lease
+        self.claims: dict[str, tuple[float, asyncio.Event]] = {}
+
+    def _known(self, key: str) -> Verdict | None:
+        verdict = self.memory.get(key)
+        if verdict is None and self.file is not None:
+            verdict = self.file.get(key)
+            if verdict is not None:
+                self.memory[key] = verdict
+        return verdict
+
+    async def get(self, key: str, claim: bool) -> Verdict | None:
+        while True:
+            verdict = self._known(key)
+            if verdict is not None or not claim:
+                return verdict
+            now = time.monotonic()
+            held = self.claims.get(key)
+            if held is None or held[0] <= now:  # nobody judging it (or they went quiet)
+                self.claims[key] = (now + self.lease, asyncio.Event())
+                return None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(held[1].wait(), held[0] - now)
+
+    async def put_many(self, items: list[tuple[str, Verdict]]) -> None:
+        for key, verdict in items:
+            self.memory[key] = verdict
+            self._settle(key)
+        if self.file is not None and items:
+            self.file.put_many(items)
+
+    async def abandon(self, key: str) -> None:
+        self._settle(key)
+
+    def _settle(self, key: str) -> None:
+        held = self.claims.pop(key, None)
+        if held is not None:
+            held[1].set()
+
+    async def size(self) -> int:
+        return len(self.memory)
+
+    async def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+class RayVerdictStore:
+    """A `VerdictStore` shared by every task of a run: one Ray actor holds the verdicts (and
+    writes them to a SQLite file on its node when started with a `path`, so a later run with
+    the same path reuses them). While one task asks the judge for a key, another task that
+    needs the same verdict waits for it (`aget`) rather than asking again. It pickles: it
+    holds the actor's handle and name.
+
+    Attributes:
+        actor: The store actor's handle.
+        name: The actor's name.
+    """
+
+    def __init__(self, actor: Any, name: str) -> None:
+        self.actor = actor
+        self.name = name
+
+    @classmethod
+    def start(
+        cls, path: str | None = None, *, name: str | None = None, lease: float = 300.0
+    ) -> RayVerdictStore:
+        """Start the store actor of a run.
+
+        Args:
+            path: A SQLite file on the actor's node that keeps the verdicts between runs
+                (a `VerdictCache`); None: in memory, for this run.
+            name: The actor's name (default a new unique one).
+            lease: Seconds a task may take to produce a verdict others wait for; after
+                that, or when its judge fails, the next task asks the judge itself.
+        """
+        ray = _ray()
+        name = name or f"chatassert-verdicts-{uuid.uuid4().hex[:12]}"
+        actor = (
+            ray.remote(_Verdicts)
+            .options(name=name, max_concurrency=_WAITERS, num_cpus=0)
+            .remote(None if path is None else str(path), float(lease))
+        )
+        return cls(actor, name)
+
+    def __repr__(self) -> str:
+        return f"RayVerdictStore({self.name!r})"
+
+    def get(self, key: str) -> Verdict | None:
+        """The stored verdict for `key`, or None (without waiting for one being produced)."""
+        found: Verdict | None = _ray().get(self.actor.get.remote(key, False))
+        return found
+
+    async def aget(self, key: str) -> Verdict | None:
+        """The stored verdict for `key`; when another task is producing it, wait for it;
+        else None, and this caller is the one expected to produce it (`put_many`, or
+        `abandon` when it cannot)."""
+        found: Verdict | None = await self.actor.get.remote(key, True)
+        return found
+
+    def put_many(self, items: Sequence[tuple[str, Verdict]]) -> None:
+        """Store verdicts (and wake the tasks waiting for them)."""
+        _ray().get(self.actor.put_many.remote(list(items)))
+
+    def abandon(self, key: str) -> None:
+        """Give up producing `key` (its judge failed): a waiting task may ask instead."""
+        self.actor.abandon.remote(key)
+
+    def __len__(self) -> int:
+        size: int = _ray().get(self.actor.size.remote())
+        return size
+
+    def close(self) -> None:
+        """Close the actor's file (a later write reopens it)."""
+        _ray().get(self.actor.close.remote())
+
+
+@contextlib.contextmanager
+def _environment(environ: Mapping[str, str]) -> Iterator[None]:
+    """Set `environ` in this worker while a task runs (a worker runs one task at a time),
+    then put back what was there: the judge settings of the run, without a runtime
+    environment of its own (which would start new worker processes)."""
+    if not environ:
+        yield
+        return
+    before = {name: os.environ.get(name) for name in environ}
+    os.environ.update(environ)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _stored(store: VerdictStore | None) -> Any:
+    return use_verdict_store(store) if store is not None else contextlib.nullcontext()
+
+
 _BUILT: dict[str, Checker] = {}
 """The checkers built in this worker process, by description token."""
 
@@ -248,14 +412,16 @@ class _CheckBatch:
         column: str | None,
         source: str | None,
         gate: RequestGate | None = None,
+        store: VerdictStore | None = None,
     ) -> None:
         self.spec = spec
         self.column = column
         self.source = source
         self.gate = gate
+        self.store = store
 
     def __call__(self, batch: Any) -> Any:
-        with _gated(self.gate):
+        with _gated(self.gate), _stored(self.store):
             return self._check(batch)
 
     def _check(self, batch: Any) -> Any:
@@ -303,6 +469,7 @@ def check_dataset(
     source: str | None = None,
     batch_size: int | None = 256,
     judge_limit: JudgeLimit | RequestGate | None = None,
+    verdict_store: VerdictStore | None = None,
     **ray_args: Any,
 ) -> Any:
     """Check each record of a Ray Dataset: a Dataset of result rows (`Row.to_row()` dicts,
@@ -320,6 +487,9 @@ def check_dataset(
         batch_size: Records per batch given to a task's function.
         judge_limit: One limit on judge requests for all the tasks (`JudgeLimit`: an actor
             is started for it), or a `RequestGate` to share; None: each task on its own.
+        verdict_store: Where the judges built from the environment keep their verdicts
+            when their cache is on (`RayVerdictStore.start()`: one store for all the
+            tasks); None: each machine's cache file.
         **ray_args: Passed to `map_batches` (`num_cpus`, `max_retries`, `retry_exceptions`,
             `concurrency`...), except that the compute is always tasks.
 
@@ -335,7 +505,8 @@ def check_dataset(
     """
     _ray()
     ray_args.pop("compute", None)
-    fn = _CheckBatch(CheckerSpec.of(suites_or_checker), column, source, _gate_of(judge_limit))
+    spec = CheckerSpec.of(suites_or_checker)
+    fn = _CheckBatch(spec, column, source, _gate_of(judge_limit), verdict_store)
     return dataset.map_batches(fn, batch_format="pyarrow", batch_size=batch_size, **ray_args)
 
 
@@ -407,14 +578,21 @@ class _CheckFiles:
     local run does, Parquet rows `path#row=N`; then a `_records` marker row per file."""
 
     def __init__(
-        self, spec: CheckerSpec, column: str | None, gate: RequestGate | None = None
+        self,
+        spec: CheckerSpec,
+        column: str | None,
+        gate: RequestGate | None = None,
+        store: VerdictStore | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         self.spec = spec
         self.column = column
         self.gate = gate
+        self.store = store
+        self.environ = dict(environ or {})
 
     def __call__(self, batch: Any) -> Any:
-        with _gated(self.gate):
+        with _environment(self.environ), _gated(self.gate), _stored(self.store):
             return self._check(batch)
 
     def _check(self, batch: Any) -> Any:
@@ -454,18 +632,21 @@ def check_files(
     *,
     column: str | None = None,
     judge_limit: JudgeLimit | RequestGate | None = None,
+    verdict_store: VerdictStore | None = None,
+    environ: Mapping[str, str] | None = None,
     **ray_args: Any,
 ) -> Iterator[Row | int]:
     """Check log files on Ray (`chatassert check --engine ray`): JSONL, JSONL.gz and Parquet,
     local paths or object-store URIs (read by Ray's `read_binary_files`), one task per file,
-    its judge requests through `judge_limit` (see `check_dataset`). Yields each file's rows
+    its judge requests through `judge_limit`, its verdicts in `verdict_store` (see
+    `check_dataset`), with the variables `environ` set while it checks. Yields each file's rows
     in input order, then its record count (an `int`)."""
     ray = _ray()
     context = ray.data.DataContext.get_current()
     context.execution_options.preserve_order = True
     files = ray.data.read_binary_files(list(paths), include_paths=True)
     checked = files.map_batches(
-        _CheckFiles(CheckerSpec.of(checker), column, _gate_of(judge_limit)),
+        _CheckFiles(CheckerSpec.of(checker), column, _gate_of(judge_limit), verdict_store, environ),
         batch_format="pyarrow",
         batch_size=1,
         **ray_args,

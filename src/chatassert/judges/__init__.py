@@ -24,7 +24,10 @@ if TYPE_CHECKING:
     from chatassert._cache import (
         CachedJudge as CachedJudge,
         VerdictCache as VerdictCache,
+        VerdictStore as VerdictStore,
         default_cache_path as default_cache_path,
+        use_verdict_store as use_verdict_store,
+        verdict_store as verdict_store,
     )
     from chatassert._calibration import (
         Calibration as Calibration,
@@ -103,6 +106,9 @@ _EXPORTS: dict[str, str] = {
     # caching, batching and limits
     "CachedJudge": "chatassert._cache",
     "VerdictCache": "chatassert._cache",
+    "VerdictStore": "chatassert._cache",
+    "use_verdict_store": "chatassert._cache",
+    "verdict_store": "chatassert._cache",
     "default_cache_path": "chatassert._cache",
     "BatchingJudge": "chatassert.judges._batch",
     "Checkable": "chatassert.judges._batch",
