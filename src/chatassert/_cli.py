@@ -328,6 +328,25 @@ def _parser() -> argparse.ArgumentParser:
         "struct); default: the only column, else a row's columns are the record's fields",
     )
     check.add_argument(
+        "--results",
+        default=None,
+        metavar="DIR",
+        help="with --engine ray: write each log file's result rows to DIR (one JSON Lines "
+        "file per log, written whole), for --resume",
+    )
+    check.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --results: do not check again a log whose results are in DIR (and whose "
+        "size and modification time are unchanged); the reports include its rows",
+    )
+    check.add_argument(
+        "--rejudge-errors",
+        action="store_true",
+        help="with --results: check again only the records whose rows are errors (a judge "
+        "that failed, say) in the logs whose results are in DIR, and replace those rows",
+    )
+    check.add_argument(
         "--judge-concurrency",
         type=int,
         default=None,
@@ -1571,7 +1590,7 @@ def _columns(stream: IO[str]) -> int:
         return 80
 
 
-_RAY_ONLY = ("--judge-concurrency", "--judge-rpm")
+_RAY_ONLY = ("--judge-concurrency", "--judge-rpm", "--results", "--resume", "--rejudge-errors")
 """Options of `check --engine ray` alone."""
 
 

@@ -77,6 +77,9 @@ def run_ray(
         if getattr(args, name, None):
             err.write(f"chatassert check: {option} is not available with --engine ray\n")
             return EXIT_USAGE
+    if (args.resume or args.rejudge_errors) and not args.results:
+        err.write("chatassert check: --resume and --rejudge-errors need --results DIR\n")
+        return EXIT_USAGE
     files = _logs(paths, err)
     if files is None:
         return EXIT_USAGE
@@ -99,7 +102,13 @@ def run_ray(
     checker.trees = True  # a failing row's tree travels back: the summary's examples
     summary = Summary(keep=args.show, records=0)
     for item in check_files(
-        files, checker, column=getattr(args, "column", None), **_judging(checker, args)
+        files,
+        checker,
+        column=getattr(args, "column", None),
+        results=args.results,
+        resume=args.resume,
+        rejudge_errors=args.rejudge_errors,
+        **_judging(checker, args),
     ):
         if isinstance(item, int):
             summary.records = (summary.records or 0) + item

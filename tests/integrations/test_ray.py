@@ -556,3 +556,111 @@ def test_tasks_share_one_verdict_store_and_a_later_run_reuses_its_file(
     assert judge_server.count == 12  # all from the file
     done = _judged_cli(cluster, judge_server, f"--assert={RUBRIC}", *logs, cache="off")
     assert judge_server.count == 36  # the control: without the cache each task asks
+
+
+# -- results directory and resume -------------------------------------------------------------
+
+
+def _run_reports(address: str, out: Path, *args: str) -> tuple[int, Any, str]:
+    out.mkdir()
+    done = _cli(
+        address, "--engine", "ray", *args, "-o", str(out / "r.jsonl"), "-o", str(out / "r.txt")
+    )
+    lines = (out / "r.jsonl").read_text(encoding="utf-8").splitlines()
+    return (
+        done.returncode,
+        [_without_durations(json.loads(line)) for line in lines],
+        (out / "r.txt").read_text(encoding="utf-8"),
+    )
+
+
+def test_a_resumed_run_reads_only_the_unfinished_log_and_reports_as_a_fresh_run(
+    cluster: str, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name, seed in (("a", 11), ("b", 12), ("c", 13)):
+        _log(logs / f"{name}.jsonl", 60, seed=seed)
+    paths = [str(logs / f"{name}.jsonl") for name in "abc"]
+    args = [f"--assert={spec}" for spec in ASSERTS]
+    fresh = _run_reports(cluster, tmp_path / "fresh", *args, *paths)
+    results = tmp_path / "results"
+    saved = _run_reports(cluster, tmp_path / "saved", *args, *paths, "--results", str(results))
+    assert saved == fresh
+    files = sorted(results.iterdir())
+    assert [f.name.split(".")[0] for f in files] == ["a", "b", "c"]
+    # b did not finish; a is now other bytes of the same size and time: a run that read it
+    # again would report its lines unreadable.
+    next(f for f in files if f.name.startswith("b.")).unlink()
+    info = (logs / "a.jsonl").stat()
+    (logs / "a.jsonl").write_bytes(b"x" * info.st_size)
+    os.utime(logs / "a.jsonl", ns=(info.st_atime_ns, info.st_mtime_ns))
+    resumed = _run_reports(
+        cluster, tmp_path / "resumed", *args, *paths, "--results", str(results), "--resume"
+    )
+    assert resumed == fresh
+    assert sorted(f.name for f in results.iterdir()) == [f.name for f in files]  # b again
+
+
+def test_results_of_a_changed_input_do_not_count(tmp_path: Path) -> None:
+    from chatassert.integrations.ray import ResultsDir
+
+    log = tmp_path / "x.jsonl"
+    log.write_text('{"id": "a"}\n', encoding="utf-8")
+    results = ResultsDir(tmp_path / "results")
+    rows = [Row("unreadable", f"{log}:1", error="e").to_row()]
+    target = results.save(str(log), rows, 1)
+    assert results.load(str(log)) == (rows, 1)
+    assert [p.name for p in target.parent.iterdir()] == [target.name]  # no temporary left
+    log.write_text('{"id": "b"}\n{"id": "c"}\n', encoding="utf-8")
+    assert results.load(str(log)) is None  # changed: checked again
+    results.save(str(log), rows, 1)
+    target.write_text(target.read_text(encoding="utf-8").splitlines()[0] + "\n", "utf-8")
+    assert results.load(str(log)) is None  # a header without its rows is not finished
+    assert results.load(str(tmp_path / "other.jsonl")) is None
+
+
+def test_rejudge_errors_asks_only_for_the_errored_records(
+    cluster: str, judge_server: LoopbackServer, tmp_path: Path
+) -> None:
+    _judged_log(tmp_path / "a.jsonl", 8, first=0, turns=1)
+    _judged_log(tmp_path / "b.jsonl", 8, first=100, turns=1)
+    failing = 3
+    asked: list[str] = []
+    lock = threading.Lock()
+
+    def reply(recorded: Recorded) -> Reply:
+        with lock:
+            asked.append(json.dumps(recorded.body))
+            if len(asked) <= failing:
+                return Reply({"error": "overloaded"}, status=500)
+        return openai_verdict()
+
+    judge_server.default = reply
+    results = tmp_path / "results"
+    logs = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
+    first = _judged_cli(
+        cluster, judge_server, f"--assert={RUBRIC}", *logs, "--results", str(results),
+        "-o", str(tmp_path / "first.jsonl"),
+    )  # fmt: skip
+    assert first.returncode == 3, first.stderr  # errors only
+    rows = [json.loads(x) for x in (tmp_path / "first.jsonl").read_text("utf-8").splitlines()]
+    errored = sorted(r["source"] for r in rows[:-1] if r["result"]["status"] == "error")
+    assert len(errored) == failing
+    assert len(asked) == 16
+    again = _judged_cli(
+        cluster, judge_server, f"--assert={RUBRIC}", *logs, "--results", str(results),
+        "--resume", "--rejudge-errors", "-o", str(tmp_path / "again.jsonl"),
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert len(asked) == 16 + failing  # only the records that had errors
+    assert sorted(asked[:failing]) == sorted(asked[16:])  # the same subjects, asked again
+    rows = [json.loads(x) for x in (tmp_path / "again.jsonl").read_text("utf-8").splitlines()]
+    assert rows[-1]["summary"]["passed"] == 16
+    assert [r["source"] for r in rows[:-1]] == [f"{p}:{n}" for p in logs for n in range(1, 9)]
+    # the results now hold the new rows: a plain resume asks nothing and passes
+    done = _judged_cli(
+        cluster, judge_server, f"--assert={RUBRIC}", *logs, "--results", str(results), "--resume"
+    )
+    assert done.returncode == 0
+    assert len(asked) == 16 + failing

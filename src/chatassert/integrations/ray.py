@@ -22,13 +22,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gzip
+import hashlib
 import importlib
 import json
 import os
+import re
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from chatassert._cache import VerdictCache, VerdictStore, use_verdict_store
@@ -42,6 +45,7 @@ __all__ = [
     "JudgeLimit",
     "RayRequestGate",
     "RayVerdictStore",
+    "ResultsDir",
     "check_dataset",
     "summarize",
 ]
@@ -584,12 +588,14 @@ class _CheckFiles:
         gate: RequestGate | None = None,
         store: VerdictStore | None = None,
         environ: Mapping[str, str] | None = None,
+        only: Mapping[str, frozenset[int]] | None = None,
     ) -> None:
         self.spec = spec
         self.column = column
         self.gate = gate
         self.store = store
         self.environ = dict(environ or {})
+        self.only = dict(only or {})
 
     def __call__(self, batch: Any) -> Any:
         with _environment(self.environ), _gated(self.gate), _stored(self.store):
@@ -602,18 +608,28 @@ class _CheckFiles:
             batch.column("path").to_pylist(), batch.column("bytes").to_pylist(), strict=True
         ):
             count = 0
+            only = self.only.get(_file_key(path, local=False))
             if path.endswith(".parquet"):
-                count = self._parquet(checker, path, data, out)
+                count = self._parquet(checker, path, data, out, only)
             else:
                 for number, line in enumerate(_lines(data), 1):
                     if line.strip():
                         count += 1
+                        if only is not None and number not in only:
+                            continue
                         out.extend(r.to_row() for r in checker.check_line(line, path, number))
             out.extend(row.to_row() for row in checker.flush())
             out.append(Row(_RECORDS, path, error=str(count)).to_row())
         return _table(out)
 
-    def _parquet(self, checker: Checker, path: str, data: bytes, out: list[Any]) -> int:
+    def _parquet(
+        self,
+        checker: Checker,
+        path: str,
+        data: bytes,
+        out: list[Any],
+        only: frozenset[int] | None = None,
+    ) -> int:
         pa = importlib.import_module("pyarrow")
         pq = importlib.import_module("pyarrow.parquet")
         table = pq.read_table(pa.BufferReader(data))
@@ -622,7 +638,8 @@ class _CheckFiles:
             column = table.schema.names[0]
         values = table.column(column).to_pylist() if column is not None else table.to_pylist()
         for i, value in enumerate(values):
-            out.extend(r.to_row() for r in _rows_of(checker, value, f"{path}#row={i}"))
+            if only is None or i + 1 in only:  # numbered from 1, as `_record_number` does
+                out.extend(r.to_row() for r in _rows_of(checker, value, f"{path}#row={i}"))
         return len(values)
 
 
@@ -634,26 +651,216 @@ def check_files(
     judge_limit: JudgeLimit | RequestGate | None = None,
     verdict_store: VerdictStore | None = None,
     environ: Mapping[str, str] | None = None,
+    results: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    rejudge_errors: bool = False,
     **ray_args: Any,
 ) -> Iterator[Row | int]:
     """Check log files on Ray (`chatassert check --engine ray`): JSONL, JSONL.gz and Parquet,
     local paths or object-store URIs (read by Ray's `read_binary_files`), one task per file,
     its judge requests through `judge_limit`, its verdicts in `verdict_store` (see
-    `check_dataset`), with the variables `environ` set while it checks. Yields each file's rows
-    in input order, then its record count (an `int`)."""
+    `check_dataset`), with the variables `environ` set while it checks. Yields each file's
+    rows in input order, then its record count (an `int`).
+
+    With `results` (a directory), each file's rows are also written there once the file is
+    checked (`ResultsDir`); with `resume`, a file whose results are there (and whose size
+    and modification time are unchanged) is not read again: its rows come from its results;
+    with `rejudge_errors` too, the records of its `error` rows are checked again (alone)
+    and their rows replaced.
+    """
+    found = ResultsDir(results) if results is not None else None
+    plan: list[tuple[str, tuple[list[dict[str, Any]], int] | None]] = []
+    only: dict[str, frozenset[int]] = {}
+    todo: list[str] = []
+    for path in paths:
+        saved = found.load(path) if found is not None and (resume or rejudge_errors) else None
+        plan.append((path, saved))
+        if saved is None:
+            todo.append(path)
+        elif rejudge_errors:
+            errors = frozenset(
+                n for n in (_record_number(r) for r in saved[0] if r["status"] == "error") if n
+            )
+            if errors:
+                todo.append(path)
+                only[_file_key(path, local=True)] = errors
+    checked = _checked_files(
+        todo, checker, column, only, judge_limit, verdict_store, environ, **ray_args
+    )
+    for path, saved in plan:
+        if saved is not None and _file_key(path, local=True) not in only:
+            rows, records = saved  # finished before: not read again
+        elif found is None:  # nothing to keep: stream the file's rows
+            for item in next(checked):
+                if isinstance(item, int):
+                    yield item
+                else:
+                    yield Row.from_row(item)
+            continue
+        else:
+            fresh = list(next(checked))
+            count = fresh.pop()
+            assert isinstance(count, int)
+            new_rows = [r for r in fresh if not isinstance(r, int)]
+            if saved is None:
+                rows, records = new_rows, count
+            else:
+                rows, records = _replaced(saved[0], new_rows), saved[1]
+            found.save(path, rows, records)
+        for data in rows:
+            yield Row.from_row(data)
+        yield records
+
+
+def _checked_files(
+    todo: list[str],
+    checker: Checker,
+    column: str | None,
+    only: Mapping[str, frozenset[int]],
+    judge_limit: JudgeLimit | RequestGate | None,
+    verdict_store: VerdictStore | None,
+    environ: Mapping[str, str] | None,
+    **ray_args: Any,
+) -> Iterator[Iterator[dict[str, Any] | int]]:
+    """For each file of `todo` in order, an iterator of its row dicts, then its count."""
+    if not todo:
+        return
     ray = _ray()
     context = ray.data.DataContext.get_current()
     context.execution_options.preserve_order = True
-    files = ray.data.read_binary_files(list(paths), include_paths=True)
-    checked = files.map_batches(
-        _CheckFiles(CheckerSpec.of(checker), column, _gate_of(judge_limit), verdict_store, environ),
-        batch_format="pyarrow",
-        batch_size=1,
-        **ray_args,
+    files = ray.data.read_binary_files(list(todo), include_paths=True)
+    fn = _CheckFiles(
+        CheckerSpec.of(checker), column, _gate_of(judge_limit), verdict_store, environ, only
     )
-    for batch in checked.iter_batches(batch_format="pyarrow", batch_size=None):
-        for data in batch.to_pylist():
+    checked = files.map_batches(fn, batch_format="pyarrow", batch_size=1, **ray_args)
+    stream = (
+        data
+        for batch in checked.iter_batches(batch_format="pyarrow", batch_size=None)
+        for data in batch.to_pylist()
+    )
+
+    def one_file() -> Iterator[dict[str, Any] | int]:
+        for data in stream:
             if data["kind"] == _RECORDS:
                 yield int(data["error"])
-            else:
-                yield Row.from_row(data)
+                return
+            yield data
+
+    for _ in todo:
+        yield one_file()
+
+
+_NUMBER = re.compile(r"(?:#row=(\d+)|:(\d+))(?:#[^#]*)?$")
+
+
+def _record_number(row: Mapping[str, Any]) -> int | None:
+    """The line (JSONL, from 1) or row (Parquet, from 0) a result row's source locates, so
+    that `0` of a Parquet file is told apart from "none": a Parquet row gives N + 1."""
+    match = _NUMBER.search(str(row.get("source") or ""))
+    if match is None:
+        return None
+    if match.group(1) is not None:
+        return int(match.group(1)) + 1
+    return int(match.group(2))
+
+
+def _replaced(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`old` rows with the rows of each record checked again replaced by `new`'s, in place."""
+    by_record: dict[int | None, list[dict[str, Any]]] = {}
+    for row in new:
+        by_record.setdefault(_record_number(row), []).append(row)
+    out: list[dict[str, Any]] = []
+    placed: set[int | None] = set()
+    for row in old:
+        number = _record_number(row)
+        if number is None or number not in by_record:
+            out.append(row)
+        elif number not in placed:
+            placed.add(number)
+            out.extend(by_record[number])
+    return out
+
+
+def _file_key(path: str, *, local: bool) -> str:
+    """A file as Ray's `path` column names it: without a URI's scheme; a local path given on
+    the command line made absolute."""
+    if "://" in path:
+        return path.split("://", 1)[1]
+    return os.path.abspath(path) if local else path
+
+
+class ResultsDir:
+    """A directory of result files, one per input file, for resuming a run.
+
+    Each file is JSON Lines: a header (`{"chatassert_results": 1, "input", "size",
+    "mtime_ns", "records", "rows"}`) then the input's rows (`Row.to_row()` dicts). It is
+    written to a temporary file then renamed, so it is there only when complete; it counts as
+    finished for the same input only while the input's size and modification time are those
+    recorded (an object-store URI, not examined, counts as unchanged).
+
+    Args:
+        path: The directory (created when missing).
+    """
+
+    VERSION = 1
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"ResultsDir({str(self.path)!r})"
+
+    def file_for(self, source: str) -> Path:
+        """Where the results of the input `source` go."""
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", source.rstrip("/").rsplit("/", 1)[-1])[-80:]
+        digest = hashlib.sha256(_file_key(source, local=True).encode()).hexdigest()[:16]
+        return self.path / f"{name}.{digest}.rows.jsonl"
+
+    @staticmethod
+    def stamp(source: str) -> dict[str, Any]:
+        """What identifies this version of the input: its size and modification time."""
+        if "://" in source:
+            return {"input": source}
+        info = os.stat(source)
+        return {"input": source, "size": info.st_size, "mtime_ns": info.st_mtime_ns}
+
+    def load(self, source: str) -> tuple[list[dict[str, Any]], int] | None:
+        """The saved rows and record count of `source`, or None when there are none, they
+        are incomplete, or the input changed since."""
+        target = self.file_for(source)
+        try:
+            with target.open(encoding="utf-8") as f:
+                header = json.loads(f.readline())
+                rows = [json.loads(line) for line in f]
+            stamp = self.stamp(source)
+        except (OSError, ValueError):
+            return None
+        if (
+            not isinstance(header, dict)
+            or header.get("chatassert_results") != self.VERSION
+            or {k: header.get(k) for k in stamp} != stamp
+            or header.get("rows") != len(rows)
+        ):
+            return None
+        return rows, int(header["records"])
+
+    def save(self, source: str, rows: Sequence[Mapping[str, Any]], records: int) -> Path:
+        """Write the results of `source` (atomically: a temporary file, then a rename)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        target = self.file_for(source)
+        header = {
+            "chatassert_results": self.VERSION,
+            **self.stamp(source),
+            "records": records,
+            "rows": len(rows),
+        }
+        temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
+        try:
+            with temporary.open("w", encoding="utf-8") as f:
+                f.write(json.dumps(header) + "\n")
+                for row in rows:
+                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+        return target
