@@ -5,6 +5,9 @@ schema `chatassert.records.arrow_schema()`), checked by plain Ray tasks (`map_ba
 function, not an actor pool), each building its `Checker` once from a picklable description.
 `summarize(rows)` merges the rows' counts into one `Summary`, adding what only the whole set
 can say (expect tests no record answered). `chatassert check --engine ray` is built on them.
+Judged suites share one judge limit (`JudgeLimit`, an actor behind a `RayRequestGate`) and
+one verdict store (`RayVerdictStore`) per run; `ResultsDir` keeps each file's rows for
+resuming.
 
 Ray is imported by these functions only (`pip install chatassert[ray]`): `import chatassert`
 imports neither Ray nor pyarrow.
