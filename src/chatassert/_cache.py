@@ -1,23 +1,89 @@
-"""An on-disk cache of judge verdicts (stdlib sqlite3 in WAL mode, safe across processes)."""
+"""Verdict caches: `CachedJudge` over a `VerdictStore`, by default the on-disk `VerdictCache`
+(stdlib sqlite3 in WAL mode, safe across the processes of one machine); a run may share
+another store with every judge built from the environment (`use_verdict_store`)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from chatassert._errors import JudgeError
 from chatassert._judging import Judge, JudgeRequest, Verdict, record_judge_cached
 
-__all__ = ["CachedJudge", "VerdictCache", "default_cache_path"]
+__all__ = [
+    "CachedJudge",
+    "VerdictCache",
+    "VerdictStore",
+    "default_cache_path",
+    "use_verdict_store",
+    "verdict_store",
+]
+
+
+@runtime_checkable
+class VerdictStore(Protocol):
+    """Where `CachedJudge` keeps verdicts: keys are hex digests, values `Verdict`s.
+
+    `VerdictCache` (one SQLite file) is the default; the Ray integration's store is shared
+    by every task of a run. A store may also define `async aget(key)`, which `CachedJudge`
+    awaits instead of `get` (a store that waits for a verdict another process is producing
+    then does not block the event loop), and `abandon(key)`, which `CachedJudge` calls when
+    it got no verdict for a key it looked up and missed (the judge failed: errors are never
+    stored).
+    """
+
+    def get(self, key: str) -> Verdict | None:
+        """The stored verdict for `key`, or None."""
+        ...
+
+    def put_many(self, items: Sequence[tuple[str, Verdict]]) -> None:
+        """Store verdicts (the last writer of a key wins)."""
+        ...
+
+    def close(self) -> None:
+        """Release what the store holds open (a later use may reopen it)."""
+        ...
+
+
+_STORE: ContextVar[VerdictStore | None] = ContextVar("chatassert_verdict_store", default=None)
+
+
+@contextlib.contextmanager
+def use_verdict_store(store: VerdictStore | None) -> Iterator[VerdictStore | None]:
+    """Keep the verdicts of every judge built from the environment in this context
+    (`judge_from_env`, `named_judge`) in `store` instead of the cache file, when their cache
+    is on; None: the cache file (the default).
+
+    Example:
+        >>> import tempfile, os
+        >>> store = VerdictCache(os.path.join(tempfile.mkdtemp(), "shared.sqlite3"))
+        >>> with use_verdict_store(store):
+        ...     verdict_store() is store
+        True
+    """
+    if store is not None and not isinstance(store, VerdictStore):
+        raise TypeError(f"a verdict store has get, put_many and close; got {store!r}")
+    token = _STORE.set(store)
+    try:
+        yield store
+    finally:
+        _STORE.reset(token)
+
+
+def verdict_store() -> VerdictStore | None:
+    """The verdict store of this context (see `use_verdict_store`), or None."""
+    return _STORE.get()
 
 
 def default_cache_path() -> Path:
@@ -204,7 +270,8 @@ class CachedJudge:
 
     Args:
         judge: The judge to wrap.
-        path: The cache file, or a `VerdictCache`; default `default_cache_path()`.
+        path: The cache file, or a `VerdictStore` (such as a `VerdictCache`); default
+            `default_cache_path()`.
         enabled: Whether to use the cache at all.
 
     Raises:
@@ -226,7 +293,7 @@ class CachedJudge:
     def __init__(
         self,
         judge: Judge,
-        path: str | os.PathLike[str] | VerdictCache | None = None,
+        path: str | os.PathLike[str] | VerdictStore | None = None,
         *,
         enabled: bool = True,
     ) -> None:
@@ -246,9 +313,9 @@ class CachedJudge:
         self.inner = judge
         self.name: str = judge.name
         self.model: str | None = getattr(judge, "model", None)
-        self.cache = (
+        self.cache: VerdictStore = (
             path
-            if isinstance(path, VerdictCache)
+            if isinstance(path, VerdictStore)
             else VerdictCache(default_cache_path() if path is None else path)
         )
         self.enabled = enabled
@@ -257,7 +324,9 @@ class CachedJudge:
         self._pending: dict[str, Verdict] = {}
 
     def __repr__(self) -> str:
-        return f"CachedJudge({self.inner!r}, {str(self.cache.path)!r}, enabled={self.enabled})"
+        where = getattr(self.cache, "path", None)
+        shown = repr(str(where)) if where is not None else repr(self.cache)
+        return f"CachedJudge({self.inner!r}, {shown}, enabled={self.enabled})"
 
     def _key(self, request: JudgeRequest, prompt: str | None, extra: object = None) -> str:
         material: dict[str, Any] = {
@@ -286,15 +355,31 @@ class CachedJudge:
         if not self.enabled:
             return Verdict.from_reply(await self.inner.judge(request))
         key = self._key(request, self._render(request))
-        cached = self._pending.get(key) or self.cache.get(key)
+        cached = self._pending.get(key) or await self._lookup(key)
         if cached is not None:
             self.hits += 1
             record_judge_cached()
             return cached
         self.misses += 1
-        verdict = Verdict.from_reply(await self.inner.judge(request))
+        try:
+            verdict = Verdict.from_reply(await self.inner.judge(request))
+        except BaseException:
+            self._abandon(key)
+            raise
         self._store(key, verdict)
         return verdict
+
+    async def _lookup(self, key: str) -> Verdict | None:
+        aget = getattr(self.cache, "aget", None)
+        if aget is not None:
+            found: Verdict | None = await aget(key)
+            return found
+        return self.cache.get(key)
+
+    def _abandon(self, key: str) -> None:
+        abandon = getattr(self.cache, "abandon", None)
+        if abandon is not None:
+            abandon(key)
 
     def _store(self, key: str, verdict: Verdict) -> None:
         # Verdicts finishing together are written in one transaction, once the event loop

@@ -328,6 +328,41 @@ def _parser() -> argparse.ArgumentParser:
         "struct); default: the only column, else a row's columns are the record's fields",
     )
     check.add_argument(
+        "--results",
+        default=None,
+        metavar="DIR",
+        help="with --engine ray: write each log file's result rows to DIR (one JSON Lines "
+        "file per log, written whole), for --resume",
+    )
+    check.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --results: do not check again a log whose results are in DIR (and whose "
+        "size and modification time are unchanged); the reports include its rows",
+    )
+    check.add_argument(
+        "--rejudge-errors",
+        action="store_true",
+        help="with --results: check again only the records whose rows are errors (a judge "
+        "that failed, say) in the logs whose results are in DIR, and replace those rows",
+    )
+    check.add_argument(
+        "--judge-concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --engine ray: judge requests in flight per provider and model for the "
+        "whole cluster (default CHATASSERT_JUDGE_CONCURRENCY, else 32)",
+    )
+    check.add_argument(
+        "--judge-rpm",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --engine ray: judge requests per minute per provider and model for the "
+        "whole cluster (default: no budget; 429s and Retry-After pause every task)",
+    )
+    check.add_argument(
         "-v",
         "--verbose",
         action="store_true",
@@ -1555,6 +1590,10 @@ def _columns(stream: IO[str]) -> int:
         return 80
 
 
+_RAY_ONLY = ("--judge-concurrency", "--judge-rpm", "--results", "--resume", "--rejudge-errors")
+"""Options of `check --engine ray` alone."""
+
+
 def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     paths = list(args.paths)
     suite_path = args.suite
@@ -1580,6 +1619,8 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         ("--show", args.show),
         ("--repeat", args.repeat),
         ("--group-window", args.group_window),
+        ("--judge-concurrency", args.judge_concurrency),
+        ("--judge-rpm", args.judge_rpm),
     ):
         if value is not None and value < 1:
             err.write(f"chatassert check: {option} must be at least 1 (got {value})\n")
@@ -1633,6 +1674,10 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
             return EXIT_USAGE
     suites = _suites(plan, err)
     ray_engine = args.engine == "ray"
+    ray_only = [o for o in _RAY_ONLY if getattr(args, o.lstrip("-").replace("-", "_"), None)]
+    if ray_only and not ray_engine:
+        err.write(f"chatassert check: {', '.join(ray_only)}: for --engine ray only\n")
+        return EXIT_USAGE
     files = paths if ray_engine else _expand(paths, err)  # Ray's readers open URIs too
     if suites is None or files is None:
         return EXIT_USAGE

@@ -13,7 +13,7 @@ import importlib
 import logging
 import os
 from collections.abc import Callable, Sequence
-from typing import IO
+from typing import IO, Any
 
 from chatassert.records import Checker, ReportWriter, Row, Summary
 from chatassert.reporting._summary import EXIT_USAGE
@@ -77,6 +77,9 @@ def run_ray(
         if getattr(args, name, None):
             err.write(f"chatassert check: {option} is not available with --engine ray\n")
             return EXIT_USAGE
+    if (args.resume or args.rejudge_errors) and not args.results:
+        err.write("chatassert check: --resume and --rejudge-errors need --results DIR\n")
+        return EXIT_USAGE
     files = _logs(paths, err)
     if files is None:
         return EXIT_USAGE
@@ -98,7 +101,15 @@ def run_ray(
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     checker.trees = True  # a failing row's tree travels back: the summary's examples
     summary = Summary(keep=args.show, records=0)
-    for item in check_files(files, checker, column=getattr(args, "column", None)):
+    for item in check_files(
+        files,
+        checker,
+        column=getattr(args, "column", None),
+        results=args.results,
+        resume=args.resume,
+        rejudge_errors=args.rejudge_errors,
+        **_judging(checker, args),
+    ):
         if isinstance(item, int):
             summary.records = (summary.records or 0) + item
             continue
@@ -122,6 +133,29 @@ def run_ray(
         err.write(f"{summary.notice}\n")
     finish(summary, writer, files)
     return summary.exit_code()
+
+
+def _judging(checker: Checker, args: argparse.Namespace) -> dict[str, Any]:
+    """What the tasks of a judged run need: the cluster-wide judge limit, the shared verdict
+    store (when the cache is on; it keeps the verdicts in the cache file on its node), and
+    the judge's settings (the `CHATASSERT_*` variables of this process; an API key is not
+    among them: the workers read theirs from their own environment)."""
+    if not any(case.needs_judge() for suite in checker.suites for case in suite.cases):
+        return {}
+    from chatassert.integrations.ray import JudgeLimit, RayVerdictStore
+    from chatassert.judges._env import cache_setting
+    from chatassert.judges._settings import env_concurrency
+
+    concurrency = getattr(args, "judge_concurrency", None) or env_concurrency()
+    limit = JudgeLimit(concurrency, getattr(args, "judge_rpm", None))
+    settings = {k: v for k, v in os.environ.items() if k.startswith("CHATASSERT_")}
+    path = cache_setting()  # the cache on: one store for every task, kept in this file
+    store = RayVerdictStore.start(path) if path is not None else None
+    return {
+        "judge_limit": limit,
+        "verdict_store": store,
+        "environ": settings,
+    }
 
 
 def _count(row: Row, summary: Summary, err: IO[str]) -> None:

@@ -14,6 +14,8 @@ import os
 import random
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,9 @@ from chatassert.integrations.ray import check_dataset, summarize
 from chatassert.records import Checker, Row, Summary, inline_suite
 from chatassert.specs import load_suite
 from optional_engines import optional_module
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
+from loopback import LoopbackServer, Recorded, Reply, openai_verdict
 
 pytestmark = [
     pytest.mark.ray,
@@ -363,3 +368,299 @@ def test_the_guide_pages_example_prints_what_it_says(cluster: str) -> None:
     with contextlib.redirect_stdout(out):
         exec(compile(code, "docs/ray.md", "exec"), {})
     assert out.getvalue() == said
+
+
+# -- judged suites on Ray: one judge limit for the cluster, judge failures as error rows ----------
+
+RUBRIC = "{type: llm_rubric, value: Is polite}"  # on every turn: a case asks once per turn
+
+
+def _judged_log(path: Path, count: int, first: int = 0, turns: int = 3) -> None:
+    """`count` conversations of `turns` turns, every turn's text its own (so no two requests
+    are the same)."""
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(first, first + count):
+            record = {
+                "id": f"j{i}",
+                "turns": [{"input": "Hi", "text": f"Reply {t} of {i}."} for t in range(turns)],
+            }
+            f.write(json.dumps(record) + "\n")
+
+
+def _judged_cli(
+    address: str, server: LoopbackServer, *args: str, retries: int = 0, cache: str = "off"
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "RAY_ADDRESS": address,
+        "PYTHONPATH": str(SRC),
+        "CHATASSERT_JUDGE": "openai",
+        "CHATASSERT_JUDGE_MODEL": "judge-model",
+        "CHATASSERT_JUDGE_BASE_URL": server.url + "/v1",
+        "CHATASSERT_JUDGE_API_KEY_ENV": "CHATASSERT_TEST_NO_KEY",
+        "CHATASSERT_JUDGE_RETRIES": str(retries),
+        "CHATASSERT_JUDGE_CACHE": cache,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "chatassert", "check", "-q", "--engine", "ray", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def judge_server() -> Iterator[LoopbackServer]:
+    """A loopback judge server (tests/judges/loopback.py), stopped after the test."""
+    server = LoopbackServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def judged_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two logs (two tasks) of 6 conversations of 3 turns each: 36 judge requests."""
+    root = tmp_path_factory.mktemp("judged-logs")
+    _judged_log(root / "a.jsonl", 6, first=0)
+    _judged_log(root / "b.jsonl", 6, first=100)
+    return root
+
+
+def _slow_verdicts(server: LoopbackServer, delay: float) -> None:
+    reply = openai_verdict()
+    reply.delay = delay
+    server.default = reply
+
+
+@pytest.mark.parametrize("limit", [2, 4])
+def test_a_judged_suite_keeps_one_judge_limit_for_the_cluster(
+    cluster: str, judged_logs: Path, judge_server: LoopbackServer, limit: int, tmp_path: Path
+) -> None:
+    _slow_verdicts(judge_server, 0.1)
+    done = _judged_cli(
+        cluster,
+        judge_server,
+        f"--assert={RUBRIC}",
+        str(judged_logs / "a.jsonl"),
+        str(judged_logs / "b.jsonl"),
+        "--judge-concurrency",
+        str(limit),
+        "-o",
+        str(tmp_path / "r.jsonl"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert judge_server.count == 36  # each turn of each conversation, once
+    rows = (tmp_path / "r.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(rows[-1])["summary"]["passed"] == 12
+    # Two tasks ask up to three requests at once each: without the actor up to six overlap.
+    assert judge_server.max_in_flight <= limit
+    assert judge_server.max_in_flight > (1 if limit == 2 else 2)
+
+
+def test_a_429_with_retry_after_holds_every_worker(
+    cluster: str, judged_logs: Path, judge_server: LoopbackServer, tmp_path: Path
+) -> None:
+    arrivals: list[float] = []
+    refused: list[float] = []
+    lock = threading.Lock()
+
+    def reply(recorded: Recorded) -> Reply:
+        with lock:
+            arrivals.append(time.monotonic())
+            if len(arrivals) == 8:  # once both tasks are under way
+                refused.append(time.monotonic())
+                return Reply({"error": "slow down"}, status=429, headers={"Retry-After": "1"})
+        answer = openai_verdict()
+        answer.delay = 0.05
+        return answer
+
+    judge_server.default = reply
+    done = _judged_cli(
+        cluster,
+        judge_server,
+        f"--assert={RUBRIC}",
+        str(judged_logs / "a.jsonl"),
+        str(judged_logs / "b.jsonl"),
+        "--judge-concurrency",
+        "4",
+        retries=2,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(arrivals) == 37  # 36 requests and the one retry
+    after = [t - refused[0] for t in arrivals if t > refused[0]]
+    # Requests admitted before the pause reached the actor may arrive just after the 429;
+    # none arrives during the rest of that second, from either worker.
+    assert not [t for t in after if 0.1 < t < 0.95], after
+    assert len([t for t in after if t >= 0.95]) > 10  # the run went on after the pause
+
+
+def test_a_judge_that_always_fails_gives_error_rows_not_a_retried_task(
+    cluster: str, judged_logs: Path, judge_server: LoopbackServer, tmp_path: Path
+) -> None:
+    judge_server.default = Reply({"error": "broken"}, status=500)
+    done = _judged_cli(
+        cluster,
+        judge_server,
+        f"--assert={RUBRIC}",
+        str(judged_logs / "a.jsonl"),
+        str(judged_logs / "b.jsonl"),
+        "--judge-concurrency",
+        "4",
+        "-o",
+        str(tmp_path / "r.jsonl"),
+    )
+    assert done.returncode == 3, done.stderr  # errors only
+    rows = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text("utf-8").splitlines()]
+    assert [r["result"]["status"] for r in rows[:-1]] == ["error"] * 12
+    assert "HTTP 500" in json.dumps(rows[0])
+    assert judge_server.count == 36  # asked once each (no retries): no task ran twice
+
+
+def test_the_cluster_judge_options_are_for_the_ray_engine(judged_logs: Path) -> None:
+    for option in (["--judge-concurrency", "2"], ["--judge-rpm", "60"]):
+        done = _cli("", f"--assert={RUBRIC}", *option, str(judged_logs / "a.jsonl"))
+        assert done.returncode == 2
+        assert f"{option[0]}: for --engine ray only" in done.stderr
+    done = _cli(
+        "",
+        "--engine",
+        "ray",
+        f"--assert={RUBRIC}",
+        "--judge-concurrency",
+        "0",
+        str(judged_logs / "a.jsonl"),
+    )
+    assert done.returncode == 2
+    assert "--judge-concurrency must be at least 1 (got 0)" in done.stderr
+
+
+def test_tasks_share_one_verdict_store_and_a_later_run_reuses_its_file(
+    cluster: str, judge_server: LoopbackServer, tmp_path: Path
+) -> None:
+    # Two files (two tasks, side by side) with the same conversations: each verdict is asked
+    # for once, the other task waiting for it; the store keeps them in the cache file.
+    _judged_log(tmp_path / "a.jsonl", 4)
+    _judged_log(tmp_path / "b.jsonl", 4)
+    _slow_verdicts(judge_server, 0.2)
+    cache = tmp_path / "verdicts.sqlite3"
+    logs = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
+    done = _judged_cli(cluster, judge_server, f"--assert={RUBRIC}", *logs, cache=str(cache))
+    assert done.returncode == 0, done.stderr
+    assert judge_server.count == 12  # 4 conversations of 3 turns, asked once for two files
+    assert not (tmp_path / "xdg").exists()
+    done = _judged_cli(cluster, judge_server, f"--assert={RUBRIC}", *logs, cache=str(cache))
+    assert done.returncode == 0, done.stderr
+    assert judge_server.count == 12  # all from the file
+    done = _judged_cli(cluster, judge_server, f"--assert={RUBRIC}", *logs, cache="off")
+    assert judge_server.count == 36  # the control: without the cache each task asks
+
+
+# -- results directory and resume -------------------------------------------------------------
+
+
+def _run_reports(address: str, out: Path, *args: str) -> tuple[int, Any, str]:
+    out.mkdir()
+    done = _cli(
+        address, "--engine", "ray", *args, "-o", str(out / "r.jsonl"), "-o", str(out / "r.txt")
+    )
+    lines = (out / "r.jsonl").read_text(encoding="utf-8").splitlines()
+    return (
+        done.returncode,
+        [_without_durations(json.loads(line)) for line in lines],
+        (out / "r.txt").read_text(encoding="utf-8"),
+    )
+
+
+def test_a_resumed_run_reads_only_the_unfinished_log_and_reports_as_a_fresh_run(
+    cluster: str, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name, seed in (("a", 11), ("b", 12), ("c", 13)):
+        _log(logs / f"{name}.jsonl", 60, seed=seed)
+    paths = [str(logs / f"{name}.jsonl") for name in "abc"]
+    args = [f"--assert={spec}" for spec in ASSERTS]
+    fresh = _run_reports(cluster, tmp_path / "fresh", *args, *paths)
+    results = tmp_path / "results"
+    saved = _run_reports(cluster, tmp_path / "saved", *args, *paths, "--results", str(results))
+    assert saved == fresh
+    files = sorted(results.iterdir())
+    assert [f.name.split(".")[0] for f in files] == ["a", "b", "c"]
+    # b did not finish; a is now other bytes of the same size and time: a run that read it
+    # again would report its lines unreadable.
+    next(f for f in files if f.name.startswith("b.")).unlink()
+    info = (logs / "a.jsonl").stat()
+    (logs / "a.jsonl").write_bytes(b"x" * info.st_size)
+    os.utime(logs / "a.jsonl", ns=(info.st_atime_ns, info.st_mtime_ns))
+    resumed = _run_reports(
+        cluster, tmp_path / "resumed", *args, *paths, "--results", str(results), "--resume"
+    )
+    assert resumed == fresh
+    assert sorted(f.name for f in results.iterdir()) == [f.name for f in files]  # b again
+
+
+def test_results_of_a_changed_input_do_not_count(tmp_path: Path) -> None:
+    from chatassert.integrations.ray import ResultsDir
+
+    log = tmp_path / "x.jsonl"
+    log.write_text('{"id": "a"}\n', encoding="utf-8")
+    results = ResultsDir(tmp_path / "results")
+    rows = [Row("unreadable", f"{log}:1", error="e").to_row()]
+    target = results.save(str(log), rows, 1)
+    assert results.load(str(log)) == (rows, 1)
+    assert [p.name for p in target.parent.iterdir()] == [target.name]  # no temporary left
+    log.write_text('{"id": "b"}\n{"id": "c"}\n', encoding="utf-8")
+    assert results.load(str(log)) is None  # changed: checked again
+    results.save(str(log), rows, 1)
+    target.write_text(target.read_text(encoding="utf-8").splitlines()[0] + "\n", "utf-8")
+    assert results.load(str(log)) is None  # a header without its rows is not finished
+    assert results.load(str(tmp_path / "other.jsonl")) is None
+
+
+def test_rejudge_errors_asks_only_for_the_errored_records(
+    cluster: str, judge_server: LoopbackServer, tmp_path: Path
+) -> None:
+    _judged_log(tmp_path / "a.jsonl", 8, first=0, turns=1)
+    _judged_log(tmp_path / "b.jsonl", 8, first=100, turns=1)
+    failing = 3
+    asked: list[str] = []
+    lock = threading.Lock()
+
+    def reply(recorded: Recorded) -> Reply:
+        with lock:
+            asked.append(json.dumps(recorded.body))
+            if len(asked) <= failing:
+                return Reply({"error": "overloaded"}, status=500)
+        return openai_verdict()
+
+    judge_server.default = reply
+    results = tmp_path / "results"
+    logs = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
+    first = _judged_cli(
+        cluster, judge_server, f"--assert={RUBRIC}", *logs, "--results", str(results),
+        "-o", str(tmp_path / "first.jsonl"),
+    )  # fmt: skip
+    assert first.returncode == 3, first.stderr  # errors only
+    rows = [json.loads(x) for x in (tmp_path / "first.jsonl").read_text("utf-8").splitlines()]
+    errored = sorted(r["source"] for r in rows[:-1] if r["result"]["status"] == "error")
+    assert len(errored) == failing
+    assert len(asked) == 16
+    again = _judged_cli(
+        cluster, judge_server, f"--assert={RUBRIC}", *logs, "--results", str(results),
+        "--resume", "--rejudge-errors", "-o", str(tmp_path / "again.jsonl"),
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert len(asked) == 16 + failing  # only the records that had errors
+    assert sorted(asked[:failing]) == sorted(asked[16:])  # the same subjects, asked again
+    rows = [json.loads(x) for x in (tmp_path / "again.jsonl").read_text("utf-8").splitlines()]
+    assert rows[-1]["summary"]["passed"] == 16
+    assert [r["source"] for r in rows[:-1]] == [f"{p}:{n}" for p in logs for n in range(1, 9)]
+    # the results now hold the new rows: a plain resume asks nothing and passes
+    done = _judged_cli(
+        cluster, judge_server, f"--assert={RUBRIC}", *logs, "--results", str(results), "--resume"
+    )
+    assert done.returncode == 0
+    assert len(asked) == 16 + failing

@@ -24,7 +24,10 @@ if TYPE_CHECKING:
     from chatassert._cache import (
         CachedJudge as CachedJudge,
         VerdictCache as VerdictCache,
+        VerdictStore as VerdictStore,
         default_cache_path as default_cache_path,
+        use_verdict_store as use_verdict_store,
+        verdict_store as verdict_store,
     )
     from chatassert._calibration import (
         Calibration as Calibration,
@@ -57,6 +60,13 @@ if TYPE_CHECKING:
         named_judge as named_judge,
         named_judges as named_judges,
         named_prompts as named_prompts,
+    )
+    from chatassert.judges._gate import (
+        GateKey as GateKey,
+        LocalRequestGate as LocalRequestGate,
+        RequestGate as RequestGate,
+        request_gate as request_gate,
+        use_request_gate as use_request_gate,
     )
     from chatassert.judges._http import (
         AnthropicJudge as AnthropicJudge,
@@ -96,6 +106,9 @@ _EXPORTS: dict[str, str] = {
     # caching, batching and limits
     "CachedJudge": "chatassert._cache",
     "VerdictCache": "chatassert._cache",
+    "VerdictStore": "chatassert._cache",
+    "use_verdict_store": "chatassert._cache",
+    "verdict_store": "chatassert._cache",
     "default_cache_path": "chatassert._cache",
     "BatchingJudge": "chatassert.judges._batch",
     "Checkable": "chatassert.judges._batch",
@@ -106,6 +119,12 @@ _EXPORTS: dict[str, str] = {
     "JudgeCosts": "chatassert._judging",
     "count_judge_costs": "chatassert._judging",
     "judge_planning": "chatassert._judging",
+    # one gate for the requests of many processes (a cluster's rate limit)
+    "GateKey": "chatassert.judges._gate",
+    "LocalRequestGate": "chatassert.judges._gate",
+    "RequestGate": "chatassert.judges._gate",
+    "request_gate": "chatassert.judges._gate",
+    "use_request_gate": "chatassert.judges._gate",
     # calibration against people
     "Calibration": "chatassert._calibration",
     "Label": "chatassert._calibration",

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from chatassert._cache import CachedJudge, default_cache_path
+from chatassert._cache import CachedJudge, VerdictStore, default_cache_path, verdict_store
 from chatassert._errors import JudgeError
 from chatassert._judging import Judge
 from chatassert._params import did_you_mean
@@ -72,6 +72,7 @@ def judge_from_env(
         environ: The variables to read (default `os.environ`).
         cache: `True`/`False` to force the verdict cache on or off, or a file path; default
             `CHATASSERT_JUDGE_CACHE` (a path, or `off`), on in the user cache directory.
+            With the cache on, a store given by `use_verdict_store` replaces the file.
 
     Raises:
         JudgeError: naming the variable to set when the configuration is missing or wrong.
@@ -107,6 +108,7 @@ api_key_env='OPENAI_API_KEY')
         cache = True if setting is None else (False if setting.strip().lower() in _OFF else setting)
     if cache is True:
         cache = str(default_cache_path())
+    shared = verdict_store() if cache is not False else None
     config = (
         kind,
         chosen,
@@ -114,7 +116,7 @@ api_key_env='OPENAI_API_KEY')
         env.get("CHATASSERT_JUDGE_API_KEY_ENV") or None,
         env_number(env, "CHATASSERT_JUDGE_TIMEOUT", 60.0),
         int(env_number(env, "CHATASSERT_JUDGE_RETRIES", 2)),
-        cache,
+        cache if shared is None else shared,
         (env.get("CHATASSERT_JUDGE_BATCH") or "").strip().lower() not in _OFF,
     )
     with _memo_lock:
@@ -124,6 +126,21 @@ api_key_env='OPENAI_API_KEY')
     return judge
 
 
+def cache_setting(environ: Mapping[str, str] | None = None) -> str | None:
+    """The verdict cache file `CHATASSERT_JUDGE_CACHE` names (default: the user cache
+    directory's), or None when it turns the cache off.
+
+    Example:
+        >>> cache_setting({"CHATASSERT_JUDGE_CACHE": "off"}) is None
+        True
+    """
+    env = os.environ if environ is None else environ
+    setting = env.get("CHATASSERT_JUDGE_CACHE")
+    if setting is None:
+        return str(default_cache_path())
+    return None if setting.strip().lower() in _OFF else setting
+
+
 def _build(
     kind: str,
     model: str,
@@ -131,7 +148,7 @@ def _build(
     key_env: str | None,
     timeout: float,
     retries: int,
-    cache: bool | str,
+    cache: bool | str | VerdictStore,
     batch: bool,
 ) -> Judge:
     judge: Judge = _KINDS[kind](

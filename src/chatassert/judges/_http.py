@@ -5,7 +5,9 @@ proxy variables and TLS settings users know apply), a per-request timeout, a cap
 a reply, retries with exponential backoff and jitter on connection errors, timeouts, 429
 (honouring `Retry-After`) and 5xx, and no retry on other 4xx. Each request has a connection of
 its own: over HTTP/1.1 a reply cannot be told apart from a stale second answer to an earlier
-request on the same connection, so a connection is never reused for another verdict.
+request on the same connection, so a connection is never reused for another verdict. Each
+attempt also passes the request gate of its context (`use_request_gate`), keyed by provider
+and model, which a 429 (or a 503 with `Retry-After`) pauses for every process sharing it.
 
 API keys are read from an environment variable when a request is sent and never stored on the
 judge, so they cannot show up in a repr, a pickle, a log line or an error message; the key and
@@ -42,6 +44,7 @@ from chatassert._judging import (
     record_judge_usage,
     template_fields,
 )
+from chatassert.judges._gate import GateKey, RequestGate, request_gate
 from chatassert.judges._prompts import (
     DEFAULT_SYSTEM_PROMPT,
     MANY_SYSTEM_PROMPT,
@@ -367,6 +370,30 @@ class HTTPJudge:
         """Hook for a non-retryable 4xx (`text` is its body): a new body to resend, or None."""
         return None
 
+    async def _gated(
+        self,
+        gate: RequestGate,
+        key: GateKey,
+        url: str,
+        body: dict[str, Any],
+        headers: Mapping[str, str],
+    ) -> tuple[httpx.Response, bytes]:
+        """`_send` once `gate` admits `key`; a 429, or a 503 with `Retry-After`, pauses the key
+        (before it is released, so no request slips through in between)."""
+        await gate.acquire(key)
+        try:
+            record_judge_request(body.get("model"))
+            response, content = await self._send(url, body, headers)
+            status = response.status_code
+            if status == 429 or status == 503:
+                retry_after = _retry_after(response.headers)
+                if status == 429 or retry_after is not None:  # honoured up to max_retry_after
+                    capped = None if retry_after is None else min(retry_after, self.max_retry_after)
+                    await gate.pause(key, capped)
+            return response, content
+        finally:
+            await gate.release(key)
+
     async def _post(
         self, path: str, body: dict[str, Any], headers: Mapping[str, str], prompt: str
     ) -> Any:
@@ -375,12 +402,17 @@ class HTTPJudge:
         attempts = self.retries + 1
         cause = "no attempt made"
         attempt = 0
+        gate = request_gate()
+        key = (self.provider or type(self).__name__, str(body.get("model") or self.model))
         while attempt < attempts:
             retry_after: float | None = None
             try:
                 async with judge_slot():
-                    record_judge_request(body.get("model"))  # a request made, answered or not
-                    response, content = await self._send(url, body, headers)
+                    if gate is None:
+                        record_judge_request(body.get("model"))  # made, answered or not
+                        response, content = await self._send(url, body, headers)
+                    else:
+                        response, content = await self._gated(gate, key, url, body, headers)
             except httpx.TimeoutException:
                 cause = f"timed out after {self.timeout:g} s"
             except httpx.RequestError as exc:
