@@ -12,19 +12,26 @@ import argparse
 import importlib
 import logging
 import os
+import re
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from chatassert.records import Checker, ReportWriter, Row, Summary
-from chatassert.reporting._summary import EXIT_USAGE
+from chatassert.reporting._summary import EXIT_FAILED, EXIT_USAGE
 
 _LISTED = 10  # unreadable or unmatched records listed on stderr (as a local run lists them)
 _SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".parquet")
-_UNSUPPORTED = (
-    ("--group-by", "group_by"),
-    ("--strict", "strict"),
-    ("--max-failures", "max_failures"),
-)
+_UNSUPPORTED = (("--group-by", "group_by"),)
+
+
+_RECORD = re.compile(r"(.*?(?::\d+|#row=\d+))(?:#.*)?")
+
+
+def _record_of(source: str) -> str:
+    """The record a row's source names: `log.jsonl:12` of `log.jsonl:12#sample-3`, and
+    `part.parquet#row=4` of itself."""
+    match = _RECORD.fullmatch(source)
+    return source if match is None else match.group(1)
 
 
 def _is_uri(path: str) -> bool:
@@ -101,7 +108,7 @@ def run_ray(
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     checker.trees = True  # a failing row's tree travels back: the summary's examples
     summary = Summary(keep=args.show, records=0)
-    for item in check_files(
+    items = check_files(
         files,
         checker,
         column=getattr(args, "column", None),
@@ -109,12 +116,34 @@ def run_ray(
         resume=args.resume,
         rejudge_errors=args.rejudge_errors,
         **_judging(checker, args),
-    ):
-        if isinstance(item, int):
+    )
+    stopped = None
+    reading: set[str] = set()  # the records of the file being read whose rows have come:
+    # a run that stops counts those before the one it stopped in, as a local run does
+    for item in items:
+        if isinstance(item, int):  # a file is done: its count of records
             summary.records = (summary.records or 0) + item
+            reading.clear()
             continue
+        record = _record_of(item.source)
+        reading.add(record)
+        if item.kind == "unreadable" and args.strict:  # a complete report of what was read
+            items.close()
+            summary.records = (summary.records or 0) + len(reading - {record})  # done ones
+            summary.add_row(item)
+            writer.add(item)
+            err.write(f"{item.source}: {item.error}\nstopped: unreadable log line (--strict)\n")
+            finish(summary, writer, files)
+            return EXIT_USAGE
         _count(item, summary, err)
         writer.add(item)
+        limit = args.max_failures
+        if item.kind == "case" and limit is not None and summary.failing >= limit:
+            n = summary.failing
+            stopped = f"stopped after {n} failing case{'s' if n != 1 else ''} (--max-failures)"
+            items.close()  # the rows still in flight are not waited for
+            summary.records = (summary.records or 0) + len(reading - {record})
+            break
     for kind, count in (
         ("unreadable lines", summary.unreadable_count),
         ("unmatched subjects", summary.unmatched),
@@ -123,6 +152,10 @@ def run_ray(
             err.write(
                 f"… and {count - _LISTED} more {kind} (only the first {_LISTED} are listed)\n"
             )
+    if stopped:
+        err.write(stopped + "\n")
+        finish(summary, writer, files)
+        return EXIT_FAILED
     if summary.records:
         for row in checker.unanswered(summary):
             summary.add_row(row)

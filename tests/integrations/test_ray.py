@@ -664,3 +664,15 @@ def test_rejudge_errors_asks_only_for_the_errored_records(
     )
     assert done.returncode == 0
     assert len(asked) == 16 + failing
+
+
+@pytest.mark.parametrize("option", [["--max-failures", "5"], ["--strict"]])
+def test_stopping_early_on_ray_reports_what_a_local_run_does(
+    cluster: str, logs: Path, tmp_path: Path, option: list[str]
+) -> None:
+    args = [*option, *(f"--assert={spec}" for spec in ASSERTS), str(logs / "a.jsonl")]
+    local = _reports(cluster, tmp_path, "local", *args)
+    on_ray = _reports(cluster, tmp_path, "ray", *args)
+    assert local[0] == (1 if option[0] == "--max-failures" else 2)
+    assert len(local[1]) < 100  # it stopped early: a.jsonl holds 250 conversations
+    assert on_ray == local

@@ -32,7 +32,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -658,7 +658,7 @@ def check_files(
     resume: bool = False,
     rejudge_errors: bool = False,
     **ray_args: Any,
-) -> Iterator[Row | int]:
+) -> Generator[Row | int, None, None]:
     """Check log files on Ray (`chatassert check --engine ray`): JSONL, JSONL.gz and Parquet,
     local paths or object-store URIs (read by Ray's `read_binary_files`), one task per file,
     its judge requests through `judge_limit`, its verdicts in `verdict_store` (see
