@@ -101,11 +101,13 @@ def run_ray(
             address=os.environ.get("RAY_ADDRESS"),
             include_dashboard=False,
             log_to_driver=False,
-            logging_level=logging.WARNING,
+            logging_level=logging.ERROR,  # its notices are not this run's news
         )
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False  # the run's own reports only
     logging.getLogger("ray.data").setLevel(logging.WARNING)
+    # that the bars are off is this run's choice, not news for its user
+    logging.getLogger("ray.data._internal.progress").setLevel(logging.ERROR)
     checker.trees = True  # a failing row's tree travels back: the summary's examples
     summary = Summary(keep=args.show, records=0)
     items = check_files(

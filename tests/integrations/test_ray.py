@@ -676,3 +676,11 @@ def test_stopping_early_on_ray_reports_what_a_local_run_does(
     assert local[0] == (1 if option[0] == "--max-failures" else 2)
     assert len(local[1]) < 100  # it stopped early: a.jsonl holds 250 conversations
     assert on_ray == local
+
+
+def test_a_clean_run_on_ray_says_nothing_on_stderr(cluster: str, tmp_path: Path) -> None:
+    log = tmp_path / "clean.jsonl"
+    said = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    log.write_text(json.dumps({"messages": said}) + "\n", encoding="utf-8")
+    done = _cli(cluster, "--engine", "ray", "--assert", "{type: contains, value: hello}", str(log))
+    assert (done.returncode, done.stderr) == (0, "")  # Ray's own notices are not the run's
