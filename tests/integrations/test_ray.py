@@ -15,7 +15,6 @@ import random
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from chatassert.specs import load_suite
 from optional_engines import optional_module
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
-from loopback import LoopbackServer, Recorded, Reply, openai_verdict
+from loopback import LoopbackServer, Recorded, RefusedOnce, Reply, openai_verdict
 
 pytestmark = [
     pytest.mark.ray,
@@ -463,21 +462,9 @@ def test_a_judged_suite_keeps_one_judge_limit_for_the_cluster(
 def test_a_429_with_retry_after_holds_every_worker(
     cluster: str, judged_logs: Path, judge_server: LoopbackServer, tmp_path: Path
 ) -> None:
-    arrivals: list[float] = []
-    refused: list[float] = []
-    lock = threading.Lock()
-
-    def reply(recorded: Recorded) -> Reply:
-        with lock:
-            arrivals.append(time.monotonic())
-            if len(arrivals) == 8:  # once both tasks are under way
-                refused.append(time.monotonic())
-                return Reply({"error": "slow down"}, status=429, headers={"Retry-After": "1"})
-        answer = openai_verdict()
-        answer.delay = 0.05
-        return answer
-
+    reply = RefusedOnce(nth=8, delay=0.05)  # once both tasks are under way
     judge_server.default = reply
+    arrivals, refused = reply.arrivals, reply.refused
     done = _judged_cli(
         cluster,
         judge_server,

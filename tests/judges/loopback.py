@@ -95,6 +95,28 @@ def anthropic_text(text: str, stop_reason: str = "end_turn") -> Reply:
     )
 
 
+class RefusedOnce:
+    """Replies for a server: a good verdict (after `delay` seconds) to every request but the
+    `nth` (from 1), which is refused with a 429 saying `Retry-After: 1`. `arrivals` holds when
+    each request came, `refused` when the refusal went (a `time.monotonic()` each)."""
+
+    def __init__(self, nth: int = 1, delay: float = 0.0) -> None:
+        self.nth, self.delay = nth, delay
+        self.arrivals: list[float] = []
+        self.refused: list[float] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, recorded: Recorded) -> Reply:
+        with self._lock:
+            self.arrivals.append(time.monotonic())
+            if len(self.arrivals) == self.nth:
+                self.refused.append(time.monotonic())
+                return Reply({"error": "slow down"}, status=429, headers={"Retry-After": "1"})
+        answer = openai_verdict()
+        answer.delay = self.delay
+        return answer
+
+
 class LoopbackServer:
     """The server: `start()` returns its base URL; `push()` scripts replies; `stop()` ends it."""
 

@@ -4,13 +4,12 @@ pauses the key for every request sharing the gate (against a real loopback serve
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from loopback import LoopbackServer, Recorded, Reply, openai_verdict
+from loopback import LoopbackServer, RefusedOnce, Reply, openai_verdict
 
 from chatassert import LLMRubric, Status
 from chatassert.judges import (
@@ -94,19 +93,9 @@ def test_keys_are_limited_apart(server: LoopbackServer) -> None:
 def test_a_429_with_retry_after_pauses_every_request_of_the_key(
     server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
 ) -> None:
-    arrivals: list[float] = []
-    refused: list[float] = []
-    lock = threading.Lock()
-
-    def reply(recorded: Recorded) -> Reply:
-        with lock:
-            arrivals.append(time.monotonic())
-            if len(arrivals) == 1:
-                refused.append(time.monotonic())
-                return Reply({"error": "slow down"}, status=429, headers={"Retry-After": "1"})
-        return openai_verdict()
-
+    reply = RefusedOnce()
     server.default = reply
+    arrivals, refused = reply.arrivals, reply.refused
     # The judge's own retry delay is tiny (backoff 1 ms): only the gate holds the others back.
     judge = openai_judge(max_retry_after=5.0, backoff=0.001, max_backoff=0.001)
     original = judge._retry_delay
@@ -123,15 +112,9 @@ def test_a_429_with_retry_after_pauses_every_request_of_the_key(
 def test_without_a_gate_the_others_do_not_wait(
     server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
 ) -> None:
-    arrivals: list[float] = []
-
-    def reply(recorded: Recorded) -> Reply:
-        arrivals.append(time.monotonic())
-        if len(arrivals) == 1:
-            return Reply({"error": "slow down"}, status=429, headers={"Retry-After": "1"})
-        return openai_verdict()
-
+    reply = RefusedOnce()
     server.default = reply
+    arrivals = reply.arrivals
     judge = openai_judge(max_retry_after=5.0)
     start = time.monotonic()
     _ask(judge, 4, stagger=0.1)
