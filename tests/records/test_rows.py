@@ -123,3 +123,17 @@ def test_selection_leaves_cases_out_and_the_suite_without_a_match_is_unmatched()
     suites = [inline_suite(["{type: contains, value: refund}", "{type: min_length, min: 6}"])]
     rows = Checker(suites, keyword="least").check_record(GOOD, "x")
     assert [r.case for r in rows] == ["response is at least 6 long"]
+
+
+def test_a_pickled_row_keeps_every_field_and_its_outcome() -> None:
+    # `--jobs` workers send rows to the main process pickled; the outcome (for the summary's
+    # examples) goes with them, though rows compare without it
+    import pickle
+
+    rows = list(checker(trees=True).check_records([json.dumps(GOOD), json.dumps(BAD), "oops"]))
+    for row in rows:
+        back = pickle.loads(pickle.dumps(row))
+        assert back == row
+        assert back.outcome == row.outcome
+        assert type(back) is Row
+    assert rows[1].outcome is not None
