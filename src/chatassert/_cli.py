@@ -1702,10 +1702,14 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         if ray_engine:
             from chatassert._ray_engine import run_ray
 
+            checker = _checker(plan, suites)
             code = run_ray(
-                _checker(plan, suites),
+                checker,
                 _writer(plan, reports, args, _tags(suites)),
                 lambda summary, writer, logs: _finish(plan, summary, writer, args, logs),
+                lambda summary, writer, logs, stopped: _end_run(
+                    plan, checker, summary, writer, args, logs, stopped, err
+                ),
                 files,
                 args,
                 err,
@@ -1872,27 +1876,16 @@ def _run_until_done(
                 summary.add_row(row)
                 writer.add(row)
                 if kind == "case":
-                    if max_failures is not None and summary.failing >= max_failures:
-                        stopped = (
-                            f"stopped after {summary.failing} failing case"
-                            + ("s" if summary.failing != 1 else "")
-                            + " (--max-failures)"
-                        )
+                    stopped = _failures_reached(summary, max_failures)
+                    if stopped:
                         break
-                elif kind == "unreadable":
-                    where, error = row.source, row.error
-                    if args.strict:  # stop, but leave a complete report of what was read
-                        progress.close()
-                        err.write(f"{where}: {error}\nstopped: unreadable log line (--strict)\n")
-                        _finish(plan, summary, writer, args, files)
-                        return EXIT_USAGE
-                    if summary.unreadable_count <= _LISTED:
-                        err.write(f"{where}: skipped: {error}\n")
-                elif summary.unmatched <= _LISTED:
-                    err.write(
-                        f"{row.source}: no case of {row.suite!r} matches this subject (give it "
-                        "an 'id' or 'case' naming one)\n"
-                    )
+                elif kind == "unreadable" and args.strict:
+                    progress.close()  # stop, but leave a complete report of what was read
+                    _say_strict_stop(row, err)
+                    _finish(plan, summary, writer, args, files)
+                    return EXIT_USAGE
+                else:
+                    _say_listed(row, summary, err)
             progress.update(summary, summary.records or 0)
             interrupts.check()
     except KeyboardInterrupt:
@@ -1909,6 +1902,46 @@ def _run_until_done(
         err.write(f"{exc}\n")
         return EXIT_USAGE
     progress.close(summary, summary.records or 0)
+    return _end_run(plan, checker, summary, writer, args, files, stopped, err)
+
+
+def _failures_reached(summary: Summary, max_failures: int | None) -> str | None:
+    """Why a run stops now, when `--max-failures` failing cases have been counted."""
+    n = summary.failing
+    if max_failures is None or n < max_failures:
+        return None
+    return f"stopped after {n} failing case{'s' if n != 1 else ''} (--max-failures)"
+
+
+def _say_strict_stop(row: Row, err: IO[str]) -> None:
+    """Say that `--strict` stops the run at this unreadable record."""
+    err.write(f"{row.source}: {row.error}\nstopped: unreadable log line (--strict)\n")
+
+
+def _say_listed(row: Row, summary: Summary, err: IO[str]) -> None:
+    """List a counted unreadable or unmatched record on stderr, while under `_LISTED`."""
+    if row.kind == "unreadable":
+        if summary.unreadable_count <= _LISTED:
+            err.write(f"{row.source}: skipped: {row.error}\n")
+    elif row.kind == "unmatched" and summary.unmatched <= _LISTED:
+        err.write(
+            f"{row.source}: no case of {row.suite!r} matches this subject (give it "
+            "an 'id' or 'case' naming one)\n"
+        )
+
+
+def _end_run(
+    plan: _Plan,
+    checker: Checker,
+    summary: Summary,
+    writer: ReportWriter,
+    args: argparse.Namespace,
+    files: list[str],
+    stopped: str | None,
+    err: IO[str],
+) -> int:
+    """End a run that read its logs (to their end, or until `stopped` says why not): what
+    was not listed, the expect tests no record answered, the reports; the exit code."""
     for what, count in (
         ("unreadable lines", summary.unreadable_count),
         ("unmatched subjects", summary.unmatched),

@@ -16,10 +16,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-from chatassert.records import Checker, ReportWriter, Row, Summary
-from chatassert.reporting._summary import EXIT_FAILED, EXIT_USAGE
+from chatassert._cli import _failures_reached, _say_listed, _say_strict_stop
+from chatassert.records import Checker, ReportWriter, Summary
+from chatassert.reporting._summary import EXIT_USAGE
 
-_LISTED = 10  # unreadable or unmatched records listed on stderr (as a local run lists them)
 _SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".parquet")
 _UNSUPPORTED = (("--group-by", "group_by"),)
 
@@ -74,12 +74,15 @@ def run_ray(
     checker: Checker,
     writer: ReportWriter,
     finish: Callable[[Summary, ReportWriter, list[str]], None],
+    end: Callable[[Summary, ReportWriter, list[str], str | None], int],
     paths: Sequence[str],
     args: argparse.Namespace,
     err: IO[str],
 ) -> int:
     """Check `paths` on Ray with (a copy of) the run's `checker` and write its reports with
-    `writer`, ended by `finish(summary, writer, files)`; the exit code of a local run."""
+    `writer`; the run ends as a local one does, by `end(summary, writer, files, stopped)`
+    (which gives the exit code), or by `finish(summary, writer, files)` at an unreadable
+    record under `--strict`."""
     for option, name in _UNSUPPORTED:
         if getattr(args, name, None):
             err.write(f"chatassert check: {option} is not available with --engine ray\n")
@@ -134,40 +137,18 @@ def run_ray(
             summary.records = (summary.records or 0) + len(reading - {record})  # done ones
             summary.add_row(item)
             writer.add(item)
-            err.write(f"{item.source}: {item.error}\nstopped: unreadable log line (--strict)\n")
+            _say_strict_stop(item, err)
             finish(summary, writer, files)
             return EXIT_USAGE
-        _count(item, summary, err)
+        summary.add_row(item)
+        _say_listed(item, summary, err)
         writer.add(item)
-        limit = args.max_failures
-        if item.kind == "case" and limit is not None and summary.failing >= limit:
-            n = summary.failing
-            stopped = f"stopped after {n} failing case{'s' if n != 1 else ''} (--max-failures)"
+        stopped = _failures_reached(summary, args.max_failures) if item.kind == "case" else None
+        if stopped:
             items.close()  # the rows still in flight are not waited for
             summary.records = (summary.records or 0) + len(reading - {record})
             break
-    for kind, count in (
-        ("unreadable lines", summary.unreadable_count),
-        ("unmatched subjects", summary.unmatched),
-    ):
-        if count > _LISTED:
-            err.write(
-                f"… and {count - _LISTED} more {kind} (only the first {_LISTED} are listed)\n"
-            )
-    if stopped:
-        err.write(stopped + "\n")
-        finish(summary, writer, files)
-        return EXIT_FAILED
-    if summary.records:
-        for row in checker.unanswered(summary):
-            summary.add_row(row)
-            if row.status == "error":
-                err.write(f"{row.suite}: test {row.subject_id!r} has no response in the logs\n")
-            writer.add(row)
-    else:
-        err.write(f"{summary.notice}\n")
-    finish(summary, writer, files)
-    return summary.exit_code()
+    return end(summary, writer, files, stopped)
 
 
 def _judging(checker: Checker, args: argparse.Namespace) -> dict[str, Any]:
@@ -191,15 +172,3 @@ def _judging(checker: Checker, args: argparse.Namespace) -> dict[str, Any]:
         "verdict_store": store,
         "environ": settings,
     }
-
-
-def _count(row: Row, summary: Summary, err: IO[str]) -> None:
-    summary.add_row(row)
-    if row.kind == "unreadable":
-        if summary.unreadable_count <= _LISTED:
-            err.write(f"{row.source}: skipped: {row.error}\n")
-    elif row.kind == "unmatched" and summary.unmatched <= _LISTED:
-        err.write(
-            f"{row.source}: no case of {row.suite!r} matches this subject (give it "
-            "an 'id' or 'case' naming one)\n"
-        )
