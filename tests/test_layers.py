@@ -90,6 +90,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_cache",
             "_cli",
             "_ray_engine",  # `chatassert check --engine ray`
+            "_run_messages",  # what a check run says on stderr, whichever engine runs it
             "_schemas",  # the spec files' JSON Schemas, from the registry and the loaders
             "_init",  # `chatassert init`: writes the schema line into spec files
             "_calibration",  # `chatassert validate`: judged verdicts against human labels

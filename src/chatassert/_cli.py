@@ -42,6 +42,7 @@ from typing import IO, Any
 from chatassert import __version__
 from chatassert._errors import SpecError
 from chatassert._result import Result
+from chatassert._run_messages import LISTED, failures_reached, say_listed, say_strict_stop
 from chatassert._suite import Suite
 from chatassert.records import Checker, ReportWriter, Row, inline_suite
 from chatassert.reporting import (
@@ -65,7 +66,6 @@ _CHECK_FORMATS = (*_FORMATS, "otel")
 """`check` also writes OpenTelemetry (it needs the conversations, which `regate` has not)."""
 _CHUNK_BYTES = 1 << 20
 _CHUNK_LINES = 2000
-_LISTED = 10  # unreadable or unmatched lines listed on stderr before they are only counted
 _EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
 
 _EXIT_CODES = """\
@@ -1876,16 +1876,16 @@ def _run_until_done(
                 summary.add_row(row)
                 writer.add(row)
                 if kind == "case":
-                    stopped = _failures_reached(summary, max_failures)
+                    stopped = failures_reached(summary, max_failures)
                     if stopped:
                         break
                 elif kind == "unreadable" and args.strict:
                     progress.close()  # stop, but leave a complete report of what was read
-                    _say_strict_stop(row, err)
+                    say_strict_stop(row, err)
                     _finish(plan, summary, writer, args, files)
                     return EXIT_USAGE
                 else:
-                    _say_listed(row, summary, err)
+                    say_listed(row, summary, err)
             progress.update(summary, summary.records or 0)
             interrupts.check()
     except KeyboardInterrupt:
@@ -1905,31 +1905,6 @@ def _run_until_done(
     return _end_run(plan, checker, summary, writer, args, files, stopped, err)
 
 
-def _failures_reached(summary: Summary, max_failures: int | None) -> str | None:
-    """Why a run stops now, when `--max-failures` failing cases have been counted."""
-    n = summary.failing
-    if max_failures is None or n < max_failures:
-        return None
-    return f"stopped after {n} failing case{'s' if n != 1 else ''} (--max-failures)"
-
-
-def _say_strict_stop(row: Row, err: IO[str]) -> None:
-    """Say that `--strict` stops the run at this unreadable record."""
-    err.write(f"{row.source}: {row.error}\nstopped: unreadable log line (--strict)\n")
-
-
-def _say_listed(row: Row, summary: Summary, err: IO[str]) -> None:
-    """List a counted unreadable or unmatched record on stderr, while under `_LISTED`."""
-    if row.kind == "unreadable":
-        if summary.unreadable_count <= _LISTED:
-            err.write(f"{row.source}: skipped: {row.error}\n")
-    elif row.kind == "unmatched" and summary.unmatched <= _LISTED:
-        err.write(
-            f"{row.source}: no case of {row.suite!r} matches this subject (give it "
-            "an 'id' or 'case' naming one)\n"
-        )
-
-
 def _end_run(
     plan: _Plan,
     checker: Checker,
@@ -1946,10 +1921,8 @@ def _end_run(
         ("unreadable lines", summary.unreadable_count),
         ("unmatched subjects", summary.unmatched),
     ):
-        if count > _LISTED:
-            err.write(
-                f"… and {count - _LISTED} more {what} (only the first {_LISTED} are listed)\n"
-            )
+        if count > LISTED:
+            err.write(f"… and {count - LISTED} more {what} (only the first {LISTED} are listed)\n")
     if stopped:
         err.write(stopped + "\n")
     elif summary.records:  # with nothing read, that is the one thing to say

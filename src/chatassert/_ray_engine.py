@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-from chatassert._cli import _failures_reached, _say_listed, _say_strict_stop
+from chatassert._run_messages import failures_reached, say_listed, say_strict_stop
 from chatassert.records import Checker, ReportWriter, Summary
 from chatassert.reporting._summary import EXIT_USAGE
 
@@ -137,13 +137,13 @@ def run_ray(
             summary.records = (summary.records or 0) + len(reading - {record})  # done ones
             summary.add_row(item)
             writer.add(item)
-            _say_strict_stop(item, err)
+            say_strict_stop(item, err)
             finish(summary, writer, files)
             return EXIT_USAGE
         summary.add_row(item)
-        _say_listed(item, summary, err)
+        say_listed(item, summary, err)
         writer.add(item)
-        stopped = _failures_reached(summary, args.max_failures) if item.kind == "case" else None
+        stopped = failures_reached(summary, args.max_failures) if item.kind == "case" else None
         if stopped:
             items.close()  # the rows still in flight are not waited for
             summary.records = (summary.records or 0) + len(reading - {record})
