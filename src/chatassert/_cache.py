@@ -12,14 +12,20 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from chatassert._errors import JudgeError
-from chatassert._judging import Judge, JudgeRequest, Verdict, record_judge_cached
+from chatassert._judging import (
+    Judge,
+    JudgeRequest,
+    Verdict,
+    context_value,
+    record_judge_cached,
+)
 
 __all__ = [
     "CachedJudge",
@@ -59,8 +65,9 @@ class VerdictStore(Protocol):
 _STORE: ContextVar[VerdictStore | None] = ContextVar("chatassert_verdict_store", default=None)
 
 
-@contextlib.contextmanager
-def use_verdict_store(store: VerdictStore | None) -> Iterator[VerdictStore | None]:
+def use_verdict_store(
+    store: VerdictStore | None,
+) -> contextlib.AbstractContextManager[VerdictStore | None]:
     """Keep the verdicts of every judge built from the environment in this context
     (`judge_from_env`, `named_judge`) in `store` instead of the cache file, when their cache
     is on; None: the cache file (the default).
@@ -74,11 +81,7 @@ def use_verdict_store(store: VerdictStore | None) -> Iterator[VerdictStore | Non
     """
     if store is not None and not isinstance(store, VerdictStore):
         raise TypeError(f"a verdict store has get, put_many and close; got {store!r}")
-    token = _STORE.set(store)
-    try:
-        yield store
-    finally:
-        _STORE.reset(token)
+    return context_value(_STORE, store)
 
 
 def verdict_store() -> VerdictStore | None:

@@ -19,7 +19,7 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from chatassert._errors import JudgeError
 
@@ -223,6 +223,20 @@ class _JudgeLimit:
 _LIMIT: ContextVar[_JudgeLimit | None] = ContextVar("chatassert_judge_limit", default=None)
 
 
+_T = TypeVar("_T")
+
+
+@contextlib.contextmanager
+def context_value(var: ContextVar[_T], value: _T) -> Iterator[_T]:
+    """Set `var` to `value` for the block (and the tasks it starts), yielding `value`; the
+    value before it is back when the block ends. How the `use_*` settings are scoped."""
+    token = var.set(value)
+    try:
+        yield value
+    finally:
+        var.reset(token)
+
+
 @contextlib.contextmanager
 def limit_judges(concurrency: int) -> Iterator[_JudgeLimit]:
     """Bound the judge requests in flight in this context (and the tasks it starts).
@@ -247,11 +261,8 @@ def limit_judges(concurrency: int) -> Iterator[_JudgeLimit]:
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     limit = _JudgeLimit(concurrency)
-    token = _LIMIT.set(limit)
-    try:
+    with context_value(_LIMIT, limit):
         yield limit
-    finally:
-        _LIMIT.reset(token)
 
 
 @contextlib.asynccontextmanager

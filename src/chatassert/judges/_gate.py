@@ -17,10 +17,11 @@ import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
+
+from chatassert._judging import context_value
 
 __all__ = ["GateKey", "LocalRequestGate", "RequestGate", "request_gate", "use_request_gate"]
 
@@ -55,8 +56,9 @@ class RequestGate(Protocol):
 _GATE: ContextVar[RequestGate | None] = ContextVar("chatassert_request_gate", default=None)
 
 
-@contextlib.contextmanager
-def use_request_gate(gate: RequestGate | None) -> Iterator[RequestGate | None]:
+def use_request_gate(
+    gate: RequestGate | None,
+) -> contextlib.AbstractContextManager[RequestGate | None]:
     """Send every HTTP judge request made in this context (and the tasks it starts) through
     `gate`; None: no gate (the default, which costs nothing).
 
@@ -70,11 +72,7 @@ def use_request_gate(gate: RequestGate | None) -> Iterator[RequestGate | None]:
     """
     if gate is not None and not isinstance(gate, RequestGate):
         raise TypeError(f"a request gate has async acquire, release and pause; got {gate!r}")
-    token = _GATE.set(gate)
-    try:
-        yield gate
-    finally:
-        _GATE.reset(token)
+    return context_value(_GATE, gate)
 
 
 def request_gate() -> RequestGate | None:
