@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import glob
+import io
 import json
 import os
 import signal
@@ -920,6 +921,9 @@ class _Plan:
     no_plan: bool = False
     group_by: str | None = None
     group_window: int = 1000
+    fold: bool = False
+    """Workers fold each chunk's rows into a `_Folded` (set by `_run` when nothing needs
+    them one by one in the main process)."""
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -991,13 +995,14 @@ def _checker(plan: _Plan, suites: Sequence[Suite]) -> Checker:
 
 
 _WORKER: Checker | None = None
+_WORKER_PLAN: _Plan | None = None
 _LOADED: tuple[_Plan, list[Suite]] | None = None
 """The suites the main process loaded, for workers it forks (they inherit them, and need not
 load them again); a worker that is spawned instead loads them from the plan."""
 
 
 def _init_worker(plan: _Plan) -> None:
-    global _WORKER
+    global _WORKER, _WORKER_PLAN
     # Ctrl-C reaches every process of the terminal's group: the main process alone answers it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     loaded = _LOADED
@@ -1005,16 +1010,83 @@ def _init_worker(plan: _Plan) -> None:
     if suites is None:  # the suite changed since the main process loaded it
         raise SystemExit(EXIT_USAGE)
     _WORKER = _checker(plan, suites)
+    _WORKER_PLAN = plan
 
 
-def _work(source: str, first: int, lines: list[str]) -> list[Item]:
+_STREAMED = frozenset({"json", "otel"})
+"""The formats whose reports are written row by row, in order (the others are written at
+the end: `text` from the summary alone, `junit` and `html` from what each row spooled)."""
+
+
+def _foldable(plan: _Plan, jobs: int, args: argparse.Namespace) -> bool:
+    """Whether workers may fold their chunks (`_Folded`): with several jobs, when the run
+    stops at no particular row (`--strict`, `--max-failures`) and every report is streamed or
+    written from the summary."""
+    return (
+        jobs > 1
+        and plan.group_by is None
+        and not args.strict
+        and args.max_failures is None
+        and set(plan.formats) <= _STREAMED | {"text"}
+    )
+
+
+@dataclass(slots=True)
+class _Folded:
+    """A chunk's rows as the worker that checked them folded them: what the main process
+    would have done with each case row (counted it, kept it as an example, written its report
+    lines) done in the worker, so that only counts and text travel back.
+
+    Attributes:
+        summary: The chunk's case rows and records, counted (its examples: the first `--show`).
+        text: Per streamed format, the chunk's report lines, in order.
+        rows: Its unreadable and unmatched rows, which the main process counts and lists on
+            stderr itself (their report lines are in `text`).
+    """
+
+    summary: Summary
+    text: dict[str, str]
+    rows: list[Row]
+
+
+def _folded(items: list[Item]) -> list[Item] | _Folded:
+    """A worker's chunk, folded when the run's plan allows it and no held step of a
+    multi-step test is among its items (those are paired in the main process)."""
+    plan = _WORKER_PLAN
+    if (
+        plan is None
+        or not plan.fold
+        or any(item is not None and type(item) is not Row for item in items)
+    ):
+        return items
+    outputs = {fmt: io.StringIO() for fmt in plan.formats if fmt in _STREAMED}
+    writer = ReportWriter(
+        outputs, full_results=plan.full_results, verbose=plan.verbose, flaky=plan.flaky
+    )
+    summary = Summary(keep=plan.show, records=0)
+    rows: list[Row] = []
+    records = 0
+    for row in items:
+        if row is None:
+            records += 1
+            continue
+        writer.add(row)
+        if row.kind == "case":
+            summary.add_row(row)
+        else:
+            rows.append(row)
+    summary.records = records
+    return _Folded(summary, {fmt: out.getvalue() for fmt, out in outputs.items()}, rows)
+
+
+def _work(source: str, first: int, lines: list[str]) -> list[Item] | _Folded:
     """Check lines read by the main process (standard input, a pipe, a `.gz`)."""
     assert _WORKER is not None
     _WORKER.reset()
-    return _check_lines(_WORKER, source, first, lines)
+    return _folded(_check_lines(_WORKER, source, first, lines))
 
 
-def _work_range(path: str, start: int, end: int, first: int) -> list[Item]:
+def _work_range(path: str, start: int, end: int, first: int) -> list[Item] | _Folded:
     """Read the bytes `start:end` of a log (whole lines, the first numbered `first`) and
     check them: the main process only says where the pieces of a file are."""
     assert _WORKER is not None
@@ -1029,7 +1101,7 @@ def _work_range(path: str, start: int, end: int, first: int) -> list[Item]:
                 "unreadable", f"{path}:{first}", error=f"cannot read the log: {exc.strerror or exc}"
             )
         ]
-    return _check_lines(_WORKER, path, first, _split_lines(data, start == 0))
+    return _folded(_check_lines(_WORKER, path, first, _split_lines(data, start == 0)))
 
 
 def _split_lines(data: bytes, at_start: bool) -> list[str]:
@@ -1109,12 +1181,12 @@ def _check_lines(checker: Checker, source: str, first: int, lines: list[str]) ->
 
 
 def _paired(
-    checker: Checker, batches: Generator[list[Item], None, None]
-) -> Generator[list[Item], None, None]:
+    checker: Checker, batches: Generator[list[Item] | _Folded, None, None]
+) -> Generator[list[Item] | _Folded, None, None]:
     """The batches of items, with the lines of multi-step tests paired into checked runs."""
     try:
         for items in batches:
-            yield checker.pair(items)
+            yield items if isinstance(items, _Folded) else checker.pair(items)
         yield checker.flush()
     finally:
         batches.close()
@@ -1217,8 +1289,9 @@ def _read_failure(source: str, first: int, lines: list[str], error: str | None) 
 
 def _items(
     plan: _Plan, suites: list[Suite], paths: Sequence[str], jobs: int, meter: _Meter | None = None
-) -> Generator[list[Item], None, None]:
-    """Check the logs chunk by chunk, yielding each chunk's items in input order.
+) -> Generator[list[Item] | _Folded, None, None]:
+    """Check the logs chunk by chunk, yielding each chunk's items in input order (folded by
+    the worker that checked them when the plan says so).
 
     With one job, each line's items are yielded as soon as it is checked (so an interrupted
     run reports every line checked); with several, each chunk's, and at most three chunks per
@@ -1249,9 +1322,9 @@ def _items(
     global _LOADED
     _LOADED = (plan, suites)
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(plan,))
-    pending: deque[tuple[Future[list[Item]], int]] = deque()
+    pending: deque[tuple[Future[list[Item] | _Folded], int]] = deque()
 
-    def finished() -> list[Item]:
+    def finished() -> list[Item] | _Folded:
         future, moved = pending.popleft()
         result = future.result()
         meter.done += moved
@@ -1260,7 +1333,7 @@ def _items(
     try:
         for task, moved in _tasks(paths):
             if isinstance(task, list):  # a read failure, reported in its place
-                failed: Future[list[Item]] = Future()
+                failed: Future[list[Item] | _Folded] = Future()
                 failed.set_result(task)
                 pending.append((failed, moved))
             else:
@@ -1715,6 +1788,7 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
                 err,
             )
         else:
+            plan = replace(plan, fold=_foldable(plan, args.jobs, args))
             code = _run(plan, suites, files, args, args.max_failures, reports, err)
         reports.close()  # a full disk often shows only here, when the last of it is written
         return code
@@ -1868,6 +1942,16 @@ def _run_until_done(
             interrupts.armed = False
             if items is None:
                 break
+            if isinstance(items, _Folded):
+                for row in items.rows:
+                    summary.add_row(row)
+                    say_listed(row, summary, err)
+                summary.merge(items.summary)
+                for fmt, text in items.text.items():
+                    writer.outputs[fmt].write(text)
+                progress.update(summary, summary.records or 0)
+                interrupts.check()
+                continue
             for row in items:
                 if row is None:
                     summary.records = (summary.records or 0) + 1

@@ -296,3 +296,43 @@ def test_byte_ranges_give_the_lines_of_the_stream_reader(
         got.extend(enumerate(lines, first))
     assert end_before == len(data)
     assert got == expected
+
+
+def test_jobs_list_the_same_unreadable_and_unmatched_lines_as_jobs_one(tmp_path: Path) -> None:
+    # workers fold the rows of their chunks; the main process still lists the first ten of
+    # each kind, counts the rest, and writes every line of the report in input order
+    two_cases = "  - name: other\n    turns:\n      - assertions:\n          - " + CONFIRMED + "\n"
+    (tmp_path / "suite.yaml").write_text(SUITE + two_cases, encoding="utf-8")
+    lines = []
+    for i in range(6000):
+        if i % 211 == 5:
+            lines.append('{"broken": ')
+        elif i % 307 == 9:
+            lines.append(json.dumps({**_conv(i, "Sunny in Paris"), "case": "nobody"}))
+        else:
+            conv = _conv(i, "Sunny in Paris" if i % 7 else "Rain", pad=40 * (i % 3))
+            lines.append(json.dumps({**conv, "case": "weather"}))
+    (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert (tmp_path / "log.jsonl").stat().st_size > 2 * (1 << 20)  # several byte ranges
+
+    def outcome(jobs: str) -> tuple[list[str], str, int]:
+        done = run(
+            "check", "suite.yaml", "log.jsonl", "-o", "out.jsonl", "-o", "out.txt", "-j", jobs,
+            "--show", "2", cwd=tmp_path,
+        )  # fmt: skip
+        text = (tmp_path / "out.txt").read_text(encoding="utf-8")
+        report = (tmp_path / "out.jsonl").read_text(encoding="utf-8")
+        return _normalised(report).splitlines(), done.stderr + text, done.returncode
+
+    one = outcome("1")
+    assert outcome("2") == one
+    report, said, code = one
+    assert code == 1  # failing cases (besides unreadable lines and unmatched subjects)
+    assert said.count("- support / weather (log.jsonl:") == 2  # --show 2
+    assert said.count(": skipped: line is not JSON") == 10
+    assert "… and 19 more unreadable lines (only the first 10 are listed)" in said
+    assert said.count("no case of 'support' matches this subject") == 10
+    assert "… and 10 more unmatched subjects (only the first 10 are listed)" in said
+    summary = json.loads(report[-1])["summary"]
+    assert (summary["unreadable"], summary["unmatched"], summary["records"]) == (29, 20, 6000)
+    assert sum('"unmatched": "log.jsonl:' in line for line in report) == 20
