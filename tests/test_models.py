@@ -321,7 +321,11 @@ _JSON_TEXTS = st.one_of(
 
 
 @settings(max_examples=300, deadline=None)
-@given(_JSON_TEXTS, st.sampled_from(["", " ", "\n", "x"]), st.sampled_from(["", " ", "\ufeff"]))
+@given(
+    _JSON_TEXTS,
+    st.sampled_from(["", " ", "\n", "\r\n", " \t\n", "x", "\n\x0b", "\u00a0", "\n{}"]),
+    st.sampled_from(["", " ", "\ufeff"]),
+)
 def test_loads_json_reads_what_json_loads_reads(text: str, after: str, before: str) -> None:
     text = before + text + after
 

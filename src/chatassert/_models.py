@@ -81,8 +81,9 @@ def loads_json(text: str) -> Any:
     Logs hold millions of small JSON texts (lines, tool-call arguments); for them the fixed
     cost of `json.loads` (whitespace matching around the value) exceeds the decoding itself.
     The decoder's own scanner reads a value that starts at the first character and ends at
-    the last; any other text (surrounding whitespace, extra data, an error) goes through
-    `json.loads`, so values and errors are exactly those of `json.loads`.
+    the last (or before JSON whitespace only, as a line read with its newline); any other text
+    (leading whitespace, extra data, an error) goes through `json.loads`, so values and errors
+    are exactly those of `json.loads`.
 
     Example:
         >>> loads_json('{"city": "Paris"}'), loads_json(' [1] ')
@@ -92,7 +93,13 @@ def loads_json(text: str) -> Any:
         value, end = _SCAN(text, 0)
     except (StopIteration, ValueError):
         return json.loads(text)
-    return value if end == len(text) else json.loads(text)
+    if end == len(text) or not text[end:].strip(_JSON_SPACE):  # a line read with its end
+        return value
+    return json.loads(text)
+
+
+_JSON_SPACE = " \t\n\r"
+"""The whitespace JSON allows around a value (`str.isspace` allows more)."""
 
 
 def parse_arguments(raw: object) -> tuple[dict[str, Any], str | None, str | None]:
