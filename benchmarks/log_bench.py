@@ -11,6 +11,10 @@ With `--failing`, the suite is one whose every check fails on every turn (the sa
 assertion types, inverted), so every case fails and every report line carries failure trees:
 the worst case for the report and for what workers send back.
 
+With `--cpu`, each run is repeated in-process to split its CPU seconds between the main
+process and its workers (`resource.getrusage`): with two jobs on two cores the speed-up is at
+most 2 / (1 + main / workers).
+
 With `--format`, the same conversations are written in another log format the reader
 reads: `agents-sdk` (one OpenAI Agents SDK trace per line: agent, generation and function
 spans), `langsmith` (one run tree per line), `otel-spans` (one OpenTelemetry chat span per
@@ -21,7 +25,7 @@ and `adk` (Google ADK eval sets of 500 eval cases each, written by `chatassert c
 writer).
 
 Usage:
-    python benchmarks/log_bench.py [--size-gb 1.0] [--seed 7] [--keep] [--failing]
+    python benchmarks/log_bench.py [--size-gb 1.0] [--seed 7] [--keep] [--failing] [--cpu]
         [--format openai|agents-sdk|langsmith|otel-spans|inspect|promptfoo|otlp-export|
                   jaeger|adk]
 """
@@ -427,6 +431,29 @@ def run(suite: Path, log: Path | str, jobs: int, extra: tuple[str, ...] = ()) ->
     }  # type: ignore[dict-item]
 
 
+_CPU_SPLIT = """
+import contextlib, io, resource, sys
+from chatassert._cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(sys.argv[1:])
+own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime)
+"""
+
+
+def cpu_split(
+    suite: Path, log: Path | str, jobs: int, extra: tuple[str, ...] = ()
+) -> tuple[float, float]:
+    """CPU seconds of the main process and of its workers, for one run of the check command
+    (start-up included): with several jobs, the main process's share bounds the speed-up."""
+    args = ["check", str(suite), str(log), "--jobs", str(jobs), "--no-progress", *extra]
+    proc = subprocess.run(
+        [sys.executable, "-c", _CPU_SPLIT, *args], capture_output=True, text=True, check=True
+    )
+    own, kids = proc.stdout.split()
+    return float(own), float(kids)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-gb", type=float, default=1.0)
@@ -438,6 +465,10 @@ def main() -> None:
     parser.add_argument(
         "--format", default="openai", choices=[*LINE_FORMATS, *DOCUMENT_FORMATS],
         help="the log format to write and read",
+    )  # fmt: skip
+    parser.add_argument(
+        "--cpu", action="store_true",
+        help="also give the CPU seconds of the main process and of the workers of each run",
     )  # fmt: skip
     args = parser.parse_args()
     DATA.mkdir(exist_ok=True)
@@ -471,7 +502,8 @@ def main() -> None:
         results = {}
         for jobs in (1, 2):
             grouping = GROUP_BY.get(args.format)
-            r = run(suite, target, jobs, ("--group-by", grouping) if grouping else ())
+            extra = ("--group-by", grouping) if grouping else ()
+            r = run(suite, target, jobs, extra)
             results[jobs] = r
             print(
                 f"--jobs {jobs}: {r['wall']:.1f}s, {conversations / r['wall']:,.0f} "
@@ -479,6 +511,9 @@ def main() -> None:
                 f"{size_mb / r['wall']:.1f} MB/s, peak RSS {r['peak_mb']:.0f} MB "
                 f"(exit {r['code']}: {r['summary']})"
             )
+            if args.cpu:
+                own, kids = cpu_split(suite, target, jobs, extra)
+                print(f"  CPU: main process {own:.2f} s, workers {kids:.2f} s")
         print(f"speed-up of --jobs 2 over --jobs 1: {results[1]['wall'] / results[2]['wall']:.2f}x")
     finally:
         if not args.keep:
