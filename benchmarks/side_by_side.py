@@ -9,18 +9,21 @@ Generates (seeded) two logs into a temporary directory:
 - **responses**: 10,000 structured JSON responses (`{"id", "response"}` lines) checked with an
   expect object of 7 keys.
 
-Three implementations run on the same bytes, round-robin, several rounds; medians are reported
+Four implementations run on the same bytes, round-robin, several rounds; medians are reported
 as multiples of the hand-written loop's time:
 
 - **hand-written**: `json.loads` per line, the turns cut from the messages by hand,
   `str.lower()` + `in`, a precompiled `re`, a dict walk for the JSON checks: a verdict per
   check, nothing else;
+- **lean reference**: the floor of a pure-Python library: the same loop building a lean subject
+  model (slotted turns, messages and calls) and a result record per check (passes shared);
+  no validation, format detection, combinators, locations or pointers;
 - **library**: `chatassert.transcripts.parse_line` + `assertion.check(turn)` per turn and
   check (and `case.check(response)` per response), keeping every `Result`;
 - **CLI**: `python -m chatassert check SUITE LOG --format json -o FILE` in a subprocess; its
   start-up (the same command on a one-line log) is measured separately and subtracted.
 
-Before timing, the verdicts of all three are compared check by check; any difference fails.
+Before timing, the verdicts of all four are compared check by check; any difference fails.
 
 Usage:
     python benchmarks/side_by_side.py [--turns 10000] [--responses 10000] [--rounds 5]
@@ -230,6 +233,168 @@ def hand_responses(lines: list[str]) -> list[bool]:
     return verdicts
 
 
+# -- a lean reference with records -----------------------------------------------------------------
+#
+# The floor of a pure-Python library on this workload: the hand-written loop's work, plus what
+# any library keeps — a subject model (slotted objects: turns, messages, tool calls with parsed
+# arguments) and a result record per check (status, name, reason, details; passes shared, the
+# failures of the JSON checks listing their offending items). No validation, format detection,
+# combinators, locations, pointers or messages: less than the library records.
+
+
+class _Record:
+    __slots__ = ("details", "name", "reason", "status")
+
+    def __init__(self, status: str, name: str, reason: str, details: dict[str, Any]) -> None:
+        self.status, self.name, self.reason, self.details = status, name, reason, details
+
+
+class _Call:
+    __slots__ = ("arguments", "id", "name")
+
+    def __init__(self, name: str, arguments: dict[str, Any], id: str | None) -> None:
+        self.name, self.arguments, self.id = name, arguments, id
+
+
+class _Message:
+    __slots__ = ("content", "role", "tool_call_id", "tool_calls")
+
+    def __init__(
+        self, role: str, content: str | None, calls: tuple[_Call, ...], call_id: str | None
+    ) -> None:
+        self.role, self.content, self.tool_calls, self.tool_call_id = role, content, calls, call_id
+
+
+class _Turn:
+    __slots__ = ("input", "messages", "text", "tool_calls")
+
+    def __init__(
+        self, input: str | None, text: str, calls: list[_Call], messages: tuple[_Message, ...]
+    ) -> None:
+        self.input, self.text, self.tool_calls, self.messages = input, text, calls, messages
+
+
+def _lean_turns(line: str) -> list[_Turn]:
+    turns: list[_Turn] = []
+    group: list[_Message] = []
+    calls: list[_Call] = []
+    user, text, started = None, "", False
+    for m in json.loads(line)["messages"]:
+        role, content = m["role"], m.get("content")
+        if role == "user":
+            if started:
+                turns.append(_Turn(user, text, calls, tuple(group)))
+                group, calls, text = [], [], ""
+            started, user = True, content
+        own: tuple[_Call, ...] = ()
+        if m.get("tool_calls"):
+            own = tuple(
+                _Call(c["function"]["name"], json.loads(c["function"]["arguments"]), c.get("id"))
+                for c in m["tool_calls"]
+            )
+        if role == "assistant":
+            text = content or text
+            calls.extend(own)
+        group.append(_Message(role, content, own, m.get("tool_call_id")))
+    if group:
+        turns.append(_Turn(user, text, calls, tuple(group)))
+    return turns
+
+
+_Rule = Callable[[_Turn], _Record]
+
+
+def _lean_text_rule(name: str, test: Callable[[str], bool], reason: str) -> _Rule:
+    passed = _Record("passed", name, "", {})
+
+    def rule(turn: _Turn) -> _Record:
+        if test(turn.text.lower()):
+            return passed
+        return _Record("failed", name, reason, {"text_length": len(turn.text)})
+
+    return rule
+
+
+def _lean_call_rule(tool: str, arguments: dict[str, Any] | None) -> _Rule:
+    passed = _Record("passed", "contains_function_call", "", {})
+
+    def rule(turn: _Turn) -> _Record:
+        for call in turn.tool_calls:
+            if call.name == tool and all(
+                call.arguments.get(k) == v for k, v in (arguments or {}).items()
+            ):
+                return passed
+        names = [call.name for call in turn.tool_calls]
+        return _Record(
+            "failed",
+            "contains_function_call",
+            f"Expected tool {tool!r}, found: {names}",
+            {"tool": tool, "called_tools": names},
+        )
+
+    return rule
+
+
+_LEAN_RULES: list[_Rule] = [
+    _lean_text_rule("not_contains", lambda t: "internal error" not in t, "forbidden text"),
+    _lean_text_rule("not_contains", lambda t: "as an ai" not in t, "forbidden text"),
+    _lean_text_rule("contains", lambda t: "your" in t, "missing text"),
+    _lean_text_rule(
+        "contains_any", lambda t: any(w in t for w in ("order", "refund", "booking", "table")), ""
+    ),
+    _lean_text_rule("contains_all", lambda t: "the" in t and "is" in t, "missing text"),
+    _lean_text_rule("matches", lambda t: _CONFIRM.search(t) is not None, "no match"),
+    _lean_call_rule("lookup", None),
+    _lean_call_rule("lookup", {"topic": "order"}),
+]
+
+
+def lean_conversations(lines: list[str]) -> list[bool]:
+    """The turn verdicts from a lean model and a record per check."""
+    records: list[_Record] = []
+    add = records.append
+    for line in lines:
+        for turn in _lean_turns(line):
+            for rule in _LEAN_RULES:
+                add(rule(turn))
+    return [r.status == "passed" for r in records]
+
+
+def _offending(
+    results: list[dict[str, Any]], key: str, ok: Callable[[Any], bool], name: str
+) -> _Record | None:
+    bad = [(i, x[key]) for i, x in enumerate(results) if not ok(x[key])]
+    if not bad:
+        return None
+    offending = [{"path": f"results[{i}].{key}", "actual": v, "index": i} for i, v in bad]
+    reason = f"{offending[0]['actual']!r} at results[{bad[0][0]}] is not allowed"
+    return _Record("failed", name, reason, {"offending": offending, "checked": len(results)})
+
+
+def lean_responses(lines: list[str]) -> list[bool]:
+    """The expect verdicts with a record per check."""
+    passed = _Record("passed", "expect", "", {})
+    records: list[_Record | None] = []
+    add = records.append
+    for line in lines:
+        r = json.loads(line)["response"]
+        results = r.get("results")
+        n = len(results) if isinstance(results, list) else 0
+        status = r.get("status")
+        add(passed if status == "success" else _Record("failed", "status", "", {"actual": status}))
+        add(passed if n >= 1 else _Record("failed", "results_min", "", {"actual": n}))
+        add(passed if n <= 10 else _Record("failed", "results_max", "", {"actual": n}))
+        has = "results" in r and "summary" in r
+        add(passed if has else _Record("failed", "has_fields", "", {}))
+        journal = _offending(results, "file", lambda v: v.startswith("journal/"), "pattern")
+        add(journal or passed)
+        in_range = _offending(results, "relevance", lambda v: 0.0 <= v <= 1.0, "range")
+        add(in_range or passed)
+        notes = "notes" in r.get("summary", "").lower()
+        add(passed if notes else _Record("failed", "summary_contains", "", {}))
+    return [r is passed for r in records]
+
+
 # -- the library -----------------------------------------------------------------------------------
 
 
@@ -318,7 +483,12 @@ def main() -> int:
         got_cli_conv = cli_verdicts(report, conversation=True)
         cli(paths["expect"], paths["responses"], report, args.jobs)
         got_cli_resp = cli_verdicts(report, conversation=False)
-        for name, got in (("library", got_lib), ("CLI", (got_cli_conv, got_cli_resp))):
+        got_lean = lean_conversations(conv_lines), lean_responses(resp_lines)
+        for name, got in (
+            ("lean reference", got_lean),
+            ("library", got_lib),
+            ("CLI", (got_cli_conv, got_cli_resp)),
+        ):
             if got != expected:
                 print(f"{name} verdicts differ from the hand-written loop's", file=sys.stderr)
                 return 1
@@ -337,6 +507,9 @@ def main() -> int:
 
         timers["hand-written"] = timed(
             lambda: (hand_conversations(conv_lines), hand_responses(resp_lines))
+        )
+        timers["lean reference (records)"] = timed(
+            lambda: (lean_conversations(conv_lines), lean_responses(resp_lines))
         )
         timers["library API"] = timed(
             lambda: (
@@ -365,7 +538,7 @@ def main() -> int:
     print(
         f"{len(conv_lines)} conversations ({len(expected[0]) // 8} turns x 8 checks) + "
         f"{len(resp_lines)} responses x 7 checks = {checks} checks, {failed} failing; "
-        f"verdicts identical in all three; median of {args.rounds} rounds"
+        f"verdicts identical in all four; median of {args.rounds} rounds"
     )
     base = statistics.median(times["hand-written"])
     for name, values in times.items():
