@@ -922,7 +922,7 @@ class _Plan:
     group_by: str | None = None
     group_window: int = 1000
     fold: bool = False
-    """Workers fold each chunk's rows into a `_Folded` (set by `_run` when nothing needs
+    """Workers fold each chunk's rows into a `_Folded` (`_foldable`: when nothing needs
     them one by one in the main process)."""
 
     @property
