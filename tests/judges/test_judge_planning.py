@@ -404,3 +404,51 @@ def test_the_cli_plans_and_no_plan_asks_everything(tmp_path: Path, server: Loopb
     report = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
     judge = report[-1]["summary"]["judge"]
     assert (judge["requests"], judge["avoided"]) == (3, 0)
+
+
+def test_judge_counts_and_costs_are_the_same_with_jobs(
+    tmp_path: Path, server: LoopbackServer
+) -> None:
+    # workers count their chunks' judge requests, avoided requests and costs into the
+    # summaries they send back; the run's totals are those of one job
+    verdict = openai_verdict(True, 0.9, "polite")
+    verdict.body["usage"] = {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}
+    server.default = verdict
+    (tmp_path / "suite.yaml").write_text(
+        "chatassert: 1\nname: support\nassertions:\n"
+        "  - type: all_of\n    assertions:\n"
+        "      - {type: contains, value: refund}\n"
+        "      - {type: llm_rubric, value: Is polite}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "prices.json").write_text(
+        json.dumps({"judge-model": {"input": 1.0, "output": 2.0}}), encoding="utf-8"
+    )
+    pad = " and more" * 100
+    lines = [
+        {"id": f"c{i}", "messages": [{"role": "user", "content": "Refund?"}, {
+            "role": "assistant",
+            "content": (f"Your refund {i} is on its way." if i % 250 == 0 else "No.") + pad,
+        }]}
+        for i in range(2500)
+    ]  # fmt: skip
+    (tmp_path / "log.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
+    )
+    assert (tmp_path / "log.jsonl").stat().st_size > 2 * (1 << 20)  # several byte ranges
+
+    def judge_summary(jobs: str) -> dict[str, Any]:
+        done = run_cli(
+            tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "r.jsonl",
+            "--judge-prices", "prices.json", "-j", jobs,
+        )  # fmt: skip
+        assert done.returncode == 1, done.stderr
+        report = (tmp_path / "r.jsonl").read_text(encoding="utf-8").splitlines()
+        summary: dict[str, Any] = json.loads(report[-1])["summary"]
+        return summary
+
+    one = judge_summary("1")
+    assert (one["judge"]["requests"], one["judge"]["avoided"]) == (10, 2490)
+    assert one["judge"]["cost"] == pytest.approx(10 * (120 * 1.0 + 30 * 2.0) / 1e6)
+    assert judge_summary("2") == one
+    assert server.count == 20
