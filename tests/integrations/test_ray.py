@@ -29,7 +29,7 @@ from chatassert.specs import load_suite
 from optional_engines import optional_module
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
-from loopback import LoopbackServer, Recorded, RefusedOnce, Reply, openai_verdict
+from loopback import LoopbackServer, Recorded, RefusedOnce, Reply, openai_verdict, run_cli
 
 pytestmark = [
     pytest.mark.ray,
@@ -389,25 +389,9 @@ def _judged_log(path: Path, count: int, first: int = 0, turns: int = 3) -> None:
 def _judged_cli(
     address: str, server: LoopbackServer, *args: str, retries: int = 0, cache: str = "off"
 ) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "RAY_ADDRESS": address,
-        "PYTHONPATH": str(SRC),
-        "CHATASSERT_JUDGE": "openai",
-        "CHATASSERT_JUDGE_MODEL": "judge-model",
-        "CHATASSERT_JUDGE_BASE_URL": server.url + "/v1",
-        "CHATASSERT_JUDGE_API_KEY_ENV": "CHATASSERT_TEST_NO_KEY",
-        "CHATASSERT_JUDGE_RETRIES": str(retries),
-        "CHATASSERT_JUDGE_CACHE": cache,
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "chatassert", "check", "-q", "--engine", "ray", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    env = {"RAY_ADDRESS": address, "CHATASSERT_JUDGE_API_KEY_ENV": "CHATASSERT_TEST_NO_KEY"}
+    check = ("check", "-q", "--engine", "ray")
+    return run_cli(None, server, *check, *args, retries=retries, cache=cache, env=env)
 
 
 @pytest.fixture

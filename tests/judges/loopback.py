@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -246,18 +246,24 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def run_cli(
-    cwd: Path, server: LoopbackServer, *args: str, cache: str = "off"
+    cwd: Path | None,
+    server: LoopbackServer,
+    *args: str,
+    cache: str = "off",
+    retries: int = 0,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m chatassert ARGS` in `cwd`, its judge an OpenAI judge at `server` (no retries;
-    the verdict cache `cache`: `off` or a path)."""
+    """`python -m chatassert ARGS` in `cwd`, its judge an OpenAI judge at `server` (`retries`
+    retries; the verdict cache `cache`: `off` or a path), with the variables `env` besides."""
     env = {
         **os.environ,
         "PYTHONPATH": str(SRC),
         "CHATASSERT_JUDGE": "openai",
         "CHATASSERT_JUDGE_MODEL": "judge-model",
         "CHATASSERT_JUDGE_BASE_URL": server.url + "/v1",
-        "CHATASSERT_JUDGE_RETRIES": "0",
+        "CHATASSERT_JUDGE_RETRIES": str(retries),
         "CHATASSERT_JUDGE_CACHE": cache,
+        **(env or {}),
     }
     return subprocess.run(
         [sys.executable, "-m", "chatassert", *args],

@@ -373,15 +373,18 @@ def test_the_judged_children_still_needed_go_to_the_batching_judge_together(
     assert (costs.requests, costs.avoided) == (0, 3)
 
 
+_PLANNED_SUITE = (
+    "chatassert: 1\nname: support\nassertions:\n"
+    "  - type: all_of\n    assertions:\n"
+    "      - {type: contains, value: refund}\n"
+    "      - {type: llm_rubric, value: Is polite}\n"
+)
+"""A suite whose judge is asked only when the reply mentions a refund."""
+
+
 def test_the_cli_plans_and_no_plan_asks_everything(tmp_path: Path, server: LoopbackServer) -> None:
     server.default = openai_verdict(True, 0.9, "polite")
-    (tmp_path / "suite.yaml").write_text(
-        "chatassert: 1\nname: support\nassertions:\n"
-        "  - type: all_of\n    assertions:\n"
-        "      - {type: contains, value: refund}\n"
-        "      - {type: llm_rubric, value: Is polite}\n",
-        encoding="utf-8",
-    )
+    (tmp_path / "suite.yaml").write_text(_PLANNED_SUITE, encoding="utf-8")
     lines = [
         {"id": f"c{i}", "messages": [{"role": "user", "content": "Refund?"},
                                      {"role": "assistant", "content": text}]}
@@ -414,13 +417,7 @@ def test_judge_counts_and_costs_are_the_same_with_jobs(
     verdict = openai_verdict(True, 0.9, "polite")
     verdict.body["usage"] = {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}
     server.default = verdict
-    (tmp_path / "suite.yaml").write_text(
-        "chatassert: 1\nname: support\nassertions:\n"
-        "  - type: all_of\n    assertions:\n"
-        "      - {type: contains, value: refund}\n"
-        "      - {type: llm_rubric, value: Is polite}\n",
-        encoding="utf-8",
-    )
+    (tmp_path / "suite.yaml").write_text(_PLANNED_SUITE, encoding="utf-8")
     (tmp_path / "prices.json").write_text(
         json.dumps({"judge-model": {"input": 1.0, "output": 2.0}}), encoding="utf-8"
     )
