@@ -1,10 +1,18 @@
 """`chatassert convert`: rewrite logs of any format chatassert reads in one format.
 
-`--to native` (the default) writes one native JSON line per conversation, the
-`Conversation.model_dump(mode="json")` that the native reader reads back into an equal
-conversation. `--to adk-evalset` writes one Google ADK eval set, one eval case per
-conversation. Logs are streamed: a conversation is written as soon as it is read, and nothing
-but the eval case ids already written (to keep them unique) is kept.
+`--to native` (the default) writes one native JSON line per conversation (`native_line`),
+which the native reader reads back into an equal conversation. `--to adk-evalset` writes one
+Google ADK eval set, one eval case per conversation. Logs are streamed: a conversation is
+written as soon as it is read, and nothing but the eval case ids already written (to keep them
+unique) is kept.
+
+Nothing is altered to fit and nothing is lost: a record that cannot be read, or that the
+output format cannot carry as it is (a lone surrogate in an eval set, nesting deeper than the
+format's readers take), is named on stderr with its place (`file:line`) and skipped, and the
+others are written; a case is written whole or not at all, and the eval set is closed whatever
+happens, so the output is always one well-formed document.
+
+Docs: docs/offline.md ("Converting logs"). Tests: tests/cli/test_convert.py.
 """
 
 from __future__ import annotations
@@ -12,20 +20,36 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
+from chatassert._jsonlines import nesting_over
 from chatassert._models import Conversation
 from chatassert.transcripts import FORMATS, Record, read_records
 
-__all__ = ["EXIT_EMPTY", "EXIT_UNREADABLE", "add_parser", "convert", "native_line"]
+__all__ = [
+    "ADK_DEPTH",
+    "EXIT_EMPTY",
+    "EXIT_UNREADABLE",
+    "EXIT_USAGE",
+    "NATIVE_DEPTH",
+    "add_parser",
+    "convert",
+    "native_line",
+]
 
 TARGETS = ("native", "adk-evalset")
 """The formats `convert` writes."""
 
 EXIT_UNREADABLE = 1
-"""Some records could not be read: they were reported and skipped, the rest converted."""
+"""Some records could not be read, or written in the output format: each was reported and
+skipped, the rest converted."""
+
+EXIT_USAGE = 2
+"""A bad option, an output that cannot be written, or a log that cannot be opened (the other
+logs are converted)."""
 
 EXIT_EMPTY = 4
 """The logs held no record at all: nothing was converted."""
@@ -33,9 +57,11 @@ EXIT_EMPTY = 4
 _EPILOG = """\
 exit codes:
   0    every record was converted
-  1    some records could not be read: each is named (file:line) on stderr and skipped; the
-       others were converted
-  2    usage error: a bad option, a log that cannot be opened, an output that cannot be written
+  1    some records could not be read, or written in the output format (a lone surrogate in
+       an ADK eval set, nesting too deep): each is named (file:line) on stderr and skipped;
+       the others were converted
+  2    usage error: a bad option, an output that cannot be written, a log that cannot be
+       opened (named on stderr; the other logs are converted)
   4    nothing was converted: the logs held no records
 """
 
@@ -77,7 +103,15 @@ def add_parser(sub: Any) -> None:
 
 
 def native_line(conversation: Conversation) -> str:
-    """The native JSON line of a conversation (without its line break).
+    r"""The native JSON line of a conversation (without its line break).
+
+    Every key and value is written as the conversation holds it: a lone surrogate (JSON
+    `"\ud800"` in a log) as its `\uXXXX` escape, a number a log wrote as `NaN` or `Infinity`
+    as that word, so the line reads back as the same conversation.
+
+    Raises:
+        ValueError: when the conversation cannot be written as JSON (a value that holds
+            itself); `RecursionError` when it nests too deeply to write.
 
     Example:
         >>> from chatassert.transcripts import parse_line
@@ -86,22 +120,77 @@ def native_line(conversation: Conversation) -> str:
         >>> parse_line(native_line(c)).conversation == c
         True
     """
-    data = conversation.model_dump(mode="json", by_alias=True)
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # the Python form keeps keys as they are (the JSON form rewrites a lone surrogate in a key
+    # and writes NaN as null) and nests as deep as the data (the JSON form stops at 255)
+    data = conversation.model_dump(by_alias=True)
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
+    return text if text.isascii() else _SURROGATE.sub(_escape, text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def _jsonable(value: object) -> Any:
+    """A value a conversation built in code may hold that JSON has no type for (a date)."""
+    from pydantic_core import to_jsonable_python
+
+    return to_jsonable_python(value)
+
+
+NATIVE_DEPTH = 500
+"""The deepest a native line may nest: Python's JSON reader takes about a thousand levels from
+the top of its stack, and a check reads a line well below it."""
+
+ADK_DEPTH = 199
+"""The deepest an eval case may nest: an eval set nests two levels more (`{"eval_cases": [`),
+and the JSON reader of pydantic, which ADK's `EvalSet.model_validate_json` uses, reads 201."""
+
+
+def _carried(text: str, limit: int, target: str, surrogates: bool, unit: str) -> str:
+    """`text` when the target format carries it unaltered; else a `ValueError` saying why."""
+    if not surrogates and not text.isascii():
+        lone = _SURROGATE.search(text)
+        if lone is not None:
+            raise ValueError(
+                f"it holds a lone surrogate (U+{ord(lone.group()):04X}), which {target} cannot "
+                "carry: ADK reads eval sets with pydantic, whose JSON parser refuses one (--to "
+                "native keeps it, escaped)"
+            )
+    depth = nesting_over(text, limit)
+    if depth is not None:
+        raise ValueError(f"it nests {depth} levels, more than the {limit} {unit} may")
+    return text
 
 
 def _conversations(
     paths: Sequence[str], format: str | None, err: IO[str], tally: dict[str, int]
 ) -> Iterator[tuple[Record, Conversation]]:
-    """Each conversation of the logs with its record; what cannot be read is reported."""
+    """Each conversation of the logs with its record; what cannot be read is reported, and a
+    log that cannot be opened is named and the others read."""
     for path in paths:
-        for record in read_records(path, format=format):
-            if record.conversation is None:
-                tally["unreadable"] += 1
-                err.write(f"{record.where}: skipped: {record.error}\n")
-                continue
-            tally["read"] += 1
-            yield record, record.conversation
+        try:
+            for record in read_records(path, format=format):
+                if record.conversation is None:
+                    tally["unreadable"] += 1
+                    err.write(f"{record.where}: skipped: {record.error}\n")
+                    continue
+                yield record, record.conversation
+        except OSError as exc:  # a log that cannot be opened (one that vanished, a directory)
+            tally["unopened"] += 1
+            name = getattr(exc, "filename", None) or path
+            err.write(f"cannot read log {name}: {exc.strerror or exc}\n")
+
+
+def _refused(record: Record, target: str, exc: BaseException, err: IO[str]) -> None:
+    if isinstance(exc, RecursionError):
+        why = f"it nests too deeply to write as {target}"
+    else:
+        why = str(exc)
+    err.write(f"{record.where}: skipped: cannot be written as {target}: {why}\n")
 
 
 def _unique(wanted: str, seen: set[str]) -> str:
@@ -109,39 +198,79 @@ def _unique(wanted: str, seen: set[str]) -> str:
     while name in seen:
         n += 1
         name = f"{wanted}-{n}"
-    seen.add(name)
     return name
+
+
+def _printable(name: str) -> str:
+    """A name the command made (a file name, `file:line`), with what is not UTF-8 escaped."""
+    return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _set_id(output: str) -> str:
     base = os.path.basename(output)
     for suffix in (".evalset.json", ".json"):
         base = base.removesuffix(suffix)
-    return base if output != "-" and base else "chatassert"
+    return _printable(base) if output != "-" and base else "chatassert"
 
 
-def _write_native(items: Iterator[tuple[Record, Conversation]], out: Any) -> None:
-    for _, conversation in items:
-        out.write(native_line(conversation) + "\n")
+def _write_native(
+    items: Iterator[tuple[Record, Conversation]],
+    out: Any,
+    err: IO[str] | None = None,
+    tally: dict[str, int] | None = None,
+) -> None:
+    """Write each conversation as a native line; one that cannot be is named on `err`."""
+    tally = tally if tally is not None else {}
+    for record, conversation in items:
+        try:
+            line = _carried(native_line(conversation), NATIVE_DEPTH, "", True, "a native line")
+        except (ValueError, RecursionError) as exc:
+            tally["unwritable"] = tally.get("unwritable", 0) + 1
+            _refused(record, "a native line", exc, err or sys.stderr)
+            continue
+        out.write(line + "\n")
+        tally["written"] = tally.get("written", 0) + 1
 
 
-def _write_adk(items: Iterator[tuple[Record, Conversation]], out: Any, output: str) -> None:
-    """Write one eval set, a case per line, the set's id last (the first case may name it)."""
+def _write_adk(
+    items: Iterator[tuple[Record, Conversation]],
+    out: Any,
+    output: str,
+    err: IO[str] | None = None,
+    tally: dict[str, int] | None = None,
+) -> None:
+    """Write one eval set, a case per line, the set's id last (the first case may name it).
+
+    A case is written whole or not at all, and the document is closed whatever happens to
+    the records (an interrupt too), so what is written is one JSON document."""
     from chatassert.transcripts._adk import write_case
 
+    tally = tally if tally is not None else {}
+    target = "an ADK eval set"
     seen: set[str] = set()
     set_id: str | None = None
     out.write('{"eval_cases": [')
-    for n, (record, conversation) in enumerate(items):
-        if set_id is None:
+    try:
+        for record, conversation in items:
             given = conversation.metadata.get("eval_set_id")
-            set_id = given if isinstance(given, str) and given else _set_id(output)
-        eval_id = _unique(conversation.id or record.where, seen)
-        case = write_case(conversation, eval_id, set_id)
-        out.write(("\n" if n == 0 else ",\n") + json.dumps(case, ensure_ascii=False))
-    set_id = set_id or _set_id(output)
-    head = {"eval_set_id": set_id, "name": set_id, "creation_timestamp": 0.0}
-    out.write("\n], " + json.dumps(head, ensure_ascii=False)[1:] + "\n")
+            wanted = set_id or (given if isinstance(given, str) and given else _set_id(output))
+            eval_id = _unique(conversation.id or _printable(record.where), seen)
+            try:
+                case = write_case(conversation, eval_id, wanted)
+                text = json.dumps(case, ensure_ascii=False)
+                _carried(text + wanted, ADK_DEPTH, target, False, "an eval case")
+            except (ValueError, RecursionError) as exc:
+                tally["unwritable"] = tally.get("unwritable", 0) + 1
+                _refused(record, target, exc, err or sys.stderr)
+                continue
+            out.write(("\n" if not seen else ",\n") + text)
+            seen.add(eval_id)
+            set_id = wanted
+            tally["written"] = tally.get("written", 0) + 1
+    finally:
+        set_id = set_id or _set_id(output)
+        head = {"eval_set_id": set_id, "name": set_id, "creation_timestamp": 0.0}
+        out.write("\n], " + json.dumps(head, ensure_ascii=False)[1:] + "\n")
 
 
 def convert(
@@ -162,29 +291,35 @@ def convert(
             err.write(f"cannot write {args.output}: {exc.strerror or exc}\n")
             return 2
         out = wrap(stream, args.output)
-    tally = {"read": 0, "unreadable": 0}
+    tally = {"written": 0, "unreadable": 0, "unwritable": 0, "unopened": 0}
     try:
         items = _conversations(paths, args.source_format, err, tally)
-        try:
-            if args.to == "native":
-                _write_native(items, out)
-            else:
-                _write_adk(items, out, args.output)
-        except OSError as exc:  # a log that cannot be opened (one that vanished, a directory)
-            name = getattr(exc, "filename", None) or "a log"
-            err.write(f"cannot read log {name}: {exc.strerror or exc}\n")
-            return 2
+        if args.to == "native":
+            _write_native(items, out, err, tally)
+        else:
+            _write_adk(items, out, args.output, err, tally)
     finally:
         if out.stream is not sys.stdout:
             out.close()
         else:
             out.flush()
-    if tally["read"] == 0 and tally["unreadable"] == 0:
+    skipped = tally["unreadable"] + tally["unwritable"]
+    if tally["unopened"]:
+        code = EXIT_USAGE
+    elif tally["written"] == 0 and skipped == 0:
         err.write("nothing converted: the logs held no records\n")
         return EXIT_EMPTY
+    else:
+        code = EXIT_UNREADABLE if skipped else 0
     err.write(
-        f"converted {tally['read']} conversation(s)"
+        f"converted {tally['written']} conversation(s)"
         + (f"; {tally['unreadable']} record(s) could not be read" if tally["unreadable"] else "")
+        + (
+            f"; {tally['unwritable']} could not be written as {args.to}"
+            if tally["unwritable"]
+            else ""
+        )
+        + (f"; {tally['unopened']} log(s) could not be opened" if tally["unopened"] else "")
         + "\n"
     )
-    return EXIT_UNREADABLE if tally["unreadable"] else 0
+    return code

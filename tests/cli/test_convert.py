@@ -3,6 +3,7 @@ native JSON lines or as a Google ADK eval set, and read back as equal conversati
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import subprocess
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from chatassert import Conversation
@@ -220,3 +222,127 @@ def test_any_log_converts_to_an_eval_set_that_reads_back(tmp_path: Path) -> None
     assert any(i.startswith("mixed.jsonl:") for i in ids)
     written = json.loads((tmp_path / "all.evalset.json").read_text(encoding="utf-8"))
     assert written["eval_set_id"] == "all"
+
+
+# -- what a format cannot carry: named with its place, never a crash, never altered -----------
+
+_CHAT = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
+
+
+def _openai(content: str = "Hello", **extra: Any) -> str:
+    """An OpenAI chat line; `content` is inserted as JSON text (escapes kept as written)."""
+    head = '{"messages": [{"role": "user", "content": "Hi"}, '
+    line = head + '{"role": "assistant", "content": "' + content + '"}]'
+    for key, text in extra.items():
+        line += f', "{key}": {text}'
+    return line + "}"
+
+
+def _deep_call(depth: int) -> str:
+    """An OpenAI chat line whose tool call's arguments (a JSON string) nest `depth` levels."""
+    arguments = '{"a": ' * depth + "1" + "}" * depth
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+    return json.dumps({"messages": [_CHAT[0], {"role": "assistant", "tool_calls": [call]}]})
+
+
+def _log(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "odd.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_lone_surrogates_round_trip_through_native_lines(tmp_path: Path) -> None:
+    log = _log(
+        tmp_path,
+        _openai(),
+        _openai("x \\ud800 y"),
+        _openai(metadata='{"k\\udc00": "v\\udfff"}'),
+        _openai("after"),
+    )
+    proc = _run(tmp_path, "odd.jsonl", "-o", "native.jsonl")
+    assert proc.returncode == 0, proc.stderr
+    assert "converted 4 conversation(s)\n" in proc.stderr
+    written = (tmp_path / "native.jsonl").read_text(encoding="utf-8")
+    assert "\\ud800" in written  # escaped, as JSON allows
+    assert '"k\\udc00":"v\\udfff"' in written
+    again = [r.conversation for r in read_records(tmp_path / "native.jsonl")]
+    assert again == [r.conversation for r in read_records(log)]
+    assert again[2] is not None
+    assert again[2].metadata == {"k\udc00": "v\udfff"}  # the key kept as it was
+
+
+def test_an_eval_set_names_a_record_with_a_lone_surrogate_and_writes_the_rest(
+    tmp_path: Path,
+) -> None:
+    _log(tmp_path, _openai(), _openai("x \\ud800 y"), _openai(metadata='{"k\\udc00": 1}'),
+         _openai("after"))  # fmt: skip
+    proc = _run(tmp_path, "--to", "adk-evalset", "odd.jsonl", "-o", "out.evalset.json")
+    assert proc.returncode == 1, proc.stderr
+    refused = "skipped: cannot be written as an ADK eval set: it holds a lone surrogate"
+    assert f"odd.jsonl:2: {refused} (U+D800)" in proc.stderr
+    assert f"odd.jsonl:3: {refused} (U+DC00)" in proc.stderr
+    assert "converted 2 conversation(s); 2 could not be written as adk-evalset" in proc.stderr
+    doc = json.loads((tmp_path / "out.evalset.json").read_text(encoding="utf-8"))
+    assert [c["eval_id"] for c in doc["eval_cases"]] == ["odd.jsonl:1", "odd.jsonl:4"]
+
+
+def test_deep_arguments_are_written_or_named_and_the_rest_converted(tmp_path: Path) -> None:
+    log = _log(tmp_path, _openai(), _deep_call(300), _deep_call(600), _openai("after"))
+    native = _run(tmp_path, "odd.jsonl", "-o", "native.jsonl")
+    assert native.returncode == 1, native.stderr
+    assert (
+        "odd.jsonl:3: skipped: cannot be written as a native line: it nests 607 levels, "
+        "more than the 500 a native line may"
+    ) in native.stderr
+    assert "converted 3 conversation(s); 1 could not be written as native" in native.stderr
+    read = [r.conversation for r in read_records(log)]
+    again = [r.conversation for r in read_records(tmp_path / "native.jsonl")]
+    assert again == [read[0], read[1], read[3]]  # 300 levels are written, and read back equal
+    adk = _run(tmp_path, "--to", "adk-evalset", "odd.jsonl", "-o", "out.json")
+    assert adk.returncode == 1, adk.stderr
+    assert (
+        "odd.jsonl:2: skipped: cannot be written as an ADK eval set: it nests 310 levels, "
+        "more than the 199 an eval case may"
+    ) in adk.stderr
+    assert "odd.jsonl:3: skipped" in adk.stderr
+    doc = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert [c["eval_id"] for c in doc["eval_cases"]] == ["odd.jsonl:1", "odd.jsonl:4"]
+
+
+def test_numbers_a_log_wrote_as_nan_or_infinity_are_kept(tmp_path: Path) -> None:
+    _log(tmp_path, _openai(metadata='{"score": NaN, "low": -Infinity}'))
+    proc = _run(tmp_path, "odd.jsonl")
+    assert proc.returncode == 0, proc.stderr
+    assert '"metadata":{"score":NaN,"low":-Infinity}' in proc.stdout  # not null
+
+
+def test_a_log_that_cannot_be_opened_is_named_and_the_document_still_closed(
+    tmp_path: Path,
+) -> None:
+    from chatassert._cli import _Output
+    from chatassert._convert import convert
+
+    _log(tmp_path, _openai(), _openai("two"))
+    out = tmp_path / "out.evalset.json"
+    args = argparse.Namespace(output=str(out), to="adk-evalset", source_format=None)
+    err = io.StringIO()
+    code = convert(args, [str(tmp_path / "gone.jsonl"), str(tmp_path / "odd.jsonl")], err, _Output)
+    assert code == 2
+    assert f"cannot read log {tmp_path / 'gone.jsonl'}: No such file" in err.getvalue()
+    assert "converted 2 conversation(s); 1 log(s) could not be opened" in err.getvalue()
+    doc = json.loads(out.read_text(encoding="utf-8"))  # the logs after it are converted
+    assert len(doc["eval_cases"]) == 2
+
+
+def test_an_interrupted_eval_set_is_still_one_document() -> None:
+    from chatassert._convert import _write_adk
+
+    out = io.StringIO()
+
+    def items() -> Any:
+        yield Record("log", 1, conversation=FIXTURES[0][1]), FIXTURES[0][1]
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _write_adk(items(), out, "-", io.StringIO())
+    assert len(json.loads(out.getvalue())["eval_cases"]) == 1

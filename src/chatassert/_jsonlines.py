@@ -1,0 +1,61 @@
+r"""JSON Lines as the commands that read reports and labels split them, and how deep JSON nests.
+
+JSON Lines end at `\n` only. `str.splitlines()` also splits at U+2028, U+2029, U+0085 and
+other characters a JSON string may hold unescaped (`json.dumps(..., ensure_ascii=False)`
+writes them as they are), which cut a valid line in two. `nesting_over` says how many levels
+of arrays and objects a JSON text nests when that is more than a limit, without decoding it:
+the commands refuse a line (or a record) nested deeper than their readers and writers
+can take, by its place, instead of meeting a `RecursionError` half way through.
+
+Docs: docs/offline.md ("Converting logs"), docs/judges.md ("Re-gating stored results").
+Tests: tests/test_jsonlines.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from itertools import accumulate
+
+__all__ = ["JSON_SPACE", "json_lines", "nesting_over"]
+
+JSON_SPACE = " \t\n\r"
+"""The whitespace JSON allows around a value (`str.isspace` and `str.strip()` take more)."""
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_lines(text: str) -> Iterator[tuple[int, str]]:
+    r"""Each line of JSON Lines `text` that holds more than JSON whitespace, with its number.
+
+    Lines end at `\n` only (a `\r` before it is JSON whitespace, so CRLF files read too); a
+    U+2028 inside a string is part of its line.
+
+    Example:
+        >>> list(json_lines('{"a": "x\u2028y"}\r\n\n[1]'))
+        [(1, '{"a": "x\u2028y"}\r'), (3, '[1]')]
+    """
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip(JSON_SPACE):
+            yield number, line
+
+
+def nesting_over(text: str, limit: int) -> int | None:
+    """How many levels of arrays and objects JSON `text` nests, when that is more than
+    `limit`; None when it is not.
+
+    Brackets inside strings do not count. The text is not decoded: for text that is not
+    JSON the answer is an estimate, and decoding it will say what is wrong. Text with no more
+    than `limit` opening brackets is answered without scanning it.
+
+    Example:
+        >>> nesting_over('[[["]]]]]"]]]', 2), nesting_over('[[1], {"a": [2]}]', 3)
+        (3, None)
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return None
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    depth = max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+    return depth if depth > limit else None
