@@ -13,45 +13,133 @@ and `facts(media)` combines what a `Media` part declares (its MIME type, `format
 base64 `data` or an existing local `file_path`. A part that only has a `url` is never fetched:
 what it does not declare stays unknown, with the reason why.
 
-Docs: docs/promptkit.md ("Media checks"). Tests: tests/promptkit/test_media_headers.py.
+Bytes are not trusted. Every reader visits each box, element, chunk, page or segment of its
+input at most once per level of nesting (linear in the input), counts what it visits, and
+stops when it has used `HEADER_SECONDS` of CPU time, drawn from the check's time budget
+(`chatassert._budget`). Every number a header gives is checked before a check sees it: a size
+is a whole number of pixels from 1 to `MAX_SIDE`, a duration a finite number of seconds from
+0 to `MAX_SECONDS`, and the rates and time scales it is computed from are above 0. A number
+out of range is not a fact: `Probe.rejected` says why, and a check that needs it is an `error`
+with that reason.
+
+Docs: docs/promptkit.md ("Media checks"). Tests: tests/promptkit/test_media_headers.py,
+tests/promptkit/test_media_bounds.py.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import math
 import os
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from time import process_time
 from typing import TYPE_CHECKING
+
+from chatassert._budget import run_limited
+from chatassert._errors import RegexTimeoutError
 
 if TYPE_CHECKING:
     from chatassert._models import Media
 
-__all__ = ["FILE_LIMIT", "READABLE", "Facts", "Probe", "facts", "format_of_mime", "probe"]
+__all__ = [
+    "FILE_LIMIT",
+    "HEADER_SECONDS",
+    "MAX_SECONDS",
+    "MAX_SIDE",
+    "READABLE",
+    "Facts",
+    "Probe",
+    "facts",
+    "format_of_mime",
+    "probe",
+]
 
 READABLE = "PNG, JPEG, GIF, WebP, WAV, MP3, FLAC, Ogg, MP4/QuickTime and WebM/Matroska"
 """The formats whose headers chatassert reads, for messages."""
 
+HEADER_SECONDS = 1.0
+"""The CPU time reading the headers of one media part may take, in seconds.
+
+Inside a check it is drawn from the check's time budget (`chatassert._budget.run_limited`),
+which its regular expressions share. A header that takes longer is not read: the facts it
+would give are rejected with the reason, and a check that needs them is an `error`."""
+
+MAX_SIDE = 2**31 - 1
+"""The largest width or height in pixels taken from a header (PNG's own limit, the largest of
+the formats read); 0 or more is not a size."""
+
+MAX_SECONDS = 366 * 24 * 3600
+"""The longest duration taken from a header: 366 days, in seconds. A header that says more
+(or a duration that is negative or not a finite number) is corrupt, not a long recording."""
+
+Rejected = tuple[tuple[str, str], ...]
+"""Facts a header gave that were not taken: `(name, why)` pairs, `name` one of `width`,
+`height`, `duration`."""
+
 
 @dataclass(frozen=True, slots=True)
 class Probe:
-    """What the headers of some media bytes say (None: not said, or not read)."""
+    """What the headers of some media bytes say (None: not said, or not read).
+
+    Attributes:
+        format: The format the bytes are in (`png`, `mp4`, `webm`, ...).
+        width: In pixels, from 1 to `MAX_SIDE`.
+        height: In pixels, from 1 to `MAX_SIDE`.
+        duration: In seconds, finite, from 0 to `MAX_SECONDS`.
+        rejected: What the headers said that is not a fact (out of range, not a number, or
+            not read in time): `(name, why)` pairs; that fact is None.
+    """
 
     format: str | None = None
     width: int | None = None
     height: int | None = None
     duration: float | None = None
+    rejected: Rejected = ()
 
 
 _NOTHING = Probe()
 
+_CLOCK_EVERY = 512
+"""How many visits a reader makes between two reads of the CPU clock."""
 
-def probe(data: bytes) -> Probe:
+
+class _Work:
+    """What one header read has visited so far, and its time limit.
+
+    Every box, element, chunk, page, segment or candidate position a reader looks at is one
+    `step()`; every `_CLOCK_EVERY` steps the CPU time spent is compared with the limit, and
+    `TimeoutError` stops the read. `format` is the format once the bytes have shown it, so
+    that a read stopped half-way still says what the bytes are.
+    """
+
+    __slots__ = ("_next", "_seconds", "_start", "format", "steps")
+
+    def __init__(self, seconds: float) -> None:
+        self.steps = 0
+        self.format: str | None = None
+        self._seconds = seconds
+        self._next = _CLOCK_EVERY
+        self._start = process_time()
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps >= self._next:
+            self._next += _CLOCK_EVERY
+            if process_time() - self._start >= self._seconds:
+                raise TimeoutError
+
+
+def probe(data: bytes, *, seconds: float | None = None) -> Probe:
     """Read the format, dimensions and duration from the headers of media bytes.
 
-    Unrecognised or truncated bytes give what could be read (often nothing); never raises.
+    Unrecognised or truncated bytes give what could be read (often nothing); a number out of
+    range is left out and listed in `rejected`, and so is everything not yet read when the
+    read used up `seconds` of CPU time (default `HEADER_SECONDS`, drawn from the enclosing
+    check's budget). Never raises.
 
     Example:
         >>> import struct, zlib
@@ -59,57 +147,130 @@ def probe(data: bytes) -> Probe:
         >>> png = (b"\\x89PNG\\r\\n\\x1a\\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
         ...        + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)))
         >>> probe(png)
-        Probe(format='png', width=640, height=480, duration=None)
+        Probe(format='png', width=640, height=480, duration=None, rejected=())
     """
+    limit = HEADER_SECONDS if seconds is None else seconds
+    work = _Work(limit)
+
+    def run(within: float) -> Probe:
+        work._seconds = within
+        return _probe_safely(data, work)
+
     try:
-        return _probe(data)
+        return run_limited(run, "media header", limit, len(data), "media header")
+    except RegexTimeoutError:
+        why = (
+            f"reading its {work.format or 'media'} headers ({len(data)} bytes) took more than "
+            f"{limit:g} s of CPU time, so they were not read"
+        )
+        return Probe(work.format, rejected=tuple((n, why) for n in ("width", "height", "duration")))
+
+
+def _probe_safely(data: bytes, work: _Work) -> Probe:
+    try:
+        return _probe(data, work)
     except (struct.error, IndexError, ValueError, OverflowError, ZeroDivisionError):
-        return _NOTHING
+        return Probe(work.format) if work.format else _NOTHING  # cut short or corrupt
 
 
-def _probe(data: bytes) -> Probe:
+def _probe(data: bytes, work: _Work) -> Probe:
+    """The facts of `data`, each checked (see `_checked`); the readers' own errors escape."""
     head = data[:16]
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return _png(data)
+        return _png(data, work)
     if head.startswith(b"\xff\xd8"):
-        return _jpeg(data)
+        return _jpeg(data, work)
     if head[:6] in (b"GIF87a", b"GIF89a"):
+        work.format = "gif"
         width, height = struct.unpack_from("<HH", data, 6)
-        return Probe("gif", width, height)
+        return _checked("gif", width, height)
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return _webp(data)
+        return _webp(data, work)
     if head[:4] in (b"RIFF", b"RF64") and head[8:12] == b"WAVE":
-        return Probe("wav", duration=_wav_duration(data))
+        return _wav(data, work)
     if head.startswith(b"fLaC"):
-        return Probe("flac", duration=_flac_duration(data))
+        return _flac(data, work)
     if head.startswith(b"OggS"):
-        return Probe("ogg", duration=_ogg_duration(data))
+        return _ogg(data, work)
     if head[4:8] == b"ftyp":
-        return _mp4(data)
+        return _mp4(data, work)
     if head.startswith(b"\x1a\x45\xdf\xa3"):
-        return _matroska(data)
-    if head.startswith(b"ID3") or _mp3_start(data, 0) is not None:
-        return _mp3(data)
+        return _matroska(data, work)
+    if head.startswith(b"ID3") or _mp3_start(data, 0, work) is not None:
+        return _mp3(data, work)
     return _NOTHING
+
+
+# -- checking what was read ----------------------------------------------------------------------
+
+
+def _shown(value: float) -> str:
+    """A number for a message: never the thousands of digits of a huge integer."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"a number of {value.bit_length()} bits"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _checked(
+    fmt: str,
+    width: int | None = None,
+    height: int | None = None,
+    duration: float | None = None,
+    rejected: Rejected = (),
+) -> Probe:
+    """The probe of what a reader found, every number checked: a size from 1 to `MAX_SIDE`
+    pixels, a finite duration from 0 to `MAX_SECONDS`; the rest go to `rejected`."""
+    out = list(rejected)
+    sides = {"width": width, "height": height}
+    for name, side in sides.items():
+        if side is not None and not 1 <= side <= MAX_SIDE:
+            out.append(
+                (
+                    name,
+                    f"its {fmt} header gives the {name} {_shown(side)}, which is not a size "
+                    f"(a whole number of pixels from 1 to {MAX_SIDE})",
+                )
+            )
+            sides[name] = None
+    if duration is not None and not (math.isfinite(duration) and 0 <= duration <= MAX_SECONDS):
+        out.append(
+            (
+                "duration",
+                f"its {fmt} header gives the duration {_shown(duration)} s, which is not a "
+                f"duration (a finite number of seconds from 0 to {MAX_SECONDS}, 366 days)",
+            )
+        )
+        duration = None
+    return Probe(fmt, sides["width"], sides["height"], duration, tuple(out))
+
+
+def _no_rate(fmt: str, what: str, value: int) -> Rejected:
+    """The rejection of a duration whose rate or time scale is not above 0."""
+    return (
+        ("duration", f"its {fmt} header gives the {what} {_shown(value)}, which is not above 0"),
+    )
 
 
 # -- images ------------------------------------------------------------------------------------
 
 
-def _png(data: bytes) -> Probe:
+def _png(data: bytes, work: _Work) -> Probe:
+    work.format = "png"
     if data[12:16] != b"IHDR":
         return Probe("png")
     width, height = struct.unpack_from(">II", data, 16)
-    return Probe("png", width, height)
+    return _checked("png", width, height)
 
 
 # the start-of-frame markers (C0-CF) that hold the frame size; C4, C8 and CC are not frames
 _SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 
 
-def _jpeg(data: bytes) -> Probe:
+def _jpeg(data: bytes, work: _Work) -> Probe:
+    work.format = "jpeg"
     at = 2
-    while at + 4 <= len(data):
+    while at + 4 <= len(data):  # every step moves on by at least one byte
+        work.step()
         if data[at] != 0xFF:
             return Probe("jpeg")  # not a marker where one must be: corrupt
         marker = data[at + 1]
@@ -122,74 +283,88 @@ def _jpeg(data: bytes) -> Probe:
         if marker in (0xD9, 0xDA):  # end of image, start of scan: no frame header before it
             return Probe("jpeg")
         (length,) = struct.unpack_from(">H", data, at + 2)
-        if marker in _SOF:
+        if marker in _SOF:  # a height of 0 (defined later, by a DNL segment) is not read
             height, width = struct.unpack_from(">HH", data, at + 5)
-            return Probe("jpeg", width, height)
+            return _checked("jpeg", width, height)
         at += 2 + length
     return Probe("jpeg")
 
 
-def _webp(data: bytes) -> Probe:
+def _webp(data: bytes, work: _Work) -> Probe:
+    work.format = "webp"
     chunk = data[12:16]
     if chunk == b"VP8 " and data[23:26] == b"\x9d\x01\x2a":  # lossy: a key frame's start code
         width, height = struct.unpack_from("<HH", data, 26)
-        return Probe("webp", width & 0x3FFF, height & 0x3FFF)
+        return _checked("webp", width & 0x3FFF, height & 0x3FFF)
     if chunk == b"VP8L" and data[20] == 0x2F:  # lossless: 14 bits each, minus one
         (bits,) = struct.unpack_from("<I", data, 21)
-        return Probe("webp", (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1)
+        return _checked("webp", (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1)
     if chunk == b"VP8X" and len(data) >= 30:  # extended: the canvas, 24 bits each, minus one
         width = int.from_bytes(data[24:27], "little") + 1
         height = int.from_bytes(data[27:30], "little") + 1
-        return Probe("webp", width, height)
+        return _checked("webp", width, height)
     return Probe("webp")
 
 
 # -- audio -------------------------------------------------------------------------------------
 
 
-def _wav_duration(data: bytes) -> float | None:
+def _wav(data: bytes, work: _Work) -> Probe:
+    work.format = "wav"
     at, byte_rate, size = 12, None, None
-    while at + 8 <= len(data):
+    while at + 8 <= len(data):  # every chunk is at least 8 bytes
+        work.step()
         chunk = data[at : at + 4]
         (length,) = struct.unpack_from("<I", data, at + 4)
-        if chunk == b"fmt ":
+        if chunk == b"fmt " and byte_rate is None:
             (byte_rate,) = struct.unpack_from("<I", data, at + 16)
         elif chunk == b"data":
             # a streamed file leaves the size unset (0 or 0xFFFFFFFF): the bytes there count
             size = length if 0 < length <= len(data) - at - 8 else len(data) - at - 8
             break
         at += 8 + length + (length & 1)  # chunks are padded to an even size
-    if not byte_rate or size is None:
-        return None
-    return float(size) / float(byte_rate)
+    if byte_rate is None or size is None:
+        return Probe("wav")
+    if byte_rate == 0:
+        return _checked("wav", rejected=_no_rate("wav", "byte rate", 0))
+    return _checked("wav", duration=size / byte_rate)
 
 
-def _flac_duration(data: bytes) -> float | None:
+def _flac(data: bytes, work: _Work) -> Probe:
+    work.format = "flac"
     if data[4] & 0x7F != 0:  # the first block must be STREAMINFO
-        return None
+        return Probe("flac")
     (bits,) = struct.unpack_from(">Q", data, 18)
     rate, samples = bits >> 44, bits & 0xFFFFFFFFF
-    return samples / rate if rate and samples else None
+    if not samples:  # 0: the encoder did not know the number of samples
+        return Probe("flac")
+    if not rate:
+        return _checked("flac", rejected=_no_rate("flac", "sample rate", 0))
+    return _checked("flac", duration=samples / rate)
 
 
-def _ogg_duration(data: bytes) -> float | None:
-    packet = data[27 + data[26] :]  # after the first page's header and segment table
-    if packet.startswith(b"OpusHead"):
-        (pre_skip,) = struct.unpack_from("<H", packet, 10)
+def _ogg(data: bytes, work: _Work) -> Probe:
+    work.format = "ogg"
+    at = 27 + data[26]  # after the first page's header and segment table
+    if data.startswith(b"OpusHead", at):
+        (pre_skip,) = struct.unpack_from("<H", data, at + 10)
         rate, skip = 48000, pre_skip  # Opus granules count 48 kHz samples
-    elif packet.startswith(b"\x01vorbis"):
-        (rate,) = struct.unpack_from("<I", packet, 12)
+    elif data.startswith(b"\x01vorbis", at):
+        (rate,) = struct.unpack_from("<I", data, at + 12)
         skip = 0
     else:
-        return None
+        return Probe("ogg")
     serial = data[14:18]
     last = len(data)
-    while (last := data.rfind(b"OggS", 0, last)) >= 0:
+    while (last := data.rfind(b"OggS", 0, last)) >= 0:  # the pages from the end, each once
+        work.step()
         if data[last + 14 : last + 18] == serial:
             (granule,) = struct.unpack_from("<q", data, last + 6)
-            if granule >= 0:
-                return max(granule - skip, 0) / rate if rate else None
-    return None
+            if granule >= 0:  # -1: no packet ends on this page
+                if not rate:
+                    return _checked("ogg", rejected=_no_rate("ogg", "sample rate", 0))
+                return _checked("ogg", duration=max(granule - skip, 0) / rate)
+    return Probe("ogg")
 
 
 _MP3_RATES = {3: (44100, 48000, 32000), 2: (22050, 24000, 16000), 0: (11025, 12000, 8000)}
@@ -201,6 +376,9 @@ _MP3_KBPS = {
     (2, 2): (0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160),
     (2, 1): (0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160),
 }
+
+_MP3_SEARCH = 4096
+"""How many bytes from its start (or the end of its ID3 tag) an MP3's first frame is sought."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,10 +418,11 @@ def _mp3_frame(data: bytes, at: int) -> _Frame | None:
     return _Frame(mpeg1, layer, kbps, _MP3_RATES[version][rate_index], mono)
 
 
-def _mp3_start(data: bytes, at: int) -> int | None:
+def _mp3_start(data: bytes, at: int, work: _Work) -> int | None:
     """Where the first MPEG audio frame is, from `at` on: a frame header followed by another
     one (or the end of the data) where its length says; some files pad before the first."""
-    for start in range(at, min(at + 4096, len(data) - 3)):
+    for start in range(at, min(at + _MP3_SEARCH, len(data) - 3)):
+        work.step()
         frame = _mp3_frame(data, start)
         if frame is None:
             continue
@@ -254,16 +433,18 @@ def _mp3_start(data: bytes, at: int) -> int | None:
     return None
 
 
-def _mp3(data: bytes) -> Probe:
+def _mp3(data: bytes, work: _Work) -> Probe:
     at = 0
     if data.startswith(b"ID3"):  # an ID3v2 tag: its size is 4 bytes of 7 bits
+        work.format = "mp3"
         size = sum((b & 0x7F) << (7 * (3 - i)) for i, b in enumerate(data[6:10]))
         at = 10 + size + (10 if data[5] & 0x10 else 0)
-    start = _mp3_start(data, at)
+    start = _mp3_start(data, at, work)
     frame = None if start is None else _mp3_frame(data, start)
     if start is None or frame is None:
         return Probe("mp3") if data.startswith(b"ID3") else _NOTHING
-    return Probe("mp3", duration=_mp3_duration(data, start, frame))
+    work.format = "mp3"
+    return _checked("mp3", duration=_mp3_duration(data, start, frame))
 
 
 def _mp3_duration(data: bytes, at: int, frame: _Frame) -> float | None:
@@ -286,11 +467,15 @@ def _mp3_duration(data: bytes, at: int, frame: _Frame) -> float | None:
 # -- video containers --------------------------------------------------------------------------
 
 
-def _boxes(data: bytes, start: int, end: int) -> list[tuple[bytes, int, int]]:
-    """The ISO BMFF boxes between `start` and `end`: `(type, body start, body end)`."""
-    out = []
+def _boxes(data: bytes, start: int, end: int, work: _Work) -> Iterator[tuple[bytes, int, int]]:
+    """The ISO BMFF boxes between `start` and `end`: `(type, body start, body end)`.
+
+    Each box is at least 8 bytes and ends inside its parent, so the boxes of one parent are
+    visited once each, in a number of steps at most its size over 8.
+    """
     at = start
     while at + 8 <= end:
+        work.step()
         size, kind = struct.unpack_from(">I4s", data, at)
         header = 8
         if size == 1:
@@ -299,75 +484,72 @@ def _boxes(data: bytes, start: int, end: int) -> list[tuple[bytes, int, int]]:
         elif size == 0:
             size = end - at
         if size < header:
-            break
-        out.append((kind, at + header, min(at + size, end)))
+            return
+        yield kind, at + header, min(at + size, end)
         at += size
-    return out
 
 
-def _mp4(data: bytes) -> Probe:
-    top = _boxes(data, 0, len(data))
-    brand = next((data[s : s + 4] for k, s, _ in top if k == b"ftyp"), b"")
+def _mp4(data: bytes, work: _Work) -> Probe:
+    first = struct.unpack_from(">I", data, 0)[0]  # the first box is `ftyp`: its brand
+    brand = data[16:20] if first == 1 else data[8:12]
     name = "quicktime" if brand == b"qt  " else "mp4"
-    moov = next(((s, e) for k, s, e in top if k == b"moov"), None)
+    work.format = name
+    moov = next(((s, e) for k, s, e in _boxes(data, 0, len(data), work) if k == b"moov"), None)
     if moov is None:
         return Probe(name)
-    duration = width = height = None
-    for kind, start, end in _boxes(data, *moov):
-        if kind == b"mvhd":
-            duration = _mvhd_duration(data, start)
+    mvhd = mehd = None
+    width = height = None
+    for kind, start, end in _boxes(data, *moov, work):
+        if kind == b"mvhd" and mvhd is None:
+            mvhd = start
         elif kind == b"trak" and width is None:
-            width, height = _video_track_size(data, start, end)
-        elif kind == b"mvex" and not duration:  # a fragmented file: the whole duration
-            duration = _mehd_duration(data, start, end, moov)
-    return Probe(name, width, height, duration or None)
+            width, height = _video_track_size(data, start, end, work)
+        elif kind == b"mvex" and mehd is None:  # a fragmented file: the whole duration
+            mehd = next((s for k, s, _ in _boxes(data, start, end, work) if k == b"mehd"), None)
+    duration, rejected = _mp4_duration(data, name, mvhd, mehd)
+    return _checked(name, width, height, duration, rejected)
 
 
-def _mvhd_duration(data: bytes, at: int) -> float | None:
-    if data[at] == 1:
-        scale, length = struct.unpack_from(">IQ", data, at + 20)
+def _mp4_duration(
+    data: bytes, name: str, mvhd: int | None, mehd: int | None
+) -> tuple[float | None, Rejected]:
+    """The movie header's duration, else the movie extends header's (fragmented files), both
+    in the movie header's time scale; 0 or all ones means the header does not say."""
+    if mvhd is None:
+        return None, ()
+    if data[mvhd] == 1:
+        scale, length = struct.unpack_from(">IQ", data, mvhd + 20)
         unknown = 0xFFFFFFFFFFFFFFFF
     else:
-        scale, length = struct.unpack_from(">II", data, at + 12)
+        scale, length = struct.unpack_from(">II", data, mvhd + 12)
         unknown = 0xFFFFFFFF
-    if not scale or length == unknown:
-        return None
-    return float(length) / float(scale)
+    if length in (0, unknown) and mehd is not None:
+        (length,) = struct.unpack_from(">Q" if data[mehd] == 1 else ">I", data, mehd + 4)
+    if length in (0, unknown):
+        return None, ()
+    if not scale:
+        return None, _no_rate(name, "time scale", scale)
+    return length / scale, ()
 
 
-def _mehd_duration(data: bytes, start: int, end: int, moov: tuple[int, int]) -> float | None:
-    for kind, at, _ in _boxes(data, start, end):
-        if kind == b"mehd":
-            fmt = ">Q" if data[at] == 1 else ">I"
-            (length,) = struct.unpack_from(fmt, data, at + 4)
-            scale = next(
-                (
-                    struct.unpack_from(">I", data, s + (20 if data[s] == 1 else 12))[0]
-                    for k, s, _ in _boxes(data, *moov)
-                    if k == b"mvhd"
-                ),
-                0,
-            )
-            return length / scale if scale else None
-    return None
-
-
-def _video_track_size(data: bytes, start: int, end: int) -> tuple[int | None, int | None]:
-    boxes = _boxes(data, start, end)
-    handler = None
-    for kind, s, e in boxes:
-        if kind == b"mdia":
+def _video_track_size(
+    data: bytes, start: int, end: int, work: _Work
+) -> tuple[int | None, int | None]:
+    """The size the track header gives, when the track's handler is video."""
+    tkhd = handler = None
+    for kind, s, e in _boxes(data, start, end, work):
+        if kind == b"tkhd" and tkhd is None:
+            tkhd = s
+        elif kind == b"mdia" and handler is None:
             handler = next(
-                (data[h + 8 : h + 12] for k, h, _ in _boxes(data, s, e) if k == b"hdlr"), None
+                (data[h + 8 : h + 12] for k, h, _ in _boxes(data, s, e, work) if k == b"hdlr"),
+                b"",
             )
-    if handler != b"vide":
+    if handler != b"vide" or tkhd is None:
         return None, None
-    for kind, s, _ in boxes:
-        if kind == b"tkhd":
-            at = s + (88 if data[s] == 1 else 76)  # past the times, ids, layer, volume, matrix
-            width, height = struct.unpack_from(">II", data, at)
-            return width >> 16, height >> 16  # 16.16 fixed point
-    return None, None
+    at = tkhd + (88 if data[tkhd] == 1 else 76)  # past the times, ids, layer, volume, matrix
+    width, height = struct.unpack_from(">II", data, at)
+    return width >> 16, height >> 16  # 16.16 fixed point
 
 
 def _ebml(data: bytes, at: int) -> tuple[int, int]:
@@ -376,25 +558,31 @@ def _ebml(data: bytes, at: int) -> tuple[int, int]:
     length = 1
     while length <= 8 and not first & (0x80 >> (length - 1)):
         length += 1
-    if length > 8:
+    if length > 8 or at + length > len(data):
         raise ValueError("not an EBML number")
     return int.from_bytes(data[at : at + length], "big"), length
 
 
-def _elements(data: bytes, start: int, end: int) -> list[tuple[int, int, int]]:
-    """The Matroska elements between `start` and `end`: `(id, body start, body end)`."""
-    out = []
+def _elements(data: bytes, start: int, end: int, work: _Work) -> Iterator[tuple[int, int, int]]:
+    """The Matroska elements between `start` and `end`: `(id, body start, body end)`.
+
+    Each element is at least 2 bytes and ends at its parent's end at the latest (its body end
+    may be past the data, in a file cut short), so the elements of one parent are visited once
+    each. An element of unknown size reaches to its parent's end.
+    """
     at = start
-    while at < end:
+    stop = min(end, len(data))
+    while at < stop:
+        work.step()
         ident, id_length = _ebml(data, at)
         raw, size_length = _ebml(data, at + id_length)
-        size = raw & ((1 << (7 * size_length)) - 1)  # without its length marker
+        unknown = (1 << (7 * size_length)) - 1
+        size = raw & unknown  # without its length marker
         body = at + id_length + size_length
-        if size == (1 << (7 * size_length)) - 1:  # unknown size: to the end
+        if size == unknown:
             size = end - body
-        out.append((ident, body, body + size))  # may reach past `end` in a file cut short
+        yield ident, body, min(body + size, end)
         at = body + size
-    return out
 
 
 def _leaf(data: bytes, start: int, end: int) -> bytes | None:
@@ -402,56 +590,90 @@ def _leaf(data: bytes, start: int, end: int) -> bytes | None:
     return data[start:end] if end <= len(data) else None
 
 
+_NO_END = 2**63
+"""The end of the top level of a Matroska file: none, so that an element whose size goes past
+the data says the file was cut short (`_leaf`)."""
+
+_EBML, _DOC_TYPE = 0x1A45DFA3, 0x4282
 _SEGMENT, _INFO, _TRACKS, _TRACK, _VIDEO = 0x18538067, 0x1549A966, 0x1654AE6B, 0xAE, 0xE0
+_TIMESTAMP_SCALE, _DURATION, _PIXEL_WIDTH, _PIXEL_HEIGHT = 0x2AD7B1, 0x4489, 0xB0, 0xBA
 
 
-def _matroska(data: bytes) -> Probe:
-    elements = _elements(data, 0, len(data))
-    header = next(((s, e) for i, s, e in elements if i == 0x1A45DFA3), None)
+def _matroska(data: bytes, work: _Work) -> Probe:
     name = "x-matroska"
-    if header is not None:
-        inside = _elements(data, header[0], min(header[1], len(data)))
-        doc = next((_leaf(data, s, e) for i, s, e in inside if i == 0x4282), None)
-        name = "webm" if doc == b"webm" else name
-    segment = next(((s, min(e, len(data))) for i, s, e in elements if i == _SEGMENT), None)
-    if segment is None:
-        return Probe(name)
-    duration = width = height = None
-    for ident, start, end in _elements(data, *segment):
-        end = min(end, len(data))
-        if ident == _INFO:
-            duration = _matroska_duration(data, start, end)
+    for ident, start, end in _elements(data, 0, _NO_END, work):
+        if ident == _EBML and work.format is None:
+            doc = next(
+                (
+                    _leaf(data, s, e)
+                    for i, s, e in _elements(data, start, end, work)
+                    if i == _DOC_TYPE
+                ),
+                None,
+            )
+            name = "webm" if doc == b"webm" else name
+            work.format = name
+        elif ident == _SEGMENT:
+            work.format = name
+            return _segment(data, name, start, end, work)
+    return Probe(name)
+
+
+def _segment(data: bytes, name: str, start: int, end: int, work: _Work) -> Probe:
+    duration: float | None = None
+    rejected: Rejected = ()
+    width = height = None
+    info_read = False
+    for ident, s, e in _elements(data, start, end, work):
+        if ident == _INFO and not info_read:
+            info_read = True
+            duration, rejected = _matroska_duration(data, name, s, e, work)
         elif ident == _TRACKS and width is None:
-            width, height = _matroska_size(data, start, end)
-    return Probe(name, width, height, duration)
+            width, height = _matroska_size(data, s, e, work)
+    return _checked(name, width, height, duration, rejected)
 
 
-def _matroska_duration(data: bytes, start: int, end: int) -> float | None:
-    scale, ticks = 1_000_000, None  # nanoseconds per tick, by default a millisecond
-    for ident, s, e in _elements(data, start, end):
+def _matroska_duration(
+    data: bytes, name: str, start: int, end: int, work: _Work
+) -> tuple[float | None, Rejected]:
+    """The segment's Duration (a float of ticks) times its TimestampScale (nanoseconds per
+    tick, a millisecond unless said), in seconds; a Duration of 0 does not say one."""
+    scale, ticks = 1_000_000, None
+    for ident, s, e in _elements(data, start, end, work):
         body = _leaf(data, s, e)
         if body is None:
             break
-        if ident == 0x2AD7B1:
+        if ident == _TIMESTAMP_SCALE:
+            if len(body) > 8:
+                why = f"its {name} header's TimestampScale is {len(body)} bytes, more than 8"
+                return None, (("duration", why),)
             scale = int.from_bytes(body, "big")
-        elif ident == 0x4489:
-            ticks = struct.unpack(">f" if len(body) == 4 else ">d", body)[0]
-    return float(ticks) * scale / 1e9 if ticks else None
+        elif ident == _DURATION:
+            if len(body) not in (0, 4, 8):
+                why = f"its {name} header's Duration is {len(body)} bytes, not a float of 4 or 8"
+                return None, (("duration", why),)
+            ticks = struct.unpack(">f" if len(body) == 4 else ">d", body)[0] if body else 0.0
+    if not ticks:
+        return None, ()
+    if not scale:
+        return None, _no_rate(name, "timestamp scale", scale)
+    return ticks * scale / 1e9, ()
 
 
-def _matroska_size(data: bytes, start: int, end: int) -> tuple[int | None, int | None]:
-    for ident, s, e in _elements(data, start, end):
+def _matroska_size(data: bytes, start: int, end: int, work: _Work) -> tuple[int | None, int | None]:
+    """The pixel size of the first video track that gives both its width and its height."""
+    for ident, s, e in _elements(data, start, end, work):
         if ident != _TRACK:
             continue
-        for inner, vs, ve in _elements(data, s, min(e, len(data))):
-            if inner == _VIDEO:
-                size = {
-                    i: int.from_bytes(body, "big")
-                    for i, a, b in _elements(data, vs, min(ve, len(data)))
-                    if (body := _leaf(data, a, b)) is not None
-                }
-                if 0xB0 in size and 0xBA in size:
-                    return size[0xB0], size[0xBA]
+        for inner, vs, ve in _elements(data, s, e, work):
+            if inner != _VIDEO:
+                continue
+            size: dict[int, int] = {}
+            for i, a, b in _elements(data, vs, ve, work):
+                if i in (_PIXEL_WIDTH, _PIXEL_HEIGHT) and (body := _leaf(data, a, b)) is not None:
+                    size.setdefault(i, int.from_bytes(body, "big"))
+            if _PIXEL_WIDTH in size and _PIXEL_HEIGHT in size:
+                return size[_PIXEL_WIDTH], size[_PIXEL_HEIGHT]
     return None, None
 
 
@@ -469,6 +691,8 @@ class Facts:
         duration: In seconds, for audio or video.
         unread: Why the bytes were not read, when they were not (no data, a URL, a file that
             does not exist, bad base64); None when they were read or were not needed.
+        rejected: What the bytes said that is not a fact, for the facts the part does not
+            declare: `(name, why)` pairs (see `Probe.rejected`).
     """
 
     format: str | None = None
@@ -476,6 +700,7 @@ class Facts:
     height: int | None = None
     duration: float | None = None
     unread: str | None = None
+    rejected: Rejected = ()
 
 
 def format_of_mime(mime_type: str) -> str:
@@ -535,7 +760,8 @@ def facts(
     """What is known about `media`: what it declares, and what its bytes say about the rest.
 
     The format is the MIME type's (as PromptKit reads it), else the declared `format`, else the
-    one the bytes show. The bytes are read only when something in `needs` is not declared.
+    one the bytes show. The bytes are read only when something in `needs` is not declared;
+    what they say out of range is left unknown, with the reason in `rejected`.
 
     Example:
         >>> from chatassert import Media
@@ -561,4 +787,5 @@ def facts(
         declared.width if declared.width is not None else read.width,
         declared.height if declared.height is not None else read.height,
         declared.duration if declared.duration is not None else read.duration,
+        rejected=tuple((n, why) for n, why in read.rejected if getattr(declared, n) is None),
     )

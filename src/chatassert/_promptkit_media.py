@@ -9,7 +9,9 @@ read from base64 `data` or an existing local `file_path` (`chatassert._media`); 
 fetched. Violations, details and their wording are PromptKit's; what differs is that a verdict
 the data cannot give is an `error`, never a failure or a pass: no media of the kind in the
 response, or a part whose format, dimensions or duration cannot be known (when no other part
-already violates the requirement).
+already violates the requirement): not read, not said by its headers, or said out of range (a
+NaN or negative duration, a size of 0) or too slowly (a header reader stops at its CPU time
+limit, drawn from the check's budget).
 
 Docs: docs/promptkit.md ("Media checks"). Tests: tests/promptkit/test_promptkit_media.py.
 
@@ -115,6 +117,7 @@ class _MediaCheck(Assertion):
     needs: ClassVar[tuple[str, ...]] = ()
     what: ClassVar[str] = ""  # what is read, for messages: "format", "dimensions", "duration"
     evidence_at = "/media"
+    _searches = True  # reading a header draws on the check's time budget (`_media.probe`)
 
     @property
     def _count_key(self) -> str:
@@ -158,6 +161,9 @@ class _MediaCheck(Assertion):
     def _unknown(self, fact: Facts) -> str:
         if fact.unread is not None:
             return fact.unread
+        why = next((why for name, why in fact.rejected if name in self.needs), None)
+        if why is not None:  # the header said something that is not a size or a duration
+            return f"{why}; declare it on the part"
         data = f"its {fact.format} data" if fact.format else "its bytes, of no format it reads,"
         return (
             f"{data} do not say its {self.what} (chatassert reads {READABLE}); "

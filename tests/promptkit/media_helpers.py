@@ -203,17 +203,20 @@ def mp4(
     version: int = 0,
     audio_first: bool = True,
     moov_last: bool = False,
+    length: int | None = None,
 ) -> bytes:
     """An MP4 whose movie header says the duration and whose video track header the size.
 
     An audio track (size 0x0) comes first unless `audio_first` is false; `moov_last` puts the
-    movie box after the media data, as most encoders write it.
+    movie box after the media data, as most encoders write it; `length` sets the movie
+    header's duration in time-scale units (instead of `seconds` times `scale`).
     """
     ftyp = _box(b"ftyp", brand + struct.pack(">I", 512) + brand + b"mp41")
     tracks = (_trak(b"soun", 0, 0, version) if audio_first else b"") + _trak(
         b"vide", width, height, version
     )
-    moov = _box(b"moov", _mvhd(scale, int(seconds * scale), version) + tracks)
+    ticks = int(seconds * scale) if length is None else length
+    moov = _box(b"moov", _mvhd(scale, ticks, version) + tracks)
     mdat = _box(b"mdat", b"\x00" * 64)
     return ftyp + (mdat + moov if moov_last else moov + mdat)
 
@@ -230,14 +233,29 @@ def _element(ident: int, body: bytes) -> bytes:
     return _ebml_id(ident) + ((1 << (7 * length)) | size).to_bytes(length, "big") + body
 
 
-def webm(width: int, height: int, seconds: float, *, doctype: bytes = b"webm") -> bytes:
-    """A WebM (Matroska) header: EBML with its DocType, then Info and Tracks in a Segment."""
+def webm(
+    width: int,
+    height: int,
+    seconds: float,
+    *,
+    doctype: bytes = b"webm",
+    duration: bytes | None = None,
+    scale: bytes = (1_000_000).to_bytes(3, "big"),
+    pixels: tuple[bytes, bytes] | None = None,
+) -> bytes:
+    """A WebM (Matroska) header: EBML with its DocType, then Info and Tracks in a Segment.
+
+    `duration` (the Duration element's body, else `seconds` in milliseconds as a double),
+    `scale` (TimestampScale's body) and `pixels` (PixelWidth's and PixelHeight's bodies, else
+    `width` and `height` in 2 bytes) write those elements as given.
+    """
     header = _element(0x1A45DFA3, _element(0x4286, b"\x01") + _element(0x4282, doctype))
     info = _element(
         0x1549A966,
-        _element(0x2AD7B1, (1_000_000).to_bytes(3, "big"))
-        + _element(0x4489, struct.pack(">d", seconds * 1000)),
+        _element(0x2AD7B1, scale)
+        + _element(0x4489, struct.pack(">d", seconds * 1000) if duration is None else duration),
     )
+    wide, high = pixels or (width.to_bytes(2, "big"), height.to_bytes(2, "big"))
     audio = _element(0xAE, _element(0xD7, b"\x01") + _element(0x83, b"\x02"))
     video = _element(
         0xAE,
@@ -245,7 +263,7 @@ def webm(width: int, height: int, seconds: float, *, doctype: bytes = b"webm") -
         + _element(0x83, b"\x01")
         + _element(
             0xE0,
-            _element(0xB0, width.to_bytes(2, "big")) + _element(0xBA, height.to_bytes(2, "big")),
+            _element(0xB0, wide) + _element(0xBA, high),
         ),
     )
     tracks = _element(0x1654AE6B, audio + video)
