@@ -97,21 +97,49 @@ def anthropic_text(text: str, stop_reason: str = "end_turn") -> Reply:
 
 class RefusedOnce:
     """Replies for a server: a good verdict (after `delay` seconds) to every request but the
-    `nth` (from 1), which is refused with a 429 saying `Retry-After: 1`. `arrivals` holds when
-    each request came, `refused` when the refusal went (a `time.monotonic()` each)."""
+    `nth` (from 1), which is refused with a 429 saying `Retry-After: <retry_after>`. `arrivals`
+    holds when each request came, `refused` when the refusal went (a `time.monotonic()` each),
+    `prompts` each request's user prompt, in order of arrival."""
 
-    def __init__(self, nth: int = 1, delay: float = 0.0) -> None:
-        self.nth, self.delay = nth, delay
+    def __init__(self, nth: int = 1, delay: float = 0.0, retry_after: str = "1") -> None:
+        self.nth, self.delay, self.retry_after = nth, delay, retry_after
         self.arrivals: list[float] = []
         self.refused: list[float] = []
+        self.prompts: list[str] = []
         self._lock = threading.Lock()
 
     def __call__(self, recorded: Recorded) -> Reply:
         with self._lock:
             self.arrivals.append(time.monotonic())
+            messages = recorded.body.get("messages") if isinstance(recorded.body, dict) else None
+            self.prompts.append(str(messages[-1].get("content")) if messages else "")
             if len(self.arrivals) == self.nth:
                 self.refused.append(time.monotonic())
-                return Reply({"error": "slow down"}, status=429, headers={"Retry-After": "1"})
+                headers = {"Retry-After": self.retry_after}
+                return Reply({"error": "slow down"}, status=429, headers=headers)
+        answer = openai_verdict()
+        answer.delay = self.delay
+        return answer
+
+
+class Together:
+    """Replies that overlap for certain, not by timing: each request is held until `n` are
+    held at once (or `patience` seconds pass), then answered with a verdict after `delay`
+    seconds; once `n` have met, later requests are not held. `peak` is the most held at once."""
+
+    def __init__(self, n: int, delay: float = 0.0, patience: float = 30.0) -> None:
+        self.n, self.delay, self.patience = n, delay, patience
+        self.held = 0
+        self.peak = 0
+        self._met = threading.Condition()
+
+    def __call__(self, recorded: Recorded) -> Reply:
+        with self._met:
+            self.held += 1
+            self.peak = max(self.peak, self.held)
+            self._met.notify_all()
+            self._met.wait_for(lambda: self.peak >= self.n, timeout=self.patience)
+            self.held -= 1
         answer = openai_verdict()
         answer.delay = self.delay
         return answer

@@ -4,12 +4,12 @@ pauses the key for every request sharing the gate (against a real loopback serve
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from loopback import LoopbackServer, RefusedOnce, Reply, openai_verdict
+from loopback import LoopbackServer, RefusedOnce, Reply, Together, openai_verdict
 
 from chatassert import LLMRubric, Status
 from chatassert.judges import (
@@ -25,17 +25,59 @@ KEY = ("openai", "judge-model")
 
 
 def _ask(judge: OpenAIJudge, count: int, stagger: float = 0.0) -> list[Any]:
-    async def one(i: int) -> Any:
-        await asyncio.sleep(stagger * i)
-        try:
-            return await judge.judge(JudgeRequest(f"criterion {i}", "Please."))
-        except Exception as exc:  # the outcome is what the test looks at
-            return exc
-
     async def all_of() -> list[Any]:
-        return list(await asyncio.gather(*(one(i) for i in range(count))))
+        return list(await asyncio.gather(*(_one(judge, i, stagger * i) for i in range(count))))
 
     return asyncio.run(all_of())
+
+
+async def _one(judge: OpenAIJudge, i: int, after: float = 0.0) -> Any:
+    await asyncio.sleep(after)
+    try:
+        return await judge.judge(JudgeRequest(f"criterion {i}", "Please."))
+    except Exception as exc:  # the outcome is what the test looks at
+        return exc
+
+
+class Clock:
+    """Time the test controls, for a gate: `sleep` moves it on at once and records the wait."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.waits: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        start = self.now
+        await asyncio.sleep(0)
+        self.now = max(self.now, start + seconds)
+
+
+class LoggingGate(LocalRequestGate):
+    """A local gate on a `Clock` that logs its admissions and pauses, in order."""
+
+    def __init__(self, clock: Clock, **options: Any) -> None:
+        super().__init__(clock=clock, sleep=clock.sleep, **options)
+        self.clock = clock
+        self.log: list[tuple[str, float]] = []
+        self.paused = threading.Event()
+
+    async def acquire(self, key: tuple[str, str]) -> None:
+        await super().acquire(key)
+        self.log.append(("admit", self.clock()))
+
+    async def pause(self, key: tuple[str, str], seconds: float | None) -> None:
+        await super().pause(key, seconds)
+        self.log.append(("pause", self.clock()))
+        self.paused.set()
+
+
+async def _after_pause(gate: LoggingGate) -> None:
+    while not gate.paused.is_set():  # bounded: the test fails at its own time limit
+        await asyncio.sleep(0.005)
 
 
 def _slow(delay: float) -> Reply:
@@ -59,23 +101,25 @@ def test_no_gate_is_the_default() -> None:
 def test_the_gate_bounds_the_requests_in_flight_per_key(
     server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
 ) -> None:
-    server.default = _slow(0.05)
     judge = openai_judge()
+    server.default = ungated = Together(3, delay=0.02)  # three meet: no gate holds them back
     results = _ask(judge, 8)
     assert all(r.passed for r in results)
-    assert server.max_in_flight > 2  # without a gate they overlap
+    assert ungated.peak >= 3
 
     server.max_in_flight = 0
+    server.default = gated = Together(2, delay=0.02)  # two meet, so two were let through
     gate = LocalRequestGate(concurrency=2)
     with use_request_gate(gate):
         results = _ask(judge, 8)
     assert all(r.passed for r in results)
-    assert server.max_in_flight == 2
+    assert gated.peak == 2
+    assert server.max_in_flight <= 2
     assert gate.in_flight(KEY) == 0  # each attempt released its slot
 
 
 def test_keys_are_limited_apart(server: LoopbackServer) -> None:
-    server.default = _slow(0.05)
+    server.default = together = Together(2, delay=0.02)  # one request of each model meet
     gate = LocalRequestGate(concurrency=1)
     judges = [OpenAIJudge(model, base_url=server.url + "/v1", retries=0) for model in ("m1", "m2")]
 
@@ -86,39 +130,58 @@ def test_keys_are_limited_apart(server: LoopbackServer) -> None:
 
     with use_request_gate(gate):
         asyncio.run(both())
-    assert server.max_in_flight == 2  # one per model
+    assert together.peak == 2  # one per model
+    assert server.max_in_flight <= 2
     assert server.count == 6
 
 
 def test_a_429_with_retry_after_pauses_every_request_of_the_key(
     server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
 ) -> None:
-    reply = RefusedOnce()
-    server.default = reply
-    arrivals, refused = reply.arrivals, reply.refused
+    server.default = reply = RefusedOnce()  # the first request is refused: Retry-After: 1
     # The judge's own retry delay is tiny (backoff 1 ms): only the gate holds the others back.
     judge = openai_judge(max_retry_after=5.0, backoff=0.001, max_backoff=0.001)
     original = judge._retry_delay
     judge._retry_delay = lambda attempt, retry_after: original(attempt, None)  # type: ignore[method-assign]
-    gate = LocalRequestGate(concurrency=4)
+    gate = LoggingGate(Clock(), concurrency=4)
+
+    async def run() -> list[Any]:
+        first = asyncio.ensure_future(_one(judge, 0))
+        await _after_pause(gate)  # the others ask once the 429 has paused the key
+        return list(await asyncio.gather(first, *(_one(judge, i) for i in range(1, 4))))
+
     with use_request_gate(gate):
-        results = _ask(judge, 4, stagger=0.1)
+        results = asyncio.run(run())
     assert all(getattr(r, "passed", False) for r in results), results
-    assert len(arrivals) == 5  # four requests and one retry
-    later = [t - refused[0] for t in arrivals[1:]]
-    assert min(later) >= 0.95, later  # nothing was sent during the pause
+    assert len(reply.arrivals) == 5  # four requests and one retry
+    assert "criterion 0" in reply.prompts[0]  # refused, then retried after the pause
+    assert sum("criterion 0" in prompt for prompt in reply.prompts) == 2
+    [(first, _), (paused, at), *later] = gate.log
+    assert (first, paused) == ("admit", "pause")
+    assert [event for event, _ in later] == ["admit"] * 4
+    assert all(when >= at + 1.0 for _, when in later), (at, later)  # none during the pause
+    assert max(gate.clock.waits, default=0.0) == pytest.approx(1.0)
 
 
 def test_without_a_gate_the_others_do_not_wait(
     server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
 ) -> None:
-    reply = RefusedOnce()
-    server.default = reply
-    arrivals = reply.arrivals
-    judge = openai_judge(max_retry_after=5.0)
-    start = time.monotonic()
-    _ask(judge, 4, stagger=0.1)
-    assert min(t - start for t in arrivals[1:]) < 0.5  # the control: the gate makes the wait
+    server.default = reply = RefusedOnce(retry_after="30")
+    judge = openai_judge(max_retry_after=30.0, retries=1)  # the refused one waits 30 s
+
+    async def run() -> tuple[list[Any], bool]:
+        first = asyncio.ensure_future(_one(judge, 0))
+        while not reply.refused:  # bounded: the test fails at its own time limit
+            await asyncio.sleep(0.005)
+        others = await asyncio.gather(*(_one(judge, i) for i in range(1, 4)))
+        waiting = not first.done()
+        first.cancel()
+        return list(others), waiting
+
+    others, still_waiting = asyncio.run(run())
+    assert all(getattr(r, "passed", False) for r in others), others
+    assert still_waiting  # the control: without a gate nothing held the others back
+    assert len(reply.arrivals) == 4
 
 
 def test_a_judge_that_stays_rate_limited_is_an_error_never_a_pass(
@@ -139,31 +202,33 @@ def test_a_429_without_retry_after_backs_off_exponentially_at_the_gate(
     server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
 ) -> None:
     server.default = Reply({"error": "slow down"}, status=429)
-    gate = LocalRequestGate(concurrency=2, backoff=0.05, max_backoff=0.15)
-    started = time.monotonic()
+    clock = Clock()
+    gate = LocalRequestGate(
+        concurrency=2, backoff=0.05, max_backoff=0.15, clock=clock, sleep=clock.sleep
+    )
     with use_request_gate(gate):
         result = LLMRubric("Is polite", judge=openai_judge(retries=3)).check("Please.")
-    took = time.monotonic() - started
     assert result.status is Status.ERROR
     assert server.count == 4
     # pauses of 0.05, 0.1 and 0.15 (capped) seconds before the three retries
-    assert took >= 0.29, took
+    assert clock.waits == pytest.approx([0.05, 0.1, 0.15])
 
 
 def test_a_503_pauses_only_with_retry_after(
     server: LoopbackServer, openai_judge: Callable[..., OpenAIJudge]
 ) -> None:
-    gate = LocalRequestGate(concurrency=1, backoff=30.0)
+    clock = Clock()
+    gate = LocalRequestGate(concurrency=1, backoff=30.0, clock=clock, sleep=clock.sleep)
     server.push(Reply({"error": "down"}, status=503), openai_verdict())
     with use_request_gate(gate):
         assert LLMRubric("x", judge=openai_judge()).check("y").passed
     assert gate.paused_for(KEY) == 0.0  # no Retry-After: the judge's own back-off only
+    assert clock.waits == []
     server.push(Reply({"error": "down"}, status=503, headers={"Retry-After": "0.2"}))
     server.push(openai_verdict())
-    started = time.monotonic()
     with use_request_gate(gate):
         assert LLMRubric("x", judge=openai_judge(max_retry_after=1.0)).check("y").passed
-    assert time.monotonic() - started >= 0.19
+    assert clock.waits == pytest.approx([0.2])
 
 
 def test_pauses_extend_never_shorten_and_the_back_off_doubles() -> None:

@@ -17,6 +17,7 @@ import contextlib
 import threading
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -85,7 +86,7 @@ class _Key:
     """What a gate knows of one key."""
 
     held: int = 0
-    until: float = 0.0  # monotonic time before which nothing is admitted
+    until: float = 0.0  # the time (on the gate's clock) before which nothing is admitted
     strikes: int = 0  # pauses without Retry-After in a row, for the back-off
     started: deque[float] = field(default_factory=deque)  # admissions of the last minute
     waiters: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = field(
@@ -108,6 +109,9 @@ class LocalRequestGate:
         backoff: The first pause after a 429 without `Retry-After`, in seconds.
         max_backoff: The longest such pause.
         max_pause: The longest pause a `Retry-After` can ask for.
+        clock: The gate's clock, in seconds (default `time.monotonic`).
+        sleep: How the gate waits out a pause or the minute's budget (default
+            `asyncio.sleep`). With `clock`, a test can run the gate on time it controls.
 
     Example:
         >>> import asyncio
@@ -132,6 +136,8 @@ class LocalRequestGate:
         backoff: float = 1.0,
         max_backoff: float = 60.0,
         max_pause: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
         for label, number in (("concurrency", concurrency), ("per_minute", per_minute)):
             if number is not None and (
@@ -150,6 +156,8 @@ class LocalRequestGate:
         self.backoff = float(backoff)
         self.max_backoff = float(max_backoff)
         self.max_pause = float(max_pause)
+        self._clock = clock
+        self._sleep = sleep
         self._keys: dict[GateKey, _Key] = {}
         self._lock = threading.Lock()
 
@@ -179,7 +187,7 @@ class LocalRequestGate:
             future: asyncio.Future[None] | None = None
             with self._lock:
                 state = self._key(key)
-                now = time.monotonic()
+                now = self._clock()
                 wait = self._wait(state, now)
                 if wait <= 0:
                     if self.concurrency is None or state.held < self.concurrency:
@@ -190,7 +198,7 @@ class LocalRequestGate:
                     future = loop.create_future()
                     state.waiters.append((loop, future))
             if future is None:
-                await asyncio.sleep(wait)
+                await self._sleep(wait)
                 continue
             try:
                 await future
@@ -224,7 +232,7 @@ class LocalRequestGate:
         before this one starts the count again)."""
         with self._lock:
             state = self._key(key)
-            now = time.monotonic()
+            now = self._clock()
             if seconds is None:
                 if state.until < now - 60.0:
                     state.strikes = 0
@@ -242,7 +250,7 @@ class LocalRequestGate:
     def paused_for(self, key: GateKey) -> float:
         """Seconds left of the pause of `key` (0 when none)."""
         with self._lock:
-            return max(0.0, self._key(key).until - time.monotonic())
+            return max(0.0, self._key(key).until - self._clock())
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
