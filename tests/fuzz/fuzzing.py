@@ -88,6 +88,8 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "judge.http": (40, 4_000),
     # results
     "result.roundtrip": (300, 60_000),
+    # media headers: any bytes, mutated files of every format read
+    "media.headers": (300, 100_000),
     # the command line
     "cli.argv": (40, 2_000),
     "cli.lint": (40, 2_000),
