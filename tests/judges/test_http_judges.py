@@ -268,7 +268,8 @@ FAULTS: dict[str, tuple[Callable[[], Reply], str]] = {
     "429": (lambda: Reply({"error": "rate"}, status=429, headers={"Retry-After": "0"}), "HTTP 429"),
     "500": (lambda: Reply({"error": "boom"}, status=500), "HTTP 500"),
     "503": (lambda: Reply("unavailable", status=503), "HTTP 503"),
-    "slow": (lambda: Reply(openai_verdict().body, delay=0.3), "timed out after 0.05 s"),
+    # five seconds against a 0.05 s deadline: a loaded machine cannot make it look fast
+    "slow": (lambda: Reply(openai_verdict().body, delay=5.0), "timed out after 0.05 s"),
     "dropped": (lambda: Reply(drop=True), "connection failed"),
 }
 
@@ -469,7 +470,7 @@ def test_anthropic_retries_transient_faults(
 def test_anthropic_slow_reply_times_out(
     server: LoopbackServer, anthropic_judge: Callable[..., AnthropicJudge]
 ) -> None:
-    server.default = lambda _: Reply(anthropic_tool({"passed": True}).body, delay=0.3)
+    server.default = lambda _: Reply(anthropic_tool({"passed": True}).body, delay=5.0)
     result = check(anthropic_judge(timeout=0.05, retries=1))
     assert result.status is Status.ERROR
     assert "gave up after 2 attempts: timed out" in result.reason

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faulty import FAULTS, FaultyServer, expected
+from faulty import FAULTS, FaultyServer, PacedServer, expected, passing_reply
 
 from chatassert import LLMRubric, Result
 from chatassert.judges import CachedJudge, OpenAIJudge, VerdictCache, check_many
@@ -192,6 +192,100 @@ def test_a_slow_reply_is_a_timeout_error() -> None:
     )
     assert result.status == "error"
     assert "timed out after 0.05 s" in result.reason
+
+
+# -- servers that take their time: one deadline per request --------------------------------------
+
+
+@pytest.fixture
+def paced() -> Iterator[Callable[..., PacedServer]]:
+    """Start `PacedServer`s for a test and stop them after it."""
+    servers: list[PacedServer] = []
+
+    def start(**options: Any) -> PacedServer:
+        server = PacedServer(**options)
+        servers.append(server)
+        server.start()
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def _rubric(server: PacedServer, **options: Any) -> LLMRubric:
+    judge = OpenAIJudge("m", base_url=server.url, **{"retries": 0, **options})
+    return LLMRubric("Is fine", judge=judge)
+
+
+def _ran_out(result: Result, seconds: str) -> bool:
+    return result.status == "error" and (
+        f"timed out after {seconds} s (the deadline of one request" in result.reason
+    )
+
+
+def test_a_drip_that_ends_within_the_deadline_is_read(
+    paced: Callable[..., PacedServer],
+) -> None:
+    server = paced(pace=0.001, chunk=8)  # the control: the paced answer is a good verdict
+    result = _rubric(server, timeout=30).check("a")
+    assert (result.status, result.reason) == ("passed", "paced")
+
+
+def test_a_dripping_reply_is_an_error_at_the_deadline_never_a_pass(
+    paced: Callable[..., PacedServer],
+) -> None:
+    # headers at once, then a passing verdict a byte every 10 ms: ten seconds and more
+    server = paced(pace=0.01, answer=passing_reply(1000))
+    result = asyncio.run(_rubric(server, timeout=0.3).acheck("a"))
+    assert _ran_out(result, "0.3"), result.reason
+    assert server.wait_hung_up(1) == server.opened == 1  # the judge hung up
+    assert server.sent < 1000
+
+
+def test_every_attempt_has_a_deadline_of_its_own(paced: Callable[..., PacedServer]) -> None:
+    server = paced(pace=0.01, answer=passing_reply(1000))
+    result = _rubric(server, timeout=0.3, retries=2, backoff=0.001).check("a")
+    assert _ran_out(result, "0.3"), result.reason
+    assert "gave up after 3 attempts" in result.reason
+    assert server.wait_hung_up(3) == server.opened == 3
+
+
+def test_a_server_sending_a_byte_a_second_gives_no_verdict_past_the_deadline(
+    paced: Callable[..., PacedServer],
+) -> None:
+    # The status line too goes a byte a second: each read waits a second, never 1.5.
+    server = paced(pace=1.0, slow_head=True)
+    result = _rubric(server, timeout=1.5).check("a")  # the synchronous path
+    assert _ran_out(result, "1.5"), result.reason
+    assert server.wait_hung_up(1) == 1
+
+
+def test_an_endless_drip_is_an_error_at_the_deadline(paced: Callable[..., PacedServer]) -> None:
+    server = paced(pace=0.005, endless=True)
+    result = asyncio.run(_rubric(server, timeout=0.3).acheck("a"))
+    assert _ran_out(result, "0.3"), result.reason
+    assert server.wait_hung_up(1) == 1
+
+
+def test_an_endless_body_stops_at_the_size_cap(paced: Callable[..., PacedServer]) -> None:
+    server = paced(pace=0.0, chunk=64 * 1024, endless=True)
+    result = _rubric(server, timeout=30, max_reply_bytes=1 << 20).check("a")
+    assert result.status == "error"
+    assert "larger than 1048576 bytes" in result.reason
+    assert server.wait_hung_up(1) == 1
+    assert server.sent < server.limit
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"timeout": 0}, {"timeout": float("inf")}, {"timeout": float("nan")}, {"timeout": -1},
+     {"max_retry_after": float("inf")}, {"backoff": float("nan")}],
+    ids=["zero", "inf", "nan", "negative", "endless-retry-after", "nan-backoff"],
+)  # fmt: skip
+def test_every_wait_of_a_judge_is_finite(options: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match="must be"):
+        OpenAIJudge("m", **options)
 
 
 def test_proxy_variables_route_judge_traffic_through_the_proxy(

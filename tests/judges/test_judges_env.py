@@ -95,6 +95,18 @@ def test_env_options_build_the_judge(tmp_path: object) -> None:
             },
             "CHATASSERT_JUDGE_TIMEOUT must be a number",
         ),
+        *(
+            (
+                {"CHATASSERT_JUDGE": "openai", "CHATASSERT_JUDGE_MODEL": "m", name: value},
+                f"{name} must be {words}",
+            )
+            for name, value, words in [
+                ("CHATASSERT_JUDGE_TIMEOUT", "inf", "a finite number"),
+                ("CHATASSERT_JUDGE_TIMEOUT", "nan", "a finite number"),
+                ("CHATASSERT_JUDGE_TIMEOUT", "0", "more than 0 seconds"),
+                ("CHATASSERT_JUDGE_RETRIES", "inf", "a finite number"),
+            ]
+        ),
     ],
 )
 def test_bad_configuration_says_what_to_set(env: dict[str, str], message: str) -> None:

@@ -25,7 +25,7 @@ ENV_VARS = {
     "CHATASSERT_JUDGE_BASE_URL": "the API base URL (default: the provider's)",
     "CHATASSERT_JUDGE_API_KEY_ENV": "the variable holding the API key "
     "(default OPENAI_API_KEY / ANTHROPIC_API_KEY)",
-    "CHATASSERT_JUDGE_TIMEOUT": "seconds per request (default 60)",
+    "CHATASSERT_JUDGE_TIMEOUT": "the deadline of each request, in seconds (default 60)",
     "CHATASSERT_JUDGE_RETRIES": "retries after the first attempt (default 2)",
     "CHATASSERT_JUDGE_CONCURRENCY": "judge requests in flight in batch runs (default 32)",
     "CHATASSERT_JUDGE_CACHE": "the cache file, or off (default: on, in the user cache dir)",
@@ -109,12 +109,18 @@ api_key_env='OPENAI_API_KEY')
     if cache is True:
         cache = str(default_cache_path())
     shared = verdict_store() if cache is not False else None
+    timeout = env_number(env, "CHATASSERT_JUDGE_TIMEOUT", 60.0)
+    if timeout <= 0:
+        raise JudgeError(
+            f"CHATASSERT_JUDGE_TIMEOUT must be more than 0 seconds, got {timeout:g}: it is "
+            "the deadline of each judge request"
+        )
     config = (
         kind,
         chosen,
         env.get("CHATASSERT_JUDGE_BASE_URL") or None,
         env.get("CHATASSERT_JUDGE_API_KEY_ENV") or None,
-        env_number(env, "CHATASSERT_JUDGE_TIMEOUT", 60.0),
+        timeout,
         int(env_number(env, "CHATASSERT_JUDGE_RETRIES", 2)),
         cache if shared is None else shared,
         (env.get("CHATASSERT_JUDGE_BATCH") or "").strip().lower() not in _OFF,

@@ -1,8 +1,9 @@
 """Judges over HTTP: OpenAI-compatible chat completions and Anthropic Messages.
 
 Both share the transport: one `httpx.AsyncClient` per event loop (httpx's own transport, so the
-proxy variables and TLS settings users know apply), a per-request timeout, a cap on the size of
-a reply, retries with exponential backoff and jitter on connection errors, timeouts, 429
+proxy variables and TLS settings users know apply), one deadline per request (connecting,
+sending and reading the whole reply, whatever pace the server keeps), a cap on the size of a
+reply, retries with exponential backoff and jitter on connection errors, timeouts, 429
 (honouring `Retry-After`) and 5xx, and no retry on other 4xx. Each request has a connection of
 its own: over HTTP/1.1 a reply cannot be told apart from a stale second answer to an earlier
 request on the same connection, so a connection is never reused for another verdict. Each
@@ -12,16 +13,20 @@ and model, which a 429 (or a 503 with `Retry-After`) pauses for every process sh
 API keys are read from an environment variable when a request is sent and never stored on the
 judge, so they cannot show up in a repr, a pickle, a log line or an error message; the key and
 the values of credential-bearing `headers=` are scrubbed from everything a reply puts into a
-result, an error or a log line, in their JSON-escaped forms too.
+result, an error or a log line: written plainly, in every JSON escape form (at any depth of
+JSON inside JSON), and once more after the verdict is parsed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import functools
+import itertools
 import json
 import logging
+import math
 import os
 import random
 import re
@@ -30,7 +35,7 @@ import time
 import weakref
 import zlib
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import certifi
 import httpx
@@ -70,6 +75,14 @@ DEFAULT_MAX_REPLY_BYTES = 10 * 1024 * 1024
 _CREDENTIAL_HEADER = re.compile(r"auth|key|token|secret|cookie|passw|signature|session", re.I)
 """Header names whose values are treated as secrets (`Authorization`, `x-api-key`, ...)."""
 
+_UNSENDABLE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]|\A\s|\s\Z")
+"""What a header value cannot hold: a control character but tab, or whitespace at either end."""
+
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""A header name (an HTTP token)."""
+
+_Outcome = TypeVar("_Outcome", bound=Verdict | JudgeError)
+
 
 class HTTPJudge:
     """Shared machinery of the HTTP judges (subclass it for another wire format).
@@ -78,7 +91,11 @@ class HTTPJudge:
         model: The model to ask (a per-assertion `model` overrides it per request).
         base_url: The API's base URL.
         api_key_env: The environment variable holding the API key (read per request).
-        timeout: Seconds allowed for one request.
+        timeout: The deadline of one request, in seconds: connecting, sending it and reading
+            the whole reply must end within it, however the server paces its bytes; a request
+            that runs out of it is a timeout (retried like one). Each retry has a deadline of
+            its own, so one verdict waits at most `(retries + 1) * timeout` for replies, plus
+            the delays between attempts (each at most `max(max_backoff, max_retry_after)`).
         retries: Retries after the first attempt, for transient faults.
         backoff: The first retry delay in seconds; it doubles per retry, with jitter.
         max_backoff: The largest delay between retries.
@@ -90,7 +107,8 @@ class HTTPJudge:
             `{{conversation}}`, `{{tool_calls}}`) replacing the default layout.
         headers: Further HTTP headers. The values of credential-bearing ones (a name with
             `auth`, `key`, `token`, `secret`, `cookie`, `password`, `signature` or `session`)
-            are redacted wherever a reply could echo them and left out of cache keys.
+            are redacted wherever a reply could echo them and left out of cache keys. A value
+            may not hold a control character (tab aside) or start or end with whitespace.
         max_reply_bytes: The largest reply body read, after decompression; a larger one is
             an error (default 10 MiB).
     """
@@ -125,8 +143,16 @@ class HTTPJudge:
             ("max_backoff", max_backoff),
             ("max_retry_after", max_retry_after),
         ):
-            if isinstance(number, bool) or not isinstance(number, int | float) or number < 0:
-                raise ValueError(f"{label} must be a non-negative number, got {number!r}")
+            # Every wait is bounded: no infinite (or NaN) deadline, back-off or Retry-After cap.
+            if (
+                isinstance(number, bool)
+                or not isinstance(number, int | float)
+                or not math.isfinite(number)
+                or number < 0
+            ):
+                raise ValueError(f"{label} must be a finite non-negative number, got {number!r}")
+        if timeout <= 0:
+            raise ValueError(f"timeout must be more than 0 seconds, got {timeout!r}")
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
         if (
@@ -137,6 +163,16 @@ class HTTPJudge:
             raise ValueError(f"max_reply_bytes must be a positive integer, got {max_reply_bytes!r}")
         if prompt is not None:
             template_fields(prompt)
+        for name, value in (headers or {}).items():
+            if not isinstance(name, str) or not isinstance(value, str):
+                raise TypeError(f"headers= maps names to strings, got {name!r}: {type(value)}")
+            if not _TOKEN.fullmatch(name):
+                raise ValueError(f"{name!r} is not an HTTP header name (letters, digits, -_.)")
+            if not _sendable(value):  # the value is never shown: it may be a credential
+                raise ValueError(
+                    f"the value of header {name!r} has a control character or starts or ends "
+                    "with whitespace, which an HTTP header cannot carry"
+                )
         self.model = model
         self.base_url = (base_url or self.default_base_url).rstrip("/")
         self.api_key_env = api_key_env or self.default_key_env
@@ -219,8 +255,13 @@ class HTTPJudge:
                 the reply is not a usable verdict.
         """
         prompt = self.render(request)
-        reply, raw = await self._exchange(request.model or self.model, prompt, 1)
-        return verdict_from(reply, raw=raw, prompt=prompt)
+        try:
+            reply, raw = await self._exchange(request.model or self.model, prompt, 1)
+            verdict = verdict_from(reply, raw=raw, prompt=prompt)
+        except JudgeError as exc:
+            self._scrubbed(exc)  # in place: the error keeps its traceback
+            raise
+        return self._scrubbed(verdict)
 
     async def judge_many(self, requests: Sequence[JudgeRequest]) -> list[Verdict | JudgeError]:
         """Grade several criteria of one subject in a single request, one verdict each.
@@ -233,8 +274,15 @@ class HTTPJudge:
             # A judge's own prompt or system prompt is written for one criterion: grade alone.
             return list(await asyncio.gather(*(self._judge_alone(r) for r in requests)))
         prompt = self.render_many(requests)
-        reply, raw = await self._exchange(requests[0].model or self.model, prompt, len(requests))
-        return verdicts_from(reply, len(requests), raw=raw, prompt=prompt)
+        try:
+            reply, raw = await self._exchange(
+                requests[0].model or self.model, prompt, len(requests)
+            )
+            outcomes = verdicts_from(reply, len(requests), raw=raw, prompt=prompt)
+        except JudgeError as exc:
+            self._scrubbed(exc)  # in place: the error keeps its traceback
+            raise
+        return [self._scrubbed(outcome) for outcome in outcomes]
 
     async def _judge_alone(self, request: JudgeRequest) -> Verdict | JudgeError:
         try:
@@ -255,10 +303,18 @@ class HTTPJudge:
                 f"{self.name}: no API key; set the environment variable "
                 f"{self.api_key_env} (or choose another with api_key_env=...)"
             )
+        if key and not _sendable(key):  # never shown: the message names the variable only
+            raise JudgeError(
+                f"{self.name}: the API key in {self.api_key_env} has a control character or "
+                "starts or ends with whitespace (a pasted newline?), which an HTTP header "
+                f"cannot carry; set {self.api_key_env} again"
+            )
         return key or None
 
     def _secrets(self) -> list[str]:
-        """The API key and the credential-bearing header values (with and without a scheme)."""
+        """The API key and the credential-bearing header values (with and without a scheme),
+        each also as its UTF-8 bytes read as Latin-1 (how a reply declaring that charset
+        shows a non-ASCII one)."""
         found = []
         key = os.environ.get(self.api_key_env) if self.api_key_env else None
         if key:
@@ -269,27 +325,46 @@ class HTTPJudge:
                 token = value.partition(" ")[2].strip()  # `Bearer <token>`
                 if token:
                     found.append(token)
+        for secret in list(found):
+            if not secret.isascii():
+                found.append(secret.encode("utf-8", "surrogatepass").decode("latin-1"))
         return [s for s in found if len(s) >= 4]
 
+    def _patterns(self) -> list[re.Pattern[str]]:
+        # Longest first: a header value holding the key is redacted whole, not around it.
+        return [_secret_pattern(s) for s in sorted(set(self._secrets()), key=len, reverse=True)]
+
     def _redact(self, text: str) -> str:
-        return _scrub(text, [_secret_pattern(s) for s in self._secrets()])
+        return _scrub(text, self._patterns())
 
     def _redact_value(self, value: Any) -> Any:
         """`_redact` every string in a decoded JSON value (keys included)."""
-        patterns = [_secret_pattern(s) for s in self._secrets()]
+        return _scrub_value(value, self._patterns())
+
+    def _scrubbed(self, outcome: _Outcome) -> _Outcome:
+        """`outcome` with every string it carries redacted: a verdict's reason, raw reply and
+        prompt, or an error's message and raw reply.
+
+        This is the last step before anything a reply said leaves the judge (into a result,
+        a cache, a log line), so it sees the verdict as parsed: a secret a reply escaped in a
+        way the scrubbing of the reply's text did not recognise is caught here decoded.
+        """
+        patterns = self._patterns()
         if not patterns:
-            return value
-
-        def walk(item: Any) -> Any:
-            if isinstance(item, str):
-                return _scrub(item, patterns)
-            if isinstance(item, list):
-                return [walk(v) for v in item]
-            if isinstance(item, dict):
-                return {_scrub(str(k), patterns): walk(v) for k, v in item.items()}
-            return item
-
-        return walk(value)
+            return outcome
+        if isinstance(outcome, Verdict):
+            return dataclasses.replace(
+                outcome,
+                reason=_scrub(outcome.reason, patterns),
+                raw=_scrub_value(outcome.raw, patterns),
+                prompt=None if outcome.prompt is None else _scrub(outcome.prompt, patterns),
+            )
+        outcome.args = tuple(_scrub_value(arg, patterns) for arg in outcome.args)
+        if isinstance(outcome, JudgeReplyError):
+            outcome.raw = _scrub_value(outcome.raw, patterns)
+            if outcome.prompt is not None:
+                outcome.prompt = _scrub(outcome.prompt, patterns)
+        return outcome
 
     def _client(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()
@@ -318,32 +393,42 @@ class HTTPJudge:
     ) -> tuple[httpx.Response, bytes]:
         """POST once on a connection of its own; return the response and its decoded body.
 
+        Connecting, sending and reading every byte of the reply share one deadline,
+        `timeout` seconds: httpx's own timeouts bound each step alone, and a server that
+        sends a byte now and then would keep every step short and the request going for ever.
+
         Raises:
+            TimeoutError: when the deadline passes first (the connection is closed).
             JudgeError: when the decoded body grows past `max_reply_bytes`.
         """
-        request = self._client().build_request(
+        values = {
+            **self.headers,
+            **headers,
+            "Connection": "close",
+            "Accept-Encoding": "gzip, deflate",  # decoded here, within the size cap
+        }
+        client = self._client()
+        request = client.build_request(
             "POST",
             url,
             json=body,
-            headers={
-                **self.headers,
-                **headers,
-                "Connection": "close",
-                "Accept-Encoding": "gzip, deflate",  # decoded here, within the size cap
-            },
+            # A non-ASCII value goes as its UTF-8 bytes (httpx would refuse it as text).
+            headers=[(k.encode("ascii"), v.encode("utf-8")) for k, v in values.items()],
             timeout=self.timeout,
         )
-        response = await self._client().send(request, stream=True)
-        try:
-            decoder = _Decoder(response.headers.get("content-encoding", ""), self.max_reply_bytes)
-            if decoder.problem:
-                raise JudgeError(f"{self.name}: {decoder.problem}")
-            async for chunk in response.aiter_raw():
-                decoder.feed(chunk)
+        async with asyncio.timeout(self.timeout):
+            response = await client.send(request, stream=True)
+            try:
+                encoding = response.headers.get("content-encoding", "")
+                decoder = _Decoder(encoding, self.max_reply_bytes)
                 if decoder.problem:
                     raise JudgeError(f"{self.name}: {decoder.problem}")
-        finally:
-            await response.aclose()
+                async for chunk in response.aiter_raw():
+                    decoder.feed(chunk)
+                    if decoder.problem:
+                        raise JudgeError(f"{self.name}: {decoder.problem}")
+            finally:
+                await response.aclose()
         return response, decoder.body()
 
     async def aclose(self) -> None:
@@ -413,8 +498,11 @@ class HTTPJudge:
                         response, content = await self._send(url, body, headers)
                     else:
                         response, content = await self._gated(gate, key, url, body, headers)
-            except httpx.TimeoutException:
-                cause = f"timed out after {self.timeout:g} s"
+            except (httpx.TimeoutException, TimeoutError):
+                cause = (
+                    f"timed out after {self.timeout:g} s (the deadline of one request: "
+                    "connecting, sending and reading the whole reply)"
+                )
             except httpx.RequestError as exc:
                 cause = f"connection failed ({type(exc).__name__}: {exc or 'no detail'})"
                 cause = self._redact(cause)
@@ -545,27 +633,93 @@ class _Decoder:
         return b"".join(self.chunks)
 
 
+def _sendable(value: str) -> bool:
+    """Whether an HTTP header can carry `value` (see `_UNSENDABLE`)."""
+    return _UNSENDABLE.search(value) is None
+
+
 def _scrub(text: str, patterns: list[re.Pattern[str]]) -> str:
     for pattern in patterns:
         text = pattern.sub("[redacted]", text)
     return text
 
 
+def _scrub_value(value: Any, patterns: list[re.Pattern[str]]) -> Any:
+    """A copy of `value` with `_scrub` applied to every string in it (keys included).
+
+    Iterative, so a value nested deeper than the recursion limit is scrubbed too; lists and
+    tuples come back as lists, mappings as dicts, anything else as it is.
+    """
+    if not patterns:
+        return value
+
+    def fresh(item: Any) -> Any:  # a scrubbed string, an empty container to fill, or the item
+        if isinstance(item, str):
+            return _scrub(item, patterns)
+        if isinstance(item, list | tuple):
+            return []
+        if isinstance(item, Mapping):
+            return {}
+        return item
+
+    out = fresh(value)
+    stack: list[tuple[Any, Any]] = []
+    if isinstance(value, list | tuple | Mapping):
+        stack.append((value, out))
+    while stack:
+        item, copy = stack.pop()
+        pairs = item.items() if isinstance(item, Mapping) else enumerate(item)
+        for key, child in pairs:
+            new = fresh(child)
+            if isinstance(item, Mapping):
+                copy[_scrub(str(key), patterns)] = new
+            else:
+                copy.append(new)
+            if isinstance(child, list | tuple | Mapping):
+                stack.append((child, new))
+    return out
+
+
+_MAX_ESCAPES = 16
+"""The most backslashes redaction expects in front of one escaped character: a secret written
+as JSON inside JSON four levels deep (a backslash becomes 2**4 of them)."""
+
+_SHORT_ESCAPES = {'"': '"', "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t"}
+"""JSON's two-character escapes, by the character they stand for (the backslash aside)."""
+
+
 @functools.lru_cache(maxsize=64)
 def _secret_pattern(secret: str) -> re.Pattern[str]:
-    """Match `secret` written plainly or with any of its characters JSON-escaped (`\\u002d`).
+    r"""Match `secret` written plainly or in any JSON escape form, up to four levels deep.
+
+    Each character may be itself, `\uXXXX` (hex digits in either case; a surrogate pair
+    beyond the Basic Multilingual Plane) or its short escape (`\"`, `\\`, `\/`, `\n`, ...),
+    behind 1 to 16 backslashes: a reply's JSON may hold JSON text (a verdict in `content`)
+    which may hold JSON again. Each run of backslashes is bounded, so a search takes time
+    linear in the text, whatever a reply puts in it.
 
     Example:
-        >>> _secret_pattern("sk-1/2").sub("[redacted]", 'a sk\\u002d1\\\\/2 b')
+        >>> _secret_pattern('sk-"1/2').sub("[redacted]", 'a sk\\u002D\\\\\\"1\\/2 b')
         'a [redacted] b'
     """
+    run = rf"\\{{1,{_MAX_ESCAPES}}}"
     parts = []
-    for char in secret:
-        # Any number of backslashes: a reply's JSON may hold JSON text (a verdict in `content`).
-        escapes = [re.escape(char), rf"\\+u(?i:{ord(char):04x})"]
-        if char == "/":
-            escapes.append(r"\\+/")
-        parts.append(f"(?:{'|'.join(escapes)})")
+    for char, group in itertools.groupby(secret):
+        count = len(list(group))
+        if char == "\\":  # one run: raw, or each backslash escaped (`\\\\`, `\\u005c`)
+            escaped = f"(?:{run}u(?i:005c)){{{count}}}"
+            parts.append(rf"(?:\\{{{count},{count * _MAX_ESCAPES}}}|{escaped})")
+            continue
+        code = ord(char)
+        forms = [re.escape(char)]
+        if code > 0xFFFF:
+            high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
+            forms.append(rf"{run}u(?i:{high:04x}){run}u(?i:{low:04x})")
+        else:
+            forms.append(rf"{run}u(?i:{code:04x})")
+        if char in _SHORT_ESCAPES:
+            forms.append(run + re.escape(_SHORT_ESCAPES[char]))
+        parts.append(f"(?:{'|'.join(forms)}){{{count}}}" if count > 1 else f"(?:{'|'.join(forms)})")
     return re.compile("".join(parts))
 
 

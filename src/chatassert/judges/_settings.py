@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 
@@ -21,8 +22,8 @@ def env_number(environ: Mapping[str, str], name: str, default: float) -> float:
         value = float(text)
     except ValueError:
         raise JudgeError(f"{name} must be a number, got {text!r}") from None
-    if value < 0:
-        raise JudgeError(f"{name} must not be negative, got {text!r}")
+    if not math.isfinite(value) or value < 0:
+        raise JudgeError(f"{name} must be a finite number, not negative, got {text!r}")
     return value
 
 
