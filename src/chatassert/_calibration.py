@@ -13,13 +13,26 @@ Docs: docs/judges.md ("Calibrating a judge against people"). Tests: tests/judges
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Calibration", "Label", "calibrate", "cohen_kappa", "read_labels", "render_text"]
+from chatassert._jsonlines import json_lines
+from chatassert._result import shorten
+
+__all__ = [
+    "Calibration",
+    "Label",
+    "LabelsError",
+    "calibrate",
+    "cohen_kappa",
+    "read_labels",
+    "render_text",
+]
 
 _VERDICTS = ("pass", "fail")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -32,33 +45,58 @@ class Label:
     human: str
 
 
+class LabelsError(ValueError):
+    """A labels file with problems: `problems` lists each (`file:line: what ...`), and the
+    message joins them, a line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def _label(line: str) -> Label | str:
+    """The label a line holds, or what is wrong with it."""
+    try:
+        value = json.loads(line)
+    except RecursionError:
+        return "the line nests too deeply to read (expected an object of three strings)"
+    except json.JSONDecodeError as exc:
+        return f"not JSON ({exc.msg} at column {exc.colno})"
+    except ValueError as exc:  # an integer of more digits than Python converts
+        return f"not JSON ({str(exc).split(';')[0]})"
+    if not isinstance(value, Mapping):
+        return f"expected an object, found {type(value).__name__}"
+    for key in ("record", "assertion"):
+        if not isinstance(value.get(key), str) or not value[key].strip():
+            return f"'{key}' must be a non-empty string"
+    human = value.get("human")
+    if human not in _VERDICTS:
+        return f"'human' must be 'pass' or 'fail', found {shorten(repr(human), 40)}"
+    return Label(value["record"], value["assertion"], human)
+
+
 def read_labels(text: str, where: str = "labels") -> list[Label]:
-    """Parse a labels file: one JSON object per line with `record`, `assertion` and `human`.
+    r"""Parse a labels file: one JSON object per line with `record`, `assertion` and `human`.
+
+    Lines end at `\n` only (JSON Lines): a U+2028 inside a string is part of its line.
 
     Raises:
-        ValueError: naming the line and what is wrong with it.
+        LabelsError: a `ValueError` listing every line that is wrong, by its place.
 
     Example:
         >>> read_labels('{"record": "log.jsonl:2", "assertion": "polite", "human": "fail"}')
         [Label(record='log.jsonl:2', assertion='polite', human='fail')]
     """
     labels = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}:{number}: not JSON ({exc.msg})") from None
-        if not isinstance(value, Mapping):
-            raise ValueError(f"{where}:{number}: expected an object, found {type(value).__name__}")
-        for key in ("record", "assertion"):
-            if not isinstance(value.get(key), str) or not value[key].strip():
-                raise ValueError(f"{where}:{number}: '{key}' must be a non-empty string")
-        human = value.get("human")
-        if human not in _VERDICTS:
-            raise ValueError(f"{where}:{number}: 'human' must be 'pass' or 'fail', found {human!r}")
-        labels.append(Label(value["record"], value["assertion"], human))
+    problems = []
+    for number, line in json_lines(text):
+        label = _label(line)
+        if isinstance(label, str):
+            problems.append(f"{where}:{number}: {label}")
+        else:
+            labels.append(label)
+    if problems:
+        raise LabelsError(problems)
     return labels
 
 
@@ -237,7 +275,8 @@ def _number(value: float | None) -> str:
 
 
 def render_text(calibrations: Iterable[Calibration]) -> str:
-    """The calibration as text: one block per assertion, with its disagreements."""
+    """The calibration as text: one block per assertion, with its disagreements (a lone
+    surrogate shown as U+FFFD, as the text report of a run shows it)."""
     lines = []
     for cal in calibrations:
         lines.append(
@@ -256,4 +295,6 @@ def render_text(calibrations: Iterable[Calibration]) -> str:
             lines.append(
                 f"  - {d['record']}: human {d['human']}, judge {d['judge']}: {d['reason']}"
             )
-    return "\n".join(lines) + "\n"
+    # a lone surrogate (JSON "\ud800" in a report) cannot be written as UTF-8, as in the
+    # text report of a run
+    return _SURROGATE.sub("\ufffd", "\n".join(lines)) + "\n"

@@ -467,7 +467,8 @@ def _validate_parser(sub: Any) -> None:
         "with the judged verdict for that record and assertion, and print per assertion the "
         "agreement, precision and recall (a pass is the positive class), Cohen's kappa, the "
         "counts and the disagreements. Exit 0; with --min-kappa, 1 when an assertion is below "
-        "it (or its kappa is undefined).",
+        "it (or its kappa is undefined); 2 for a labels file or report with problems, each "
+        "named by its line.",
     )
     validate.add_argument("suite", metavar="SUITE", help="the suite file")
     validate.add_argument("labels", metavar="LABELS", help="the labels (.jsonl)")
@@ -493,13 +494,20 @@ def _validate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     import io
     import tempfile
 
-    from chatassert._calibration import calibrate, read_labels, render_text
+    from chatassert._calibration import LabelsError, calibrate, read_labels, render_text
+    from chatassert.reporting._report_reader import read_report, say_problems
 
+    if args.min_kappa is not None and not -1.0 <= args.min_kappa <= 1.0:
+        err.write(f"chatassert validate: --min-kappa must be from -1 to 1 (got {args.min_kappa})\n")
+        return EXIT_USAGE
     try:
-        with open(args.labels, encoding="utf-8") as f:
+        with open(args.labels, encoding="utf-8", newline="") as f:
             labels = read_labels(f.read(), args.labels)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        err.write(f"chatassert validate: {exc}\n")
+    except LabelsError as exc:
+        err.write("chatassert validate: not a labels file:\n" + say_problems(exc.problems))
+        return EXIT_USAGE
+    except (OSError, UnicodeDecodeError) as exc:
+        err.write(f"chatassert validate: cannot read the labels {args.labels}: {exc}\n")
         return EXIT_USAGE
     with tempfile.TemporaryDirectory() as tmp:
         report = args.report
@@ -514,12 +522,15 @@ def _validate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
             if code not in (EXIT_OK, 1, 3):  # ran; failures and errors are what is measured
                 return code
         try:
-            with open(report, encoding="utf-8") as f:
-                lines = [json.loads(line) for line in f if line.strip()]
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            with open(report, encoding="utf-8", newline="") as f:
+                lines, problems = read_report(f.read(), report)
+        except (OSError, UnicodeDecodeError) as exc:
             err.write(f"chatassert validate: cannot read the report {report}: {exc}\n")
             return EXIT_USAGE
-    results = calibrate((x for x in lines if isinstance(x, dict)), labels)
+    if problems:
+        err.write("chatassert validate: not a JSON report of check:\n" + say_problems(problems))
+        return EXIT_USAGE
+    results = calibrate(lines, labels)
     below = [
         c.assertion
         for c in results
@@ -2113,35 +2124,33 @@ def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     if args.show < 1:
         err.write(f"chatassert regate: --show must be at least 1 (got {args.show})\n")
         return EXIT_USAGE
+    from chatassert.reporting._report_reader import read_report, row_kind, say_problems
+
     try:
         if args.report == "-":
             text = sys.stdin.read()
         else:
-            with open(args.report, encoding="utf-8") as f:
+            with open(args.report, encoding="utf-8", newline="") as f:
                 text = f.read()
     except (OSError, UnicodeDecodeError) as exc:
         err.write(f"chatassert regate: cannot read {args.report}: {exc}\n")
         return EXIT_USAGE
-    lines: list[dict[str, Any]] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-            if not isinstance(value, dict):
-                raise ValueError("not a JSON object")
-            if "result" in value:
-                value["result"] = Result.from_dict(value["result"])
-        except ValueError as exc:
-            err.write(f"{args.report}:{number}: not a line of a JSON report: {exc}\n")
-            return EXIT_USAGE
-        lines.append(value)
+    lines, problems = read_report(text, "<stdin>" if args.report == "-" else args.report)
+    if problems:
+        err.write("chatassert regate: not a JSON report of check:\n" + say_problems(problems))
+        return EXIT_USAGE
+    kinds = [row_kind(value) for value in lines]
+    for value, kind in zip(lines, kinds, strict=True):
+        if kind == "result":
+            value["result"] = Result.from_dict(value["result"])
     plan = _Plan(
         None, (), None, outputs, args.verbose, full_results=args.full_results, show=args.show,
         flaky=args.flaky,
     )  # fmt: skip
-    stored: dict[str, Any] = next((v["summary"] for v in lines if "summary" in v), {})
-    summary = Summary(keep=args.show, records=stored.get("records"))
+    summaries = (v["summary"] for v, k in zip(lines, kinds, strict=True) if k == "summary")
+    stored: dict[str, Any] = next(summaries, {})
+    records = stored.get("records")
+    summary = Summary(keep=args.show, records=None if records is None else int(records))
     summary.interrupted = bool(stored.get("interrupted"))
     reports = _Reports()
     try:
