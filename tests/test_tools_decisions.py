@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from chatassert import ContainsFunctionCall, Conversation, Status, ToolCall, Turn
+from chatassert._matchers import strict_equal
 from chatassert.args import loose_equal
 
 
@@ -149,8 +150,9 @@ def test_invalid_json_arguments_are_an_error_that_still_reports_every_call() -> 
     ("expected", "actual", "equal"),
     [
         (4, "4", True),  # G9: a number equals its canonical decimal rendering
-        (4, "4.0", True),  # an integral number is also 4.0, which renders as "4.0"
-        (4.0, "4", True),
+        (4, "4.0", False),  # G19: "4.0" is not the canonical rendering of the integer 4
+        (4.0, "4.0", True),  # a float equals its own rendering,
+        (4.0, "4", True),  # and, when it is whole, its digits
         (4, "None", False),  # and no other string
         (2.5, "2.50", False),
         (math.inf, "inf", True),  # docs/flat.md: a non-finite number equals its rendering
@@ -229,3 +231,87 @@ def test_bad_arguments_are_named(tool: Any, arguments: Any, error: type, message
     with pytest.raises(error) as raised:
         ContainsFunctionCall(tool, arguments)
     assert str(raised.value) == message
+
+
+# -- G19: the edges of loose equality -------------------------------------------------------
+
+EDGES: list[tuple[Any, Any, bool]] = [
+    # a string compared with a number is read without its surrounding whitespace
+    (4, " 4 ", True),
+    (4, "\t4\n", True),
+    (2.5, " 2.5", True),
+    (4.0, " 4.0 ", True),
+    (4, "4 5", False),  # whitespace inside is kept
+    (4, "", False),
+    (4, " ", False),
+    # nothing else is loosened: only the canonical rendering
+    (4, "4.0", False),
+    (4, "+4", False),
+    (4, "04", False),
+    (4, "4e0", False),
+    (2.5, "2.50", False),
+    # a string compared with a bool ignores case (and its surrounding whitespace)
+    (True, "True", True),
+    (True, "TRUE", True),
+    (True, "tRuE", True),
+    (False, "False", True),
+    (False, "FALSE", True),
+    (True, " true ", True),
+    (True, "false", False),
+    (False, "True", False),
+    (True, "yes", False),
+    (True, "1", False),
+    (True, "t", False),
+    (False, "0", False),
+    (False, "", False),
+    # a date likewise: its ISO string, without surrounding whitespace
+    (dt.date(2024, 2, 15), " 2024-02-15\n", True),
+    (dt.date(2024, 2, 15), "2024-2-15", False),
+    # two strings compare exactly: no trimming, no case folding
+    ("Paris", "paris", False),
+    ("Paris", " Paris", False),
+    ("true", "True", False),
+    ("4", " 4", False),
+]
+
+
+@pytest.mark.parametrize(("expected", "actual", "equal"), EDGES)
+def test_loose_equality_at_its_edges(expected: Any, actual: Any, equal: bool) -> None:
+    """SEMANTICS G19, decided in docs/flat.md ("Arguments"): the same either way round."""
+    assert loose_equal(expected, actual) is equal
+    assert loose_equal(actual, expected) is equal
+
+
+def test_an_integer_of_more_digits_than_python_renders_equals_no_string() -> None:
+    """A crash before (`float()` of the integer overflowed): now simply not equal."""
+    huge = 10**5000
+    assert not loose_equal(huge, "1" + "0" * 5000)
+    assert loose_equal(huge, huge)
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual"), [(e, a) for e, a, equal in EDGES if equal and type(e) is not type(a)]
+)
+def test_strict_equality_has_none_of_the_edges(expected: Any, actual: Any) -> None:
+    """G14: under `args_equality: strict` a string never equals a number, a bool or a date's
+    value with other whitespace or case."""
+    assert not strict_equal(expected, actual)
+    assert not strict_equal(actual, expected)
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "passed"),
+    [
+        ({"party_size": 4}, {"party_size": " 4 "}, True),
+        ({"party_size": 4}, {"party_size": "4.0"}, False),
+        ({"confirm": True}, {"confirm": "True"}, True),
+        ({"confirm": True}, {"confirm": "yes"}, False),
+    ],
+)
+def test_the_edges_through_contains_function_call(
+    expected: dict[str, Any], actual: dict[str, Any], passed: bool
+) -> None:
+    turn = calls(ToolCall(name="book", arguments=actual))
+    assert ContainsFunctionCall("book", expected).check(turn).passed is passed
+    strict = ContainsFunctionCall("book", expected, args_equality="strict")
+    assert strict.check(turn).passed is False

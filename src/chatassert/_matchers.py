@@ -778,14 +778,21 @@ def error_flag(result: ToolResult | None) -> str | None:
 
 
 def loose_equal(expected: Any, actual: Any) -> bool:
-    """Return whether `actual` loosely equals `expected` (G9).
+    """Return whether `actual` loosely equals `expected` (G9, with the edges of G19).
 
     - JSON-equal values are equal, and numbers compare numerically (`4 == 4.0`);
-    - a number equals the string of its canonical decimal rendering (`4 == "4"`, `2.5 == "2.5"`);
-    - a bool equals `"true"` / `"false"`; a date equals its ISO string;
+    - a number equals the string of its canonical decimal rendering (`4 == "4"`, `2.5 == "2.5"`):
+      an integer its digits (so `4 != "4.0"`), a float Python's rendering of it (`4.0 == "4.0"`)
+      and, when it is whole, its digits too (`4.0 == "4"`); `"+4"`, `"04"`, `"4e0"` are not;
+    - a bool equals `"true"` / `"false"` in any case (`"True"`, `"FALSE"`), and no other
+      string (`"yes"`, `"1"`); a date equals its ISO string;
+    - a string compared with a number, a bool or a date is read without its surrounding
+      whitespace (`" 4 " == 4`); two strings compare exactly (`"Paris" != " paris"`);
     - an expected `None` means "present, any value";
     - an expected mapping matches a mapping with at least those keys, loosely equal (recursive);
     - an expected list matches a list of the same length, loosely equal item by item.
+
+    The rule is the same whichever side the number, bool or date is on.
 
     Example:
         >>> loose_equal({"party_size": 4}, {"party_size": "4", "date": "2024-02-15"})
@@ -875,11 +882,18 @@ def _is_number(value: object) -> bool:
 
 
 def _number_renderings(value: float) -> set[str]:
-    if isinstance(value, float) and not math.isfinite(value):
+    """The strings a number loosely equals (G19): an integer's digits; a float's rendering,
+    and a whole float's digits too; a number that is not finite, its rendering alone."""
+    if isinstance(value, int):
+        try:
+            return {str(value)}
+        except ValueError:  # more digits than Python renders: no string is that number
+            return set()
+    if not math.isfinite(value):
         return {repr(value)}
-    if float(value).is_integer():
-        return {str(int(value)), repr(float(value))}
-    return {repr(float(value))}
+    if value.is_integer():
+        return {repr(value), str(int(value))}
+    return {repr(value)}
 
 
 def _bool_equal(a: Any, b: Any) -> bool:
