@@ -310,6 +310,69 @@ def test_a_repeated_call_id_pairs_its_results_in_order() -> None:
     ]
 
 
+def paired(
+    calls: list[tuple[str, str | None]], results: list[tuple[str, str | None]]
+) -> list[tuple[str, str | None]]:
+    """The `call_results` of a turn of these (name, id) calls and (content, call id) results."""
+    turn = Turn(
+        tool_calls=[ToolCall(name=name, id=ident) for name, ident in calls],
+        tool_results=[ToolResult(call_id=ident, content=text) for text, ident in results],
+    )
+    return [(c.name, r.content if r else None) for c, r in turn.call_results]
+
+
+@pytest.mark.parametrize(
+    ("calls", "results", "pairs"),
+    [
+        (  # fewer results than calls of a repeated id: the id-less result goes past them
+            [("a", "x"), ("b", "x"), ("c", None)],
+            [("ra", "x"), ("rc", None)],
+            [("a", "ra"), ("b", None), ("c", "rc")],
+        ),
+        (  # a call whose id a later result names is not free for an earlier id-less one
+            [("a", "x"), ("b", None)],
+            [("rb", None), ("ra", "x")],
+            [("a", "ra"), ("b", "rb")],
+        ),
+        (  # id-less results take the free calls in call order, whatever their own ids
+            [("a", "y"), ("b", "x"), ("c", None)],
+            [("ra", None), ("rb", "x"), ("rc", None)],
+            [("a", "ra"), ("b", "rb"), ("c", "rc")],
+        ),
+        (  # an id no call has pairs with nothing, not with a call by position
+            [("a", None)],
+            [("rz", "z")],
+            [("a", None)],
+        ),
+        (  # more results than calls of an id: the rest, and an id-less one, pair with nothing
+            [("a", "x")],
+            [("r1", "x"), ("r2", "x"), ("r3", None)],
+            [("a", "r1")],
+        ),
+        (  # an id that no result names leaves its calls free for id-less results, in order
+            [("a", "x"), ("b", "x")],
+            [("r1", None), ("r2", None)],
+            [("a", "r1"), ("b", "r2")],
+        ),
+    ],
+    ids=[
+        "repeated id used up",
+        "named later",
+        "free calls in order",
+        "unknown id",
+        "left over",
+        "unnamed repeated id",
+    ],
+)
+def test_results_pair_with_calls_by_id_then_in_order(
+    calls: list[tuple[str, str | None]],
+    results: list[tuple[str, str | None]],
+    pairs: list[tuple[str, str | None]],
+) -> None:
+    """SEMANTICS G20, as `Turn.call_results` documents it."""
+    assert paired(calls, results) == pairs
+
+
 _JSON_TEXTS = st.one_of(
     st.recursive(
         st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),

@@ -541,7 +541,23 @@ class Turn(_Derived):
 
     @_CachedProperty
     def call_results(self) -> list[tuple[ToolCall, ToolResult | None]]:
-        """Each tool call paired with its result (by id where there are ids, else by order)."""
+        """Each tool call paired with its result, or None (SEMANTICS G20).
+
+        A result pairs with the call whose id it names; an id repeated on several calls pairs
+        its results with those calls in order. A result with no id takes the first call, in
+        order, that has no result yet and whose id no result names: never a call whose id was
+        used up by its own results, even when they were fewer than its calls. A result naming
+        an id that no call has pairs with nothing, and so does a result left over.
+
+        Example:
+            >>> turn = Turn(
+            ...     tool_calls=[ToolCall(name="a", id="x"), ToolCall(name="b", id="x"),
+            ...                 ToolCall(name="c")],
+            ...     tool_results=[ToolResult(call_id="x", content="ra"), ToolResult(content="rc")],
+            ... )
+            >>> [(c.name, r.content if r else None) for c, r in turn.call_results]
+            [('a', 'ra'), ('b', None), ('c', 'rc')]
+        """
         by_id: dict[str, list[ToolResult]] = {}
         for r in self.tool_results:
             if r.call_id is not None:
