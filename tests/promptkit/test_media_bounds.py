@@ -28,6 +28,7 @@ from media_helpers import b64, flac, gif, jpeg, mp3, mp4, ogg_vorbis, png, wav, 
 
 import chatassert._media as media_module
 from chatassert import Media, Status, Turn
+from chatassert._budget import BUDGET, close_budget, open_budget
 from chatassert._media import MAX_SECONDS, MAX_SIDE, Facts, Probe, _Work, facts, probe
 from chatassert.promptkit import AudioDuration, ImageDimensions, VideoDuration, VideoResolution
 
@@ -457,3 +458,17 @@ def test_a_check_whose_header_takes_too_long_is_an_error(
 def test_a_read_that_ends_in_time_is_whole() -> None:
     assert probe(mp4_mvex(102_400), seconds=60.0) == Probe("mp4")
     assert probe(png(3, 2), seconds=0) == Probe("png", 3, 2)  # never needed the clock
+
+
+def test_a_read_inside_a_check_draws_on_its_budget() -> None:
+    """The time a header read takes is added to the budget the check's searches share, so a
+    check's regular expressions and its media headers have one limit between them."""
+    token = open_budget()
+    try:
+        budget = BUDGET.get()
+        assert budget is not None
+        assert budget.spent == 0.0
+        assert probe(mp4_mvex(1_048_576)) == Probe("mp4")  # tens of milliseconds of work
+        assert budget.spent > 0.0
+    finally:
+        close_budget(token)
