@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from chatassert._jsonlines import json_lines
+from chatassert._jsonlines import json_lines, not_utf8
 from chatassert._result import shorten
 
 __all__ = [
@@ -56,6 +56,9 @@ class LabelsError(ValueError):
 
 def _label(line: str) -> Label | str:
     """The label a line holds, or what is wrong with it."""
+    stray = not_utf8(line)
+    if stray is not None:
+        return stray
     try:
         value = json.loads(line)
     except RecursionError:
@@ -78,7 +81,8 @@ def _label(line: str) -> Label | str:
 def read_labels(text: str, where: str = "labels") -> list[Label]:
     r"""Parse a labels file: one JSON object per line with `record`, `assertion` and `human`.
 
-    Lines end at `\n` only (JSON Lines): a U+2028 inside a string is part of its line.
+    Lines end at `\n` only (JSON Lines): a U+2028 inside a string is part of its line. Text
+    read with `errors="surrogateescape"` has its stray bytes named by their line.
 
     Raises:
         LabelsError: a `ValueError` listing every line that is wrong, by its place.

@@ -338,8 +338,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--resume",
         action="store_true",
-        help="with --results: do not check again a log whose results are in DIR (and whose "
-        "size and modification time are unchanged); the reports include its rows",
+        help="with --results: do not check again a log whose results are in DIR and whose "
+        "bytes (read again and hashed) are those its results were made of; the reports "
+        "include its rows. A results file that does not validate is said and not used",
     )
     check.add_argument(
         "--rejudge-errors",
@@ -501,7 +502,7 @@ def _validate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         err.write(f"chatassert validate: --min-kappa must be from -1 to 1 (got {args.min_kappa})\n")
         return EXIT_USAGE
     try:
-        with open(args.labels, encoding="utf-8", newline="") as f:
+        with open(args.labels, encoding="utf-8", errors="surrogateescape", newline="") as f:
             labels = read_labels(f.read(), args.labels)
     except LabelsError as exc:
         err.write("chatassert validate: not a labels file:\n" + say_problems(exc.problems))
@@ -522,7 +523,7 @@ def _validate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
             if code not in (EXIT_OK, 1, 3):  # ran; failures and errors are what is measured
                 return code
         try:
-            with open(report, encoding="utf-8", newline="") as f:
+            with open(report, encoding="utf-8", errors="surrogateescape", newline="") as f:
                 lines, problems = read_report(f.read(), report)
         except (OSError, UnicodeDecodeError) as exc:
             err.write(f"chatassert validate: cannot read the report {report}: {exc}\n")
@@ -2127,10 +2128,13 @@ def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     from chatassert.reporting._report_reader import read_report, row_kind, say_problems
 
     try:
-        if args.report == "-":
-            text = sys.stdin.read()
+        if args.report == "-":  # as bytes: a stray byte is then a problem of its line
+            raw = getattr(sys.stdin, "buffer", None)
+            text = (
+                sys.stdin.read() if raw is None else raw.read().decode("utf-8", "surrogateescape")
+            )
         else:
-            with open(args.report, encoding="utf-8", newline="") as f:
+            with open(args.report, encoding="utf-8", errors="surrogateescape", newline="") as f:
                 text = f.read()
     except (OSError, UnicodeDecodeError) as exc:
         err.write(f"chatassert regate: cannot read {args.report}: {exc}\n")

@@ -17,11 +17,12 @@ import re
 from collections.abc import Iterator
 from itertools import accumulate
 
-__all__ = ["JSON_SPACE", "json_lines", "nesting_over"]
+__all__ = ["JSON_SPACE", "json_lines", "nesting_over", "not_utf8"]
 
 JSON_SPACE = " \t\n\r"
 """The whitespace JSON allows around a value (`str.isspace` and `str.strip()` take more)."""
 
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
@@ -59,3 +60,24 @@ def nesting_over(text: str, limit: int) -> int | None:
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
     depth = max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
     return depth if depth > limit else None
+
+
+def not_utf8(line: str) -> str | None:
+    r"""Why a line read with `errors="surrogateescape"` is not UTF-8 (its first stray byte and
+    column), or None when it is.
+
+    A file is read so, rather than refused whole at its first stray byte, so that the problem
+    is named by its line like any other.
+
+    Example:
+        >>> line = b'{"a": "\xff"}'.decode("utf-8", "surrogateescape")
+        >>> not_utf8(line), not_utf8('{"a": "\\udcff"}')
+        ('the line is not UTF-8 (byte 0xff at column 8)', None)
+    """
+    if line.isascii():
+        return None
+    bad = _UNDECODABLE.search(line)
+    if bad is None:
+        return None
+    byte = ord(bad.group()) - 0xDC00
+    return f"the line is not UTF-8 (byte 0x{byte:02x} at column {bad.start() + 1})"

@@ -196,3 +196,24 @@ def test_a_good_report_regates_and_an_unknown_key_is_ignored(tmp_path: Path) -> 
     [outcome, summary] = _rows(tmp_path / "s.jsonl")
     assert outcome["result"]["children"][0]["status"] == "failed"  # 0.9 is below 0.95 now
     assert summary["summary"]["records"] == 1
+
+
+def test_a_stray_byte_is_a_problem_of_its_line(tmp_path: Path) -> None:
+    good = json.dumps(_GOOD).encode()
+    (tmp_path / "r.jsonl").write_bytes(good + b"\n" + b'{"unreadable": "\xff", "error": "x"}\n')
+    code, _, err = run(tmp_path, "regate", "r.jsonl", "--min-score", "llm_rubric=0.8")
+    assert code == 2
+    assert "r.jsonl:2: the line is not UTF-8 (byte 0xff at column 17)" in err
+
+
+def test_a_report_on_standard_input_names_its_lines_as_stdin(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    data = json.dumps(_GOOD).encode() + b"\n{\xfe}\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "chatassert", "regate", "-", "--min-score", "llm_rubric=0.8"],
+        input=data, capture_output=True, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert b"<stdin>:2: the line is not UTF-8 (byte 0xfe at column 2)" in done.stderr

@@ -286,3 +286,13 @@ def test_a_min_kappa_outside_minus_one_to_one_is_a_usage_error(tmp_path: Path, k
     code, _, err = _validate(tmp_path, "suite.yaml", "labels.jsonl", "--min-kappa", kappa)
     assert code == 2
     assert f"--min-kappa must be from -1 to 1 (got {float(kappa)})" in err
+
+
+def test_a_stray_byte_in_labels_is_named_by_its_line(tmp_path: Path) -> None:
+    (tmp_path / "labels.jsonl").write_bytes(
+        b'{"record": "c1", "assertion": "polite", "human": "pass"}\n'
+        b'{"record": "c\xe9", "assertion": "polite", "human": "pass"}\n'
+    )
+    code, _, err = _validate(tmp_path, "suite.yaml", "labels.jsonl", "--report", "r.jsonl")
+    assert code == 2
+    assert "labels.jsonl:2: the line is not UTF-8 (byte 0xe9 at column 14)" in err

@@ -9,6 +9,7 @@ deeper than `REPORT_DEPTH` levels is refused too: the result trees a run writes 
 shallower, and the commands that read them back walk them recursively.
 
 Lines end at `\\n` only (`chatassert._jsonlines`): a U+2028 a string holds is part of its line.
+A report is read with `errors="surrogateescape"`, so a stray byte is a problem of its line.
 
 Docs: docs/judges.md ("Re-gating stored results"). Tests: tests/reporting/test_report_reader.py.
 """
@@ -19,7 +20,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from chatassert._jsonlines import json_lines, nesting_over
+from chatassert._jsonlines import json_lines, nesting_over, not_utf8
 from chatassert._result import Status, shorten
 
 __all__ = ["REPORT_DEPTH", "SHOWN_PROBLEMS", "read_report", "row_kind", "say_problems"]
@@ -210,6 +211,9 @@ def _row(value: Any) -> Iterator[str]:
 
 def _decoded(line: str) -> tuple[Any, str | None]:
     """A line's JSON value, or why it has none."""
+    stray = not_utf8(line)
+    if stray is not None:
+        return None, stray
     try:
         value = json.loads(line)
     except RecursionError:
