@@ -94,6 +94,10 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "cli.argv": (40, 2_000),
     "cli.lint": (40, 2_000),
     "cli.check": (40, 2_000),
+    # the commands that write files from what they read
+    "cli.convert": (40, 20_000),
+    "cli.regate": (40, 20_000),
+    "cli.validate": (40, 20_000),
 }
 
 INPUT_SECONDS = {"ci": 10.0, "long": 10.0}[PROFILE]
