@@ -18,6 +18,7 @@ Docs: docs/offline.md ("Converting logs"). Tests: tests/cli/test_convert.py.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -273,6 +274,17 @@ def _write_adk(
         out.write("\n], " + json.dumps(head, ensure_ascii=False)[1:] + "\n")
 
 
+def _is_a_log(output: str, paths: Sequence[str]) -> bool:
+    """Whether the output file is one of the logs (opening it to write would empty it)."""
+    for path in paths:
+        if path == "-":
+            continue
+        with contextlib.suppress(OSError):
+            if os.path.samefile(output, path):
+                return True
+    return False
+
+
 def convert(
     args: argparse.Namespace,
     paths: Sequence[str],
@@ -284,12 +296,18 @@ def convert(
     reports."""
     if args.output == "-":
         out = wrap(sys.stdout, "to standard output")
+    elif _is_a_log(args.output, paths):
+        err.write(
+            f"cannot write {args.output}: it is one of the logs to convert, which writing it "
+            "would empty first (write elsewhere, then move the file)\n"
+        )
+        return EXIT_USAGE
     else:
         try:
             stream = open(args.output, "w", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
             err.write(f"cannot write {args.output}: {exc.strerror or exc}\n")
-            return 2
+            return EXIT_USAGE
         out = wrap(stream, args.output)
     tally = {"written": 0, "unreadable": 0, "unwritable": 0, "unopened": 0}
     try:

@@ -346,3 +346,14 @@ def test_an_interrupted_eval_set_is_still_one_document() -> None:
     with pytest.raises(KeyboardInterrupt):
         _write_adk(items(), out, "-", io.StringIO())
     assert len(json.loads(out.getvalue())["eval_cases"]) == 1
+
+
+def test_the_output_may_not_be_one_of_the_logs(tmp_path: Path) -> None:
+    log = _log(tmp_path, _openai())
+    before = log.read_text(encoding="utf-8")
+    (tmp_path / "link.jsonl").symlink_to(log)
+    for output in ("odd.jsonl", "./odd.jsonl", "link.jsonl"):
+        proc = _run(tmp_path, "odd.jsonl", "-o", output)
+        assert proc.returncode == 2
+        assert f"cannot write {output}: it is one of the logs to convert" in proc.stderr
+        assert log.read_text(encoding="utf-8") == before  # not emptied
