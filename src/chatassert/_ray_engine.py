@@ -45,7 +45,10 @@ def _logs(paths: Sequence[str], err: IO[str]) -> list[str] | None:
     out: list[str] = []
     for path in paths:
         if _is_uri(path):
-            out.append(path)
+            files = _uri_logs(path, err)
+            if files is None:
+                return None
+            out.extend(files)
             continue
         if path == "-":
             err.write("chatassert check: --engine ray reads files, not standard input\n")
@@ -68,6 +71,39 @@ def _logs(paths: Sequence[str], err: IO[str]) -> list[str] | None:
                 return None
         out.extend(found)
     return out
+
+
+def _uri_logs(uri: str, err: IO[str]) -> list[str] | None:
+    """The logs a URI names: itself when it names a file, the logs in it (not in its
+    subdirectories, nor hidden) when it names a directory, as for a local directory."""
+    try:
+        fs = importlib.import_module("pyarrow.fs")
+    except ImportError:  # the engine's own check says what to install
+        return [uri]
+    try:
+        system, path = fs.FileSystem.from_uri(uri)
+        info = system.get_file_info(path)
+        if info.type == fs.FileType.File:
+            return [uri]
+        if info.type != fs.FileType.Directory:
+            err.write(f"cannot read log {uri}: no such file or directory\n")
+            return None
+        listed = system.get_file_info(fs.FileSelector(path, recursive=False))
+    except (OSError, ValueError, importlib.import_module("pyarrow").ArrowException) as exc:
+        err.write(f"cannot read log {uri}: {exc}\n")
+        return None
+    scheme = uri.split("://", 1)[0]
+    found = sorted(
+        f"{scheme}://{item.path}"
+        for item in listed
+        if item.type == fs.FileType.File
+        and not item.base_name.startswith(".")
+        and item.base_name.endswith(_SUFFIXES)
+    )
+    if not found:
+        err.write(f"cannot read log {uri}: no log in it\n")
+        return None
+    return found
 
 
 def run_ray(
@@ -120,6 +156,7 @@ def run_ray(
         results=args.results,
         resume=args.resume,
         rejudge_errors=args.rejudge_errors,
+        say=lambda text: err.write(text + "\n"),
         **_judging(checker, args),
     )
     stopped = None

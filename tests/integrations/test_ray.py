@@ -537,6 +537,7 @@ def _run_reports(address: str, out: Path, *args: str) -> tuple[int, Any, str]:
     done = _cli(
         address, "--engine", "ray", *args, "-o", str(out / "r.jsonl"), "-o", str(out / "r.txt")
     )
+    assert "Traceback" not in done.stderr, done.stderr
     lines = (out / "r.jsonl").read_text(encoding="utf-8").splitlines()
     return (
         done.returncode,
@@ -545,7 +546,14 @@ def _run_reports(address: str, out: Path, *args: str) -> tuple[int, Any, str]:
     )
 
 
-def test_a_resumed_run_reads_only_the_unfinished_log_and_reports_as_a_fresh_run(
+def _said(address: str, *args: str) -> str:
+    """What a run on Ray says on stderr (its reports are not asked for)."""
+    done = _cli(address, "--engine", "ray", *args)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.stderr
+
+
+def test_a_resumed_run_checks_only_the_unfinished_log_and_reports_as_a_fresh_run(
     cluster: str, tmp_path: Path
 ) -> None:
     logs = tmp_path / "logs"
@@ -560,35 +568,134 @@ def test_a_resumed_run_reads_only_the_unfinished_log_and_reports_as_a_fresh_run(
     assert saved == fresh
     files = sorted(results.iterdir())
     assert [f.name.split(".")[0] for f in files] == ["a", "b", "c"]
-    # b did not finish; a is now other bytes of the same size and time: a run that read it
-    # again would report its lines unreadable.
-    next(f for f in files if f.name.startswith("b.")).unlink()
-    info = (logs / "a.jsonl").stat()
-    (logs / "a.jsonl").write_bytes(b"x" * info.st_size)
-    os.utime(logs / "a.jsonl", ns=(info.st_atime_ns, info.st_mtime_ns))
+    written = {f.name: f.stat().st_mtime_ns for f in files}
+    next(f for f in files if f.name.startswith("b.")).unlink()  # b did not finish
     resumed = _run_reports(
         cluster, tmp_path / "resumed", *args, *paths, "--results", str(results), "--resume"
     )
     assert resumed == fresh
-    assert sorted(f.name for f in results.iterdir()) == [f.name for f in files]  # b again
+    now = {f.name: f.stat().st_mtime_ns for f in results.iterdir()}
+    assert now.keys() == written.keys()  # b's results again
+    assert [now[n] == written[n] for n in sorted(now)] == [True, False, True]  # a, c reused
 
 
-def test_results_of_a_changed_input_do_not_count(tmp_path: Path) -> None:
-    from chatassert.integrations.ray import ResultsDir
+def test_a_log_rewritten_with_its_size_and_time_kept_is_checked_again(
+    cluster: str, tmp_path: Path
+) -> None:
+    """Resume compares what is read now with the hash of what was read: other bytes of the
+    same size and modification time are another log."""
+    log = tmp_path / "a.jsonl"
+    _log(log, 60, seed=11)
+    args = [f"--assert={spec}" for spec in ASSERTS]
+    results = tmp_path / "results"
+    _run_reports(cluster, tmp_path / "saved", *args, str(log), "--results", str(results))
+    info = log.stat()
+    log.write_bytes(b"x" * info.st_size)  # every line unreadable now
+    os.utime(log, ns=(info.st_atime_ns, info.st_mtime_ns))
+    fresh = _run_reports(cluster, tmp_path / "fresh", *args, str(log))
+    assert fresh[1][-1]["summary"]["unreadable"] == 1
+    resumed = _run_reports(
+        cluster, tmp_path / "resumed", *args, str(log), "--results", str(results), "--resume"
+    )
+    assert resumed == fresh
 
-    log = tmp_path / "x.jsonl"
-    log.write_text('{"id": "a"}\n', encoding="utf-8")
-    results = ResultsDir(tmp_path / "results")
-    rows = [Row("unreadable", f"{log}:1", error="e").to_row()]
-    target = results.save(str(log), rows, 1)
-    assert results.load(str(log)) == (rows, 1)
-    assert [p.name for p in target.parent.iterdir()] == [target.name]  # no temporary left
-    log.write_text('{"id": "b"}\n{"id": "c"}\n', encoding="utf-8")
-    assert results.load(str(log)) is None  # changed: checked again
-    results.save(str(log), rows, 1)
-    target.write_text(target.read_text(encoding="utf-8").splitlines()[0] + "\n", "utf-8")
-    assert results.load(str(log)) is None  # a header without its rows is not finished
-    assert results.load(str(tmp_path / "other.jsonl")) is None
+
+@pytest.mark.parametrize("change", ["rewritten", "appended"])
+def test_a_log_changed_while_its_task_ran_is_checked_again_on_resume(
+    cluster: str, judge_server: LoopbackServer, tmp_path: Path, change: str
+) -> None:
+    """The log changes after its task read it, while the task waits for the judge, before
+    its results are saved: resume gives a fresh run's verdicts and exit code (it used to
+    reuse the first run's, stamped with the changed file's size and time)."""
+    log = tmp_path / "a.jsonl"
+    said = [
+        {"id": f"c{i}", "turns": [{"input": "Hi", "text": "Your refund is ready."}]} for i in (1, 2)
+    ]
+    log.write_text("".join(json.dumps(x) + "\n" for x in said), encoding="utf-8")
+    old = log.read_bytes()
+    changed: list[bool] = []
+    lock = threading.Lock()
+
+    def reply(recorded: Recorded) -> Reply:
+        with lock:
+            if not changed:  # the task has read the log: it is checking it
+                changed.append(True)
+                if change == "rewritten":  # the same size: a record that passed now fails
+                    log.write_bytes(old.replace(b"refund", b"refuse"))
+                else:
+                    late = {"id": "late", "turns": [{"input": "Hi", "text": "No."}]}
+                    with log.open("a", encoding="utf-8") as f:
+                        f.write(json.dumps(late) + "\n")
+        return openai_verdict()
+
+    judge_server.default = reply
+    args = [f"--assert={RUBRIC}", "--assert={type: contains, value: refund}", str(log)]
+    results = ["--results", str(tmp_path / "results")]
+    out = {name: tmp_path / f"{name}.jsonl" for name in ("first", "resumed", "fresh")}
+    first = _judged_cli(cluster, judge_server, *args, *results, "-o", str(out["first"]))
+    assert first.returncode in (0, 1), first.stderr
+    assert changed
+    resumed = _judged_cli(
+        cluster, judge_server, *args, *results, "--resume", "-o", str(out["resumed"])
+    )
+    fresh = _judged_cli(cluster, judge_server, *args, "-o", str(out["fresh"]))
+    assert fresh.returncode == 1, fresh.stderr
+    assert resumed.returncode == fresh.returncode, resumed.stderr
+    reports = {
+        name: [_without_durations(json.loads(x)) for x in path.read_text("utf-8").splitlines()]
+        for name, path in out.items()
+    }
+    assert reports["resumed"] == reports["fresh"]
+    assert reports["fresh"][-1]["summary"]["failed"] >= 1
+
+
+def _corrupt_results(results: Path, name: str, how: str) -> None:
+    target = next(f for f in results.iterdir() if f.name.startswith(f"{name}."))
+    lines = target.read_bytes().split(b"\n")[:-1]
+    if how == "a row of the wrong shape":
+        lines[3] = b'{"kind": "case", "source": 5}'
+    elif how == "records: -5":
+        lines[0] = json.dumps({**json.loads(lines[0]), "records": -5}).encode()
+    elif how == "a bad records header":
+        lines[0] = json.dumps({**json.loads(lines[0]), "records": {"n": 1}}).encode()
+    elif how == "one row repeated in place of another":
+        lines[6] = lines[5]
+    else:
+        lines = lines[:-1]  # truncated: the rows it counts are not all there
+    target.write_bytes(b"".join(line + b"\n" for line in lines))
+
+
+def test_corrupt_results_files_are_refused_and_their_logs_checked_again(
+    cluster: str, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    corruptions = [
+        "a row of the wrong shape",
+        "records: -5",
+        "a bad records header",
+        "one row repeated in place of another",
+        "rows cut off",
+    ]
+    names = [f"log{i}" for i in range(len(corruptions) + 1)]
+    for i, name in enumerate(names):
+        _log(logs / f"{name}.jsonl", 30, seed=40 + i)
+    paths = [str(logs / f"{name}.jsonl") for name in names]
+    args = [f"--assert={spec}" for spec in ASSERTS]
+    results = tmp_path / "results"
+    fresh = _run_reports(cluster, tmp_path / "fresh", *args, *paths)
+    _run_reports(cluster, tmp_path / "saved", *args, *paths, "--results", str(results))
+    for name, how in zip(names, corruptions, strict=False):  # the last log's results stand
+        _corrupt_results(results, name, how)
+    again = [*args, *paths, "--results", str(results), "--resume"]
+    said = _said(cluster, *again)
+    lines = said.splitlines()
+    assert len([x for x in lines if x.startswith("chatassert check: ")]) == len(corruptions)
+    for name in names[:-1]:
+        assert f"checking {logs / name}.jsonl again" in said
+    resumed = _run_reports(cluster, tmp_path / "resumed", *again)
+    assert resumed == fresh  # every record: none lost, none counted twice
+    assert _said(cluster, *again).count("chatassert check: ") == 0  # refused files rewritten
 
 
 def test_rejudge_errors_asks_only_for_the_errored_records(
@@ -635,6 +742,78 @@ def test_rejudge_errors_asks_only_for_the_errored_records(
     )
     assert done.returncode == 0
     assert len(asked) == 16 + failing
+
+
+def test_rejudge_errors_of_logs_named_relatively_asks_only_for_the_errored_records(
+    cluster: str, judge_server: LoopbackServer, tmp_path: Path
+) -> None:
+    """The records to check again reach the task of their log however the log is named (a
+    relative name used to miss them: every record was judged again)."""
+    (tmp_path / "logs").mkdir()
+    _judged_log(tmp_path / "logs" / "a.jsonl", 6, first=0, turns=1)
+    asked: list[str] = []
+    lock = threading.Lock()
+
+    def reply(recorded: Recorded) -> Reply:
+        with lock:
+            asked.append(json.dumps(recorded.body))
+            if len(asked) == 1:
+                return Reply({"error": "overloaded"}, status=500)
+        return openai_verdict()
+
+    judge_server.default = reply
+    env = {"RAY_ADDRESS": cluster, "CHATASSERT_JUDGE_API_KEY_ENV": "CHATASSERT_TEST_NO_KEY"}
+    check = ("check", "-q", "--engine", "ray", f"--assert={RUBRIC}", "--results", "results")
+    for log in ("logs/a.jsonl", "./logs/a.jsonl"):
+        asked.clear()
+        first = run_cli(tmp_path, judge_server, *check, log, env=env)
+        assert first.returncode == 3, first.stderr
+        assert len(asked) == 6
+        again = run_cli(
+            tmp_path, judge_server, *check, log, "--resume", "--rejudge-errors", env=env
+        )
+        assert again.returncode == 0, again.stderr
+        assert len(asked) == 6 + 1  # the one record whose judge failed, not all six
+
+
+def test_every_log_of_a_directory_uri_is_checked(cluster: str, tmp_path: Path) -> None:
+    """A URI naming a directory stands for the logs in it, each a task, as a local directory
+    does (the rows of all but its first file were lost)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name, seed in (("a", 21), ("b", 22), ("c", 23)):
+        _log(logs / f"{name}.jsonl", 40, seed=seed)
+    (logs / "notes.txt").write_text("not a log\n", encoding="utf-8")
+    args = [f"--assert={spec}" for spec in ASSERTS]
+    local = _run_reports(cluster, tmp_path / "local", *args, str(logs))
+    for name in ("uri", "uri-resumed"):
+        on_ray = _run_reports(
+            cluster, tmp_path / name, *args, logs.as_uri() + "/", "--results", str(tmp_path / "r"),
+            *(["--resume"] if name.endswith("resumed") else []),
+        )  # fmt: skip
+        assert on_ray[0] == local[0]
+        assert on_ray[1][-1] == local[1][-1]  # the same counts: 120 records
+        assert [json.dumps(r).replace(logs.as_uri(), str(logs)) for r in on_ray[1]] == [
+            json.dumps(r) for r in local[1]
+        ]
+
+
+def test_a_record_with_a_lone_surrogate_is_reported_as_a_local_run_does(
+    cluster: str, tmp_path: Path
+) -> None:
+    """A record holding an escaped lone surrogate (valid JSON) travels back from its task
+    and into the results (Arrow strings refused it: the run stopped)."""
+    log = tmp_path / "s.jsonl"
+    log.write_text(
+        '{"id": "s\\ud800", "turns": [{"input": "q", "text": "A refund \\udfff."}]}\n'
+        '{"id": "t", "turns": [{"input": "q", "text": "No."}]}\n',
+        encoding="utf-8",
+    )
+    args = [f"--assert={spec}" for spec in ASSERTS]
+    local = _reports(cluster, tmp_path, "local", *args, str(log))
+    on_ray = _reports(cluster, tmp_path, "ray", *args, str(log), "--results", str(tmp_path / "r"))
+    assert on_ray == local
+    assert local[1][-1]["summary"]["records"] == 2
 
 
 @pytest.mark.parametrize("option", [["--max-failures", "5"], ["--strict"]])

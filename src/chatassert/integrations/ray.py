@@ -27,29 +27,38 @@ import contextlib
 import gzip
 import hashlib
 import importlib
+import io
 import json
+import math
 import os
 import re
+import sys
 import time
 import uuid
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from chatassert._cache import VerdictCache, VerdictStore, use_verdict_store
+from chatassert._errors import ChatAssertError
 from chatassert._judging import Verdict
+from chatassert._result import Status, shorten
 from chatassert._suite import Suite
 from chatassert.judges._gate import GateKey, LocalRequestGate, RequestGate, use_request_gate
-from chatassert.records import Checker, Row, Summary, arrow_schema
+from chatassert.records import ROW_SCHEMA, Checker, Row, Summary, arrow_schema
 
 __all__ = [
     "CheckerSpec",
     "JudgeLimit",
     "RayRequestGate",
     "RayVerdictStore",
+    "ReadStamp",
     "ResultsDir",
+    "ResultsFileError",
+    "SavedResults",
     "check_dataset",
+    "check_files",
     "summarize",
 ]
 
@@ -563,26 +572,148 @@ def summarize(
 
 # -- reading logs, for `chatassert check --engine ray` -----------------------------------------
 
-_RECORDS = "_records"
-"""The kind of the marker row closing each file's rows: its `error` is the file's record
-count (the command line counts records read; a deselected record gives no row)."""
+_CHUNK = 1 << 20
+"""Bytes read from a log at a time."""
+
+_HEX = re.compile(r"[0-9a-f]{64}")
 
 
-def _lines(data: bytes) -> list[str]:
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    text = data.decode("utf-8-sig", "surrogateescape")
-    lines = text.split("\n")
-    last = lines.pop()
-    out = [line + "\n" for line in lines]
-    if last:
-        out.append(last)
-    return out
+@dataclass(frozen=True)
+class ReadStamp:
+    """What a task read of one log: every byte of it, in one pass from an open file, hashed
+    as it was read, and the file's modification time when it was opened.
+
+    Attributes:
+        size: How many bytes were read.
+        blake2b: Their BLAKE2b hash (a 32-byte digest, in hex).
+        mtime_ns: The file's modification time when it was opened (None when not known).
+    """
+
+    size: int
+    blake2b: str
+    mtime_ns: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stamp as JSON-ready data (the keys of a results file's header)."""
+        return {"size": self.size, "blake2b": self.blake2b, "mtime_ns": self.mtime_ns}
+
+
+class _Hashed(io.RawIOBase):
+    """A binary stream read through: each byte that passes is counted and hashed. A failure
+    of the stream itself (not of what is made of its bytes) is kept in `failed`."""
+
+    def __init__(self, raw: Any) -> None:
+        super().__init__()
+        self.raw = raw
+        self.hash = hashlib.blake2b(digest_size=32)
+        self.size = 0
+        self.failed: BaseException | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            data = self.raw.read(len(buffer))
+        except Exception as exc:
+            self.failed = exc
+            raise
+        count = len(data)
+        buffer[:count] = data
+        self.hash.update(data)
+        self.size += count
+        return count
+
+    def rest(self) -> bytes:
+        """Read what is left, whole."""
+        parts = []
+        buffer = bytearray(_CHUNK)
+        while count := self.readinto(buffer):
+            parts.append(bytes(buffer[:count]))
+        return b"".join(parts)
+
+    def drain(self) -> None:
+        """Read what is left, keeping only its count and hash."""
+        buffer = bytearray(_CHUNK)
+        while self.readinto(buffer):
+            pass
+
+    def close(self) -> None:
+        if not self.closed:
+            with contextlib.suppress(Exception):
+                self.raw.close()
+        super().close()
+
+    def stamp(self, mtime_ns: int | None) -> ReadStamp:
+        return ReadStamp(self.size, self.hash.hexdigest(), mtime_ns)
+
+
+def _open(name: str) -> tuple[Any, int | None]:
+    """Open a log for reading bytes (a local path, or a URI that pyarrow's file systems
+    open: `s3://`, `gs://`, `file://`, ...), with its modification time as it is opened."""
+    if "://" not in name:
+        raw = open(name, "rb", buffering=0)  # noqa: SIM115
+        try:
+            return raw, os.fstat(raw.fileno()).st_mtime_ns
+        except OSError:
+            raw.close()
+            raise
+    fs, path = importlib.import_module("pyarrow.fs").FileSystem.from_uri(name)
+    mtime = fs.get_file_info(path).mtime_ns
+    return fs.open_input_stream(path), mtime
+
+
+def _cannot_read(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return str(exc.strerror)
+    return str(exc) or type(exc).__name__
+
+
+def _open_errors() -> tuple[type[BaseException], ...]:
+    """What opening or reading a log's bytes may raise: I/O errors, and pyarrow's."""
+    arrow = importlib.import_module("pyarrow").ArrowException
+    return (OSError, ValueError, arrow)
+
+
+@dataclass
+class _Pass:
+    """One reading of a log: its rows, records, lines, and what was read (None when the log
+    could not be read through, so that nothing of it may be reused)."""
+
+    rows: list[Row]
+    records: int
+    lines: int
+    read: ReadStamp | None
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """What a task is told of a log whose results are kept: what was read to make them, and
+    with `only`, the records to check again (the rest stands)."""
+
+    size: int
+    blake2b: str
+    only: frozenset[int] | None = None
+
+    def matches(self, read: ReadStamp | None) -> bool:
+        return read is not None and (read.size, read.blake2b) == (self.size, self.blake2b)
+
+
+_END = "_file"
+"""The key of the row that ends each file's rows: the file's index, and what was read."""
 
 
 class _CheckFiles:
-    """Check whole log files (rows `path`, `bytes`): JSONL lines located `path:line` as a
-    local run does, Parquet rows `path#row=N`; then a `_records` marker row per file."""
+    """Check whole log files, one per row of a batch (`input`, `index`): each task opens its
+    file itself and reads it in one pass, hashing the bytes as they come (`ReadStamp`). JSONL
+    lines are located `path:line` and read as a local run reads them; Parquet rows
+    `path#row=N`. Gives each row as ASCII JSON text (any string travels), then a row that
+    ends the file: its record count and what was read.
+
+    A file planned for resume (`plans`, by index) whose bytes are still those its results
+    were made of is not checked (or only its `only` records are); any other is checked
+    whole.
+    """
 
     def __init__(
         self,
@@ -591,59 +722,175 @@ class _CheckFiles:
         gate: RequestGate | None = None,
         store: VerdictStore | None = None,
         environ: Mapping[str, str] | None = None,
-        only: Mapping[str, frozenset[int]] | None = None,
+        plans: Mapping[int, _Planned] | None = None,
     ) -> None:
         self.spec = spec
         self.column = column
         self.gate = gate
         self.store = store
         self.environ = dict(environ or {})
-        self.only = dict(only or {})
+        self.plans = dict(plans or {})
 
     def __call__(self, batch: Any) -> Any:
+        pa = importlib.import_module("pyarrow")
+        files = zip(
+            batch.column("input").to_pylist(),
+            batch.column("index").to_pylist(),
+            batch.column("path").to_pylist(),
+            strict=True,
+        )
         with _environment(self.environ), _gated(self.gate), _stored(self.store):
-            return self._check(batch)
+            out = [text for name, i, path in files for text in self.file(name, i, path)]
+        return pa.table({"row": pa.array(out, pa.string())})
 
-    def _check(self, batch: Any) -> Any:
+    def file(self, name: str, index: int, path: str | None = None) -> list[str]:
+        """The rows of the log `name` (the `index`-th of the run, opened at `path`, default
+        `name`) as JSON text, then its end."""
         checker = _checker(self.spec)
-        out: list[dict[str, Any]] = []
-        for path, data in zip(
-            batch.column("path").to_pylist(), batch.column("bytes").to_pylist(), strict=True
-        ):
-            count = 0
-            only = self.only.get(_file_key(path, local=False))
-            if path.endswith(".parquet"):
-                count = self._parquet(checker, path, data, out, only)
+        plan = self.plans.get(index)
+        path = path or name
+        done: _Pass | None = None
+        checked = "all"
+        if plan is not None and plan.only is None:
+            read = self._hash(path)
+            if plan.matches(read):
+                return [_end(index, "none", 0, 0, read)]
+        elif plan is not None:
+            done = self._pass(checker, name, path, plan.only)
+            if plan.matches(done.read):
+                checked = "some"
+            else:  # other bytes now: the results stand for nothing
+                done = None
+        if done is None:
+            done = self._pass(checker, name, path, None)
+        rows = [json.dumps(row.to_row()) for row in done.rows]
+        rows.append(_end(index, checked, done.records, done.lines, done.read))
+        return rows
+
+    @staticmethod
+    def _hash(name: str) -> ReadStamp | None:
+        """What reading the whole log now gives, without checking it; None when it cannot."""
+        try:
+            raw, mtime = _open(name)
+        except _open_errors():
+            return None
+        hashed = _Hashed(raw)
+        try:
+            hashed.drain()
+        except _open_errors():
+            return None
+        finally:
+            hashed.close()
+        return hashed.stamp(mtime)
+
+    def _pass(self, checker: Checker, name: str, path: str, only: frozenset[int] | None) -> _Pass:
+        """Read the log `name` (at `path`) and check it (with `only`, only those records)."""
+        try:
+            raw, mtime = _open(path)
+        except _open_errors() as exc:
+            row = Row("unreadable", name, error=f"cannot read the log: {_cannot_read(exc)}")
+            return _Pass([row], 0, 0, None)
+        hashed = _Hashed(raw)
+        rows: list[Row] = []
+        records = lines = 0
+        try:
+            if name.endswith(".parquet"):
+                records, lines = self._parquet(checker, name, hashed, rows, only)
             else:
-                for number, line in enumerate(_lines(data), 1):
-                    if line.strip():
-                        count += 1
-                        if only is not None and number not in only:
-                            continue
-                        out.extend(r.to_row() for r in checker.check_line(line, path, number))
-            out.extend(row.to_row() for row in checker.flush())
-            out.append(Row(_RECORDS, path, error=str(count)).to_row())
-        return _table(out)
+                records, lines = self._jsonl(checker, name, hashed, rows, only)
+            hashed.drain()
+        except _open_errors() as exc:
+            if hashed.failed is None:
+                raise
+            rows.append(Row("unreadable", name, error=f"cannot read the log: {_cannot_read(exc)}"))
+        finally:
+            hashed.close()
+        rows.extend(checker.flush())
+        return _Pass(rows, records, lines, None if hashed.failed else hashed.stamp(mtime))
+
+    @staticmethod
+    def _jsonl(
+        checker: Checker,
+        name: str,
+        hashed: _Hashed,
+        rows: list[Row],
+        only: frozenset[int] | None,
+    ) -> tuple[int, int]:
+        """Check a JSONL log as a local run reads it (`open_text`): UTF-8 with or without a
+        byte order mark, lines ending at `\n`, a `.gz` decompressed; when the rest cannot be
+        read (a corrupt `.gz`), an unreadable row at the line after the last one read."""
+        from chatassert.transcripts import READ_ERRORS, read_error
+
+        buffered = io.BufferedReader(hashed, _CHUNK)
+        binary: Any = (
+            gzip.GzipFile(fileobj=buffered, mode="rb") if name.endswith(".gz") else buffered
+        )
+        text = io.TextIOWrapper(
+            binary, encoding="utf-8-sig", errors="surrogateescape", newline="\n"
+        )
+        count = number = 0
+        try:
+            for number, line in enumerate(text, 1):
+                if line.strip():
+                    count += 1
+                    if only is None or number in only:
+                        rows.extend(checker.check_line(line, name, number))
+        except READ_ERRORS as exc:
+            if hashed.failed is not None:
+                raise
+            error = f"cannot read the rest of the log: {read_error(exc)}"
+            rows.append(Row("unreadable", f"{name}:{number + 1}", error=error))
+        finally:  # let go of the wrappers without closing the file: the rest is still read
+            text.detach()
+            if binary is not buffered:
+                binary.close()  # a GzipFile given its file object leaves it open
+            buffered.detach()
+        return count, number
 
     def _parquet(
         self,
         checker: Checker,
-        path: str,
-        data: bytes,
-        out: list[Any],
-        only: frozenset[int] | None = None,
-    ) -> int:
+        name: str,
+        hashed: _Hashed,
+        rows: list[Row],
+        only: frozenset[int] | None,
+    ) -> tuple[int, int]:
+        """Check a Parquet file: a record per row, in a column or as the row's columns."""
         pa = importlib.import_module("pyarrow")
         pq = importlib.import_module("pyarrow.parquet")
-        table = pq.read_table(pa.BufferReader(data))
+        data = hashed.rest()
+        try:
+            table = pq.read_table(pa.BufferReader(data))
+        except (pa.ArrowException, ValueError, OSError) as exc:
+            rows.append(Row("unreadable", name, error=f"cannot read the Parquet file: {exc}"))
+            return 0, 0
         column = self.column
         if column is None and table.num_columns == 1:
             column = table.schema.names[0]
+        if column is not None and column not in table.schema.names:
+            names = table.schema.names
+            rows.append(
+                Row("unreadable", name, error=f"no column {column!r} (its columns: {names})")
+            )
+            return 0, 0
         values = table.column(column).to_pylist() if column is not None else table.to_pylist()
         for i, value in enumerate(values):
             if only is None or i + 1 in only:  # numbered from 1, as `_record_number` does
-                out.extend(r.to_row() for r in _rows_of(checker, value, f"{path}#row={i}"))
-        return len(values)
+                rows.extend(_rows_of(checker, value, f"{name}#row={i}"))
+        return len(values), len(values)
+
+
+def _end(index: int, checked: str, records: int, lines: int, read: ReadStamp | None) -> str:
+    """The row that ends a file's rows: which file, what of it was checked (`all`, `some`
+    records, or `none`: its results stand), its records and lines, and what was read."""
+    end = {
+        _END: index,
+        "checked": checked,
+        "records": records,
+        "lines": lines,
+        "read": None if read is None else read.to_dict(),
+    }
+    return json.dumps(end)
 
 
 def check_files(
@@ -657,103 +904,149 @@ def check_files(
     results: str | os.PathLike[str] | None = None,
     resume: bool = False,
     rejudge_errors: bool = False,
+    say: Callable[[str], object] | None = None,
     **ray_args: Any,
 ) -> Generator[Row | int, None, None]:
     """Check log files on Ray (`chatassert check --engine ray`): JSONL, JSONL.gz and Parquet,
-    local paths or object-store URIs (read by Ray's `read_binary_files`), one task per file,
-    its judge requests through `judge_limit`, its verdicts in `verdict_store` (see
+    local paths or URIs of files pyarrow opens (`s3://`, `gs://`, `file://`, ...), one task
+    per file, its judge requests through `judge_limit`, its verdicts in `verdict_store` (see
     `check_dataset`), with the variables `environ` set while it checks. Yields each file's
     rows in input order, then its record count (an `int`).
 
-    With `results` (a directory), each file's rows are also written there once the file is
-    checked (`ResultsDir`); with `resume`, a file whose results are there (and whose size
-    and modification time are unchanged) is not read again: its rows come from its results;
-    with `rejudge_errors` too, the records of its `error` rows are checked again (alone)
-    and their rows replaced.
+    Each task reads its file in one pass and hashes the bytes as they come (`ReadStamp`).
+    With `results` (a directory), each file's rows are written there once the file is
+    checked, with what was read (`ResultsDir`). With `resume`, a file whose results are
+    there and whose bytes are still exactly those read (same size and hash: the file is read
+    again to tell) is not checked again: its rows come from its results; a file that changed
+    in any way, grew included, is checked whole. With `rejudge_errors` too, the records of
+    its `error` case rows are checked again (alone) and their rows replaced (the whole file,
+    for a suite of multi-step tests, whose rows stand for several lines). A results file that
+    does not validate is not used (`say` tells why, and its log is checked whole).
     """
-    found = ResultsDir(results) if results is not None else None
-    plan: list[tuple[str, tuple[list[dict[str, Any]], int] | None]] = []
-    only: dict[str, frozenset[int]] = {}
-    todo: list[str] = []
-    for path in paths:
-        saved = found.load(path) if found is not None and (resume or rejudge_errors) else None
-        plan.append((path, saved))
-        if saved is None:
-            todo.append(path)
-        elif rejudge_errors:
-            errors = frozenset(
-                n for n in (_record_number(r) for r in saved[0] if r["status"] == "error") if n
-            )
-            if errors:
-                todo.append(path)
-                only[_file_key(path, local=True)] = errors
-    checked = _checked_files(
-        todo, checker, column, only, judge_limit, verdict_store, environ, **ray_args
+    spec = CheckerSpec.of(checker)
+    gate = _gate_of(judge_limit)
+
+    def task(plans: Mapping[int, _Planned]) -> _CheckFiles:
+        return _CheckFiles(spec, column, gate, verdict_store, environ, plans)
+
+    def run(fn: _CheckFiles, inputs: list[str]) -> Iterator[str]:
+        return _on_ray(fn, inputs, **ray_args)
+
+    steps = any(case.steps for suite in checker.suites for case in suite.cases)
+    yield from _resumed(
+        list(paths),
+        task,
+        run,
+        ResultsDir(results) if results is not None else None,
+        resume=resume,
+        rejudge_errors=rejudge_errors,
+        say=say or _stderr,
+        whole_files=steps,
     )
-    for path, saved in plan:
-        if saved is not None and _file_key(path, local=True) not in only:
-            rows, records = saved  # finished before: not read again
-        elif found is None:  # nothing to keep: stream the file's rows
-            for item in next(checked):
-                if isinstance(item, int):
-                    yield item
-                else:
-                    yield Row.from_row(item)
-            continue
-        else:
-            fresh = list(next(checked))
-            count = fresh.pop()
-            assert isinstance(count, int)
-            new_rows = [r for r in fresh if not isinstance(r, int)]
-            if saved is None:
-                rows, records = new_rows, count
-            else:
-                rows, records = _replaced(saved[0], new_rows), saved[1]
-            found.save(path, rows, records)
-        for data in rows:
-            yield Row.from_row(data)
-        yield records
 
 
-def _checked_files(
-    todo: list[str],
-    checker: Checker,
-    column: str | None,
-    only: Mapping[str, frozenset[int]],
-    judge_limit: JudgeLimit | RequestGate | None,
-    verdict_store: VerdictStore | None,
-    environ: Mapping[str, str] | None,
-    **ray_args: Any,
-) -> Iterator[Iterator[dict[str, Any] | int]]:
-    """For each file of `todo` in order, an iterator of its row dicts, then its count."""
-    if not todo:
+def _stderr(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def _on_ray(fn: _CheckFiles, inputs: list[str], **ray_args: Any) -> Iterator[str]:
+    """Run `fn` on Ray, one task per file, and give its rows in input order."""
+    if not inputs:
         return
     ray = _ray()
     context = ray.data.DataContext.get_current()
     context.execution_options.preserve_order = True
-    files = ray.data.read_binary_files(list(todo), include_paths=True)
-    fn = _CheckFiles(
-        CheckerSpec.of(checker), column, _gate_of(judge_limit), verdict_store, environ, only
+    files = ray.data.from_items(  # a local path from here: the tasks' directory is theirs
+        [
+            {"input": name, "index": i, "path": name if "://" in name else os.path.abspath(name)}
+            for i, name in enumerate(inputs)
+        ],
+        override_num_blocks=len(inputs),
     )
     checked = files.map_batches(fn, batch_format="pyarrow", batch_size=1, **ray_args)
-    stream = (
-        data
-        for batch in checked.iter_batches(batch_format="pyarrow", batch_size=None)
-        for data in batch.to_pylist()
-    )
-
-    def one_file() -> Iterator[dict[str, Any] | int]:
-        for data in stream:
-            if data["kind"] == _RECORDS:
-                yield int(data["error"])
-                return
-            yield data
-
-    for _ in todo:
-        yield one_file()
+    for batch in checked.iter_batches(batch_format="pyarrow", batch_size=None):
+        yield from batch.column("row").to_pylist()
 
 
-_NUMBER = re.compile(r"(?:#row=(\d+)|:(\d+))(?:#[^#]*)?$")
+def _resumed(
+    inputs: list[str],
+    task: Callable[[Mapping[int, _Planned]], _CheckFiles],
+    run: Callable[[_CheckFiles, list[str]], Iterable[str]],
+    found: ResultsDir | None,
+    *,
+    resume: bool,
+    rejudge_errors: bool,
+    say: Callable[[str], object],
+    whole_files: bool = False,
+) -> Generator[Row | int, None, None]:
+    """`check_files` with its tasks run by `run`: plan what the results in `found` let the
+    tasks skip, then give each file's rows and count in input order, saving what was
+    checked."""
+    saved: dict[int, SavedResults] = {}
+    plans: dict[int, _Planned] = {}
+    if found is not None and (resume or rejudge_errors):
+        for index, name in enumerate(inputs):
+            try:
+                got = found.load(name)
+            except ResultsFileError as exc:
+                say(f"chatassert check: {exc}: checking {name} again")
+                continue
+            if got is None:
+                continue
+            only = None
+            if rejudge_errors:
+                errors = frozenset(
+                    n
+                    for row in got.rows
+                    if row["kind"] == "case" and row["status"] == "error"
+                    if (n := _record_number(row)) is not None
+                )
+                if errors and whole_files:  # a multi-step run's row stands for several lines
+                    continue
+                only = errors or None
+            saved[index] = got
+            plans[index] = _Planned(got.read.size, got.read.blake2b, only)
+    stream = iter(run(task(plans), inputs))
+    for index, name in enumerate(inputs):
+        rows: list[dict[str, Any]] = []
+        end: dict[str, Any] | None = None
+        for text in stream:
+            data = json.loads(text)
+            if _END in data:
+                end = data
+                break
+            if found is None:  # nothing to keep: stream the file's rows
+                yield Row.from_row(data)
+            else:
+                rows.append(data)
+        if end is None or end[_END] != index:
+            raise RuntimeError(f"the tasks did not give the rows of {name} in order")
+        read = None if end["read"] is None else ReadStamp(**end["read"])
+        records: int = end["records"]
+        if found is not None:
+            old = saved.get(index)
+            if end["checked"] == "none" and old is not None:
+                rows, records = old.rows, old.records
+            elif end["checked"] == "some" and old is not None:
+                rows, records = _replaced(old.rows, rows), old.records
+            elif old is not None:
+                say(
+                    f"chatassert check: {name} changed since its results were written: "
+                    "checking it again"
+                )
+            if end["checked"] != "none" and read is not None:
+                try:
+                    found.save(name, rows, records, read, lines=end["lines"])
+                except OSError as exc:
+                    say(
+                        f"chatassert check: cannot write the results of {name}: {_cannot_read(exc)}"
+                    )
+            for data in rows:
+                yield Row.from_row(data)
+        yield records
+
+
+_NUMBER = re.compile(r"(?:#row=(\d{1,18})|:(\d{1,18}))(?:#[^#]*)?$")
 
 
 def _record_number(row: Mapping[str, Any]) -> int | None:
@@ -784,28 +1077,254 @@ def _replaced(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict
     return out
 
 
-def _file_key(path: str, *, local: bool) -> str:
-    """A file as Ray's `path` column names it: without a URI's scheme; a local path given on
-    the command line made absolute."""
-    if "://" in path:
-        return path.split("://", 1)[1]
-    return os.path.abspath(path) if local else path
+def _results_key(path: str) -> str:
+    """What picks a log's results file: the log as named (its rows' sources say it so), and
+    for a local path, the file it names from here (the same relative name elsewhere is
+    another log)."""
+    return path if "://" in path else f"{os.path.abspath(path)}\n{path}"
+
+
+class ResultsFileError(ChatAssertError, ValueError):
+    """A results file of a `ResultsDir` that cannot be used: where it is and what is wrong.
+
+    Attributes:
+        path: The results file.
+        reason: What is wrong with it.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        super().__init__(f"{os.fspath(path)}: {reason}")
+        self.path = os.fspath(path)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class SavedResults:
+    """The results of one log, as a `ResultsDir` keeps them.
+
+    Attributes:
+        rows: The log's result rows (`Row.to_row()` dicts), in the order they were reported.
+        records: How many records the log held.
+        lines: How many lines (JSONL) or rows (Parquet) were read.
+        read: What was read to make them.
+    """
+
+    rows: list[dict[str, Any]]
+    records: int
+    lines: int
+    read: ReadStamp
+
+
+_VERSION = 2
+_HEADER = frozenset(
+    {"chatassert_results", "input", "size", "blake2b", "mtime_ns", "records", "lines", "rows"}
+)
+_KINDS = frozenset({"case", "unmatched", "unreadable"})
+_STATUSES = frozenset(status.value for status in Status)
+_TEXT_COLUMNS = ("suite", "case", "subject_id", "error", "result", "excerpt")
+_COST_COUNTS = ("requests", "cached", "avoided", "tokens_in", "tokens_out", "unpriced")
+
+
+def _digest(header: Mapping[str, Any], rows: Sequence[bytes]) -> str:
+    """The BLAKE2b hash of a results file's header (but its digest) and its row lines."""
+    digest = hashlib.blake2b(digest_size=32)
+    digest.update(json.dumps({k: header[k] for k in sorted(_HEADER)}, sort_keys=True).encode())
+    for line in rows:
+        digest.update(b"\n")
+        digest.update(line)
+    return digest.hexdigest()
+
+
+def _json_text(line: bytes, what: str) -> Any:
+    try:
+        return json.loads(line.decode("utf-8"))
+    except RecursionError:
+        raise ValueError(f"{what} is nested too deeply") from None
+    except ValueError:  # not UTF-8, not JSON, or a number too long
+        raise ValueError(f"{what} is not JSON") from None
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _loaded(value: Any) -> Any:
+    """A JSON column's value, or a `ValueError` when it is not JSON text."""
+    if not isinstance(value, str):
+        raise ValueError
+    try:
+        return json.loads(value)
+    except RecursionError:
+        raise ValueError from None
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+
+def _column_problem(row: Mapping[str, Any]) -> str | None:
+    """What is wrong with a row's JSON columns, or None."""
+    try:
+        if not _strings(_loaded(row["tags"])):
+            return "has tags that are not a JSON list of strings"
+        if not _strings(_loaded(row["disagreements"])):
+            return "has disagreements that are not a JSON list of strings"
+        pairs = _loaded(row["assertions"])
+        if not isinstance(pairs, list) or not all(
+            _strings(p) and len(p) == 2 and p[1] in _STATUSES for p in pairs
+        ):
+            return "has assertions that are not a JSON list of [label, status] pairs"
+        if row["cost"] is not None:
+            cost = _loaded(row["cost"])
+            if not isinstance(cost, dict) or not all(
+                cost.get(k) is None or _count(cost[k]) for k in _COST_COUNTS
+            ):
+                return "has a cost that is not a JSON object of counts"
+            money = cost.get("cost")
+            if money is not None and not (
+                type(money) in (int, float) and math.isfinite(money) and money >= 0
+            ):
+                return "has a cost that is not a finite amount"
+        if row["rendered"] is not None:
+            rendered = _loaded(row["rendered"])
+            if not isinstance(rendered, dict) or not all(
+                isinstance(v, str) for v in rendered.values()
+            ):
+                return "has renderings that are not a JSON object of strings"
+            if "junit" in rendered and rendered.get("junit_status") not in _STATUSES:
+                return "has a JUnit rendering without its status"
+    except ValueError:
+        return "has a JSON column that is not JSON text"
+    return None
+
+
+def _row_problem(row: Any, source: str, lines: int) -> str | None:
+    """What is wrong with a results file's row of the log `source` (None: nothing)."""
+    if not isinstance(row, dict):
+        return "is not a JSON object"
+    if set(row) != set(ROW_SCHEMA):
+        unknown, missing = sorted(set(row) - set(ROW_SCHEMA)), sorted(set(ROW_SCHEMA) - set(row))
+        return f"is not a result row (unknown keys {unknown[:3]}, missing {missing[:3]})"
+    kind, where, status = row["kind"], row["source"], row["status"]
+    if not isinstance(kind, str) or kind not in _KINDS:
+        return f"has the kind {shorten(repr(kind), 40)}, not one of {sorted(_KINDS)}"
+    if not isinstance(status, str) or status not in _STATUSES:
+        return f"has the status {shorten(repr(status), 40)}, not one of {sorted(_STATUSES)}"
+    if not isinstance(where, str) or not where.startswith(source):
+        return f"is located {shorten(repr(where), 60)}, not in {source!r}"
+    for name in _TEXT_COLUMNS:
+        if row[name] is not None and not isinstance(row[name], str):
+            return f"has a {name} that is neither a string nor null"
+    if kind == "case" and (row["suite"] is None or row["case"] is None):
+        return "is a case row without its suite and case"
+    if type(row["flaky"]) is not bool:
+        return "has a flaky that is not true or false"
+    duration = row["duration"]
+    if type(duration) not in (int, float) or not math.isfinite(duration) or duration < 0:
+        return "has a duration that is not a finite number of seconds"
+    number = _record_number(row)
+    if number is None:
+        if not (kind == "unreadable" and where == source):  # a whole file unreadable
+            return f"is located {shorten(repr(where), 60)}, which names no record"
+    elif not 1 <= number <= lines + 1:  # the line after the last read: where reading stopped
+        return f"names record {number}, past the {lines} lines read"
+    if row["result"] is not None:
+        problem = _tree_problem(row["result"])
+        if problem is not None:
+            return problem
+    return _column_problem(row)
+
+
+def _tree_problem(text: str) -> str | None:
+    """What is wrong with a row's compact result tree (JSON text), or None: the reports
+    rebuild a case's outcome from it (`Row.to_outcome`)."""
+    from chatassert._jsonlines import nesting_over
+    from chatassert.reporting._report_reader import REPORT_DEPTH, _result
+
+    if nesting_over(text, REPORT_DEPTH) is not None:
+        return "has a result tree nested too deeply"
+    try:
+        tree = json.loads(text)
+    except (ValueError, RecursionError):
+        return "has a result that is not JSON text"
+    if not isinstance(tree, dict):
+        return "has a result that is not a JSON object"
+    first = next(_result(tree, "result"), None)
+    return None if first is None else f"has a result tree that is not one: {first}"
+
+
+def _results_of(data: bytes, source: str) -> SavedResults:
+    """Read and validate a results file's bytes (of the log `source`); a `ValueError` says
+    what is wrong."""
+    if not data.endswith(b"\n"):
+        raise ValueError("it is cut short (its last line does not end)")
+    lines = data[:-1].split(b"\n")
+    header = _json_text(lines[0], "its header")
+    if not isinstance(header, dict):
+        raise ValueError("its header is not a JSON object")
+    version = header.get("chatassert_results")
+    if type(version) is int and version == 1:
+        raise ValueError("it was written by an older chatassert, without a content hash")
+    if type(version) is not int or version != _VERSION:
+        raise ValueError(f"it is not a results file of version {_VERSION}")
+    if set(header) != _HEADER | {"digest"}:
+        raise ValueError(f"its header has the keys {sorted(header)}, not {sorted(_HEADER)}")
+    if header["input"] != source:
+        raise ValueError(f"it holds the results of {shorten(repr(header['input']), 80)}")
+    for name in ("size", "records", "lines", "rows"):
+        if not _count(header[name]):
+            raise ValueError(f"its header's {name} is {shorten(repr(header[name]), 40)}")
+    if header["mtime_ns"] is not None and not _count(header["mtime_ns"]):
+        raise ValueError("its header's mtime_ns is not a time")
+    for name in ("blake2b", "digest"):
+        if not isinstance(header[name], str) or _HEX.fullmatch(header[name]) is None:
+            raise ValueError(f"its header's {name} is not a BLAKE2b hash")
+    if header["records"] > header["lines"]:
+        raise ValueError(
+            f"its header counts {header['records']} records in {header['lines']} lines"
+        )
+    body = lines[1:]
+    if header["rows"] != len(body):
+        raise ValueError(f"its header counts {header['rows']} rows, and it holds {len(body)}")
+    rows = []
+    for number, line in enumerate(body, 1):
+        row = _json_text(line, f"row {number}")
+        problem = _row_problem(row, source, header["lines"])
+        if problem is not None:
+            raise ValueError(f"row {number} {problem}")
+        rows.append(row)
+    if _digest(header, body) != header["digest"]:
+        first: dict[bytes, int] = {}
+        for number, line in enumerate(body, 1):
+            if line in first:
+                raise ValueError(f"row {number} repeats row {first[line]} (its digest differs)")
+            first.setdefault(line, number)
+        raise ValueError("its rows are not those it was written with (its digest differs)")
+    read = ReadStamp(header["size"], header["blake2b"], header["mtime_ns"])
+    return SavedResults(rows, header["records"], header["lines"], read)
 
 
 class ResultsDir:
-    """A directory of result files, one per input file, for resuming a run.
+    """A directory of result files, one per log, for resuming a run.
 
-    Each file is JSON Lines: a header (`{"chatassert_results": 1, "input", "size",
-    "mtime_ns", "records", "rows"}`) then the input's rows (`Row.to_row()` dicts). It is
-    written to a temporary file then renamed, so it is there only when complete; it counts as
-    finished for the same input only while the input's size and modification time are those
-    recorded (an object-store URI, not examined, counts as unchanged).
+    Each file is JSON Lines (ASCII): a header, then the log's rows (`Row.to_row()` dicts).
+    The header is `{"chatassert_results": 2, "input", "size", "blake2b", "mtime_ns",
+    "records", "lines", "rows", "digest"}`: the log as named on the command line, what was
+    read of it to make these rows (`ReadStamp`: its size, the BLAKE2b hash of its bytes
+    taken as they were read, its modification time when opened), its record and line
+    counts, the number of rows, and a BLAKE2b digest of the header and rows. A file is
+    written to a temporary file then renamed, so it is there only when complete.
+
+    `load` validates a file row by row (each row's shape, the record it names within the
+    lines read, the counts, the digest: a row edited, repeated, removed or reordered is
+    found) and refuses one that does not validate (`ResultsFileError`); whether the log is
+    still what was read is for the task that reads it to tell (`check_files`).
 
     Args:
         path: The directory (created when missing).
     """
 
-    VERSION = 1
+    VERSION = _VERSION
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -814,55 +1333,59 @@ class ResultsDir:
         return f"ResultsDir({str(self.path)!r})"
 
     def file_for(self, source: str) -> Path:
-        """Where the results of the input `source` go."""
+        """Where the results of the log `source` go."""
         name = re.sub(r"[^A-Za-z0-9._-]+", "_", source.rstrip("/").rsplit("/", 1)[-1])[-80:]
-        digest = hashlib.sha256(_file_key(source, local=True).encode()).hexdigest()[:16]
-        return self.path / f"{name}.{digest}.rows.jsonl"
+        digest = hashlib.sha256(_results_key(source).encode("utf-8", "surrogatepass"))
+        return self.path / f"{name}.{digest.hexdigest()[:16]}.rows.jsonl"
 
-    @staticmethod
-    def stamp(source: str) -> dict[str, Any]:
-        """What identifies this version of the input: its size and modification time."""
-        if "://" in source:
-            return {"input": source}
-        info = os.stat(source)
-        return {"input": source, "size": info.st_size, "mtime_ns": info.st_mtime_ns}
+    def load(self, source: str) -> SavedResults | None:
+        """The saved results of the log `source`, or None when there are none.
 
-    def load(self, source: str) -> tuple[list[dict[str, Any]], int] | None:
-        """The saved rows and record count of `source`, or None when there are none, they
-        are incomplete, or the input changed since."""
+        Raises:
+            ResultsFileError: when its results file cannot be read or does not validate.
+        """
         target = self.file_for(source)
         try:
-            with target.open(encoding="utf-8") as f:
-                header = json.loads(f.readline())
-                rows = [json.loads(line) for line in f]
-            stamp = self.stamp(source)
-        except (OSError, ValueError):
+            data = target.read_bytes()
+        except FileNotFoundError:
             return None
-        if (
-            not isinstance(header, dict)
-            or header.get("chatassert_results") != self.VERSION
-            or {k: header.get(k) for k in stamp} != stamp
-            or header.get("rows") != len(rows)
-        ):
-            return None
-        return rows, int(header["records"])
+        except OSError as exc:
+            raise ResultsFileError(target, f"cannot be read: {_cannot_read(exc)}") from None
+        try:
+            return _results_of(data, source)
+        except ValueError as exc:
+            raise ResultsFileError(target, str(exc)) from None
 
-    def save(self, source: str, rows: Sequence[Mapping[str, Any]], records: int) -> Path:
-        """Write the results of `source` (atomically: a temporary file, then a rename)."""
+    def save(
+        self,
+        source: str,
+        rows: Sequence[Mapping[str, Any]],
+        records: int,
+        read: ReadStamp,
+        *,
+        lines: int | None = None,
+    ) -> Path:
+        """Write the results of the log `source` (atomically: a temporary file, then a
+        rename): its rows, its record count, what was read to make them, and how many lines
+        (JSONL) or rows (Parquet) were read (default: the records)."""
         self.path.mkdir(parents=True, exist_ok=True)
         target = self.file_for(source)
-        header = {
-            "chatassert_results": self.VERSION,
-            **self.stamp(source),
+        body = [json.dumps(dict(row)).encode("ascii") for row in rows]
+        header: dict[str, Any] = {
+            "chatassert_results": _VERSION,
+            "input": source,
+            **read.to_dict(),
             "records": records,
-            "rows": len(rows),
+            "lines": records if lines is None else lines,
+            "rows": len(body),
         }
+        header["digest"] = _digest(header, body)
         temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
         try:
-            with temporary.open("w", encoding="utf-8") as f:
-                f.write(json.dumps(header) + "\n")
-                for row in rows:
-                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            with temporary.open("wb") as f:
+                f.write(json.dumps(header).encode("ascii") + b"\n")
+                for line in body:
+                    f.write(line + b"\n")
             os.replace(temporary, target)
         finally:
             temporary.unlink(missing_ok=True)
