@@ -23,7 +23,6 @@ import asyncio
 import dataclasses
 import email.utils
 import functools
-import itertools
 import json
 import logging
 import math
@@ -680,9 +679,9 @@ def _scrub_value(value: Any, patterns: list[re.Pattern[str]]) -> Any:
     return out
 
 
-_MAX_ESCAPES = 16
-"""The most backslashes redaction expects in front of one escaped character: a secret written
-as JSON inside JSON four levels deep (a backslash becomes 2**4 of them)."""
+_DEPTH = 4
+"""How many levels of JSON inside JSON redaction looks through: a verdict's JSON in a reply's
+JSON is two; a reply quoting such a reply, three."""
 
 _SHORT_ESCAPES = {'"': '"', "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t"}
 """JSON's two-character escapes, by the character they stand for (the backslash aside)."""
@@ -690,37 +689,44 @@ _SHORT_ESCAPES = {'"': '"', "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r"
 
 @functools.lru_cache(maxsize=64)
 def _secret_pattern(secret: str) -> re.Pattern[str]:
-    r"""Match `secret` written plainly or in any JSON escape form, up to four levels deep.
+    r"""Match `secret` written plainly or as JSON string content up to four levels deep.
 
-    Each character may be itself, `\uXXXX` (hex digits in either case; a surrogate pair
-    beyond the Basic Multilingual Plane) or its short escape (`\"`, `\\`, `\/`, `\n`, ...),
-    behind 1 to 16 backslashes: a reply's JSON may hold JSON text (a verdict in `content`)
-    which may hold JSON again. Each run of backslashes is bounded, so a search takes time
-    linear in the text, whatever a reply puts in it.
+    At each depth, each character may be itself, `\uXXXX` (hex digits in either case; a
+    surrogate pair beyond the Basic Multilingual Plane) or its short escape (`\"`, `\/`,
+    `\n`, ...), behind the backslashes the levels above it doubled; a backslash of the secret
+    is exactly `2**depth` backslashes, or `\u005c` behind half as many. Backslash counts are
+    exact or end at a letter, so no search backtracks far: it takes time linear in the text,
+    whatever a reply puts in it (an unbounded `\+` made a reply of backslashes quadratic).
+    The deepest form is tried first, so the whole escaped secret is redacted, not a part.
 
     Example:
-        >>> _secret_pattern('sk-"1/2').sub("[redacted]", 'a sk\\u002D\\\\\\"1\\/2 b')
+        >>> _secret_pattern('sk-"1/2').sub("[redacted]", 'a sk\\u002D\\"1\\/2 b')
+        'a [redacted] b'
+        >>> _secret_pattern('sk-"1/2').sub("[redacted]", 'a sk-\\\\\\"1\\\\/2 b')
         'a [redacted] b'
     """
-    run = rf"\\{{1,{_MAX_ESCAPES}}}"
-    parts = []
-    for char, group in itertools.groupby(secret):
-        count = len(list(group))
-        if char == "\\":  # one run: raw, or each backslash escaped (`\\\\`, `\\u005c`)
-            escaped = f"(?:{run}u(?i:005c)){{{count}}}"
-            parts.append(rf"(?:\\{{{count},{count * _MAX_ESCAPES}}}|{escaped})")
-            continue
-        code = ord(char)
-        forms = [re.escape(char)]
-        if code > 0xFFFF:
-            high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
-            forms.append(rf"{run}u(?i:{high:04x}){run}u(?i:{low:04x})")
-        else:
-            forms.append(rf"{run}u(?i:{code:04x})")
-        if char in _SHORT_ESCAPES:
-            forms.append(run + re.escape(_SHORT_ESCAPES[char]))
-        parts.append(f"(?:{'|'.join(forms)}){{{count}}}" if count > 1 else f"(?:{'|'.join(forms)})")
-    return re.compile("".join(parts))
+    depths = []
+    for depth in range(_DEPTH, 0, -1):
+        half = 2 ** (depth - 1)
+        run = rf"\\{{1,{2 * half}}}"  # ends at the escape's letter: no backtracking
+        parts = []
+        for char in secret:
+            code = ord(char)
+            if char == "\\":
+                parts.append(rf"(?:\\{{{half}}}u(?i:005c)|\\{{{2 * half}}})")
+                continue
+            forms = [re.escape(char)]
+            if code > 0xFFFF:
+                high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
+                forms.append(rf"{run}u(?i:{high:04x}){run}u(?i:{low:04x})")
+            else:
+                forms.append(rf"{run}u(?i:{code:04x})")
+            if char in _SHORT_ESCAPES:
+                forms.append(run + re.escape(_SHORT_ESCAPES[char]))
+            parts.append(f"(?:{'|'.join(forms)})")
+        depths.append("".join(parts))
+    depths.append(re.escape(secret))
+    return re.compile("|".join(f"(?:{d})" for d in depths))
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:
