@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_params",
             "_judging",
             "_history",
+            "_jsonlines",
         },
     ),
     (
