@@ -86,6 +86,7 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "judge.reply_text": (300, 60_000),
     "judge.verdicts": (200, 40_000),
     "judge.http": (40, 4_000),
+    "judge.secrets": (60, 10_000),
     # results
     "result.roundtrip": (300, 60_000),
     # media headers: any bytes, mutated files of every format read

@@ -10,7 +10,9 @@ The contracts under test:
   `JudgeReplyError`;
 - an HTTP judge talking to a real server on 127.0.0.1 that answers with fuzzed bodies and
   status codes makes a judged check `passed`, `failed` or `error`, never raises, and passes
-  only on a well-formed verdict with `passed: true`.
+  only on a well-formed verdict with `passed: true`;
+- an API key of any characters, echoed back by that server in any JSON escape form, appears
+  in no form in the result, and does not change the verdict.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
+import random
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,6 +43,7 @@ from chatassert.judges._prompts import (
 )
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
+from escapes import escape_once, escaped, leaks, secrets, sendable
 from loopback import LoopbackServer, Reply
 
 
@@ -286,3 +291,77 @@ def test_an_http_judge_on_any_answer_passes_only_on_a_clean_verdict(
         assert result.status is not Status.PASSED, (reply, result)
     else:
         assert result.status is (Status.PASSED if expected else Status.FAILED), (reply, result)
+
+
+# -- secrets: an echoed API key reaches no result ------------------------------------------------
+
+_SECRET_VAR = "CHATASSERT_FUZZ_SECRET"
+_KEYED = OpenAIJudge(
+    "judge-model",
+    base_url=_SERVER.url + "/v1",
+    api_key_env=_SECRET_VAR,
+    timeout=5.0,
+    retries=0,
+    response_format="none",
+)
+_WHERE = ("reason", "reason", "not_a_verdict", "refusal", "error_body", "json_key", "no_passed")
+
+
+def _chat(content: str, rng: random.Random, extra: str = "") -> bytes:
+    """A chat completion whose `content` is `content`, written by hand (escaped at random)."""
+    message = '{"role": "assistant", "content": "' + escape_once(content, rng, first=False) + '"'
+    return ('{"choices": [{"index": 0, "message": ' + message + extra + "}}]}").encode()
+
+
+@st.composite
+def echoes(draw: st.DrawFn) -> tuple[str, str, bytes, int, bool | None]:
+    """A key, the form the server echoes it in, the reply body and status, and the verdict the
+    reply holds (None: none)."""
+    key = "sk-" + draw(secrets())
+    rng = draw(st.randoms(use_true_random=False))
+    where = draw(st.sampled_from(_WHERE))
+    depth = draw(st.integers(1, 3)) if where != "error_body" else draw(st.integers(0, 3))
+    form = escaped(key, depth, rng)
+    passed = draw(st.booleans())
+    if where == "reason":
+        verdict = f'{{"passed": {json.dumps(passed)}, "score": 0.5, "reason": "saw {form}"}}'
+        return key, form, _chat(verdict, rng), 200, passed
+    if where == "not_a_verdict":
+        return key, form, _chat(f"I will not grade this: {form}", rng), 200, None
+    if where == "refusal":
+        return key, form, _chat("", rng, f', "refusal": "no, {form}"'), 200, None
+    if where == "error_body":
+        status = draw(st.sampled_from([401, 500]))
+        return key, form, f"upstream refused {form}".encode(), status, None
+    if where == "json_key":
+        return key, form, ('{"choices": [], "' + form + '": 1}').encode(), 200, None
+    return key, form, _chat(f'{{"reason": "{form}"}}', rng), 200, None
+
+
+@given(echoes())
+@fuzz_target("judge.secrets")
+def test_an_echoed_key_appears_in_no_form_in_the_result(
+    echo: tuple[str, str, bytes, int, bool | None],
+) -> None:
+    key, form, body, status, verdict = echo
+    os.environ[_SECRET_VAR] = key
+    _SERVER.script.clear()
+    before = _SERVER.count
+    _SERVER.push(Reply(body, status=status))
+    try:
+        result = LLMRubric("Apologises", judge=_KEYED).check(_TURN)
+    finally:
+        del os.environ[_SECRET_VAR]
+        _SERVER.script.clear()
+    data = result.to_dict()
+    text = "\n".join([json.dumps(data), json.dumps(data, ensure_ascii=False), str(result)])
+    assert not leaks(key, text, [form]), (key, form, text)
+    if not sendable(key):
+        assert result.status is Status.ERROR
+        assert "has a control character" in result.reason
+        assert _SERVER.count == before  # nothing was sent
+    elif verdict is None:
+        assert result.status is Status.ERROR, result
+    else:
+        assert result.status is (Status.PASSED if verdict else Status.FAILED), result
+        assert result.reason.endswith("saw [redacted]"), result.reason
