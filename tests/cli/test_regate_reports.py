@@ -217,3 +217,51 @@ def test_a_report_on_standard_input_names_its_lines_as_stdin(tmp_path: Path) -> 
     )  # fmt: skip
     assert done.returncode == 2
     assert b"<stdin>:2: the line is not UTF-8 (byte 0xfe at column 2)" in done.stderr
+
+
+def _judged(score: Any = 0.9, judged: Any = True) -> dict[str, Any]:
+    return {"status": "passed", "name": "llm_rubric", "score": score,
+            "details": {"threshold": 0.5, "judge_passed": judged}}  # fmt: skip
+
+
+UNUSABLE: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "a NaN score",
+        _judged("NaN"),
+        "cannot re-gate: the stored score nan is not a number from 0 to 1",
+    ),
+    ("an infinite score", _judged("Infinity"), "the stored score inf is not a number from 0 to 1"),
+    ("a score above 1", _judged(2), "the stored score 2 is not a number from 0 to 1"),
+    ("a verdict of text", _judged(0.9, "no"), "the stored judge verdict 'no' is not true or false"),
+    (
+        "at_least without needed",
+        {"status": "passed", "name": "at_least", "details": {}, "children": [_judged(), _judged()]},
+        "cannot re-gate 'at_least': its stored 'needed' None is not a whole number from 0",
+    ),
+    (
+        "a repeat of an unknown aggregate",
+        {
+            "status": "passed",
+            "name": "repeat",
+            "details": {"aggregate": "most"},
+            "children": [_judged(), _judged()],
+        },
+        "cannot re-gate 'repeat': its stored 'aggregate' 'most' is not one of majority, all, any, "
+        "mean",
+    ),
+]
+
+
+@pytest.mark.parametrize(("what", "tree", "reason"), UNUSABLE, ids=[u[0] for u in UNUSABLE])
+def test_a_stored_value_no_judge_gives_is_an_error_never_a_pass(
+    tmp_path: Path, what: str, tree: dict[str, Any], reason: str
+) -> None:
+    row = {**_GOOD, "result": tree}
+    (tmp_path / "r.jsonl").write_text(json.dumps(row) + "\n", "utf-8")
+    code, _, err = run(
+        tmp_path, "regate", "r.jsonl", "--min-score", "llm_rubric=0.85", "-o", "s.jsonl"
+    )
+    assert code == 3, (what, err)
+    [outcome, _] = _rows(tmp_path / "s.jsonl")
+    assert outcome["result"]["status"] == "error"
+    assert reason in outcome["result"]["reason"]

@@ -244,6 +244,57 @@ def _judged_leaf(score: Any, judged: Any, threshold: Any) -> dict[str, Any]:
             "reason": "judged", "details": details, "score": score}  # fmt: skip
 
 
+_RULE_NAMES = (
+    "all_of",
+    "any_of",
+    "at_least",
+    "not",
+    "repeat",
+    "when",
+    "case",
+    "turn",
+    "step",
+    "on_every_turn",
+    "on_any_turn",
+    "on_turn",
+    "on_last_turn",
+    "ensemble",
+    "nope",
+)
+_RULE_KEYS = (
+    "needed",
+    "aggregate",
+    "threshold",
+    "index",
+    "turn_index",
+    "input",
+    "step",
+    "store",
+    "judge_passed",
+)
+_RULE_VALUES = (None, True, 0, 1, 2, -1, 0.5, 1.5, "x", "majority", "mean", "all", "any", [],
+                {}, [1], "NaN")  # fmt: skip
+
+
+@st.composite
+def stored_rules(draw: st.DrawFn) -> dict[str, Any]:
+    """A combinator node as a report could hold it: any rule, odd details, judged children."""
+    children = [
+        _judged_leaf(draw(st.sampled_from([0.2, 0.7, 1.0, None])), True, 0.5)
+        for _ in range(draw(st.integers(0, 3)))
+    ]
+    details = {
+        key: draw(st.sampled_from(_RULE_VALUES))
+        for key in draw(st.lists(st.sampled_from(_RULE_KEYS), max_size=3, unique=True))
+    }
+    node = {"status": draw(st.sampled_from(["passed", "failed", "error", "skipped"])),
+            "name": draw(st.sampled_from(_RULE_NAMES)), "reason": "stored", "details": details,
+            "children": children}  # fmt: skip
+    if draw(st.booleans()):
+        node["location"] = draw(st.sampled_from(["turns[1]", "steps[x]", "turns[99999999999]"]))
+    return node
+
+
 @st.composite
 def mutated_report(draw: st.DrawFn, rows: list[Any]) -> list[str]:
     """The report's lines changed in one to four places (or not at all)."""
@@ -256,7 +307,9 @@ def mutated_report(draw: st.DrawFn, rows: list[Any]) -> list[str]:
         positions = specgen._node_paths(rows[i])
         where = positions[draw(st.integers(0, len(positions) - 1))]
         current = specgen._get(rows[i], where)
-        kind = draw(st.sampled_from(["value", "drop", "graft", "deep", "cut", "line", "value"]))
+        kind = draw(
+            st.sampled_from(["value", "drop", "graft", "rule", "deep", "cut", "line", "value"])
+        )
         if kind == "value":
             rows[i] = specgen._put(rows[i], where, draw(odd_values()))
         elif kind == "drop" and isinstance(current, dict) and current:
@@ -267,6 +320,8 @@ def mutated_report(draw: st.DrawFn, rows: list[Any]) -> list[str]:
             judged = draw(st.sampled_from([True, False, None, "yes"]))
             threshold = draw(st.sampled_from([0.5, None, 2, "x"]))
             rows[i] = specgen._put(rows[i], where, _judged_leaf(score, judged, threshold))
+        elif kind == "rule" and isinstance(current, dict) and "status" in current:
+            rows[i] = specgen._put(rows[i], where, draw(stored_rules()))
         elif kind == "deep":  # a result tree nested deep, written as text (json.dumps recurses)
             depth = draw(st.sampled_from([10, 150, 199, 201, 400, 2_000]))
             row = rows.pop(i)

@@ -6,7 +6,12 @@ new thresholds by assertion name or kind, `regate` decides each judged leaf agai
 judged checks' own `gate`, then every node above it that changed by its combinator's own rule
 (the assertion classes' combining methods, called on the stored children).
 
-Docs: docs/judges.md ("Re-gating stored results"). Tests: tests/judges/test_judge_trust.py.
+Stored values no judge or rule gives (a verdict that is not a boolean, a score outside 0 to 1,
+an `at_least` without its `needed`) are never decided into a pass: the node becomes an `error`
+saying what it holds.
+
+Docs: docs/judges.md ("Re-gating stored results"). Tests: tests/judges/test_judge_trust.py,
+tests/cli/test_regate_reports.py.
 """
 
 from __future__ import annotations
@@ -19,9 +24,9 @@ from typing import Any
 
 from chatassert._base import AllOf, AnyOf, Assertion, Not
 from chatassert._combinators import AtLeast, OnAnyTurn, OnEveryTurn, OnLastTurn, OnTurn, When
-from chatassert._judged import LLMRubric, Repeat
+from chatassert._judged import _AGGREGATES, LLMRubric, Repeat
 from chatassert._judged_base import gate
-from chatassert._result import Result, Status
+from chatassert._result import Result, Status, shorten
 from chatassert._suite import Case, StepSpec, _step_result, _turn_result
 
 __all__ = ["regate"]
@@ -67,7 +72,14 @@ def _regate(node: Result, thresholds: Mapping[str, float]) -> Result:
     judged = details.get("judge_passed", True if node.status is _P else None)
     if judged is None:  # an error without a verdict: nothing to decide again
         return node
-    status, why = gate(bool(judged), node.score, threshold)
+    problem = _unusable_verdict(judged, node.score)
+    if problem is not None:  # a stored value no judge gives: never decided into a pass
+        return node.replace(
+            status=_E,
+            reason=f"cannot re-gate: {problem}",
+            details={**details, "regate": "bad_stored_value"},
+        )
+    status, why = gate(judged, node.score, threshold)
     if status is _P:
         reason = (
             node.reason
@@ -80,6 +92,38 @@ def _regate(node: Result, thresholds: Mapping[str, float]) -> Result:
         reason = node.reason
     details = {**details, "threshold": threshold, "judge_passed": bool(judged)}
     return node.replace(status=status, reason=reason, details=details)
+
+
+def _is_score(value: object) -> bool:
+    """A score a judge gives: a finite number from 0 to 1 (NaN fails the comparison too)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
+
+
+def _unusable_verdict(judged: object, score: object) -> str | None:
+    """What makes a stored judged verdict unusable (a judge gives a boolean verdict and a
+    score from 0 to 1, or none), or None."""
+    if not isinstance(judged, bool):
+        return f"the stored judge verdict {shorten(repr(judged), 40)} is not true or false"
+    if score is not None and not _is_score(score):
+        return f"the stored score {shorten(repr(score), 40)} is not a number from 0 to 1"
+    return None
+
+
+def _unusable_rule(node: Result) -> str | None:
+    """What makes a stored combinator's own details unusable by its rule, or None."""
+    details = node.details
+    if node.name == "at_least":
+        needed = details.get("needed")
+        if isinstance(needed, bool) or not isinstance(needed, int) or needed < 0:
+            return f"its stored 'needed' {shorten(repr(needed), 40)} is not a whole number from 0"
+    elif node.name == "repeat":
+        if details.get("aggregate") not in _AGGREGATES:
+            aggregate = shorten(repr(details.get("aggregate")), 40)
+            return f"its stored 'aggregate' {aggregate} is not one of {', '.join(_AGGREGATES)}"
+        threshold = details.get("threshold")
+        if threshold is not None and not _is_score(threshold):
+            return f"its stored 'threshold' {shorten(repr(threshold), 40)} is not from 0 to 1"
+    return None
 
 
 def _threshold(node: Result, thresholds: Mapping[str, float]) -> float | None:
@@ -193,6 +237,7 @@ _RULES: dict[str, Callable[[Result, list[Result], Mapping[str, float]], Result]]
 
 def _recombine(node: Result, children: list[Result], thresholds: Mapping[str, float]) -> Result:
     rule = _RULES.get(node.name)
+    unusable = None if rule is None else _unusable_rule(node)
     if rule is None:
         combined = Result(
             _E,
@@ -200,6 +245,13 @@ def _recombine(node: Result, children: list[Result], thresholds: Mapping[str, fl
             f"cannot re-gate {node.name!r}: a judged check inside it changed, and regate "
             "does not know its rule",
             {"regate": "unknown_rule"},
+        )
+    elif unusable is not None:
+        combined = Result(
+            _E,
+            node.name,
+            f"cannot re-gate {node.name!r}: {unusable}",
+            {"regate": "bad_stored_value"},
         )
     else:
         combined = rule(node, children, thresholds)
