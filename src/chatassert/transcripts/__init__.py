@@ -189,8 +189,23 @@ conversation. `parse_record` reads a record of one conversation only."""
 
 
 def _detected(record: Any) -> str | None:
+    """The first format whose detector recognises `record`, or None.
+
+    Raises:
+        TranscriptError: when a detector fails on the record (a value of a type it did not
+            expect): the record is reported, never a crash of the reading of its log.
+    """
     for name, (detect, _) in FORMATS.items():
-        if detect(record):
+        try:
+            found = detect(record)
+        except RecursionError:
+            raise TranscriptError("malformed record: nested too deeply") from None
+        except Exception as exc:  # one odd record never ends the reading of a log
+            raise TranscriptError(
+                f"malformed record ({type(exc).__name__} while detecting its format as "
+                f"{name}: {exc})"
+            ) from None
+        if found:
             return name
     return None
 
@@ -199,19 +214,25 @@ def parse_record(record: Any, format: str | None = None) -> Conversation:
     """Turn one parsed JSON record into a conversation, detecting its format unless given.
 
     Raises:
-        TranscriptError: when the record is of no known format or is malformed.
+        TranscriptError: when the record is of no known format or is malformed (nested too
+            deeply to read, too).
     """
-    if format is not None:
-        if format not in FORMATS:
-            raise TranscriptError(
-                f"unknown transcript format {format!r}; known: {', '.join(FORMATS)}"
-            )
-        return _with_turns(FORMATS[format][1](record))
-    name = _detected(record)
+    if format is not None and format not in FORMATS:
+        raise TranscriptError(f"unknown transcript format {format!r}; known: {', '.join(FORMATS)}")
+    name = format if format is not None else _detected(record)
     if name is not None:
-        return _with_turns(FORMATS[name][1](record))
+        try:
+            return _with_turns(FORMATS[name][1](record))
+        except TranscriptError:
+            raise
+        except RecursionError:
+            raise TranscriptError("malformed record: nested too deeply") from None
+        except Exception as exc:  # a reader that failed on a value it did not expect
+            raise TranscriptError(
+                f"malformed record ({type(exc).__name__} while reading it: {exc})"
+            ) from None
     if isinstance(record, dict):
-        what = f"keys: {sorted(record)[:8]}"
+        what = f"keys: {sorted(map(str, record))[:8]}"
     elif isinstance(record, list):
         what = "a JSON array, but not of {request, response} calls"
     else:
@@ -366,7 +387,10 @@ def _record(raw: Any, source: str, number: int, format: str | None) -> Record:
         if raw is None:
             return Record(source, number, error="the line is JSON null: no response to check")
         return Record(source, number, raw=raw)
-    name = format if format is not None else _detected(raw)
+    try:
+        name = format if format is not None else _detected(raw)
+    except TranscriptError as exc:
+        return Record(source, number, error=str(exc), raw=raw)
     split = PARTS.get(name) if name is not None else None
     pieces: list[tuple[str, Any]] | None = None
     if split is not None:
@@ -374,6 +398,8 @@ def _record(raw: Any, source: str, number: int, format: str | None) -> Record:
             pieces = split(raw)
         except TranscriptError as exc:
             return Record(source, number, error=str(exc), raw=raw)
+        except RecursionError:
+            return Record(source, number, error="malformed record: nested too deeply", raw=raw)
         except Exception as exc:  # one odd record never ends the reading of a log
             error = f"malformed record ({type(exc).__name__} while reading it: {exc})"
             return Record(source, number, error=error, raw=raw)
@@ -390,12 +416,6 @@ def _one(raw: Any, source: str, number: int, format: str | None, part: str | Non
         return Record(source, number, conversation=conversation, raw=raw, part=part)
     except TranscriptError as exc:
         return Record(source, number, error=str(exc), raw=raw, part=part)
-    except RecursionError:
-        error = "malformed record: nested too deeply"
-        return Record(source, number, error=error, raw=raw, part=part)
-    except Exception as exc:  # one odd record never ends the reading of a log
-        error = f"malformed record ({type(exc).__name__} while reading it: {exc})"
-        return Record(source, number, error=error, raw=raw, part=part)
 
 
 def _is_document_start(line: str) -> bool:

@@ -35,6 +35,7 @@ from typing import Any
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation, GuardrailEvent
 from chatassert.transcripts._build import (
+    Exchanges,
     Msg,
     call_metadata,
     conversation,
@@ -42,7 +43,6 @@ from chatassert.transcripts._build import (
     guarded,
     iso_latency,
     match_tool_runs,
-    merge_exchange,
     record_metadata,
     tool_call,
 )
@@ -54,9 +54,16 @@ __all__ = ["detect", "parse", "parts"]
 _OBJECTS = frozenset({"trace", "trace.span"})
 
 
+def _object(value: Mapping[str, Any]) -> str | None:
+    """The `object` an export names (`trace`, `trace.span`), or None: a value of any other
+    type (a list, an object) names none, and is never looked up in a set."""
+    kind = value.get("object")
+    return kind if isinstance(kind, str) and kind in _OBJECTS else None
+
+
 def _is_item(value: object) -> bool:
     return isinstance(value, Mapping) and (
-        value.get("object") in _OBJECTS or isinstance(value.get("span_data"), Mapping)
+        _object(value) is not None or isinstance(value.get("span_data"), Mapping)
     )
 
 
@@ -70,7 +77,7 @@ def detect(record: Any) -> bool:
         return bool(record) and _is_item(record[0])
     if not isinstance(record, Mapping):
         return False
-    if record.get("object") in _OBJECTS:
+    if _object(record) is not None:
         return True
     spans = record.get("spans")
     if isinstance(spans, list) and spans and _is_span(spans[0]):
@@ -130,7 +137,11 @@ def _trace_and_spans(record: Any) -> tuple[Mapping[str, Any], list[Any]]:
             )
         ((_, group),) = groups.items()
         return group.get("trace") or {}, group["spans"]
-    assert isinstance(record, Mapping)
+    if not isinstance(record, Mapping):
+        raise TranscriptError(
+            f"expected an Agents SDK trace (an object, or a list of trace and span objects), "
+            f"got {described(record)}"
+        )
     trace = record.get("trace", record)
     if not isinstance(trace, Mapping):
         raise TranscriptError(f"'trace' must be an object, got {described(trace)}")
@@ -222,7 +233,8 @@ class _Trace:
 
     def __init__(self, spans_only: bool) -> None:
         self.spans_only = spans_only
-        self.history: list[Msg] = []
+        self.exchanges = Exchanges()
+        self.history = self.exchanges.history
         self.events: dict[int, list[GuardrailEvent]] = {}
         self.pending_agent: tuple[str, str] | None = None
         self.pending_events: list[GuardrailEvent] = []
@@ -246,9 +258,11 @@ class _Trace:
         if kind in ("generation", "response"):
             request, response = _model_call(span, kind, data, where)
             if self.history:  # a later agent's instructions open its requests: not new messages
-                while request and request[0].role in ("system", "developer"):
-                    request.pop(0)
-            merge_exchange(self.history, request, response)
+                start = 0
+                while start < len(request) and request[start].role in ("system", "developer"):
+                    start += 1
+                request = request[start:]
+            self.exchanges.merge(request, response)
         elif kind == "function":
             name, arguments, text, errored = _function(span, data, where)
             if self.spans_only:

@@ -111,11 +111,10 @@ def _message(raw: object, where: str, attachments: Mapping[str, Any]) -> Msg:
     if not isinstance(raw, Mapping):
         raise TranscriptError(f"{where} is not a message object, got {described(raw)}")
     role = raw.get("role")
-    if role not in _ROLES:
+    if not isinstance(role, str) or role not in _ROLES:
         raise TranscriptError(
             f"{where}.role must be system, user, assistant or tool, got {described(role)}"
         )
-    assert isinstance(role, str)
     msg = Msg(role=role, content=_text(raw.get("content"), attachments, f"{where}.content"))
     if role == "assistant":
         calls = raw.get("tool_calls") or []

@@ -77,7 +77,8 @@ def _trace_spans(record: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]
         for j, span in enumerate(spans):
             if not isinstance(span, Mapping):
                 raise TranscriptError(f"data[{i}].spans[{j}] must be an object")
-            process = span.get("process", processes.get(span.get("processID")))
+            key = span.get("processID")  # a process's id: a string, or nothing to look up
+            process = span.get("process", processes.get(key) if isinstance(key, str) else None)
             out.append((f"data[{i}].spans[{j}]", span, process))
     return out
 
