@@ -10,6 +10,7 @@ adapter has already checked.
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,7 @@ from chatassert._result import shorten
 
 __all__ = [
     "MAX_COUNT",
+    "Exchanges",
     "Msg",
     "call_metadata",
     "conversation",
@@ -376,22 +378,19 @@ def _agent_after(
     conversation to the agent its output names (`{"assistant": ...}`), else to the one its
     tool name names.
     """
+    outputs: dict[str, str | None] | None = None  # the first result of each call id
     for msg in group:
         if msg.agent is not None:
             active = msg.agent
         if msg.tool_calls and msg.role == "assistant":
             for call in msg.tool_calls:
                 if call.name.startswith(HANDOFF_PREFIX) and is_handoff(call.name):
-                    output = next(
-                        (
-                            m.content
-                            for m in group
-                            if m.role == "tool"
-                            and call.id is not None
-                            and m.tool_call_id == call.id
-                        ),
-                        None,
-                    )
+                    if outputs is None:
+                        outputs = {}
+                        for m in group:
+                            if m.role == "tool" and m.tool_call_id is not None:
+                                outputs.setdefault(m.tool_call_id, m.content)
+                    output = outputs.get(call.id) if call.id is not None else None
                     target = handoff_target(call.name, output)
                     active = (target, f"handoff call {call.name} in turns[{index}]")
     return active
@@ -510,7 +509,8 @@ def guarded(
 def match_tool_runs(history: list[Msg], runs: Sequence[tuple[str, str, bool]]) -> None:
     """Mark errored (or add) the results of the calls `history` shows from logged tool runs
     that carry no call id: `(tool name, result text, errored)`, matched to calls by name, in
-    order. A call with no result in `history` gets the run's as a `tool` message after it.
+    order. A call with no result in `history` gets the run's as a `tool` message after it
+    (after the results already there). Linear in the messages and runs.
 
     Example:
         >>> h = [Msg("user", "Hi"), Msg("assistant", tool_calls=[tool_call("f", {}, "c1")])]
@@ -519,35 +519,35 @@ def match_tool_runs(history: list[Msg], runs: Sequence[tuple[str, str, bool]]) -
         [('assistant', None, False), ('tool', 'boom', True)]
     """
     results = {m.tool_call_id: m for m in history if m.role == "tool"}
-    calls = [
-        (position, call)
-        for position, msg in enumerate(history)
-        if msg.role == "assistant"
-        for call in msg.tool_calls
-    ]
-    used: set[int] = set()
-    inserts: list[tuple[int, Msg]] = []
+    calls: dict[str, deque[tuple[int, ToolCall]]] = {}
+    for position, msg in enumerate(history):
+        if msg.role == "assistant":
+            for call in msg.tool_calls:
+                calls.setdefault(call.name, deque()).append((position, call))
+    inserts: dict[int, list[Msg]] = {}
     for name, text, errored in runs:
-        found = next(
-            ((n, p, c) for n, (p, c) in enumerate(calls) if n not in used and c.name == name),
-            None,
-        )
-        if found is None:
+        queue = calls.get(name)
+        if not queue:
             continue
-        n, position, call = found
-        used.add(n)
+        position, call = queue.popleft()
         result = results.get(call.id)
         if result is not None:
             result.is_error = result.is_error or errored
         else:
-            inserts.append(
-                (position, Msg(role="tool", content=text, tool_call_id=call.id, is_error=errored))
-            )
-    for position, msg in sorted(inserts, key=lambda entry: entry[0], reverse=True):
-        at = position + 1
-        while at < len(history) and history[at].role == "tool":
-            at += 1
-        history.insert(at, msg)
+            added = Msg(role="tool", content=text, tool_call_id=call.id, is_error=errored)
+            inserts.setdefault(position, []).append(added)
+    if not inserts:
+        return
+    out: list[Msg] = []
+    pending: list[Msg] = []
+    for position, msg in enumerate(history):
+        if pending and msg.role != "tool":  # after the results its call already had
+            out.extend(pending)
+            pending = []
+        out.append(msg)
+        pending = inserts.get(position, pending)
+    out.extend(pending)
+    history[:] = out
 
 
 def iso_latency(start: object, end: object) -> float | None:
@@ -570,13 +570,86 @@ def iso_latency(start: object, end: object) -> float | None:
     return elapsed if elapsed >= 0 else None
 
 
-def _same(a: Msg, b: Msg) -> bool:
-    return (
-        a.role == b.role
-        and (a.content or "") == (b.content or "")
-        and [c.id for c in a.tool_calls] == [c.id for c in b.tool_calls]
-        and a.tool_call_id == b.tool_call_id
-    )
+_PROMPTS = ("system", "developer")
+
+
+def _key(msg: Msg) -> tuple[Any, ...]:
+    """What a message is compared by when a request repeats the history: its role, its text,
+    the ids of its calls and the call it answers."""
+    return (msg.role, msg.content or "", tuple([c.id for c in msg.tool_calls]), msg.tool_call_id)
+
+
+def _overlap(tail: Sequence[Any], head: Sequence[Any]) -> int:
+    """The length of the longest start of `head` that `tail` ends with, in time linear in both
+    (the Knuth-Morris-Pratt failure function of `head`).
+
+    Example:
+        >>> _overlap("xabab", "ababc"), _overlap("abc", "abc"), _overlap("ab", "ba")
+        (4, 3, 1)
+    """
+    if not tail or not head:
+        return 0
+    fail = [0] * len(head)
+    k = 0
+    for i in range(1, len(head)):
+        while k and head[i] != head[k]:
+            k = fail[k - 1]
+        if head[i] == head[k]:
+            k += 1
+        fail[i] = k
+    k = 0
+    for item in tail:
+        while k and (k == len(head) or item != head[k]):
+            k = fail[k - 1]
+        if item == head[k]:
+            k += 1
+    return k
+
+
+class Exchanges:
+    """A conversation's history built from its model calls, one `merge` per call.
+
+    Each merge costs time in proportion to what the call holds, not to the history so far: a
+    trace of thousands of model calls is read in linear time. Messages may be appended to
+    `history` between merges (a tool's result read from its span); nothing else may change it.
+
+    Example:
+        >>> h: list[Msg] = []
+        >>> calls = Exchanges(h)
+        >>> calls.merge([Msg("system", "s"), Msg("user", "a")], [Msg("assistant", "b")])
+        >>> calls.merge([Msg("system", "s"), Msg("user", "a"), Msg("assistant", "b"),
+        ...              Msg("user", "c")], [Msg("assistant", "d")])
+        >>> [m.content for m in h]
+        ['s', 'a', 'b', 'c', 'd']
+    """
+
+    __slots__ = ("_prompts", "_seen", "history")
+
+    def __init__(self, history: list[Msg] | None = None) -> None:
+        self.history: list[Msg] = [] if history is None else history
+        self._prompts: set[tuple[Any, ...]] = set()
+        self._seen = 0
+
+    def merge(self, request: Sequence[Msg], response: Sequence[Msg]) -> None:
+        """Extend the history with one model call, as `merge_exchange` says."""
+        history = self.history
+        for index in range(self._seen, len(history)):  # only what was added since
+            if history[index].role in _PROMPTS:
+                self._prompts.add(_key(history[index]))
+        self._seen = len(history)
+        start = 0
+        new_prompts: list[Msg] = []
+        while start < len(request) and request[start].role in _PROMPTS:
+            if _key(request[start]) not in self._prompts:
+                new_prompts.append(request[start])
+            start += 1
+        rest = request[start:]
+        size = min(len(history), len(rest))
+        tail = [_key(history[i]) for i in range(len(history) - size, len(history))]
+        shared = _overlap(tail, [_key(m) for m in rest]) if size else 0
+        history.extend(new_prompts)
+        history.extend(rest[shared:])
+        history.extend(response)
 
 
 def merge_exchange(history: list[Msg], request: Sequence[Msg], response: Sequence[Msg]) -> None:
@@ -587,7 +660,8 @@ def merge_exchange(history: list[Msg], request: Sequence[Msg], response: Sequenc
     handoff opened by another agent's instructions. Leading system and developer messages that
     `history` already holds are not added again, and new ones (another agent's instructions)
     are added where the call happened, not in front of the history it repeats; of the rest, the
-    longest start that repeats the end of `history` is not added again either.
+    longest start that repeats the end of `history` is not added again either. (Merging many
+    calls into one history: `Exchanges`, which does not read the history again for each.)
 
     Example:
         >>> h = [Msg("system", "s"), Msg("user", "a"), Msg("assistant", "b")]
@@ -604,23 +678,7 @@ def merge_exchange(history: list[Msg], request: Sequence[Msg], response: Sequenc
         >>> [m.content for m in h]  # its instructions where the call happened, nothing twice
         ['s', 'a', 'b', 'c', 'd', 'e', 'f', 't', 'g', 'i']
     """
-    start = 0
-    prompts = [m for m in history if m.role in ("system", "developer")]
-    new_prompts: list[Msg] = []
-    while start < len(request) and request[start].role in ("system", "developer"):
-        if not any(_same(request[start], p) for p in prompts):
-            new_prompts.append(request[start])
-        start += 1
-    rest = request[start:]
-    shared = 0
-    for size in range(min(len(history), len(rest)), 0, -1):
-        begin = len(history) - size
-        if all(_same(history[begin + i], rest[i]) for i in range(size)):
-            shared = size
-            break
-    history.extend(new_prompts)
-    history.extend(rest[shared:])
-    history.extend(response)
+    Exchanges(history).merge(request, response)
 
 
 _USAGE_KEYS = {
@@ -783,16 +841,15 @@ def fold_calls(
     Raises:
         TranscriptError: naming the first record that is not a call of this format.
     """
-    history: list[Msg] = []
+    exchanges = Exchanges()
     for i, call in enumerate(calls):
         at = f"{where}[{i}]" if where else ""
         if not is_call(call):
             raise TranscriptError(f"{at or 'record'} is not a {{request, response}} call")
         assert isinstance(call, dict)
         request = call["request"]
-        merge_exchange(
-            history,
+        exchanges.merge(
             read_request(request, f"{at}.request".lstrip(".")),
             read_response(call.get("response"), {**request, **call}, f"{at}.response".lstrip(".")),
         )
-    return history
+    return exchanges.history

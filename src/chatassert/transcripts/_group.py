@@ -154,6 +154,7 @@ def grouped(
     limit = math.inf if window is None else window
     open_groups: OrderedDict[str, Group] = OrderedDict()  # least recently added to first
     by_trace: dict[str, str] = {}  # an open group's traces → its key, for spans lacking `key`
+    traces_of: dict[str, list[str]] = {}  # an open group's key → its traces in `by_trace`
     closed: OrderedDict[str, str] = OrderedDict()  # key → where its closed group started
     for number, text in lines:
         if not text.strip():
@@ -163,7 +164,7 @@ def grouped(
             if number - first.last <= limit:
                 break
             done = open_groups.popitem(last=False)[1]
-            for gone in [t for t, k in by_trace.items() if k == done.key]:
+            for gone in traces_of.pop(done.key, ()):
                 del by_trace[gone]
             closed[done.key] = done.where
             if len(closed) > _CLOSED_KEYS:
@@ -194,7 +195,7 @@ def grouped(
                 continue
             group = open_groups.get(label)
             if group is None and unit_key is not None and trace is not None:
-                group = _adopt(open_groups, by_trace, trace, unit_key)
+                group = _adopt(open_groups, by_trace, traces_of, trace, unit_key)
             if group is None:
                 group = Group(source, number, label, spans=spans)
                 open_groups[label] = group
@@ -210,8 +211,9 @@ def grouped(
             group.units.append(unit)
             group.last = number
             open_groups.move_to_end(label)
-            if trace is not None:
-                by_trace.setdefault(trace, label)
+            if trace is not None and trace not in by_trace:
+                by_trace[trace] = label
+                traces_of.setdefault(label, []).append(trace)
         if missing:
             what = "span" if spans else "record"
             yield Record(
@@ -236,16 +238,21 @@ def _span_key(span: Any, key: str) -> tuple[str | None, str | None, Any]:
 
 
 def _adopt(
-    open_groups: OrderedDict[str, Group], by_trace: dict[str, str], trace: str, key: str
+    open_groups: OrderedDict[str, Group],
+    by_trace: dict[str, str],
+    traces_of: dict[str, list[str]],
+    trace: str,
+    key: str,
 ) -> Group | None:
     """The group of spans gathered under their trace id until a span of the trace named `key`:
-    it becomes the group of `key`."""
+    it becomes the group of `key` (in time proportional to the traces it holds)."""
     if by_trace.get(trace) != trace or trace not in open_groups:
         return None
     group = open_groups.pop(trace)
     group.key = key
     open_groups[key] = group
-    for t, k in by_trace.items():
-        if k == trace:
-            by_trace[t] = key
+    moved = traces_of.pop(trace, [])
+    for t in moved:
+        by_trace[t] = key
+    traces_of.setdefault(key, []).extend(moved)
     return group

@@ -36,6 +36,7 @@ from typing import Any
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
 from chatassert.transcripts._build import (
+    Exchanges,
     Msg,
     call_metadata,
     conversation,
@@ -43,7 +44,6 @@ from chatassert.transcripts._build import (
     described,
     iso_latency,
     match_tool_runs,
-    merge_exchange,
     text_of,
     tool_call,
 )
@@ -292,7 +292,8 @@ def parse(record: Any) -> Conversation:
         raise TranscriptError("expected a LangSmith run (an object with 'run_type') or a list")
     runs = _runs(record)
     root = runs[0]
-    history: list[Msg] = []
+    exchanges = Exchanges()
+    history = exchanges.history
     tools: list[tuple[str, Any, str, bool]] = []
     models = 0
     for index, run in enumerate(runs):
@@ -302,7 +303,7 @@ def parse(record: Any) -> Conversation:
             request, response = _model_call(run, where)
             if request or response:
                 models += 1
-                merge_exchange(history, request, response)
+                exchanges.merge(request, response)
         elif kind == "tool":
             tools.append(_tool(run))
     if models:

@@ -38,12 +38,12 @@ from typing import Any
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
 from chatassert.transcripts._build import (
+    Exchanges,
     Msg,
     conversation,
     count,
     described,
     list_at,
-    merge_exchange,
     record_metadata,
     tool_call,
 )
@@ -485,7 +485,8 @@ def parse(record: Any) -> Conversation:
     """
     if not detect(record):
         raise TranscriptError("expected an exported trace with 'resourceSpans' or 'spans'")
-    history: list[Msg] = []
+    exchanges = Exchanges()
+    history = exchanges.history
     tools: dict[str, tuple[Mapping[str, Any], bool]] = {}
     conversation_id: Any = None
     session: str | None = None
@@ -509,13 +510,13 @@ def parse(record: Any) -> Conversation:
                 tools[str(call_id)] = (attrs, _is_error(span, attrs))
         elif operation in _INFERENCE or (operation is None and "gen_ai.input.messages" in attrs):
             inference += 1
-            merge_exchange(history, *_inference(span, attrs, where))
+            exchanges.merge(*_inference(span, attrs, where))
         elif "gen_ai.input.messages" in attrs:  # an agent span: its messages repeat the chats'
             agent_spans.append((span, attrs, where))
     if not inference:  # a trace of agent spans only: they are all there is to read
         for agent_span, agent_attrs, agent_where in agent_spans:
             inference += 1
-            merge_exchange(history, *_inference(agent_span, agent_attrs, agent_where))
+            exchanges.merge(*_inference(agent_span, agent_attrs, agent_where))
     if not inference:
         raise TranscriptError(
             "the trace has no GenAI inference span (gen_ai.operation.name "
@@ -564,22 +565,25 @@ def _apply_tool_spans(
             answered.add(msg.tool_call_id)
             attrs, errored = tools[msg.tool_call_id]
             msg.is_error = msg.is_error or errored
+    out: list[Msg] = []
     position = 0
     while position < len(history):
         msg = history[position]
         position += 1
+        out.append(msg)
+        if msg.role != "assistant":
+            continue
         missing = [c for c in msg.tool_calls if c.id in tools and c.id not in answered]
-        if msg.role != "assistant" or not missing:
+        if not missing:
             continue
         while position < len(history) and history[position].role == "tool":
+            out.append(history[position])
             position += 1
-        for call in missing:
+        for call in missing:  # after the results the message's calls already had
             assert call.id is not None
             attrs, errored = tools[call.id]
             result = attrs.get("gen_ai.tool.call.result", attrs.get("error.type", ""))
             text = result if isinstance(result, str) else json.dumps(result)
-            history.insert(
-                position, Msg(role="tool", content=text, tool_call_id=call.id, is_error=errored)
-            )
+            out.append(Msg(role="tool", content=text, tool_call_id=call.id, is_error=errored))
             answered.add(call.id)
-            position += 1
+    history[:] = out
