@@ -22,7 +22,7 @@ from loopback import LoopbackServer, Recorded, Reply, run_cli
 
 from chatassert import LLMRubric, Status
 from chatassert.judges import JudgeReplyError, OpenAIJudge, Verdict
-from chatassert.judges._http import _scrub, _secret_pattern
+from chatassert.judges._http import _scrub, _secret
 
 KEYS = [
     'sk-quote"and\\back-9f8e7d',  # a quote and a backslash
@@ -40,7 +40,7 @@ def test_every_escape_form_of_a_secret_is_redacted(
     secret: str, depth: int, rng: random.Random
 ) -> None:
     text = escaped(secret, depth, rng)
-    assert _scrub(f"<<{text}>>", [_secret_pattern(secret)]) == "<<[redacted]>>", text
+    assert _scrub(f"<<{text}>>", [_secret(secret)]) == "<<[redacted]>>", text
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -48,7 +48,7 @@ def test_the_forms_a_json_writer_gives_are_redacted(key: str) -> None:
     def inner(text: str, ascii_only: bool = True) -> str:  # JSON string content
         return json.dumps(text, ensure_ascii=ascii_only)[1:-1]
 
-    pattern = [_secret_pattern(key)]
+    pattern = [_secret(key)]
     forms = [
         key,
         inner(key),
@@ -72,7 +72,7 @@ def test_the_forms_a_json_writer_gives_are_redacted(key: str) -> None:
 def test_redaction_takes_time_linear_in_the_reply(secret: str) -> None:
     """A reply of nothing but backslashes (or near-escapes) is scrubbed in one pass: the old
     pattern's unbounded backslash runs took minutes on a quarter of a megabyte."""
-    pattern = [_secret_pattern(secret)]
+    pattern = [_secret(secret)]
     texts = [
         "\\" * (1 << 18),
         ("\\" * 15 + "u00") * (1 << 14),

@@ -329,9 +329,9 @@ class HTTPJudge:
                 found.append(secret.encode("utf-8", "surrogatepass").decode("latin-1"))
         return [s for s in found if len(s) >= 4]
 
-    def _patterns(self) -> list[re.Pattern[str]]:
+    def _patterns(self) -> list[_Secret]:
         # Longest first: a header value holding the key is redacted whole, not around it.
-        return [_secret_pattern(s) for s in sorted(set(self._secrets()), key=len, reverse=True)]
+        return [_secret(s) for s in sorted(set(self._secrets()), key=len, reverse=True)]
 
     def _redact(self, text: str) -> str:
         return _scrub(text, self._patterns())
@@ -637,13 +637,13 @@ def _sendable(value: str) -> bool:
     return _UNSENDABLE.search(value) is None
 
 
-def _scrub(text: str, patterns: list[re.Pattern[str]]) -> str:
+def _scrub(text: str, patterns: list[_Secret]) -> str:
     for pattern in patterns:
-        text = pattern.sub("[redacted]", text)
+        text = pattern.redact(text)
     return text
 
 
-def _scrub_value(value: Any, patterns: list[re.Pattern[str]]) -> Any:
+def _scrub_value(value: Any, patterns: list[_Secret]) -> Any:
     """A copy of `value` with `_scrub` applied to every string in it (keys included).
 
     Iterative, so a value nested deeper than the recursion limit is scrubbed too; lists and
@@ -687,9 +687,23 @@ _SHORT_ESCAPES = {'"': '"', "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r"
 """JSON's two-character escapes, by the character they stand for (the backslash aside)."""
 
 
+@dataclasses.dataclass(frozen=True)
+class _Secret:
+    """A secret and the pattern of its written forms (see `_secret`)."""
+
+    plain: str
+    pattern: re.Pattern[str]
+
+    def redact(self, text: str) -> str:
+        """`text` with every written form of the secret replaced by `[redacted]`."""
+        if "\\" not in text and self.plain not in text:
+            return text  # every escaped form holds a backslash: nothing to search for
+        return self.pattern.sub("[redacted]", text)
+
+
 @functools.lru_cache(maxsize=64)
-def _secret_pattern(secret: str) -> re.Pattern[str]:
-    r"""Match `secret` written plainly or as JSON string content up to four levels deep.
+def _secret(secret: str) -> _Secret:
+    r"""The pattern of `secret` written plainly or as JSON string content up to four levels deep.
 
     At each depth, each character may be itself, `\uXXXX` (hex digits in either case; a
     surrogate pair beyond the Basic Multilingual Plane) or its short escape (`\"`, `\/`,
@@ -700,9 +714,9 @@ def _secret_pattern(secret: str) -> re.Pattern[str]:
     The deepest form is tried first, so the whole escaped secret is redacted, not a part.
 
     Example:
-        >>> _secret_pattern('sk-"1/2').sub("[redacted]", 'a sk\\u002D\\"1\\/2 b')
+        >>> _secret('sk-"1/2').redact('a sk\\u002D\\"1\\/2 b')
         'a [redacted] b'
-        >>> _secret_pattern('sk-"1/2').sub("[redacted]", 'a sk-\\\\\\"1\\\\/2 b')
+        >>> _secret('sk-"1/2').redact('a sk-\\\\\\"1\\\\/2 b')
         'a [redacted] b'
     """
     depths = []
@@ -726,7 +740,7 @@ def _secret_pattern(secret: str) -> re.Pattern[str]:
             parts.append(f"(?:{'|'.join(forms)})")
         depths.append("".join(parts))
     depths.append(re.escape(secret))
-    return re.compile("|".join(f"(?:{d})" for d in depths))
+    return _Secret(secret, re.compile("|".join(f"(?:{d})" for d in depths)))
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:
