@@ -77,12 +77,12 @@ def run_files(
     def task(plans: Any) -> _CheckFiles:
         return _CheckFiles(spec, None, plans=plans)
 
-    def run(fn: _CheckFiles, inputs: list[str]) -> Iterator[str]:
+    def run(fn: _CheckFiles, inputs: list[str]) -> Iterator[dict[str, Any]]:
         for index, name in enumerate(inputs):
-            texts = fn.file(name, index)
-            if '"checked": "none"' not in texts[-1]:
+            items = fn.file(name, index)
+            if items[-1]["checked"] != "none":
                 done.checked.append(name)
-            yield from texts
+            yield from items
 
     steps = any(case.steps for suite in spec.suites for case in suite.cases)
     items = _resumed(

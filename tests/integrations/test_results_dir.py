@@ -119,10 +119,10 @@ def test_the_stamp_is_of_the_bytes_the_task_read_not_of_the_file_when_saved(
 
     def run(fn: _CheckFiles, inputs: list[str]) -> Any:
         for index, name in enumerate(inputs):
-            texts = fn.file(name, index)
+            items = fn.file(name, index)
             if name == str(log):
                 log.write_bytes(new)  # read, not yet saved
-            yield from texts
+            yield from items
 
     items = list(
         _resumed(
@@ -439,3 +439,15 @@ def test_a_parquet_log_that_cannot_be_read_is_one_unreadable_row(tmp_path: Path)
     assert "cannot read the Parquet file" in str(done.verdicts[0][-1])
     resumed = run_files([bad], _checker(), results, resume=True)
     assert (resumed.verdicts, resumed.checked) == (done.verdicts, [])
+
+
+def test_rows_travel_from_a_task_as_they_are_given() -> None:
+    """A task's table gives back each row and end as given: Arrow columns, and ASCII JSON
+    for a row with a string Arrow refuses (a lone surrogate a record escaped)."""
+    from chatassert.integrations.ray import _end, _received, _sent
+
+    plain = Row("case", "a.jsonl:1", "s", "c", "passed", excerpt="caf\u00e9").to_row()
+    odd = Row("unreadable", "a.jsonl:2", error="bad \ud800 here").to_row()
+    items = [plain, odd, _end(0, "all", 2, 2, ReadStamp(5, "0" * 64, None)), plain]
+    assert list(_received(_sent(items))) == items
+    assert list(_received(_sent(items[:1]))) == items[:1]

@@ -700,15 +700,64 @@ class _Planned:
 
 
 _END = "_file"
-"""The key of the row that ends each file's rows: the file's index, and what was read."""
+"""The key of the item that ends each file's rows: the file's index, and what was read."""
+
+_END_COLUMN = "_end"
+_JSON_COLUMN = "_row_json"
+
+
+def _transport_schema() -> Any:
+    """The table a file task gives: the row columns (`arrow_schema`, every one nullable), the
+    end of each file as JSON text, and a row whose strings Arrow refuses as JSON text."""
+    pa = importlib.import_module("pyarrow")
+    fields = [field.with_nullable(True) for field in arrow_schema()]
+    extra = [pa.field(_END_COLUMN, pa.string()), pa.field(_JSON_COLUMN, pa.string())]
+    return pa.schema(fields + extra)
+
+
+def _sent(items: Sequence[Mapping[str, Any]]) -> Any:
+    """A file task's rows and ends as one table (`_transport_schema`). Rows go as columns;
+    one holding a string Arrow cannot encode (a lone surrogate a record escaped) goes as
+    ASCII JSON, so that every row travels as it is."""
+    pa = importlib.import_module("pyarrow")
+    schema = _transport_schema()
+    rows = [{_END_COLUMN: json.dumps(x)} if _END in x else x for x in items]
+    try:
+        return pa.Table.from_pylist(rows, schema=schema)
+    except UnicodeEncodeError:
+        safe = [x if _encodable(x) else {_JSON_COLUMN: json.dumps(x)} for x in rows]
+        return pa.Table.from_pylist(safe, schema=schema)
+
+
+def _encodable(row: Mapping[str, Any]) -> bool:
+    """Whether every string of a row is UTF-8 (not a lone surrogate)."""
+    try:
+        for value in row.values():
+            if isinstance(value, str) and not value.isascii():
+                value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _received(batch: Any) -> Iterator[dict[str, Any]]:
+    """The rows and ends of a table `_sent` made, as it was given."""
+    for data in batch.to_pylist():
+        end, text = data.pop(_END_COLUMN), data.pop(_JSON_COLUMN)
+        if end is not None:
+            yield json.loads(end)
+        elif text is not None:
+            yield json.loads(text)
+        else:
+            yield data
 
 
 class _CheckFiles:
     """Check whole log files, one per row of a batch (`input`, `index`): each task opens its
     file itself and reads it in one pass, hashing the bytes as they come (`ReadStamp`). JSONL
     lines are located `path:line` and read as a local run reads them; Parquet rows
-    `path#row=N`. Gives each row as ASCII JSON text (any string travels), then a row that
-    ends the file: its record count and what was read.
+    `path#row=N`. Gives each file's rows (`Row.to_row()` dicts), then the item that ends
+    the file: its record count and what was read.
 
     A file planned for resume (`plans`, by index) whose bytes are still those its results
     were made of is not checked (or only its `only` records are); any other is checked
@@ -732,7 +781,6 @@ class _CheckFiles:
         self.plans = dict(plans or {})
 
     def __call__(self, batch: Any) -> Any:
-        pa = importlib.import_module("pyarrow")
         files = zip(
             batch.column("input").to_pylist(),
             batch.column("index").to_pylist(),
@@ -740,12 +788,12 @@ class _CheckFiles:
             strict=True,
         )
         with _environment(self.environ), _gated(self.gate), _stored(self.store):
-            out = [text for name, i, path in files for text in self.file(name, i, path)]
-        return pa.table({"row": pa.array(out, pa.string())})
+            out = [item for name, i, path in files for item in self.file(name, i, path)]
+        return _sent(out)
 
-    def file(self, name: str, index: int, path: str | None = None) -> list[str]:
+    def file(self, name: str, index: int, path: str | None = None) -> list[dict[str, Any]]:
         """The rows of the log `name` (the `index`-th of the run, opened at `path`, default
-        `name`) as JSON text, then its end."""
+        `name`), then its end."""
         checker = _checker(self.spec)
         plan = self.plans.get(index)
         path = path or name
@@ -763,7 +811,7 @@ class _CheckFiles:
                 done = None
         if done is None:
             done = self._pass(checker, name, path, None)
-        rows = [json.dumps(row.to_row()) for row in done.rows]
+        rows = [row.to_row() for row in done.rows]
         rows.append(_end(index, checked, done.records, done.lines, done.read))
         return rows
 
@@ -880,17 +928,18 @@ class _CheckFiles:
         return len(values), len(values)
 
 
-def _end(index: int, checked: str, records: int, lines: int, read: ReadStamp | None) -> str:
-    """The row that ends a file's rows: which file, what of it was checked (`all`, `some`
+def _end(
+    index: int, checked: str, records: int, lines: int, read: ReadStamp | None
+) -> dict[str, Any]:
+    """The item that ends a file's rows: which file, what of it was checked (`all`, `some`
     records, or `none`: its results stand), its records and lines, and what was read."""
-    end = {
+    return {
         _END: index,
         "checked": checked,
         "records": records,
         "lines": lines,
         "read": None if read is None else read.to_dict(),
     }
-    return json.dumps(end)
 
 
 def check_files(
@@ -929,7 +978,7 @@ def check_files(
     def task(plans: Mapping[int, _Planned]) -> _CheckFiles:
         return _CheckFiles(spec, column, gate, verdict_store, environ, plans)
 
-    def run(fn: _CheckFiles, inputs: list[str]) -> Iterator[str]:
+    def run(fn: _CheckFiles, inputs: list[str]) -> Iterator[dict[str, Any]]:
         return _on_ray(fn, inputs, **ray_args)
 
     steps = any(case.steps for suite in checker.suites for case in suite.cases)
@@ -949,7 +998,7 @@ def _stderr(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
-def _on_ray(fn: _CheckFiles, inputs: list[str], **ray_args: Any) -> Iterator[str]:
+def _on_ray(fn: _CheckFiles, inputs: list[str], **ray_args: Any) -> Iterator[dict[str, Any]]:
     """Run `fn` on Ray, one task per file, and give its rows in input order."""
     if not inputs:
         return
@@ -965,13 +1014,13 @@ def _on_ray(fn: _CheckFiles, inputs: list[str], **ray_args: Any) -> Iterator[str
     )
     checked = files.map_batches(fn, batch_format="pyarrow", batch_size=1, **ray_args)
     for batch in checked.iter_batches(batch_format="pyarrow", batch_size=None):
-        yield from batch.column("row").to_pylist()
+        yield from _received(batch)
 
 
 def _resumed(
     inputs: list[str],
     task: Callable[[Mapping[int, _Planned]], _CheckFiles],
-    run: Callable[[_CheckFiles, list[str]], Iterable[str]],
+    run: Callable[[_CheckFiles, list[str]], Iterable[dict[str, Any]]],
     found: ResultsDir | None,
     *,
     resume: bool,
@@ -1010,8 +1059,7 @@ def _resumed(
     for index, name in enumerate(inputs):
         rows: list[dict[str, Any]] = []
         end: dict[str, Any] | None = None
-        for text in stream:
-            data = json.loads(text)
+        for data in stream:
             if _END in data:
                 end = data
                 break
