@@ -11,7 +11,14 @@ from hypothesis import given, settings, strategies as st
 from pydantic import ValidationError
 
 from chatassert import Contains, Conversation, ToolCall, ToolResult, Turn
-from chatassert._models import NotJSONError, as_conversation, as_json, as_turn, loads_json
+from chatassert._models import (
+    NotJSONError,
+    as_conversation,
+    as_json,
+    as_turn,
+    loads_json,
+    pair_results,
+)
 
 
 def call(call_id: str | None, name: str, arguments: str = "{}") -> dict[str, Any]:
@@ -371,6 +378,139 @@ def test_results_pair_with_calls_by_id_then_in_order(
 ) -> None:
     """SEMANTICS G20, as `Turn.call_results` documents it."""
     assert paired(calls, results) == pairs
+
+
+def result_names_of(
+    calls: list[tuple[str, str | None]], results: list[tuple[str, str | None, str | None]]
+) -> list[str | None]:
+    """The result names a turn derives from chat messages of these (name, id) calls and
+    (content, call id, declared name) results."""
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [call(i, n) for n, i in calls]},
+    ]
+    for text, ident, name in results:
+        message: dict[str, Any] = {"role": "tool", "content": text}
+        if ident is not None:
+            message["tool_call_id"] = ident
+        if name is not None:
+            message["name"] = name
+        messages.append(message)
+    return [r.name for r in Turn(messages=messages).tool_results]
+
+
+@pytest.mark.parametrize(
+    ("calls", "results", "names"),
+    [
+        (  # the id-less result pairs with b: a's id is named by a later result
+            [("a", "x"), ("b", None)],
+            [("rb", None, None), ("ra", "x", None)],
+            ["b", "a"],
+        ),
+        (  # more results than calls of a repeated id: the extra one pairs with no call
+            [("a", "x"), ("b", "x")],
+            [("r1", "x", None), ("r2", "x", None), ("r3", "x", None)],
+            ["a", "b", None],
+        ),
+        (  # the id-less result goes past the calls of an id its results used up
+            [("a", "x"), ("b", "x"), ("c", None)],
+            [("ra", "x", None), ("rc", None, None)],
+            ["a", "c"],
+        ),
+        (  # an id no call has pairs with nothing, not with the call at the result's position
+            [("a", None)],
+            [("rz", "z", None)],
+            [None],
+        ),
+        (  # a result that pairs with no call keeps the name it declares
+            [("a", "x")],
+            [("ra", "x", None), ("rq", "q", "search")],
+            ["a", "search"],
+        ),
+        (  # a declared name is the log's word, kept
+            [("a", "x")],
+            [("ra", "x", "lookup")],
+            ["lookup"],
+        ),
+    ],
+    ids=[
+        "named later",
+        "repeated id, extra result",
+        "repeated id used up",
+        "unknown id",
+        "unpaired keeps its name",
+        "declared name kept",
+    ],
+)
+def test_a_result_is_named_after_the_call_it_pairs_with(
+    calls: list[tuple[str, str | None]],
+    results: list[tuple[str, str | None, str | None]],
+    names: list[str | None],
+) -> None:
+    """SEMANTICS G20: a result names the tool of the call `call_results` pairs it with."""
+    assert result_names_of(calls, results) == names
+
+
+def test_the_terse_turn_helper_names_results_by_the_same_pairing() -> None:
+    from chatassert.testing import turn
+
+    built = turn(
+        "done",
+        calls=[ToolCall(name="a", id="x"), ToolCall(name="b")],
+        results=[ToolResult(content="rb"), ToolResult(call_id="x", content="ra")],
+    )
+    assert [(r.content, r.name) for r in built.tool_results] == [("rb", "b"), ("ra", "a")]
+    assert [(c.name, r.content if r else None) for c, r in built.call_results] == [
+        ("a", "ra"),
+        ("b", "rb"),
+    ]
+
+
+_IDS = st.sampled_from([None, "x", "y", "z"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_IDS, max_size=5),
+    st.lists(st.tuples(_IDS, st.sampled_from([None, "own"])), max_size=6),
+)
+def test_every_result_name_agrees_with_call_results(
+    call_ids: list[str | None], results: list[tuple[str | None, str | None]]
+) -> None:
+    """A result names its own tool, else the call it pairs with, else none: never another's."""
+    calls = [(f"tool{k}", ident) for k, ident in enumerate(call_ids)]
+    names = result_names_of(calls, [(f"r{k}", i, n) for k, (i, n) in enumerate(results)])
+    turn = Turn(
+        tool_calls=[ToolCall(name=n, id=i) for n, i in calls],
+        tool_results=[ToolResult(content=f"r{k}", call_id=i) for k, (i, _) in enumerate(results)],
+    )
+    owner = {r.content: c.name for c, r in turn.call_results if r is not None}
+    assert len(owner) == sum(r is not None for _, r in turn.call_results)  # each result once
+    assert names == [n if n is not None else owner.get(f"r{k}") for k, (_, n) in enumerate(results)]
+
+
+def g20_pairing(call_ids: list[str | None], result_ids: list[str | None]) -> list[int | None]:
+    """SEMANTICS G20 read literally, result by result: the reference `pair_results` must match."""
+    out: list[int | None] = [None] * len(call_ids)
+    named = {i for i in result_ids if i is not None}
+    for k, ident in enumerate(result_ids):
+        free = (
+            j
+            for j, c in enumerate(call_ids)
+            if out[j] is None and (c == ident if ident is not None else c not in named)
+        )
+        j = next(free, None)
+        if j is not None:
+            out[j] = k
+    return out
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_IDS, max_size=6), st.lists(_IDS, max_size=7))
+def test_pair_results_is_the_rule_of_g20(
+    call_ids: list[str | None], result_ids: list[str | None]
+) -> None:
+    assert pair_results(call_ids, result_ids) == g20_pairing(call_ids, result_ids)
 
 
 _JSON_TEXTS = st.one_of(

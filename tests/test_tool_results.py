@@ -51,6 +51,41 @@ def test_tool_result_contains_links_results_by_id() -> None:
     ]
 
 
+def test_a_failure_report_names_each_result_after_the_call_the_check_paired_it_with() -> None:
+    """SEMANTICS G20: the id-less result is b's (a's id is named later), in the verdict and in
+    the transcript excerpt a report prints beside it, which reads the results' names."""
+    from chatassert.reporting import excerpt
+
+    t = Turn(
+        messages=[
+            {"role": "user", "content": "Weather in Paris and Rome?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "x", "function": {"name": "paris", "arguments": "{}"}},
+                    {"function": {"name": "rome", "arguments": "{}"}},
+                ],
+            },
+            {"role": "tool", "content": "21C"},
+            {"role": "tool", "tool_call_id": "x", "content": "18C"},
+            {"role": "assistant", "content": "Paris 18C, Rome 21C."},
+        ]
+    )
+    assert ToolResultContains("rome", "21C").check(t).passed
+    failed = ToolResultContains("paris", "21C").check(t)
+    assert failed.reason == (
+        "expected a result of 'paris' containing '21C' but none of its 1 result(s) does "
+        "(tool_calls[0]: '18C')"
+    )
+    assert excerpt(t).splitlines()[1:5] == [
+        "  -> paris({})",
+        "  -> rome({})",
+        "  <- rome: 21C",
+        "  <- paris: 18C",
+    ]
+
+
 def test_tool_result_checks_all_never_called_and_missing_results() -> None:
     t = turn(call("search", id="a"), call("search", id="b"))
     t = t.model_copy(

@@ -465,8 +465,9 @@ class Turn(_Derived):
     Give the fields directly, or give `messages` (the turn's chat messages) and let the turn
     derive `text` (the content of the last assistant message that has text, G1), `tool_calls`
     (every call of every assistant message, in order, G2), `tool_results` (the `tool`
-    messages), `media` (every media part of every message, in order, each with the role of
-    its message) and `input` (the first user message).
+    messages, each that names no tool named after the call it pairs with, `call_results`),
+    `media` (every media part of every message, in order, each with the role of its message)
+    and `input` (the first user message).
 
     Example:
         >>> t = Turn(messages=[
@@ -547,7 +548,9 @@ class Turn(_Derived):
         its results with those calls in order. A result with no id takes the first call, in
         order, that has no result yet and whose id no result names: never a call whose id was
         used up by its own results, even when they were fewer than its calls. A result naming
-        an id that no call has pairs with nothing, and so does a result left over.
+        an id that no call has pairs with nothing, and so does a result left over. The rule is
+        `pair_results`; the tool name a turn gives a result that declares none (`result_names`)
+        is that of the call it pairs with here.
 
         Example:
             >>> turn = Turn(
@@ -558,25 +561,56 @@ class Turn(_Derived):
             >>> [(c.name, r.content if r else None) for c, r in turn.call_results]
             [('a', 'ra'), ('b', None), ('c', 'rc')]
         """
-        by_id: dict[str, list[ToolResult]] = {}
-        for r in self.tool_results:
-            if r.call_id is not None:
-                by_id.setdefault(r.call_id, []).append(r)
-        unmatched = iter([r for r in self.tool_results if r.call_id is None])
-        pairs: list[tuple[ToolCall, ToolResult | None]] = []
-        for call in self.tool_calls:  # a repeated id takes its results in order
-            queue = by_id.get(call.id) if call.id is not None else None
-            result = queue.pop(0) if queue else None
-            if result is None and (call.id is None or call.id not in by_id):
-                result = next(unmatched, None)
-            pairs.append((call, result))
-        return pairs
+        results = self.tool_results
+        pairing = pair_results([c.id for c in self.tool_calls], [r.call_id for r in results])
+        return [
+            (call, None if k is None else results[k])
+            for call, k in zip(self.tool_calls, pairing, strict=True)
+        ]
+
+
+def pair_results(
+    call_ids: Sequence[str | None], result_ids: Sequence[str | None]
+) -> list[int | None]:
+    """For each call, the index of the result it pairs with, or None (SEMANTICS G20).
+
+    The one pairing rule, given the calls' ids and the call ids the results name, in order:
+    `Turn.call_results` pairs by it and result naming (`names_of_results`) follows it. A result
+    pairs with the call whose id it names, the results of an id repeated on several calls with
+    those calls in order; a result with no id takes the first call, in order, that has no
+    result yet and whose id no result names. A result naming an id no call has, and a result
+    left over, pair with no call. Linear in the calls and results.
+
+    Example:
+        >>> pair_results(["x", None], [None, "x"])
+        [1, 0]
+        >>> pair_results(["x", "x"], ["x", "x", "x"])
+        [0, 1]
+    """
+    by_id: dict[str, list[int]] = {}  # each id's results, last first: `pop()` takes the next
+    free: list[int] = []  # the results with no id, last first
+    for k in range(len(result_ids) - 1, -1, -1):
+        ident = result_ids[k]
+        if ident is None:
+            free.append(k)
+        elif (queue := by_id.get(ident)) is None:
+            by_id[ident] = [k]
+        else:
+            queue.append(k)
+    out: list[int | None] = []
+    for ident in call_ids:
+        queue = None if ident is None else by_id.get(ident)
+        if queue is None:  # no result names this call's id: it is free for an id-less one
+            out.append(free.pop() if free else None)
+        else:  # a repeated id takes its results in order, and never an id-less one
+            out.append(queue.pop() if queue else None)
+    return out
 
 
 def link_results(
     calls: Sequence[ToolCall | Mapping[str, Any]], results: Iterable[ToolResult]
 ) -> list[ToolResult]:
-    """Fill in each result's tool `name` from its call: by id where there are ids, else by order."""
+    """Fill in the tool `name` of each result that declares none (see `result_names`)."""
     parsed = [c if isinstance(c, ToolCall) else ToolCall.model_validate(c) for c in calls]
     given = list(results)
     return [
@@ -586,10 +620,20 @@ def link_results(
 
 
 def result_names(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> list[str | None]:
-    """The tool name of each result: its own, else its call's.
+    """The tool name of each result: the name it declares, else its call's, else None.
 
-    A result finds its call by id (the calls of a repeated id in order, the last serving any
-    extra result), else by position.
+    Its call is the one it pairs with by SEMANTICS G20 (`pair_results`, as in
+    `Turn.call_results`), so a result without a name of its own is always named after the
+    call it pairs with; a result that pairs with no call (an id no call has, or one left over)
+    has no name unless it declares one. A declared name is the log's word and is kept.
+
+    Example:
+        >>> result_names(
+        ...     [ToolCall(name="a", id="x"), ToolCall(name="b")],
+        ...     [ToolResult(content="rb"), ToolResult(call_id="x", content="ra"),
+        ...      ToolResult(call_id="z", content="lost")],
+        ... )
+        ['b', 'a', None]
     """
     return names_of_results(calls, [(r.call_id, r.name) for r in results])
 
@@ -598,20 +642,12 @@ def names_of_results(
     calls: Sequence[ToolCall], results: Sequence[tuple[str | None, str | None]]
 ) -> list[str | None]:
     """`result_names` for results given as `(call_id, name)` pairs (before they are built)."""
-    by_id: dict[str, list[str]] = {}
-    for call in calls:
-        if call.id is not None:
-            by_id.setdefault(call.id, []).append(call.name)
-    out: list[str | None] = []
-    for position, (call_id, own) in enumerate(results):
-        queue = by_id.get(call_id) if call_id is not None else None
-        name = (queue.pop(0) if len(queue) > 1 else queue[0]) if queue else None
-        if own is not None:
-            name = own
-        elif name is None and position < len(calls):
-            name = calls[position].name
-        out.append(name)
-    return out
+    names = [own for _, own in results]
+    pairing = pair_results([c.id for c in calls], [call_id for call_id, _ in results])
+    for call, k in zip(calls, pairing, strict=True):
+        if k is not None and names[k] is None:
+            names[k] = call.name
+    return names
 
 
 class Conversation(_Derived):
