@@ -155,10 +155,10 @@ class PacedServer:
     Each connection's request is read whole; then the answer goes out `chunk` bytes at a time
     with `pace` seconds between chunks: the head first (at once, unless `slow_head`), then the
     body. `answer` is the whole response (`passing_reply()` by default); with `endless=True`
-    the head promises no length and the body never ends (`{"choices": [` and then spaces),
-    until `limit` bytes have gone. Every loop is bounded by `limit`, and `stop()` ends what is
-    left. `opened` counts connections, `hung_up` those the client closed before the answer
-    was over, `sent` the body bytes written in all.
+    the head promises no length and the body never ends (`{"choices": [` and then spaces).
+    Every answer ends after `limit` bytes or `seconds` seconds, whichever comes first, and
+    `stop()` ends what is left. `opened` counts connections, `hung_up` those the client closed
+    before the answer was over, `sent` the body bytes written in all.
     """
 
     def __init__(
@@ -170,8 +170,9 @@ class PacedServer:
         endless: bool = False,
         slow_head: bool = False,
         limit: int = 64 * 1024 * 1024,
+        seconds: float = 300.0,
     ) -> None:
-        self.pace, self.chunk, self.limit = pace, chunk, limit
+        self.pace, self.chunk, self.limit, self.seconds = pace, chunk, limit, seconds
         self.endless, self.slow_head = endless, slow_head
         self.answer = passing_reply() if answer is None else answer
         self.opened = 0
@@ -259,7 +260,9 @@ class PacedServer:
             writer.write(start)
             await writer.drain()
             written, finished = 0, False
-            while written < self.limit and not gone.done():
+            loop = asyncio.get_running_loop()
+            end = loop.time() + self.seconds
+            while written < self.limit and loop.time() < end and not gone.done():
                 piece = body[written : written + self.chunk] or b" " * self.chunk
                 writer.write(piece)
                 await writer.drain()
