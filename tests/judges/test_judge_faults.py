@@ -396,6 +396,20 @@ def test_credential_headers_never_reach_results_logs_or_the_cache(
     assert params["headers"] == {"x-route": "eu"}  # credentials change no verdict
 
 
+def test_a_non_ascii_key_in_a_latin_1_error_body_is_redacted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "sk-é中-0a1b2c3d"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    latin_1 = b"Content-Type: text/plain; charset=iso-8859-1"
+    error = b"500 Internal Server Error"
+    [result] = _judge_with(lambda _: _reply(f"bad key {key}".encode(), latin_1, status=error), "a")
+    assert result.status == "error"
+    assert "bad key [redacted]" in result.reason  # read as Latin-1, the key's bytes are mojibake
+    for form in (key, key.encode().decode("latin-1")):
+        assert form not in result.reason
+
+
 def test_the_verdict_cache_is_private_to_its_owner(tmp_path: Path) -> None:
     path = tmp_path / "new-folder" / "cache.sqlite3"
     judge = CachedJudge(FakeJudge.passing(), path)
