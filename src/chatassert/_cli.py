@@ -1108,11 +1108,8 @@ def _work_range(path: str, start: int, end: int, first: int) -> list[Item] | _Fo
             stream.seek(start)
             data = stream.read(end - start)
     except OSError as exc:
-        return [
-            Row(
-                "unreadable", f"{path}:{first}", error=f"cannot read the log: {exc.strerror or exc}"
-            )
-        ]
+        error = f"cannot read the log: {exc.strerror or exc}"
+        return [Row("unreadable", f"{path}:{first}", error=error), _RECORD]
     return _folded(_check_lines(_WORKER, path, first, _split_lines(data, start == 0)))
 
 
@@ -1293,10 +1290,12 @@ class _Meter:
 
 
 def _read_failure(source: str, first: int, lines: list[str], error: str | None) -> list[Item]:
-    """The item of a log whose rest could not be read, after the chunk `first, lines`."""
-    return (
-        [] if error is None else [Row("unreadable", f"{source}:{first + len(lines)}", error=error)]
-    )
+    """The items of a log whose rest could not be read, after the chunk `first, lines`: what
+    could not be read is a record of its own, unreadable (so a `.gz` that is not gzip is an
+    unreadable log, exit 3, not a log without records)."""
+    if error is None:
+        return []
+    return [Row("unreadable", f"{source}:{first + len(lines)}", error=error), _RECORD]
 
 
 def _items(
@@ -1371,7 +1370,7 @@ def _tasks(paths: Sequence[str]) -> Iterator[tuple[tuple[Any, ...] | list[Item],
         if _splittable(path):
             for start, end, first, error in _byte_ranges(path):
                 if error is not None:
-                    yield [Row("unreadable", f"{path}:{first}", error=error)], 0
+                    yield [Row("unreadable", f"{path}:{first}", error=error), _RECORD], 0
                 else:
                     yield (_work_range, path, start, end, first), end - start
             continue
@@ -1415,7 +1414,7 @@ def _groups(plan: _Plan, paths: Sequence[str]) -> Iterator[Any]:
                     yield number, line
             except READ_ERRORS as exc:  # the groups read so far are still checked
                 error = f"cannot read the rest of the log: {read_error(exc)}"
-                failure.append(Row("unreadable", f"{path}:{number + 1}", error=error))
+                failure.extend([Row("unreadable", f"{path}:{number + 1}", error=error), _RECORD])
 
         try:
             yield from grouped(lines(), path, plan.group_by, plan.group_window)
