@@ -74,6 +74,14 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "log.anthropic": (150, 50_000),
     "log.otel": (150, 50_000),
     "log.native": (150, 50_000),
+    "log.jaeger": (80, 80_000),
+    "log.promptkit_arena": (80, 80_000),
+    "log.promptkit_session": (80, 80_000),
+    "log.agents_sdk": (80, 80_000),
+    "log.inspect": (80, 80_000),
+    "log.langsmith": (80, 80_000),
+    "log.promptfoo": (80, 80_000),
+    "log.adk": (80, 80_000),
     "log.lines": (200, 60_000),
     "log.bytes": (60, 10_000),
     # patterns and paths
@@ -99,6 +107,8 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "cli.convert": (40, 20_000),
     "cli.regate": (40, 20_000),
     "cli.validate": (40, 20_000),
+    # resume: results files of any content (check --engine ray --results, in process)
+    "cli.results": (40, 20_000),
 }
 
 INPUT_SECONDS = {"ci": 10.0, "long": 10.0}[PROFILE]
