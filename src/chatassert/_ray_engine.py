@@ -1,9 +1,10 @@
 """`chatassert check --engine ray`: the logs checked by Ray tasks, reported as a local run.
 
-Each log file (JSONL, JSONL.gz or Parquet; a local path or an object-store URI, which Ray's
-readers open) is checked by one Ray task (`chatassert.integrations.ray.check_files`); the
-rows come back in input order and are counted and written here exactly as a local run's.
-Ray is imported only when this engine runs.
+Each log file (JSONL, JSONL.gz or Parquet; a local path, or a URI pyarrow's file systems
+open, a directory's URI standing for the logs in it) is checked by one Ray task, which opens
+and reads it itself (`chatassert.integrations.ray.check_files`); the rows come back in input
+order and are counted and written here exactly as a local run's. Ray is imported only when
+this engine runs.
 """
 
 from __future__ import annotations

@@ -451,3 +451,29 @@ def test_rows_travel_from_a_task_as_they_are_given() -> None:
     items = [plain, odd, _end(0, "all", 2, 2, ReadStamp(5, "0" * 64, None)), plain]
     assert list(_received(_sent(items))) == items
     assert list(_received(_sent(items[:1]))) == items[:1]
+
+
+def test_a_directory_uri_stands_for_the_logs_in_it(tmp_path: Path) -> None:
+    import io
+
+    from chatassert._ray_engine import _logs
+
+    (tmp_path / "sub").mkdir()
+    for name in ("b.jsonl", "a.jsonl.gz", "c.parquet", ".hidden.jsonl", "notes.txt"):
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "sub" / "d.jsonl").write_bytes(b"")
+    err = io.StringIO()
+    base = tmp_path.as_uri()
+    assert _logs([base + "/", base + "/b.jsonl"], err) == [
+        f"{base}/a.jsonl.gz",
+        f"{base}/b.jsonl",
+        f"{base}/c.parquet",
+        f"{base}/b.jsonl",
+    ]
+    assert _logs([base + "/nope/"], err) is None
+    said = f"cannot read log {base}/nope/: no such file or directory"
+    assert err.getvalue().splitlines()[-1] == said
+    assert _logs([base + "/sub/"], err) == [f"{base}/sub/d.jsonl"]
+    (tmp_path / "sub" / "d.jsonl").unlink()
+    assert _logs([base + "/sub/"], err) is None
+    assert err.getvalue().splitlines()[-1] == f"cannot read log {base}/sub/: no log in it"
