@@ -17,6 +17,7 @@ import gzip
 import json
 import os
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import specgen
@@ -39,7 +40,14 @@ from chatassert.promptkit import (
     ConversationToolsCalled,
 )
 from chatassert.reporting import json_line
-from chatassert.transcripts import READ_ERRORS, Record, parse_line, parse_record, read_error
+from chatassert.transcripts import (
+    FORMATS,
+    READ_ERRORS,
+    Record,
+    parse_line,
+    parse_record,
+    read_error,
+)
 
 # -- one small valid record per adapter (and line shape) ------------------------------------
 
@@ -353,6 +361,32 @@ SAMPLES: dict[str, list[Any]] = {
     "native": NATIVE,
 }
 
+_SAMPLE_FILES = Path(__file__).parents[1] / "transcripts" / "samples"
+"""One file of valid sample records per registered format, shared with the reader contract
+(`tests/transcripts/test_reader_contract.py`, which requires one for every format)."""
+
+
+def file_samples(name: str) -> list[Any]:
+    """The sample records of a format, from `tests/transcripts/samples/<name>.json`."""
+    return json.loads((_SAMPLE_FILES / f"{name}.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+MORE_SAMPLES: dict[str, list[Any]] = {
+    name: file_samples(name)
+    for name in (
+        "jaeger",
+        "promptkit-arena",
+        "promptkit-session",
+        "agents-sdk",
+        "inspect",
+        "langsmith",
+        "promptfoo",
+        "adk",
+    )
+}
+"""The sample records of the formats whose whole documents (a trace export, an eval log, a
+recording) are kept as data files rather than written out here."""
+
 # -- mutation --------------------------------------------------------------------------------
 
 _RAW = "\x00raw:"
@@ -557,6 +591,74 @@ def test_otel_traces_read_or_fail_cleanly(doc: Any, forced: bool, ascii_only: bo
 @fuzz_target("log.native")
 def test_native_records_read_or_fail_cleanly(doc: Any, forced: bool, ascii_only: bool) -> None:
     read(to_line(doc, ascii_only), "native" if forced else None)
+
+
+@given(mutated_record(MORE_SAMPLES["jaeger"]), st.booleans(), st.booleans())
+@fuzz_target("log.jaeger")
+def test_jaeger_exports_read_or_fail_cleanly(doc: Any, forced: bool, ascii_only: bool) -> None:
+    read(to_line(doc, ascii_only), "jaeger" if forced else None)
+
+
+@given(mutated_record(MORE_SAMPLES["promptkit-arena"]), st.booleans(), st.booleans())
+@fuzz_target("log.promptkit_arena")
+def test_promptkit_arena_runs_read_or_fail_cleanly(
+    doc: Any, forced: bool, ascii_only: bool
+) -> None:
+    read(to_line(doc, ascii_only), "promptkit-arena" if forced else None)
+
+
+@given(mutated_record(MORE_SAMPLES["promptkit-session"]), st.booleans(), st.booleans())
+@fuzz_target("log.promptkit_session")
+def test_promptkit_session_recordings_read_or_fail_cleanly(
+    doc: Any, forced: bool, ascii_only: bool
+) -> None:
+    read(to_line(doc, ascii_only), "promptkit-session" if forced else None)
+
+
+@given(mutated_record(MORE_SAMPLES["agents-sdk"]), st.booleans(), st.booleans())
+@fuzz_target("log.agents_sdk")
+def test_agents_sdk_traces_read_or_fail_cleanly(doc: Any, forced: bool, ascii_only: bool) -> None:
+    read(to_line(doc, ascii_only), "agents-sdk" if forced else None)
+
+
+@given(mutated_record(MORE_SAMPLES["inspect"]), st.booleans(), st.booleans())
+@fuzz_target("log.inspect")
+def test_inspect_eval_logs_read_or_fail_cleanly(doc: Any, forced: bool, ascii_only: bool) -> None:
+    read(to_line(doc, ascii_only), "inspect" if forced else None)
+
+
+@given(mutated_record(MORE_SAMPLES["langsmith"]), st.booleans(), st.booleans())
+@fuzz_target("log.langsmith")
+def test_langsmith_runs_read_or_fail_cleanly(doc: Any, forced: bool, ascii_only: bool) -> None:
+    read(to_line(doc, ascii_only), "langsmith" if forced else None)
+
+
+@given(mutated_record(MORE_SAMPLES["promptfoo"]), st.booleans(), st.booleans())
+@fuzz_target("log.promptfoo")
+def test_promptfoo_outputs_read_or_fail_cleanly(doc: Any, forced: bool, ascii_only: bool) -> None:
+    read(to_line(doc, ascii_only), "promptfoo" if forced else None)
+
+
+@given(mutated_record(MORE_SAMPLES["adk"]), st.booleans(), st.booleans())
+@fuzz_target("log.adk")
+def test_adk_eval_sets_read_or_fail_cleanly(doc: Any, forced: bool, ascii_only: bool) -> None:
+    read(to_line(doc, ascii_only), "adk" if forced else None)
+
+
+def test_every_registered_log_format_has_a_fuzz_target_with_a_budget() -> None:
+    """A new reader joins `FORMATS`; it must get its target here, and a budget, too."""
+    from fuzzing import BUDGETS
+
+    targets = {
+        getattr(getattr(f, "hypothesis", None), "inner_test", f).fuzz_target: f
+        for f in list(globals().values())
+        if hasattr(getattr(getattr(f, "hypothesis", None), "inner_test", f), "fuzz_target")
+    }
+    for name in FORMATS:
+        target = f"log.{name.replace('-', '_')}"
+        assert target in targets, f"add a fuzz target {target!r} for the log format {name!r}"
+        assert target in BUDGETS, f"add {target!r} to BUDGETS in tests/fuzz/fuzzing.py"
+    assert set(SAMPLES) | set(MORE_SAMPLES) == set(FORMATS)
 
 
 # -- lines: truncated, garbage, deep ---------------------------------------------------------
