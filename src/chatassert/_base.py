@@ -173,12 +173,12 @@ class Assertion:
             if budget is not None:  # most checks search nothing: no call
                 close_budget(budget)
         if result.status is not _P and self.evidence_at is not None:
-            result = self._located(result, subject)
+            result = self._point_at_evidence(result, subject)
         if self.message is not None and result.message is not self.message:
             result = result._with_field("message", self.message)
         return result
 
-    def _located(self, result: Result, subject: object) -> Result:
+    def _point_at_evidence(self, result: Result, subject: object) -> Result:
         """A leaf failure (or error) that does not say where its evidence is, pointed at it."""
         fields = result.__dict__
         if "pointer" in fields or "children" in fields or fields["status"] in (_P, _S):
@@ -224,7 +224,7 @@ class Assertion:
 
     def _finish(self, result: Result, start: float, subject: object) -> Result:
         if result.status is not _P and self.evidence_at is not None:
-            result = self._located(result, subject)
+            result = self._point_at_evidence(result, subject)
         result = result._with_field("duration", perf_counter() - start)
         if self.message is not None:
             result.__dict__["message"] = self.message  # a fresh or copied result by now
@@ -402,7 +402,7 @@ def _parts(assertion: Assertion) -> list[Assertion]:
         value = getattr(assertion, param.attr, None)
         if isinstance(value, Assertion):
             out.append(value)
-        elif param.kind == "assertions" and isinstance(value, tuple | list):
+        elif param.value_type == "assertions" and isinstance(value, tuple | list):
             out.extend(v for v in value if isinstance(v, Assertion))
     return out
 

@@ -211,7 +211,9 @@ class Repeat(Assertion):
         samples = await asyncio.gather(*(self.child._ajudge(subject, i) for i in range(self.n)))
         return self._combine(
             [
-                self.child._located(sample, subject)._with_field("location", f"samples[{i}]")
+                self.child._point_at_evidence(sample, subject)._with_field(
+                    "location", f"samples[{i}]"
+                )
                 for i, sample in enumerate(samples)
             ]
         )
@@ -323,11 +325,11 @@ def repeat_judged(assertion: Assertion, n: int, aggregate: str = "majority") -> 
     changed: dict[str, Any] = {}
     for param in type(assertion).params:
         value = getattr(assertion, param.attr, None)
-        if param.kind == "assertion" and isinstance(value, Assertion):
+        if param.value_type == "assertion" and isinstance(value, Assertion):
             new = repeat_judged(value, n, aggregate)
             if new is not value:
                 changed[param.attr] = new
-        elif param.kind == "assertions" and isinstance(value, tuple | list):
+        elif param.value_type == "assertions" and isinstance(value, tuple | list):
             items = [
                 repeat_judged(v, n, aggregate) if isinstance(v, Assertion) else v for v in value
             ]
@@ -515,7 +517,7 @@ class Ensemble(Assertion):
         outcomes = await asyncio.gather(*(grade(c) for c in checks))
         return self._combine(
             [
-                self.child._located(r, subject)._with_field("location", f"judges[{i}]")
+                self.child._point_at_evidence(r, subject)._with_field("location", f"judges[{i}]")
                 for i, r in enumerate(outcomes)
             ]
         )

@@ -20,10 +20,11 @@ from chatassert._params import (
     _DIALECTS,
     _REGISTRY,
     MISSING,
+    VALUE_TYPES,
     Param,
+    WrongValueError,
     did_you_mean,
     normalise_type,
-    plain,
 )
 from chatassert._result import Result, Status
 
@@ -35,6 +36,8 @@ __all__ = [
     "dialect_types",
     "from_spec",
     "registered",
+    "unknown_type",
+    "written_type",
 ]
 
 
@@ -276,29 +279,50 @@ def build(
             found=node,
         )
         return None
-    raw_type = node.get("type")
-    if not isinstance(raw_type, str) or not raw_type.strip():
-        ctx.problem(
-            node,
-            path,
-            "the assertion has no 'type'",
-            key="type",
-            expected=f"one of the {dialect} types",
-            found=raw_type if "type" in node else MISSING,
-            hint="add 'type: <name>'",
-        )
+    raw_type = written_type(node, ctx, path, expected=f"one of the {dialect} types")
+    if raw_type is None:
         return None
-    type_name = normalise_type(raw_type)
-    cls = table.get(type_name)
+    cls = table.get(normalise_type(raw_type))
     if cls is None:
-        return ctx.unknown(
-            node,
-            path,
-            raw_type,
-            f"unknown {dialect} assertion type {raw_type!r}",
-            did_you_mean(type_name, sorted(table)) or f"valid types: {', '.join(sorted(table))}",
+        return unknown_type(
+            node, ctx, path, raw_type, table, f"unknown {dialect} assertion type {raw_type!r}"
         )
     return build_typed(cls, node, ctx, path, dialect=dialect)
+
+
+def written_type(
+    node: Mapping[str, Any], ctx: SpecContext, path: str, *, expected: str
+) -> str | None:
+    """The assertion type `node` names in its `type` key, as written; None, after recording the
+    problem, when it names none (`expected` says what would do)."""
+    raw_type = node.get("type")
+    if isinstance(raw_type, str) and raw_type.strip():
+        return raw_type
+    ctx.problem(
+        node,
+        path,
+        "the assertion has no 'type'",
+        key="type",
+        expected=expected,
+        found=raw_type if "type" in node else MISSING,
+        hint="add 'type: <name>'",
+    )
+    return None
+
+
+def unknown_type(
+    node: Mapping[str, Any],
+    ctx: SpecContext,
+    path: str,
+    raw_type: str,
+    table: Mapping[str, type[Assertion]],
+    problem: str,
+) -> Assertion | None:
+    """A type `node` names that `table` does not hold: the `problem`, with the closest names of
+    the table as its hint (or all of them), or an `UnknownType` (`SpecContext.unknown`)."""
+    name = normalise_type(raw_type)
+    hint = did_you_mean(name, sorted(table)) or f"valid types: {', '.join(sorted(table))}"
+    return ctx.unknown(node, path, raw_type, problem, hint)
 
 
 def build_typed(
@@ -366,7 +390,7 @@ def build_typed(
                 node,
                 path,
                 f"{dialect} type {node.get('type')!r} needs the parameter {param.name!r}",
-                expected=param.describe_kind(),
+                expected=param.describe_value_type(),
                 hint=f"add '{param.name}: ...'" + (f" ({param.doc})" if param.doc else ""),
             )
     if len(ctx.problems) > before:
@@ -419,78 +443,35 @@ def _convert(
     path: str,
     dialect: str,
 ) -> Any:
-    """Check and coerce one parameter value (G5 coercions); record a problem on mismatch."""
-    kind = param.kind
+    """Check and coerce one parameter value by its value type (G5 coercions); record a problem
+    on a mismatch."""
+    if value is None and param.has_default and param.default is None:
+        return None
+    value_type = VALUE_TYPES[param.value_type]
 
-    def bad(message: str | None = None) -> Any:
+    def build_part(part: object, index: int | None) -> Assertion | None:
+        at = path if index is None else join_path(path, index)
+        return build(part, ctx, at, dialect=dialect)
+
+    try:
+        value = value_type.convert(value, param, build_part)
+        if param.choices and not value_type.nested and value not in param.choices:
+            hint = did_you_mean(str(value), [str(c) for c in param.choices])
+            raise WrongValueError(
+                value,
+                f"parameter {param.name!r} must be one of {list(param.choices)}"
+                + (f" ({hint})" if hint else ""),
+            )
+    except WrongValueError as wrong:
         ctx.problem(
             node,
             path,
-            message or f"parameter {param.name!r} has the wrong type",
+            wrong.message or f"parameter {param.name!r} has the wrong type",
             key=key,
-            expected=param.describe_kind(),
-            found=value,
+            expected=param.describe_value_type(),
+            found=wrong.found,
         )
         return MISSING
-
-    if value is None and param.has_default and param.default is None:
-        return None
-    if kind == "str":
-        if not isinstance(value, str):
-            return bad()
-        if not value.strip() and not param.allow_empty:
-            return bad(f"parameter {param.name!r} must not be empty")
-    elif kind == "text":
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
-            return bad()
-        value = str(value)
-        if not value.strip() and not param.allow_empty:
-            return bad(f"parameter {param.name!r} must not be empty")
-    elif kind == "str_list":
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            return bad()
-        if not param.allow_empty and (not value or any(not v for v in value)):
-            return bad(f"parameter {param.name!r} must be a non-empty list of non-empty strings")
-        value = tuple(value)
-    elif kind == "mapping":
-        if not isinstance(value, Mapping):
-            return bad()
-        if not value and not param.allow_empty:
-            return bad(f"parameter {param.name!r} must not be empty")
-        value = plain(value)
-    elif kind == "bool":
-        if not isinstance(value, bool):
-            return bad()
-    elif kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            return bad()
-    elif kind == "number":
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return bad()
-    elif kind == "assertion":
-        built_one = build(value, ctx, path, dialect=dialect)
-        return MISSING if built_one is None else built_one
-    elif kind == "assertions":
-        if not isinstance(value, list):
-            return bad()
-        if not value and not param.allow_empty:
-            return bad(f"parameter {param.name!r} needs at least one assertion")
-        built = [
-            build(item, ctx, join_path(path, i), dialect=dialect) for i, item in enumerate(value)
-        ]
-        if any(b is None for b in built):
-            return MISSING
-        return tuple(built)
-    else:
-        value = plain(value)
-    if param.choices and value not in param.choices:
-        hint = did_you_mean(str(value), [str(c) for c in param.choices])
-        return bad(
-            f"parameter {param.name!r} must be one of {list(param.choices)}"
-            + (f" ({hint})" if hint else "")
-        )
     return value
 
 

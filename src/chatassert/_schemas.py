@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from chatassert._params import VALUE_TYPES
+
 __all__ = [
     "DIALECTS",
     "DRAFT_07",
@@ -84,30 +86,14 @@ class _Defs:
         return self.ref(name)
 
 
-def _param_schema(kind: str, allow_empty: bool, defs: _Defs) -> Schema:
-    ref = defs.ref("assertion")
-    string: Schema = {"type": "string"} if allow_empty else {"type": "string", "minLength": 1}
-    return {
-        "str": string,
-        "text": {"oneOf": [string, {"type": "number"}]},
-        "str_list": {"oneOf": [string, {"type": "array", "items": string}]},
-        "mapping": {"type": "object"},
-        "bool": {"type": "boolean"},
-        "int": {"type": "integer"},
-        "number": {"type": "number"},
-        "any": {},
-        "assertion": ref,
-        "assertions": {"type": "array", "items": ref},
-    }[kind]
-
-
 def _params(cls: type[Any], defs: _Defs) -> tuple[Schema, list[str]]:
     """The properties a type's parameters (and their aliases) take, and the required names
     (a required parameter with other spellings: see `_spellings`)."""
     props: Schema = {}
     required: list[str] = []
     for param in cls.params:
-        schema = dict(_param_schema(param.kind, param.allow_empty, defs))
+        value_type = VALUE_TYPES[param.value_type]
+        schema = dict(value_type.schema(param.allow_empty, defs.ref("assertion")))
         if param.choices:
             schema = {"enum": list(param.choices)}
         if param.doc:
@@ -141,7 +127,7 @@ def _title(cls: type[Any]) -> str:
 
 
 def _typed(name: str, cls: type[Any], defs: _Defs) -> Schema:
-    """`{type: <name>, <params>..., message?, description?}`: one type of a vocabulary."""
+    """`{type: <name>, <params>..., message?, description?}`: one type of a dialect."""
     props: Schema = {
         "type": {"const": name},
         "message": {"type": "string", "description": "a label"},
@@ -254,7 +240,7 @@ def native_schema(draft: str = DRAFT_2020_12) -> Schema:
 # -- flat ----------------------------------------------------------------------------------
 
 
-def _vocabulary(dialect: str, prefix: str, defs: _Defs) -> list[str]:
+def _dialect_definitions(dialect: str, prefix: str, defs: _Defs) -> list[str]:
     """A definition per type name of `dialect` (`<prefix>_<name>`); their names."""
     from chatassert._registry import dialect_types
 
@@ -270,7 +256,7 @@ def _flat_schema() -> Schema:
 
     defs = _Defs(DRAFT_07)
     _native_assertions(defs)  # what a combinator's `assertion(s)` parameter holds
-    names = _vocabulary("flat", "flat", defs)
+    names = _dialect_definitions("flat", "flat", defs)
     item = defs.add("flat_assertion", {"oneOf": [defs.ref(n) for n in names]})
     items = {"type": "array", "items": item}
     turn = _keys(

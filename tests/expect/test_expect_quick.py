@@ -183,7 +183,7 @@ def test_a_quick_answer_is_the_full_evaluation_and_check_returns_it(doc: dict[st
             assert quick.passed, (check, doc)
             assert quick == full, (check, doc, quick, full)
         # what `check` returns is the full evaluation, its failures pointed at their evidence
-        assert check.check(doc) == check._located(full, doc), (check, doc)
+        assert check.check(doc) == check._point_at_evidence(full, doc), (check, doc)
 
 
 @settings(max_examples=100, deadline=None)

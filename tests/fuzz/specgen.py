@@ -413,7 +413,7 @@ def _arguments() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-def _by_name(name: str, kind: str) -> st.SearchStrategy[Any] | None:
+def _by_name(name: str, value_type: str) -> st.SearchStrategy[Any] | None:
     """Values that mean something for a parameter of this name (a regex, a path, a date...)."""
     if name in ("pattern", "regex"):
         return go_regexes()
@@ -441,34 +441,34 @@ def _by_name(name: str, kind: str) -> st.SearchStrategy[Any] | None:
             ),
         )
         return st.lists(step, max_size=4)
-    if name in ("min_calls", "n", "max", "min", "index") and kind == "int":
+    if name in ("min_calls", "n", "max", "min", "index") and value_type == "int":
         return st.integers(-2, 5)
     return None
 
 
 def param_value(param: Param, assertion: Callable[[int], st.SearchStrategy[Any]], depth: int):
-    """A value for one declared parameter: of its kind mostly, of another kind sometimes."""
-    kind = param.kind
-    special = _by_name(param.name, kind)
+    """A value for one declared parameter: of its value type mostly, of another sometimes."""
+    value_type = param.value_type
+    special = _by_name(param.name, value_type)
     if param.choices:
         good: st.SearchStrategy[Any] = st.sampled_from(param.choices)
     elif special is not None:
         good = special
-    elif kind in ("str", "text"):
+    elif value_type in ("str", "text"):
         good = words()
-    elif kind == "str_list":
+    elif value_type == "str_list":
         good = st.one_of(words(), st.lists(words(), max_size=4))
-    elif kind == "mapping":
+    elif value_type == "mapping":
         good = st.dictionaries(words(), json_values(4), max_size=3)
-    elif kind == "bool":
+    elif value_type == "bool":
         good = st.booleans()
-    elif kind == "int":
+    elif value_type == "int":
         good = st.integers(-3, 10)
-    elif kind == "number":
+    elif value_type == "number":
         good = st.one_of(st.integers(-3, 10), st.floats(allow_nan=True, allow_infinity=True))
-    elif kind == "assertion":
+    elif value_type == "assertion":
         good = assertion(depth + 1)
-    elif kind == "assertions":
+    elif value_type == "assertions":
         good = st.lists(assertion(depth + 1), max_size=3)
     else:
         good = json_values()
@@ -512,7 +512,8 @@ def native_assertion(
     leaves = [
         k
         for k, c in kinds.items()
-        if c.level in levels and not any(p.kind in ("assertion", "assertions") for p in c.params)
+        if c.level in levels
+        and not any(p.value_type in ("assertion", "assertions") for p in c.params)
     ]
     nested = [k for k, c in kinds.items() if c.level in levels and k not in leaves]
     chosen = leaves if depth >= _MAX_DEPTH else leaves + nested

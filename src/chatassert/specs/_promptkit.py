@@ -49,9 +49,15 @@ from chatassert._call_counts import MaxToolCalls
 from chatassert._combinators import OnEveryTurn
 from chatassert._errors import SpecError, SpecProblem
 from chatassert._models import content_text
-from chatassert._params import MISSING, did_you_mean, normalise_type
+from chatassert._params import MISSING, normalise_type
 from chatassert._promptkit_names import ConversationToolsNotCalled
-from chatassert._registry import SpecContext, build_typed, join_path
+from chatassert._registry import (
+    SpecContext,
+    build_typed,
+    join_path,
+    unknown_type,
+    written_type,
+)
 from chatassert._suite import Case, TurnSpec
 from chatassert._workflow import (
     ConversationStateIs,
@@ -179,17 +185,8 @@ def build_item(node: Any, ctx: SpecContext, path: str, level: str) -> Assertion 
     )
     if node is None:
         return None
-    raw_type = node.get("type")
-    if not isinstance(raw_type, str) or not raw_type.strip():
-        ctx.problem(
-            node,
-            path,
-            "the assertion has no 'type'",
-            key="type",
-            expected="a promptkit assertion type",
-            found=raw_type if "type" in node else MISSING,
-            hint="add 'type: <name>'",
-        )
+    raw_type = written_type(node, ctx, path, expected="a promptkit assertion type")
+    if raw_type is None:
         return None
     name = normalise_type(raw_type)
     mine = table_for(f"promptkit.{level}")
@@ -224,12 +221,13 @@ def build_item(node: Any, ctx: SpecContext, path: str, level: str) -> Assertion 
                 hint=f"move it {where}",
             )
             return None
-        return ctx.unknown(
+        return unknown_type(
             node,
+            ctx,
             path,
             raw_type,
+            mine,
             f"unknown promptkit {level}-level assertion type {raw_type!r}",
-            did_you_mean(name, sorted(mine)) or f"valid types: {', '.join(sorted(mine))}",
         )
     given = {str(k) for k in params if k not in ("message", "description")}
     if name in other and not given <= _param_names(cls) and given <= _param_names(other[name]):
