@@ -471,7 +471,9 @@ class GroundedInToolResults(Assertion):
                     else f"{len(ungrounded)} of {claim_count} did not: {_listed(ungrounded)}"
                 ),
                 details,
-            )._located(location_pointer(first["at"]) or "/text", text, first["start"], first["end"])
+            )._with_evidence(
+                location_pointer(first["at"]) or "/text", text, first["start"], first["end"]
+            )
         return Result(
             _P,
             self.kind,

@@ -126,7 +126,9 @@ class ContentMatches(Matches):
 
     def _found(self, match: Any, text: str) -> Result:
         details = {"pattern": self.pattern, "matched": True, "match": match.group(0)}
-        return Result(_P, self.kind, self._held(), details)._located(TEXT, text, *match.span())
+        return Result(_P, self.kind, self._held(), details)._with_evidence(
+            TEXT, text, *match.span()
+        )
 
     def _missed(self, text: str) -> Result:
         return Result(
@@ -211,10 +213,12 @@ class Regex(ContentMatches):
             "origin_message": self._origin(True),
         }
         if self.expect_match:
-            return Result(_P, self.kind, self._held(), details)._located(TEXT, text, *match.span())
+            return Result(_P, self.kind, self._held(), details)._with_evidence(
+                TEXT, text, *match.span()
+            )
         reason = f"Expected the response not to match /{self.pattern}/ but it does"
         failure = Result(_F, self.kind, f"{reason} ({match.group(0)!r})", details)
-        return failure._located(TEXT, text, *match.span())
+        return failure._with_evidence(TEXT, text, *match.span())
 
     def _missed(self, text: str) -> Result:
         details: dict[str, Any] = {
@@ -751,4 +755,4 @@ def _marked(
         pointer = "/text" if index == len(turns) - 1 else ""
     if not pointer or not 0 <= index < len(turns) or turns[index].text != text:
         return failure
-    return failure._located(pointer, text, start, end)
+    return failure._with_evidence(pointer, text, start, end)

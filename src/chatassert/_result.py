@@ -239,7 +239,7 @@ class Result:
         self.__dict__[name] = value
         return self
 
-    def _located(
+    def _with_evidence(
         self, pointer: str, text: str | None = None, start: int = 0, end: int = 0
     ) -> Result:
         """Set the evidence of a result nobody else has seen yet (or of a copy if shared).

@@ -242,7 +242,7 @@ class NotContains(_Substrings):
         """The failure located at the first forbidden value found (the one its reason names)."""
         original = _original(subject)
         start, end = span_of(original, lowered, low)
-        return failure._located(TEXT, original, start, end)
+        return failure._with_evidence(TEXT, original, start, end)
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -339,7 +339,7 @@ class Equals(Assertion):
             if a != b:
                 break
             same += 1
-        return result._located(TEXT, text, lead + same, lead + len(actual))
+        return result._with_evidence(TEXT, text, lead + same, lead + len(actual))
 
     def describe(self) -> str:
         """Describe the requirement."""

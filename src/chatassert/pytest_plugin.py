@@ -561,7 +561,7 @@ class SuiteFile(pytest.File):
             suite = load_suite(self.path, **options)
         except SpecError as exc:
             raise _SuiteFileError(str(exc)) from None
-        self.located = _located(self.path)
+        self.spec_doc = _spec_with_lines(self.path)
         repeat = self.config.getoption("chatassert_repeat", None)
         if repeat is not None:
             suite = suite.with_repeat(repeat)
@@ -611,7 +611,7 @@ class SuiteFile(pytest.File):
         return super().repr_failure(excinfo)
 
 
-def _located(path: Path) -> Any:
+def _spec_with_lines(path: Path) -> Any:
     """The spec file parsed with the line of each node (None when it cannot be)."""
     from chatassert._errors import SpecError
     from chatassert.specs._yaml import parse_yaml, read_spec_file
@@ -737,7 +737,7 @@ class CaseItem(pytest.Item):
         return self.path, None if line is None else line - 1, self.name
 
     def _doc(self) -> Any:
-        return getattr(self.parent, "located", None)
+        return getattr(self.parent, "spec_doc", None)
 
     def _case_path(self) -> str | None:
         """Where the case is in its file (`cases[2]`), or None for a file of one case."""

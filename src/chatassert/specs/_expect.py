@@ -595,7 +595,7 @@ def _and(node: Any, ctx: SpecContext, path: str, what: str) -> Assertion | None:
     return checks[0] if len(checks) == 1 else AllOf(*checks)
 
 
-def _located(
+def _node_with_lines(
     parent: Mapping[str, Any], key: str, fields: Mapping[str, Any], source: object = None
 ) -> LocatedDict:
     """A mapping for the builder that keeps the spec's line numbers."""
@@ -641,7 +641,7 @@ def _key(
         and "has_field" in value
         and set(value) <= {"has_field", "value", "message"}
     ):
-        node = _located(parent, key, {"type": key, **value}, value)
+        node = _node_with_lines(parent, key, {"type": key, **value}, value)
         return build_typed(cls, node, ctx, path, dialect="expect")
     if form == "expect":
         child = _and(value, ctx, path, f"'{key}'")
@@ -666,7 +666,7 @@ def _key(
                 found=value,
             )
             return None
-        node = _located(parent, key, {"type": key, **value}, value)
+        node = _node_with_lines(parent, key, {"type": key, **value}, value)
         return build_typed(cls, node, ctx, path, dialect="expect")
     if form == "field_equals":
         if (
@@ -675,9 +675,9 @@ def _key(
             and isinstance(value["path"], str)
         ):
             value = {value["path"]: value["value"]}
-        node = _located(parent, key, {"type": key, "value": value})
+        node = _node_with_lines(parent, key, {"type": key, "value": value})
         return build_typed(cls, node, ctx, path, dialect="expect")
-    node = _located(parent, key, {"type": key, "value": value})
+    node = _node_with_lines(parent, key, {"type": key, "value": value})
     return build_typed(cls, node, ctx, path, dialect="expect")
 
 
