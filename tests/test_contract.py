@@ -169,7 +169,7 @@ HANDED_OFF = Turn(
 KEPT = Turn(text="Triage here.", agent="Triage")
 
 CASES: dict[str, Case] = {
-    # flat vocabulary
+    # flat dialect
     "contains": Case(BOOKED, GOOD, BAD),
     "not_contains": Case({"type": "not_contains", "value": "sorry"}, GOOD, BAD),
     "contains_any": Case({"type": "contains_any", "value": ["booked", "reserved"]}, GOOD, BAD),
@@ -325,7 +325,7 @@ CASES: dict[str, Case] = {
                                            DELEGATED_CHAT, DIRECT_CHAT),
     "llm_judge_conversation": Case({"type": "llm_judge_conversation",
                                     "criteria": "Confirms the booking"}, GOOD_CHAT, BAD_CHAT),
-    # expect vocabulary
+    # expect dialect
     "expect_status": Case({"type": "expect_status", "value": "success"}, SEARCH, BROKEN),
     "expect_error_code": Case({"type": "expect_error_code", "value": "NO_FILTERS"},
                               {"error_code": "NO_FILTERS"}, {"error": "BAD_DATE"}),

@@ -87,7 +87,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_the_top_level_stays_small() -> None:
-    # One native class per concept; a vocabulary's own spellings live in its namespace.
+    # One native class per concept; a dialect's own spellings live in its namespace.
     assert len(chatassert.__all__) <= 60
 
 
@@ -122,7 +122,7 @@ def test_no_concept_is_exported_under_two_names() -> None:
     assert {key: spelt for key, spelt in names.items() if len(spelt) > 1} == {}
 
 
-def test_vocabulary_namespaces_add_no_top_level_name() -> None:
+def test_dialect_namespaces_add_no_top_level_name() -> None:
     top = set(_objects_of("chatassert"))
     for module_name in ("chatassert.flat", "chatassert.promptkit", "chatassert.expect"):
         assert top.isdisjoint(_objects_of(module_name)), module_name

@@ -1,6 +1,6 @@
 """Vocabulary types that are a native check under another name (docs/architecture.md).
 
-A vocabulary's type whose pass/fail rule is a native check's is a subclass of that check that
+A dialect's type whose pass/fail rule is a native check's is a subclass of that check that
 changes only how it is spelt: its parameter names, its reason and its detail keys. It decides
 nothing itself, so the two can never disagree; these tests hold every such spelling to that.
 """
@@ -150,7 +150,7 @@ def test_spellings_of_matches_agree_with_it(pattern: str, text: str) -> None:
         ),
     ],
 )
-def test_a_spelling_keeps_its_vocabularys_words(
+def test_a_spelling_keeps_its_dialects_words(
     check: Assertion, text: str, record: dict[str, object]
 ) -> None:
     assert check.check(text).to_dict() == record

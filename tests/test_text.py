@@ -1,4 +1,4 @@
-"""The flat vocabulary's text types: every PASS/FAIL example of the reference document.
+"""The flat dialect's text types: every PASS/FAIL example of the reference document.
 
 Reasons and details follow the flat table of SEMANTICS.md exactly.
 """
@@ -302,7 +302,7 @@ def test_details_are_json_serialisable() -> None:
 def test_the_text_types_are_exported_by_the_facade() -> None:
     for name in ("Contains", "NotContains", "ContainsAny", "Equals", "Matches"):
         assert name in chatassert.__all__
-    assert "ContainsAll" in chatassert.flat.__all__  # the flat vocabulary's own spelling
+    assert "ContainsAll" in chatassert.flat.__all__  # the flat dialect's own spelling
 
 
 # -- whole records at their edges (found by mutation testing, docs/mutation.md) ---------------

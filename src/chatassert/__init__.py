@@ -180,7 +180,7 @@ _EXPORTS: dict[str, str] = {
 }
 """Each public name and the module it is imported from on first use."""
 
-# Names that live in a namespace of their own (a vocabulary's, the judges', the errors'): asking
+# Names that live in a namespace of their own (a dialect's, the judges', the errors'): asking
 # the top level for one says where it is.
 _MOVED: dict[str, str] = {
     "ActiveAgent": "chatassert.flat",

@@ -136,7 +136,7 @@ class ActiveAgent(Assertion):
     (`transfer_to_<agent>`), else the turn's `metadata.agent`; a turn that none of them speaks
     for is an `error`, never a pass. Names match exactly or in the function-name form the
     OpenAI Agents SDK gives handoff tools (`Billing Agent` ≡ `billing_agent`). The flat
-    vocabulary's `expected_agent` on a turn is this check.
+    dialect's `expected_agent` on a turn is this check.
 
     Example:
         >>> from chatassert import ToolCall, ToolResult, Turn

@@ -4,7 +4,7 @@ An assertion implements one method, `_check(subject) -> Result`. `a & b`, `a | b
 `AllOf`, `AnyOf` and `Not`, defined here beside `Assertion` so that the base needs no module
 above it. Outcomes combine by Kleene logic over the four statuses. A skipped child is left out,
 so a group in which nothing was evaluated behaves like an empty group: `AllOf` passes vacuously
-and `AnyOf` fails (the expect vocabulary's `if_results` relies on this: no results, so the
+and `AnyOf` fails (the expect dialect's `if_results` relies on this: no results, so the
 conditional check is skipped and the test passes). These rules keep De Morgan's laws and the
 identities `AllOf()` (passed) and `AnyOf()` (failed) exact over all four outcomes.
 
@@ -86,8 +86,8 @@ class Assertion:
     params: ClassVar[tuple[Param, ...]] = ()
     """The spec parameters, in order (used by the loader, `as_spec` and the JSON Schema)."""
     dialect_names: ClassVar[Mapping[str, str | tuple[str, ...]]] = {}
-    """The names this type has in the vocabularies it belongs to (`{"flat": "contains"}`); a
-    tuple gives a vocabulary's several spellings of it."""
+    """The names this type has in the dialects it belongs to (`{"flat": "contains"}`); a
+    tuple gives a dialect's several spellings of it."""
     options: ClassVar[tuple[str, ...]] = ()
     """Keyword-only construction options (not part of the spec) such as `judge`."""
     evidence_at: ClassVar[str | None] = None

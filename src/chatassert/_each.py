@@ -2,7 +2,7 @@
 
 `AllMatch`, `AllMatchPattern`, `InRange` and `SortedDesc` are the native checks (docs/expect.md,
 "Checks over values at a path"); `AllMatchOneOf`, `NoneMatchPattern`, `ArrayContains` and
-`AllInRange` are the expect vocabulary's variants. Over zero values they pass with `checked: 0`.
+`AllInRange` are the expect dialect's variants. Over zero values they pass with `checked: 0`.
 Tests: tests/expect/test_each.py (combined with other families: tests/expect/test_json_shared.py).
 
 Example:

@@ -1,7 +1,7 @@
 """Checks on named fields of a JSON response: presence, equality, containment (docs/expect.md).
 
 `HasFields`, `FieldEquals` and `FieldContains` read any path; `StatusIs`, `ErrorCodeIs`,
-`JsonContains`, `MessageContains` and `SummaryContains` are the expect vocabulary's checks of
+`JsonContains`, `MessageContains` and `SummaryContains` are the expect dialect's checks of
 the fields its responses carry (`status`, `error`, `message`, `summary`). Tests:
 tests/expect/test_fields.py (combined with other families: tests/expect/test_json_shared.py).
 

@@ -1,4 +1,4 @@
-"""Paths into a JSON response: the expect vocabulary's dotted notation, and full JSONPath.
+"""Paths into a JSON response: the expect dialect's dotted notation, and full JSONPath.
 
 The dotted notation (`pagination.total`, `results[*].metadata.tags`, `results[0].file`) is
 compiled once into a tuple of steps and evaluated by a plain loop. A path that starts with `$`

@@ -1,4 +1,4 @@
-"""Judged assertions: checks decided by an LLM judge (the flat vocabulary's `llm_rubric`).
+"""Judged assertions: checks decided by an LLM judge (the flat dialect's `llm_rubric`).
 
 A judge that raises, times out, or replies without a boolean `passed` gives an `error` result,
 never a pass. The judge is passed explicitly (`judge=`), or resolved from the documented

@@ -1,6 +1,6 @@
 """The base of judged assertions: resolve the judge, ask it, turn its verdict into a result.
 
-`JudgedAssertion` is shared by the judged checks of every vocabulary (`LLMRubric` and `Repeat`
+`JudgedAssertion` is shared by the judged checks of every dialect (`LLMRubric` and `Repeat`
 in `_judged`, PromptKit's `llm_judge` types in `_promptkit_judged`); docs/judges.md describes
 them.
 

@@ -119,7 +119,7 @@ class JudgeRequest:
         input: The user's input for the turn, when known.
         conversation: The conversation as `(role, text)` pairs, when grading a conversation.
         tool_calls: The turn's tool calls as `{name, arguments}` mappings.
-        model: A model override (the flat vocabulary's `model`).
+        model: A model override (the flat dialect's `model`).
         kind: `rubric` (one turn) or `conversation`.
         prompt: A prompt template overriding the judge's default for this request.
         sample: The sample index, so repeated judging of one subject gets independent verdicts.

@@ -1,6 +1,6 @@
 """What the PromptKit checks share: quoting, names, assistant texts, argument rendering.
 
-The PromptKit vocabulary (docs/promptkit.md) checks a turn or a whole conversation. Turn-level
+The PromptKit dialect (docs/promptkit.md) checks a turn or a whole conversation. Turn-level
 types read one turn (its text, G1, and its tool calls, G2); conversation-level types read a
 whole conversation and report violations with the `turn_index` they happened in, a
 `description` and `evidence`. Agents are tools whose name is the agent member name

@@ -1,7 +1,7 @@
 """The registry of assertion types and the builder that turns a native spec into assertions.
 
 Each assertion class declares its native `kind`, its `params`, and the names it has in the
-vocabularies it belongs to (`dialect_names`); `register` makes it known. The builder here is
+dialects it belongs to (`dialect_names`); `register` makes it known. The builder here is
 pure: it turns plain mappings (or the line-aware mappings of `chatassert.specs`) into assertion
 objects, collecting every problem before raising one `SpecError`.
 """
@@ -123,7 +123,7 @@ UNKNOWN_TYPES = ("error", "skip")
 
 
 class UnknownType(Assertion):
-    """An assertion of a type the vocabulary does not know, loaded with `unknown_types="skip"`.
+    """An assertion of a type the dialect does not know, loaded with `unknown_types="skip"`.
 
     It checks nothing: every check reports it `skipped`, named after the type as written, with
     the reason `unknown assertion type 'X'` (SEMANTICS G13), so that the rest of a real suite
@@ -190,7 +190,7 @@ class SpecContext:
         *,
         key: object = "type",
     ) -> Assertion | None:
-        """An assertion type this vocabulary does not know, written at `node[key]`: a problem,
+        """An assertion type this dialect does not know, written at `node[key]`: a problem,
         or (with `unknown_types="skip"`) an `UnknownType` that reports itself skipped (G13)."""
         if self.unknown_types == "skip":
             return UnknownType(type_name)
@@ -241,10 +241,10 @@ def describe_value(value: object) -> str:
         dict: "mapping",
         type(None): "null",
     }
-    kind = next((n for t, n in names.items() if isinstance(value, t)), type(value).__name__)
+    type_name = next((n for t, n in names.items() if isinstance(value, t)), type(value).__name__)
     if isinstance(value, bool):
-        kind = "boolean"
-    return f"{kind} {text}"
+        type_name = "boolean"
+    return f"{type_name} {text}"
 
 
 _RESERVED = ("type", "message", "description")
@@ -265,7 +265,7 @@ def build(
         ctx: Where problems are collected and options come from.
         path: The location of `node` in its document.
         table: The type names to accept (default: every registered native kind).
-        dialect: The vocabulary name, for messages.
+        dialect: The dialect's name, for messages.
     """
     if table is None:
         _load_builtins()

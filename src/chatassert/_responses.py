@@ -1,6 +1,6 @@
 """Checks on a logged response beyond its JSON: the model that answered, and stored values.
 
-Two keys of the expect vocabulary's real test files read something a response alone does not
+Two keys of the expect dialect's real test files read something a response alone does not
 carry:
 
 - `agent_used_model` (`AgentUsedModel`) compares the model that produced the response, as the

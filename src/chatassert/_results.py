@@ -1,6 +1,6 @@
 """Checks on the `results` list of an expect response: counts, tags, schema, conditions.
 
-The expect vocabulary's responses carry their findings in `results` (docs/expect.md): these
+The expect dialect's responses carry their findings in `results` (docs/expect.md): these
 checks count them, read their `metadata.tags`, hold them to a schema, and make checks
 conditional on them (`IfResults`, `IfHasHistory`, `IfSensitiveResults`) or alternatives
 (`OneOf`). Tests: tests/expect/test_results.py.

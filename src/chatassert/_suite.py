@@ -2,7 +2,7 @@
 
 A `Case` checks a conversation: its turn *i* against the *i*-th user turn of the conversation,
 and its `checks` against the whole subject (a conversation, or a JSON response for the expect
-vocabulary). Every assertion is evaluated and reported (G6) unless `fail_fast` is set, in which
+dialect). Every assertion is evaluated and reported (G6) unless `fail_fast` is set, in which
 case the rest of a turn after its first failure is reported as skipped.
 
 Docs: docs/specs.md. Tests: tests/specs/test_suites.py and tests/specs/test_suite_decisions.py.
@@ -50,7 +50,7 @@ class TurnSpec:
 
 @dataclass(frozen=True)
 class StepSpec:
-    """One step of a multi-step test (the expect vocabulary's `multi_step`).
+    """One step of a multi-step test (the expect dialect's `multi_step`).
 
     Attributes:
         step: The step's number, as the spec gives it (log records name it: `"step": 2`).
@@ -79,7 +79,7 @@ class Case:
         id: The case's id, when the spec gives one (used to pair logged records).
         tags: Labels from the spec.
         description: A longer description from the spec.
-        input: The input the spec gives (expect vocabulary), kept for reports.
+        input: The input the spec gives (expect dialect), kept for reports.
         fail_fast: Skip the rest of a turn after its first failure (PromptKit's behaviour).
         metadata: Anything else the spec says about the case (priority, suite name, ...).
         source: Where the case came from (`file.yaml: test_cases[2]`).
@@ -671,7 +671,7 @@ class Suite:
     Attributes:
         name: The suite's name (from the file, or the file's stem).
         cases: The test cases, in file order.
-        dialect: The vocabulary the file was written in (`flat`, `promptkit`, `expect`, ...).
+        dialect: The dialect the file was written in (`flat`, `promptkit`, `expect`, ...).
         source: The file path, when loaded from a file.
     """
 
@@ -697,7 +697,7 @@ class Suite:
     def assuming(self, conditions: Iterable[str], *, via: str = "assumed") -> Suite:
         """Return the suite with every case whose `skip_if` condition holds marked skipped.
 
-        A case's condition is its `metadata["skip_if"]` (the expect vocabulary's `skip_if`); it
+        A case's condition is its `metadata["skip_if"]` (the expect dialect's `skip_if`); it
         holds when it is one of `conditions`, compared exactly as written. A case so marked
         reports `skipped` with the reason `skip_if 'X' holds (<via>)`, whatever its response.
 

@@ -1,4 +1,4 @@
-"""Text checks on a turn's response text: the flat vocabulary's substring, equality and regex types.
+"""Text checks on a turn's response text: the flat dialect's substring, equality and regex types.
 
 The text of a turn is the content of its last assistant message with text (G1); substring
 checks are case-insensitive (G3); regular expressions follow Go/RE2 syntax with a time limit (G8).
@@ -169,7 +169,7 @@ class Contains(_Substrings):
 class ContainsAll(Contains):
     """Passes when the text contains every value, ignoring case (flat `contains_all`).
 
-    The flat vocabulary's spelling of `Contains` with a list: the same check, with its own
+    The flat dialect's spelling of `Contains` with a list: the same check, with its own
     reason (naming every value) and detail keys (`values`, `missing`).
 
     Example:
@@ -410,7 +410,7 @@ class Matches(Assertion):
             return self._timed_out(exc, text)
         return self._missed(text) if found is None else self._found(found, text)
 
-    # How the outcome is spelt; a vocabulary's spelling of `Matches` may say it otherwise.
+    # How the outcome is spelt; a dialect's spelling of `Matches` may say it otherwise.
 
     def _found(self, match: Any, text: str) -> Result:
         return self._pass

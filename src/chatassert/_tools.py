@@ -1,4 +1,4 @@
-"""Tool-call checks and the loose argument equality shared by every vocabulary (G9).
+"""Tool-call checks and the loose argument equality shared by every dialect (G9).
 
 Docs: docs/flat.md (`contains_function_call`) and docs/trajectories.md. Tests:
 tests/test_tools.py and tests/test_tools_decisions.py.

@@ -1,4 +1,4 @@
-"""The expect vocabulary's checks over structured JSON responses (docs/expect.md).
+"""The expect dialect's checks over structured JSON responses (docs/expect.md).
 
 An expect file loads with `chatassert.specs.load_suite`; these are the same checks written in
 Python. The checks over any JSON path are native and at the top level (`FieldEquals`,

@@ -1,8 +1,8 @@
-"""The flat agent-turn vocabulary's own names (docs/flat.md).
+"""The flat agent-turn dialect's own names (docs/flat.md).
 
-The flat vocabulary's other types are the native checks of the top level: `contains` is
+The flat dialect's other types are the native checks of the top level: `contains` is
 `chatassert.Contains`, `contains_function_call` is `chatassert.ContainsFunctionCall`,
-`llm_rubric` is `chatassert.LLMRubric`, and so on. What only the flat vocabulary spells is here:
+`llm_rubric` is `chatassert.LLMRubric`, and so on. What only the flat dialect spells is here:
 `contains_all`, and `ActiveAgent`, the check a turn's `expected_agent` becomes.
 
 Example:

@@ -1,6 +1,6 @@
 """Spec documents for the fuzz targets: each dialect's real shape, mutations, and YAML text.
 
-Documents are generated as Python values in the shape each vocabulary's files really have
+Documents are generated as Python values in the shape each dialect's files really have
 (the flat `test_cases`, PromptKit Scenario manifests, expect test suites, native suites; the
 parameters of every registered assertion type come from the registry), then mutated, and then
 written as text for the real loader: block YAML, JSON, or flow YAML written here so that it can
@@ -289,7 +289,7 @@ _PATH_KEYS = (
 
 @functools.cache
 def dotted_paths() -> st.SearchStrategy[str]:
-    """The expect vocabulary's dotted paths: `results[*].metadata.tags`, quoted keys, indexes."""
+    """The expect dialect's dotted paths: `results[*].metadata.tags`, quoted keys, indexes."""
     key = st.one_of(st.sampled_from(_PATH_KEYS), st.text(max_size=4))
     step = st.one_of(
         key.map(lambda k: f".{k}"),

@@ -1,4 +1,4 @@
-"""Loading spec files: the flat, promptkit, expect and native vocabularies, from YAML or JSON.
+"""Loading spec files: the flat, promptkit, expect and native dialects, from YAML or JSON.
 
 Every loader translates its file into one `Suite` of native assertions. A file with problems
 raises one `SpecError` listing every problem with `file:line`, the path inside the document,
@@ -93,7 +93,7 @@ def load_suite(
         path: The file.
         dialect: Force a dialect (`flat`, `promptkit`, `expect`, `native`) instead of
             detecting it.
-        unknown_types: `error` (the default): an assertion type the vocabulary does not know
+        unknown_types: `error` (the default): an assertion type the dialect does not know
             is a problem; `skip`: it loads, and reports `skipped` with the reason
             `unknown assertion type 'X'` wherever it is checked (SEMANTICS G13).
         assume: Conditions that hold: a test whose `skip_if` is one of them (compared exactly
@@ -184,7 +184,7 @@ def load_assertion(
     """Build one assertion from a mapping or from YAML/JSON text of one.
 
     `dialect` chooses the type names accepted: `native` (every registered kind) or a
-    vocabulary's own (`flat`, `expect`, `promptkit.turn`, `promptkit.conversation`);
+    dialect's own (`flat`, `expect`, `promptkit.turn`, `promptkit.conversation`);
     `unknown_types` is as for `load_suite`. A PromptKit assertion is read in its file shape,
     `{type, params, message}`, at the level its dialect names.
 

@@ -41,7 +41,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Dialect:
-    """A spec vocabulary: how to recognise its documents and how to translate them.
+    """A dialect of spec files: how to recognise its documents and how to translate them.
 
     Attributes:
         name: The dialect's name (`flat`, `promptkit`, `expect`, `native`).
