@@ -191,3 +191,34 @@ def test_the_command_line_lints_and_checks_with_unknown_types_skipped(tmp_path: 
         ("contains", "passed"),
         ("image_format", "skipped"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "text", "expected"),
+    [
+        ("flat", "- {value: Paris}\n", "one of the flat types"),
+        ("promptkit", "- {params: {patterns: [Paris]}}\n", "a promptkit assertion type"),
+        ("native", "chatassert: 1\nassertions:\n  - {value: Paris}\n", "one of the native types"),
+    ],
+)
+def test_an_assertion_without_a_type_is_one_problem_in_every_dialect(
+    dialect: str, text: str, expected: str
+) -> None:
+    # The builder and the PromptKit item loader read the type through one function.
+    with pytest.raises(SpecError) as caught:
+        loads_suite(text, filename="suite.yaml", dialect=dialect)
+    [problem] = caught.value.problems
+    assert problem.message == "the assertion has no 'type'"
+    assert problem.expected == expected
+    assert problem.hint == "add 'type: <name>'"
+    assert problem.line == text.count("\n")
+
+
+def test_promptkit_names_the_closest_types_of_its_level() -> None:
+    text = PROMPTKIT.replace("cosine_similarity", "content_include")
+    with pytest.raises(SpecError) as caught:
+        loads_suite(text, filename="suite.yaml")
+    [problem] = [p for p in caught.value.problems if "content_include'" in p.message]
+    assert problem.message == "unknown promptkit turn-level assertion type 'content_include'"
+    assert problem.hint is not None
+    assert problem.hint.startswith("did you mean 'content_includes'")
