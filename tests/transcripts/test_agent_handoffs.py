@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from chatassert._agents import active_agent
 from chatassert._errors import TranscriptError
 from chatassert.transcripts import parse_line, parse_record
 
@@ -104,6 +105,65 @@ def test_calls_that_repeat_the_history_hand_off_once() -> None:
          "response": {"choices": [{"message": {"role": "assistant", "content": "Billing."}}]}},
     ]}  # fmt: skip
     assert agents(record) == [("Billing", "handoff call transfer_to_billing in turns[0]")]
+
+
+def handoff_call(agent: str, call_id: str | None) -> dict[str, Any]:
+    """An assistant message making one handoff call, with `call_id` or with no id."""
+    function = {"name": f"transfer_to_{agent}", "arguments": "{}"}
+    call: dict[str, Any] = {"type": "function", "function": function}
+    if call_id is not None:
+        call["id"] = call_id
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+def handoff_output(call_id: str | None, said: str) -> dict[str, Any]:
+    """A tool message answering a handoff call with `{"assistant": said}`, with or without id."""
+    out: dict[str, Any] = {"role": "tool", "content": json.dumps({"assistant": said})}
+    if call_id is not None:
+        out["tool_call_id"] = call_id
+    return out
+
+
+@pytest.mark.parametrize(
+    ("messages", "expected"),
+    [
+        pytest.param(  # a call with no id takes the result with no id
+            [handoff_call("billing", None), handoff_output(None, "Billing Agent")],
+            ("Billing Agent", "handoff call transfer_to_billing in turns[0]"),
+            id="no-ids",
+        ),
+        pytest.param(  # ... and so does a call whose id no result names
+            [handoff_call("billing", "c9"), handoff_output(None, "Billing Agent")],
+            ("Billing Agent", "handoff call transfer_to_billing in turns[0]"),
+            id="id-no-result-names",
+        ),
+        pytest.param(  # each call of a repeated id takes its own result, in order
+            [
+                handoff_call("a", "c1"),
+                handoff_output("c1", "Agent A"),
+                handoff_call("b", "c1"),
+                handoff_output("c1", "Agent B"),
+            ],
+            ("Agent B", "handoff call transfer_to_b in turns[0]"),
+            id="repeated-id",
+        ),
+        pytest.param(  # a result used up by an earlier call of its id is not a later call's
+            [handoff_call("a", "c1"), handoff_call("b", "c1"), handoff_output("c1", "Agent A")],
+            ("b", "handoff call transfer_to_b in turns[0]"),
+            id="repeated-id-one-result",
+        ),
+    ],
+)
+def test_a_handoffs_output_is_the_result_it_pairs_with_as_active_agent_reads_it(
+    messages: list[dict[str, Any]], expected: tuple[str, str]
+) -> None:
+    # SEMANTICS G20: the result a handoff call pairs with (`pair_results`) names the agent, so
+    # the agent a reader sets agrees with the one `active_agent` reads from the turn's calls
+    record = {"messages": [{"role": "user", "content": "I was charged twice"}, *messages]}
+    (turn,) = parse_record(record).turns
+    assert (turn.agent, turn.metadata.get("agent_source")) == expected
+    read = active_agent(turn.model_copy(update={"agent": None}))
+    assert read == (expected[0], expected[1].removesuffix(" in turns[0]"))
 
 
 # -- OpenAI Responses: raw items and the Agents SDK's run items ---------------------------------

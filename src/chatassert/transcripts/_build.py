@@ -29,6 +29,7 @@ from chatassert._models import (
     Turn,
     media_of_part,
     names_of_results,
+    pair_results,
     parse_arguments,
 )
 from chatassert._result import shorten
@@ -376,9 +377,11 @@ def _agent_after(
     The log's agent facts are read in order, the last one winning: a message that names its
     agent (`Msg.agent`), and a handoff call (`transfer_to_<agent>`), which hands the
     conversation to the agent its output names (`{"assistant": ...}`), else to the one its
-    tool name names.
+    tool name names. A call's output is the result it pairs with (SEMANTICS G20,
+    `pair_results`), as `active_agent` reads it from the built turn's `call_results`.
     """
-    outputs: dict[str, str | None] | None = None  # the first result of each call id
+    outputs: list[str | None] | None = None  # each of the turn's calls' output, when needed
+    position = 0  # the turn's calls seen so far
     for msg in group:
         if msg.agent is not None:
             active = msg.agent
@@ -386,14 +389,20 @@ def _agent_after(
             for call in msg.tool_calls:
                 if call.name.startswith(HANDOFF_PREFIX) and is_handoff(call.name):
                     if outputs is None:
-                        outputs = {}
-                        for m in group:
-                            if m.role == "tool" and m.tool_call_id is not None:
-                                outputs.setdefault(m.tool_call_id, m.content)
-                    output = outputs.get(call.id) if call.id is not None else None
-                    target = handoff_target(call.name, output)
+                        outputs = _call_outputs(group)
+                    target = handoff_target(call.name, outputs[position])
                     active = (target, f"handoff call {call.name} in turns[{index}]")
+                position += 1
     return active
+
+
+def _call_outputs(group: Sequence[Msg]) -> list[str | None]:
+    """The output of each call of the turn `group`, in the order `_turn` gathers its calls:
+    the content of the `tool` message it pairs with (SEMANTICS G20), or None."""
+    calls = [c for m in group if m.role == "assistant" and m.tool_calls for c in m.tool_calls]
+    results = [m for m in group if m.role == "tool"]
+    pairing = pair_results([c.id for c in calls], [m.tool_call_id for m in results])
+    return [None if k is None else results[k].content for k in pairing]
 
 
 def message_agent(raw: Mapping[str, Any], where: str) -> tuple[str, str] | None:
