@@ -97,6 +97,8 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_calibration",  # `chatassert validate`: judged verdicts against human labels
             "_convert",  # `chatassert convert`: rewrites logs as native lines or an ADK eval set
             "records",  # the pipeline of `chatassert check`: records to rows, summaries, reports
+            "_rows",  # rows and engine items: the checker (records) makes them, the report
+            # writer (reporting._writer) reads them; it imports neither
             "__main__",
             "specs",
             "judges",
@@ -234,6 +236,31 @@ def test_no_module_imports_itself_in_a_circle() -> None:
         if module not in index:
             visit(module)
     assert circles == []
+
+
+def test_rows_sit_below_the_checker_and_the_report_writer() -> None:
+    # docs/architecture.md: the checker (records) makes rows, the writers (reporting) read them;
+    # rows import neither, and no module of reporting imports the checker
+    assert "_rows" in GRAPH["records"]
+    writer = {"records", "reporting", "reporting._writer", "reporting._formats"}
+    assert GRAPH["_rows"] & writer == set()
+    assert [m for m in GRAPH if m.split(".")[0] == "reporting" and "records" in GRAPH[m]] == []
+
+
+def test_log_readers_see_records_and_the_byte_reading_knows_no_format() -> None:
+    # docs/architecture.md: each format's module reads a parsed record, knowing nothing of the
+    # reading of lines and files (`_reading`, the package), of the table that lists it
+    # (`_readers`), or of bytes (`_io`); the table knows no lines; `_io` imports nothing
+    reading = {"transcripts", "transcripts._reading", "transcripts._readers", "transcripts._io"}
+    formats = {
+        m
+        for m in GRAPH
+        if m.startswith("transcripts.") and m not in reading | {"transcripts._group"}
+    }
+    assert {"transcripts._native", "transcripts._otel", "transcripts._build"} <= formats
+    assert {m: GRAPH[m] & reading for m in formats if GRAPH[m] & reading} == {}
+    assert GRAPH["transcripts._readers"] & reading == set()
+    assert GRAPH["transcripts._io"] == set()
 
 
 def test_the_allowed_upward_imports_are_still_needed() -> None:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import chatassert.transcripts._otel as _otel
+from chatassert.transcripts._reading import RESPONSES, Record, parse_line, read_one
 
 __all__ = ["TRACE", "Group", "grouped", "key_of"]
 
@@ -87,11 +88,9 @@ class Group:
         head.setdefault("id", self.key)
         return {**head, "calls": self.units}
 
-    def record(self, format: str | None = None) -> Any:
+    def record(self, format: str | None = None) -> Record:
         """The group read as a conversation: a `Record` named `where`."""
-        from chatassert.transcripts import Record, _one
-
-        one = _one(self.document(), self.source, self.line, format, self.key)
+        one = read_one(self.document(), self.source, self.line, format, self.key)
         if (
             one.error is not None
             and not self.spans
@@ -143,14 +142,12 @@ def key_of(record: Any, key: str) -> str | None:
 
 def grouped(
     lines: Iterable[tuple[int, str]], source: str, key: str, window: int | None
-) -> Iterator[Group | Any]:
+) -> Iterator[Group | Record]:
     """Group the lines of a log by `key`: each `Group` when it is complete, in the order they
     complete (the groups open at the end in order of first line), and in its place a `Record`
     for each line that cannot be read or grouped. `window` None never closes a group early
     (memory then grows with the log).
     """
-    from chatassert.transcripts import RESPONSES, Record, parse_line
-
     limit = math.inf if window is None else window
     open_groups: OrderedDict[str, Group] = OrderedDict()  # least recently added to first
     by_trace: dict[str, str] = {}  # an open group's traces → its key, for spans lacking `key`

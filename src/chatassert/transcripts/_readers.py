@@ -1,0 +1,113 @@
+"""The log formats chatassert reads: one ordered list of readers, from which the tables derive.
+
+Each format is a `Reader`: its name, how a record of it is recognised (`detect`), how a record
+is read into a `Conversation` (`parse`), and, for a format whose one record may hold several
+conversations, how it splits (`parts`). `READERS` lists them in detection order; `FORMATS`
+and `PARTS`, and the detection itself (`detected`), are derived from it. A new log format is
+a module with those functions and one `Reader` here.
+
+Example:
+    >>> [reader.name for reader in READERS][:3]
+    ['native', 'otel', 'jaeger']
+    >>> detected({"turns": []})
+    'native'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import chatassert.transcripts._adk as _adk
+import chatassert.transcripts._agents_sdk as _agents_sdk
+import chatassert.transcripts._anthropic as _anthropic
+import chatassert.transcripts._inspect as _inspect
+import chatassert.transcripts._jaeger as _jaeger
+import chatassert.transcripts._langsmith as _langsmith
+import chatassert.transcripts._native as _native
+import chatassert.transcripts._openai_chat as _openai_chat
+import chatassert.transcripts._openai_responses as _openai_responses
+import chatassert.transcripts._otel as _otel
+import chatassert.transcripts._promptfoo as _promptfoo
+import chatassert.transcripts._promptkit as _promptkit
+from chatassert._errors import TranscriptError
+from chatassert._models import Conversation
+
+__all__ = ["FORMATS", "PARTS", "READERS", "Reader", "detected"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """One log format: its name, how its records are recognised, read and split.
+
+    Attributes:
+        name: The format's name (`--log-format NAME`).
+        detect: Whether a parsed JSON record is of this format. Detection asks the readers in
+            `READERS` order, and the first that says yes reads the record.
+        parse: The record read into a `Conversation`; raises `TranscriptError` for a record it
+            cannot read.
+        parts: For a format whose one record may hold several conversations (an export of
+            many traces, an eval log of many samples): the record's `(label, sub-record)`
+            pairs, each sub-record read by `parse`, or None when the record is one
+            conversation. None for a format whose record is always one conversation.
+    """
+
+    name: str
+    detect: Callable[[Any], bool]
+    parse: Callable[[Any], Conversation]
+    parts: Callable[[Any], list[tuple[str, Any]] | None] | None = None
+
+
+READERS: tuple[Reader, ...] = (
+    Reader("native", _native.detect, _native.parse),
+    Reader("otel", _otel.detect, _otel.parse, _otel.parts),
+    Reader("jaeger", _jaeger.detect, _jaeger.parse, _jaeger.parts),
+    Reader("openai-responses", _openai_responses.detect, _openai_responses.parse),
+    # Anthropic before OpenAI chat: both have `messages`, and Anthropic is recognised by what
+    # OpenAI lacks
+    Reader("anthropic", _anthropic.detect, _anthropic.parse),
+    Reader("openai", _openai_chat.detect, _openai_chat.parse),
+    Reader("promptkit-arena", _promptkit.detect_arena, _promptkit.parse_arena),
+    Reader("promptkit-session", _promptkit.detect_session, _promptkit.parse_session),
+    Reader("agents-sdk", _agents_sdk.detect, _agents_sdk.parse, _agents_sdk.parts),
+    Reader("inspect", _inspect.detect, _inspect.parse, _inspect.parts),
+    Reader("langsmith", _langsmith.detect, _langsmith.parse, _langsmith.parts),
+    Reader("promptfoo", _promptfoo.detect, _promptfoo.parse, _promptfoo.parts),
+    Reader("adk", _adk.detect, _adk.parse, _adk.parts),
+)
+"""Every log format, in detection order."""
+
+FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Conversation]]] = {
+    reader.name: (reader.detect, reader.parse) for reader in READERS
+}
+"""Format name → `(detect, parse)`, in detection order (`READERS`)."""
+
+PARTS: dict[str, Callable[[Any], list[tuple[str, Any]] | None]] = {
+    reader.name: reader.parts for reader in READERS if reader.parts is not None
+}
+"""Format name → how a record of that format splits into several conversations: `(label,
+sub-record)` pairs, each sub-record read by the format's `parse`, or None when the record is one
+conversation. `parse_record` reads a record of one conversation only."""
+
+
+def detected(record: Any) -> str | None:
+    """The first format whose detector recognises `record`, or None.
+
+    Raises:
+        TranscriptError: when a detector fails on the record (a value of a type it did not
+            expect): the record is reported, never a crash of the reading of its log.
+    """
+    for reader in READERS:
+        try:
+            found = reader.detect(record)
+        except RecursionError:
+            raise TranscriptError("malformed record: nested too deeply") from None
+        except Exception as exc:  # one odd record never ends the reading of a log
+            raise TranscriptError(
+                f"malformed record ({type(exc).__name__} while detecting its format as "
+                f"{reader.name}: {exc})"
+            ) from None
+        if found:
+            return reader.name
+    return None

@@ -1,0 +1,311 @@
+"""Reading log lines, documents and parsed JSON values into `Record`s, and whole logs.
+
+Each function here never raises for bad content: what cannot be read is a `Record` holding its
+place and the reason. Which format a record is in, and how it is read, is the readers' table
+(`transcripts._readers`); how a log's bytes become numbered lines is `transcripts._io`.
+`chatassert.transcripts` re-exports the public names.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from chatassert._errors import TranscriptError
+from chatassert._models import Conversation, loads_json
+from chatassert.transcripts._io import (
+    READ_ERRORS,
+    numbered_lines,
+    open_text,
+    read_error,
+    undecodable,
+)
+from chatassert.transcripts._readers import FORMATS, PARTS, detected
+
+__all__ = [
+    "RESPONSES",
+    "Record",
+    "parse_document",
+    "parse_line",
+    "parse_record",
+    "parse_text",
+    "read_one",
+    "read_records",
+    "read_value",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One line of a log: the conversation read from it, or why it could not be read.
+
+    A record that holds several conversations (an Inspect AI eval log, a promptfoo output)
+    has neither a conversation nor an error of its own: each conversation is one of its
+    `parts`, a record with the same source and line, named by its `part`. `each()` gives the
+    records to check either way.
+
+    Attributes:
+        source: The file (or `-` for standard input).
+        line: The 1-based line number.
+        conversation: The conversation, when the line could be read.
+        error: Why the line could not be read, otherwise.
+        raw: The parsed JSON of the line (when it was JSON), for adapters and reports.
+        part: Which of its record's conversations this is (a sample id, a result's index).
+        parts: The conversations of a record that holds several, each with its own error.
+    """
+
+    source: str
+    line: int
+    conversation: Conversation | None = None
+    error: str | None = None
+    raw: Any = None
+    part: str | None = None
+    parts: tuple[Record, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """Whether the line was read into a conversation."""
+        return self.conversation is not None
+
+    @property
+    def where(self) -> str:
+        """`file:line`, or `file:line#part` for one of a record's conversations."""
+        if self.part is None:
+            return f"{self.source}:{self.line}"
+        return f"{self.source}:{self.line}#{self.part}"
+
+    def each(self) -> tuple[Record, ...]:
+        """The records to check: the parts of a record of several conversations, else itself.
+
+        Example:
+            >>> import json
+            >>> log = {"eval": {"task": "t", "model": "m"}, "samples": [
+            ...     {"id": s, "epoch": 1, "messages": [{"role": "user", "content": "Hi"}]}
+            ...     for s in ("a", "b")]}
+            >>> [r.where for r in parse_line(json.dumps(log), "log.json", 1).each()]
+            ['log.json:1#a', 'log.json:1#b']
+        """
+        return self.parts or (self,)
+
+
+def parse_record(record: Any, format: str | None = None) -> Conversation:
+    """Turn one parsed JSON record into a conversation, detecting its format unless given.
+
+    Raises:
+        TranscriptError: when the record is of no known format or is malformed (nested too
+            deeply to read, too).
+    """
+    if format is not None and format not in FORMATS:
+        raise TranscriptError(f"unknown transcript format {format!r}; known: {', '.join(FORMATS)}")
+    name = format if format is not None else detected(record)
+    if name is not None:
+        try:
+            return _with_turns(FORMATS[name][1](record))
+        except TranscriptError:
+            raise
+        except RecursionError:
+            raise TranscriptError("malformed record: nested too deeply") from None
+        except Exception as exc:  # a reader that failed on a value it did not expect
+            raise TranscriptError(
+                f"malformed record ({type(exc).__name__} while reading it: {exc})"
+            ) from None
+    if isinstance(record, dict):
+        what = f"keys: {sorted(map(str, record))[:8]}"
+    elif isinstance(record, list):
+        what = "a JSON array, but not of {request, response} calls"
+    else:
+        what = f"a JSON {_JSON_NAMES.get(type(record), 'value')}, not an object"
+    raise TranscriptError(
+        f"unrecognised transcript record ({what}); known formats: {', '.join(FORMATS)}"
+    )
+
+
+_JSON_NAMES = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string"}
+
+
+def _with_turns(conversation: Conversation) -> Conversation:
+    """A conversation that has something to check: a record with no turns is an error, not a
+    conversation every turn check would pass vacuously."""
+    if not conversation.turns:
+        raise TranscriptError(
+            "the record holds no messages to check (for OpenTelemetry: turn on message "
+            "content capture, so spans carry gen_ai.input.messages)"
+        )
+    return conversation
+
+
+def parse_line(
+    line: str, source: str = "<stream>", number: int = 0, format: str | None = None
+) -> Record:
+    """Read one log line into a `Record` (never raises for bad content: the error is recorded).
+
+    Example:
+        >>> parse_line('{"turns": [{"text": "Hi"}]}', "log.jsonl", 3).conversation.turns[0].text
+        'Hi'
+        >>> parse_line("[1, 2]", "log.jsonl", 4).error[:31]
+        'unrecognised transcript record '
+    """
+    bad = None if line.isascii() else undecodable(line)  # most lines are ASCII
+    if bad is not None:
+        byte, index = bad
+        return Record(
+            source,
+            number,
+            error=f"line is not UTF-8 (byte 0x{byte:02x} at column {index + 1})",
+        )
+    try:
+        raw = loads_json(line)
+    except RecursionError:
+        return Record(source, number, error="line is nested too deeply to read")
+    except json.JSONDecodeError as exc:
+        # the record's place is the log's line: JSON's own "line 1" would only mislead
+        reason = exc.msg.removesuffix(" at")  # "Invalid control character at"
+        return Record(source, number, error=f"line is not JSON: {reason} at column {exc.colno}")
+    except ValueError as exc:  # a number too long to convert
+        reason = str(exc).split(";")[0]
+        return Record(source, number, error=f"line cannot be read: {reason}")
+    return read_value(raw, source, number, format)
+
+
+def parse_document(
+    text: str, source: str = "<stream>", number: int = 1, format: str | None = None
+) -> Record:
+    r"""Read a whole file holding one JSON document (from its line `number` on) into a `Record`.
+
+    Like `parse_line`, it never raises for bad content; its errors name the file's lines.
+
+    Example:
+        >>> record = parse_document('{"turns": [\n  {"text": "Hi"}\n]}\n', "run.json")
+        >>> record.conversation.turns[0].text
+        'Hi'
+        >>> parse_document('{"turns": [\n  {"text": "Hi"}\n', "run.json", 3).error
+        "the file is not JSON: Expecting ',' delimiter: line 5 column 1"
+    """
+    bad = None if text.isascii() else undecodable(text)
+    if bad is not None:
+        byte, index = bad
+        line = number + text.count("\n", 0, index)
+        return Record(
+            source, number, error=f"the file is not UTF-8 (byte 0x{byte:02x} on line {line})"
+        )
+    try:
+        raw = json.loads(text)
+    except RecursionError:
+        return Record(source, number, error="the file is nested too deeply to read")
+    except json.JSONDecodeError as exc:
+        where = f"line {number + exc.lineno - 1} column {exc.colno}"
+        return Record(source, number, error=f"the file is not JSON: {exc.msg}: {where}")
+    except ValueError as exc:  # a number too long to convert
+        reason = str(exc).split(";")[0]
+        return Record(source, number, error=f"the file cannot be read: {reason}")
+    return read_value(raw, source, number, format)
+
+
+def parse_text(
+    text: str, source: str = "<stream>", number: int = 0, format: str | None = None
+) -> Record:
+    """Read what `numbered_lines` gave: one line of a log, or a whole one-document file (text
+    that holds a line break before its end)."""
+    if 0 <= text.find("\n") < len(text) - 1:  # a line break before the end: a whole file
+        return parse_document(text, source, number, format)
+    return parse_line(text, source, number, format)
+
+
+RESPONSES = "responses"
+"""The `format` that reads each line as a structured response and no transcript: the line's
+JSON is decoded (its errors reported as for any line) and kept in `Record.raw`; no format is
+detected and `conversation` stays None. A run whose every case checks JSON responses (an
+expect suite) reads its log so."""
+
+
+def read_value(
+    raw: Any, source: str = "<stream>", number: int = 0, format: str | None = None
+) -> Record:
+    """Read one parsed JSON value (a log's record) into a `Record`, as `parse_line` reads the
+    value of a line: its format detected unless given, split into its `parts` when it holds
+    several conversations. Never raises for bad content: the error is recorded.
+
+    Example:
+        >>> read_value({"turns": [{"text": "Hi"}]}, "log.jsonl", 3).conversation.turns[0].text
+        'Hi'
+        >>> read_value(7, "log.jsonl", 4).error
+        'unrecognised transcript record (a JSON number, not an object); known formats: ...'
+    """
+    if format == RESPONSES:
+        if raw is None:
+            return Record(source, number, error="the line is JSON null: no response to check")
+        return Record(source, number, raw=raw)
+    try:
+        name = format if format is not None else detected(raw)
+    except TranscriptError as exc:
+        return Record(source, number, error=str(exc), raw=raw)
+    split = PARTS.get(name) if name is not None else None
+    pieces: list[tuple[str, Any]] | None = None
+    if split is not None:
+        try:
+            pieces = split(raw)
+        except TranscriptError as exc:
+            return Record(source, number, error=str(exc), raw=raw)
+        except RecursionError:
+            return Record(source, number, error="malformed record: nested too deeply", raw=raw)
+        except Exception as exc:  # one odd record never ends the reading of a log
+            error = f"malformed record ({type(exc).__name__} while reading it: {exc})"
+            return Record(source, number, error=error, raw=raw)
+    if pieces is None:
+        return read_one(raw, source, number, name)
+    parts = tuple(read_one(sub, source, number, name, label) for label, sub in pieces)
+    return Record(source, number, raw=raw, parts=parts)
+
+
+def read_one(
+    raw: Any, source: str, number: int, format: str | None = None, part: str | None = None
+) -> Record:
+    """The record of one conversation read from a parsed JSON value (or of why it cannot be
+    read), named by `part` when it is one of several: the value is never split into parts.
+
+    Example:
+        >>> read_one({"turns": [{"text": "Hi"}]}, "log.jsonl", 2, part="s1").where
+        'log.jsonl:2#s1'
+    """
+    try:
+        conversation = parse_record(raw, format)
+        return Record(source, number, conversation=conversation, raw=raw, part=part)
+    except TranscriptError as exc:
+        return Record(source, number, error=str(exc), raw=raw, part=part)
+
+
+def read_records(
+    path: str | os.PathLike[str] | IO[str], *, format: str | None = None
+) -> Iterator[Record]:
+    """Stream the records of a JSONL log, one per non-blank line.
+
+    A `.json` file that holds one JSON document over several lines (a PromptKit
+    `*.arena.json` or `*.recording.json`) is one record, numbered by its first non-blank line.
+    A record of several conversations (an Inspect AI log's samples) is streamed as its parts,
+    one per conversation (see `Record.each`).
+
+    Args:
+        path: A file path (`.jsonl`, `.jsonl.gz`, `.json`), `-` for standard input, or an open
+            text stream.
+        format: Force a transcript format instead of detecting it per line.
+    """
+    if isinstance(path, str | os.PathLike):
+        source = os.fspath(path)
+    else:
+        source = str(getattr(path, "name", "<stream>"))
+    stream = open_text(path)
+    number = 0
+    try:
+        for number, line in numbered_lines(stream, source):
+            if line.strip():
+                yield from parse_text(line, source, number, format).each()
+    except READ_ERRORS as exc:
+        error = f"cannot read the rest of the log: {read_error(exc)}"
+        yield Record(source, number + 1, error=error)
+    finally:
+        if stream is not path and stream is not sys.stdin:
+            stream.close()
