@@ -228,7 +228,7 @@ def _span_key(span: Any, key: str) -> tuple[str | None, str | None, Any]:
     if not isinstance(span, Mapping):
         raise ValueError(f"a span must be an object, not {type(span).__name__}")
     trace = _otel.hex_id(span.get("traceId", span.get("trace_id")))
-    attrs = _otel._attributes(span.get("attributes"), "span")
+    attrs = _otel.attributes(span.get("attributes"), "span")
     if key == TRACE:
         return _otel.session_of(attrs), trace, span
     return _name(attrs.get(key)), trace, span

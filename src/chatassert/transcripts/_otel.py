@@ -50,6 +50,7 @@ from chatassert.transcripts._build import (
 
 __all__ = [
     "SESSION_KEYS",
+    "attributes",
     "detect",
     "group_spans",
     "hex_id",
@@ -137,7 +138,7 @@ def _value(value: object, where: str) -> Any:
         listed = values.get("values", []) if isinstance(values, Mapping) else None
         if isinstance(listed, list):
             if kind == "kvlistValue":
-                return _attributes(listed, where)
+                return attributes(listed, where)
             return [_value(v, f"{where}[{i}]") for i, v in enumerate(listed)]
         expected = "an object with a 'values' list"
     else:
@@ -145,7 +146,17 @@ def _value(value: object, where: str) -> Any:
     raise TranscriptError(f"{where}: {kind} must be {expected}, got {described(inner)}")
 
 
-def _attributes(raw: object, where: str) -> dict[str, Any]:
+def attributes(raw: object, where: str) -> dict[str, Any]:
+    """A span's or event's attributes as a mapping of decoded values: given as a mapping, or
+    as OTLP's `[{"key", "value": {"stringValue": ...}}]` list; `{}` for anything else.
+
+    Raises:
+        TranscriptError: naming the attribute at `where`, for a value of the wrong type.
+
+    Example:
+        >>> attributes([{"key": "n", "value": {"intValue": "3"}}], "spans[0]")
+        {'n': 3}
+    """
     if isinstance(raw, Mapping):
         return {str(k): _value(v, f"{where}: attribute {str(k)!r}") for k, v in raw.items()}
     if isinstance(raw, list):
@@ -321,7 +332,7 @@ def parts(record: Any) -> list[tuple[str, Any]] | None:
         if not isinstance(span, Mapping):
             raise TranscriptError(f"{at} must be an object, got {described(span)}")
         try:
-            attrs = _attributes(span.get("attributes"), at)
+            attrs = attributes(span.get("attributes"), at)
         except TranscriptError:
             attrs = {}
         entries.append((_trace_of(span), session_of(attrs), span))
@@ -387,7 +398,7 @@ def _event_message(event: Mapping[str, Any], where: str) -> Msg | None:
     name = event.get("name")
     if name is not None and not isinstance(name, str):
         raise TranscriptError(f"{where}: 'name' must be a string (got {described(name)})")
-    attrs = _attributes(event.get("attributes"), where)
+    attrs = attributes(event.get("attributes"), where)
     body = event.get("body")
     if body is None and "gen_ai.event.content" in attrs:
         body = _json(attrs["gen_ai.event.content"], f"{where}: gen_ai.event.content")
@@ -495,7 +506,7 @@ def parse(record: Any) -> Conversation:
     agent_spans: list[tuple[Any, dict[str, Any], str]] = []
     spans = _spans(record)
     for where, span in spans:
-        attrs = _attributes(span.get("attributes"), where)
+        attrs = attributes(span.get("attributes"), where)
         conversation_id = conversation_id or attrs.get("gen_ai.conversation.id")
         session = session or session_of(attrs)
         agent = agent or attrs.get("gen_ai.agent.name")
