@@ -34,7 +34,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from types import FrameType
@@ -45,26 +45,63 @@ from chatassert._errors import SpecError
 from chatassert._result import Result
 from chatassert._run_messages import LISTED, failures_reached, say_listed, say_strict_stop
 from chatassert._suite import Suite
-from chatassert.records import Checker, ReportWriter, Row, inline_suite
+from chatassert.records import (
+    RECORD_END,
+    Checker,
+    HeldStep,
+    Item,
+    RecordEnd,
+    ReportWriter,
+    Row,
+    inline_suite,
+)
 from chatassert.reporting import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    REPORT_FORMATS,
     Outcome,
     Summary,
+    format_named_by,
     json_line,
-    junit_status,
-    render_junit_case,
-    report_line,
 )
-from chatassert.reporting._junit import _relative
+from chatassert.reporting._junit import relative_to_cwd
 
 __all__ = ["main"]
 
-_FORMATS = ("text", "json", "junit", "html")
-_CHECK_FORMATS = (*_FORMATS, "otel")
-"""`check` also writes OpenTelemetry (it needs the conversations, which `regate` has not)."""
+
+def _offered_formats(*, subjects: bool = True) -> tuple[str, ...]:
+    """The report formats a command offers (`REPORT_FORMATS`, read as its parser is built):
+    every one for `check`; for `regate` (`subjects=False`: it reads a report, not the logs),
+    those that can be written without the checked subjects."""
+    return tuple(
+        name for name, reporter in REPORT_FORMATS.items() if subjects or not reporter.needs_subject
+    )
+
+
+def _format_help() -> str:
+    """`--format`'s help: each report format with what it is."""
+    named = [
+        f"{name} ({reporter.description})" if reporter.description else name
+        for name, reporter in REPORT_FORMATS.items()
+    ]
+    listed = ", ".join(named[:-1]) + ", or " + named[-1] if len(named) > 1 else named[0]
+    return (
+        f"{listed}; default: from the --output file's extension, else text; with several "
+        "--output, give none"
+    )
+
+
+def _extensions_help() -> str:
+    """The extensions that name each report format, for `--output`'s help."""
+    return "; ".join(
+        f"{', '.join(reporter.extensions)}: {name}"
+        for name, reporter in REPORT_FORMATS.items()
+        if reporter.extensions
+    )
+
+
 _CHUNK_BYTES = 1 << 20
 _CHUNK_LINES = 2000
 _EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
@@ -184,13 +221,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "-f",
         "--format",
-        choices=_CHECK_FORMATS,
+        choices=_offered_formats(),
         default=None,
-        help="text (a summary), json (JSON Lines: one JSON object per line, every case "
-        "result as produced, then a summary), junit (JUnit XML), html, or otel (OTLP JSON "
-        "logs: a gen_ai.evaluation.result event per result node, linked to the traces read); "
-        "default: from the --output file's extension (.otel.jsonl: otel), else text; with "
-        "several --output, give none",
+        help=_format_help(),
     )
     check.add_argument(
         "-o",
@@ -199,8 +232,8 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="PATH",
         help="write the report to PATH instead of standard output; its extension names the "
-        "format (.html, .xml, .json, .jsonl, .txt) unless --format is given, and a --format "
-        "that contradicts it is an error; repeatable: one report per file, from one run",
+        f"format ({_extensions_help()}) unless --format is given, and a --format that "
+        "contradicts it is an error; repeatable: one report per file, from one run",
     )
     check.add_argument(
         "--full-results",
@@ -448,7 +481,13 @@ def _regate_parser(sub: Any) -> None:
         help="the new threshold of the judged checks named NAME (an assertion's name, else "
         "its kind, such as llm_rubric or llm_judge), SCORE from 0 to 1; repeatable",
     )
-    regate.add_argument("-f", "--format", choices=_FORMATS, default=None, help="as for check")
+    regate.add_argument(
+        "-f",
+        "--format",
+        choices=_offered_formats(subjects=False),
+        default=None,
+        help="as for check",
+    )
     regate.add_argument(
         "-o", "--output", action="append", default=[], metavar="PATH", help="as for check"
     )
@@ -757,11 +796,6 @@ def _say_unassumed(suites: Sequence[Suite], assume: Sequence[str], err: IO[str])
         err.write(f"--assume {condition!r} names no test's skip_if: {hint}\n")
 
 
-_EXTENSIONS = {".html": "html", ".htm": "html", ".xml": "junit", ".json": "json"}
-_EXTENSIONS |= {".jsonl": "json", ".ndjson": "json", ".txt": "text"}
-"""The report format an output file's extension names."""
-
-
 def _outputs(
     given: str | None, outputs: Sequence[str], err: IO[str]
 ) -> tuple[tuple[str, str | None], ...] | None:
@@ -800,9 +834,7 @@ def _report_format(given: str | None, output: str | None, err: IO[str]) -> str |
     A `--format` that contradicts the extension is a usage error (None, said on `err`): a
     JUnit report in `report.html` is never what was meant.
     """
-    named = _EXTENSIONS.get(os.path.splitext(output)[1].lower()) if output else None
-    if output and output.lower().endswith((".otel.jsonl", ".otel.json")):
-        named = "otel"
+    named = format_named_by(output) if output else None
     if given is not None and named is not None and given != named:
         err.write(
             f"chatassert check: --format {given} does not match the extension of "
@@ -977,33 +1009,33 @@ def _suites(plan: _Plan, err: IO[str]) -> list[Suite] | None:
 
 # -- checking chunks of lines (in this process or in workers) --------------------------------
 
-# What a chunk produces, in input order: the rows of `chatassert.records` (case outcomes,
-# unmatched and unreadable records), a held step of a multi-step test (paired by the main
-# process's checker, where every chunk's lines meet), and None at the end of each log record.
-Item = Any
-_RECORD: Item = None
+# What a chunk produces, in input order, is a list of `Item`s (`chatassert.records`): rows
+# (case outcomes, unmatched and unreadable records), held steps of multi-step tests (paired by
+# the main process's checker, where every chunk's lines meet), and `RECORD_END` after the
+# items of each log record.
 
 
-def _checker(plan: _Plan, suites: Sequence[Suite]) -> Checker:
+def _checker(plan: _Plan, suites: Sequence[Suite], *, trees: bool = False) -> Checker:
     """The checker of a run (in the main process or a worker): its rows carry the renderings
-    of the reports written as the run goes, and no tree (the reports need none)."""
+    of the reports written as the run goes, and no tree unless asked (the reports need none;
+    Ray tasks send a failing row's tree back, for the summary's examples). The lines of
+    multi-step tests are paired in the main process, across chunks."""
     prices = read_prices(plan.judge_prices) if plan.judge_prices is not None else None
-    checker = Checker(
+    return Checker(
         suites,
         keyword=plan.keyword,
         tags=plan.tags,
         read_as=plan.transcript_format,
-        formats=[f for f in plan.formats if f != "text"],
-        trees=False,
+        formats=[f for f in plan.formats if REPORT_FORMATS[f].rows != "summary"],
+        trees=trees,
         examples=plan.show,
         full_results=plan.full_results,
         verbose=plan.verbose,
         flaky=plan.flaky,
         prices=prices,
         plan_judging=not plan.no_plan,
+        hold_steps=False,
     )
-    checker.hold_steps = False  # paired in the main process, across chunks
-    return checker
 
 
 _WORKER: Checker | None = None
@@ -1025,21 +1057,16 @@ def _init_worker(plan: _Plan) -> None:
     _WORKER_PLAN = plan
 
 
-_STREAMED = frozenset({"json", "otel"})
-"""The formats whose reports are written row by row, in order (the others are written at
-the end: `text` from the summary alone, `junit` and `html` from what each row spooled)."""
-
-
 def _foldable(plan: _Plan, jobs: int, args: argparse.Namespace) -> bool:
     """Whether workers may fold their chunks (`_Folded`): with several jobs, when the run
-    stops at no particular row (`--strict`, `--max-failures`) and every report is streamed or
-    written from the summary."""
+    stops at no particular row (`--strict`, `--max-failures`) and no report spools rows to
+    write them at the end (JUnit, HTML): each is streamed or written from the summary."""
     return (
         jobs > 1
         and plan.group_by is None
         and not args.strict
         and args.max_failures is None
-        and set(plan.formats) <= _STREAMED | {"text"}
+        and all(REPORT_FORMATS[fmt].rows != "spooled" for fmt in plan.formats)
     )
 
 
@@ -1065,13 +1092,9 @@ def _folded(items: list[Item]) -> list[Item] | _Folded:
     """A worker's chunk, folded when the run's plan allows it and no held step of a
     multi-step test is among its items (those are paired in the main process)."""
     plan = _WORKER_PLAN
-    if (
-        plan is None
-        or not plan.fold
-        or any(item is not None and type(item) is not Row for item in items)
-    ):
+    if plan is None or not plan.fold or any(type(item) is HeldStep for item in items):
         return items
-    outputs = {fmt: io.StringIO() for fmt in plan.formats if fmt in _STREAMED}
+    outputs = {fmt: io.StringIO() for fmt in plan.formats if REPORT_FORMATS[fmt].rows == "streamed"}
     writer = ReportWriter(
         outputs, full_results=plan.full_results, verbose=plan.verbose, flaky=plan.flaky
     )
@@ -1079,7 +1102,7 @@ def _folded(items: list[Item]) -> list[Item] | _Folded:
     rows: list[Row] = []
     records = 0
     for row in items:
-        if row is None:
+        if type(row) is not Row:  # the end of a record: no held step is among the items
             records += 1
             continue
         writer.add(row)
@@ -1109,7 +1132,7 @@ def _work_range(path: str, start: int, end: int, first: int) -> list[Item] | _Fo
             data = stream.read(end - start)
     except OSError as exc:
         error = f"cannot read the log: {exc.strerror or exc}"
-        return [Row("unreadable", f"{path}:{first}", error=error), _RECORD]
+        return [Row(kind="unreadable", source=f"{path}:{first}", error=error), RECORD_END]
     return _folded(_check_lines(_WORKER, path, first, _split_lines(data, start == 0)))
 
 
@@ -1185,13 +1208,13 @@ def _check_lines(checker: Checker, source: str, first: int, lines: list[str]) ->
     items: list[Item] = []
     for offset, line in enumerate(lines):
         if line.strip():
-            checker._line_into(line, source, first + offset, items)
+            checker.line_into(line, source, first + offset, items)
     return items
 
 
 def _paired(
     checker: Checker, batches: Generator[list[Item] | _Folded, None, None]
-) -> Generator[list[Item] | _Folded, None, None]:
+) -> Generator[Sequence[Row | RecordEnd] | _Folded, None, None]:
     """The batches of items, with the lines of multi-step tests paired into checked runs."""
     try:
         for items in batches:
@@ -1295,7 +1318,8 @@ def _read_failure(source: str, first: int, lines: list[str], error: str | None) 
     unreadable log, exit 3, not a log without records)."""
     if error is None:
         return []
-    return [Row("unreadable", f"{source}:{first + len(lines)}", error=error), _RECORD]
+    where = f"{source}:{first + len(lines)}"
+    return [Row(kind="unreadable", source=where, error=error), RECORD_END]
 
 
 def _items(
@@ -1323,7 +1347,7 @@ def _items(
                 seen += len(line)
                 if line.strip():
                     items: list[Item] = []
-                    checker._line_into(line, source, first + offset, items)
+                    checker.line_into(line, source, first + offset, items)
                     meter.done = before + moved * seen // length
                     yield items
             meter.done = before + moved
@@ -1370,7 +1394,8 @@ def _tasks(paths: Sequence[str]) -> Iterator[tuple[tuple[Any, ...] | list[Item],
         if _splittable(path):
             for start, end, first, error in _byte_ranges(path):
                 if error is not None:
-                    yield [Row("unreadable", f"{path}:{first}", error=error), _RECORD], 0
+                    row = Row(kind="unreadable", source=f"{path}:{first}", error=error)
+                    yield [row, RECORD_END], 0
                 else:
                     yield (_work_range, path, start, end, first), end - start
             continue
@@ -1414,7 +1439,8 @@ def _groups(plan: _Plan, paths: Sequence[str]) -> Iterator[Any]:
                     yield number, line
             except READ_ERRORS as exc:  # the groups read so far are still checked
                 error = f"cannot read the rest of the log: {read_error(exc)}"
-                failure.extend([Row("unreadable", f"{path}:{number + 1}", error=error), _RECORD])
+                where = f"{path}:{number + 1}"
+                failure.extend([Row(kind="unreadable", source=where, error=error), RECORD_END])
 
         try:
             yield from grouped(lines(), path, plan.group_by, plan.group_window)
@@ -1426,11 +1452,11 @@ def _groups(plan: _Plan, paths: Sequence[str]) -> Iterator[Any]:
 
 
 def _check_grouped(checker: Checker, group: Any, items: list[Item]) -> None:
-    """Check one group (or report a line that could not be grouped), then `_RECORD`."""
+    """Check one group (or report a line that could not be grouped), then `RECORD_END`."""
     from chatassert.transcripts._group import Group
 
     record = group.record(checker.transcript_format) if isinstance(group, Group) else group
-    checker._record_into(record, f"{record.source}:{record.line}", items)
+    checker.record_into(record, f"{record.source}:{record.line}", items)
 
 
 def _work_groups(groups: list[Any]) -> list[Item]:
@@ -1786,7 +1812,8 @@ def _check(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         if ray_engine:
             from chatassert._ray_engine import run_ray
 
-            checker = _checker(plan, suites)
+            # a failing row's tree travels back from the tasks: the summary's examples
+            checker = _checker(plan, suites, trees=True)
             code = run_ray(
                 checker,
                 _writer(plan, reports, args, _tags(suites)),
@@ -1954,9 +1981,9 @@ def _run_until_done(
             if items is None:
                 break
             if isinstance(items, _Folded):
-                for row in items.rows:
-                    summary.add_row(row)
-                    say_listed(row, summary, err)
+                for folded in items.rows:
+                    summary.add_row(folded)
+                    say_listed(folded, summary, err)
                 summary.merge(items.summary)
                 for fmt, text in items.text.items():
                     writer.outputs[fmt].write(text)
@@ -1964,7 +1991,7 @@ def _run_until_done(
                 interrupts.check()
                 continue
             for row in items:
-                if row is None:
+                if isinstance(row, RecordEnd):
                     summary.records = (summary.records or 0) + 1
                     continue
                 kind = row.kind
@@ -2037,8 +2064,11 @@ def _writer(
     reports: _Reports,
     args: argparse.Namespace,
     tags: dict[tuple[str, str], tuple[str, ...]] | None = None,
+    *,
+    subjects: bool = True,
 ) -> ReportWriter:
-    """The writer of a run's reports, to the outputs `reports` opened."""
+    """The writer of a run's reports, to the outputs `reports` opened (`subjects`: whether
+    the rows come with their subjects, not read back from a report)."""
     outputs = {fmt: tee for fmt in plan.formats if (tee := reports.get(fmt)) is not None}
     # the text report wraps at the terminal's width when it is read there
     to_terminal = not getattr(args, "output", None) and _isatty(sys.stdout)
@@ -2050,6 +2080,7 @@ def _writer(
         flaky=plan.flaky,
         tags=tags,
         width=_columns(sys.stdout) if to_terminal else 120,
+        subjects=subjects,
     )
 
 
@@ -2060,9 +2091,9 @@ def _finish(
     args: argparse.Namespace,
     files: Sequence[str] = (),
 ) -> None:
-    """End each report: the JSON summary line, the JUnit document, the text or HTML summary."""
-    meta = _run_meta(plan, args, files) if "html" in plan.formats else None
-    writer.finish(summary, meta)
+    """End each report: the JSON summary line, the JUnit document, the text or HTML summary
+    (the HTML page with the run's metadata)."""
+    writer.finish(summary, _run_meta(plan, args, files))
 
 
 def _tags(suites: Sequence[Suite]) -> dict[tuple[str, str], tuple[str, ...]]:
@@ -2077,13 +2108,13 @@ def _run_meta(plan: _Plan, args: argparse.Namespace, files: Sequence[str]) -> di
     import shlex
 
     started = getattr(args, "started", time.time())
-    suites = [_relative(plan.suite)] if plan.suite is not None else []
+    suites = [relative_to_cwd(plan.suite)] if plan.suite is not None else []
     suites += [f"--assert {spec}" for spec in plan.asserts]
     return {
         "date": datetime.datetime.fromtimestamp(started).astimezone().isoformat(timespec="seconds"),
         "command": shlex.join(["chatassert", *getattr(args, "argv", [])]),
         "suites": suites,
-        "logs": [_relative(os.path.abspath(f)) if f != "-" else f for f in files],
+        "logs": [relative_to_cwd(os.path.abspath(f)) if f != "-" else f for f in files],
         "version": __version__,
         "duration": round(time.time() - started, 3),
     }
@@ -2112,14 +2143,15 @@ def _thresholds(given: Sequence[str], err: IO[str]) -> dict[str, float] | None:
 
 
 def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
-    from chatassert.reporting import regate
-
     thresholds = _thresholds(args.min_scores, err)
     outputs = _outputs(args.format, args.output, err)
     if thresholds is None or outputs is None:
         return EXIT_USAGE
-    if any(fmt == "otel" for fmt, _ in outputs):
-        err.write("chatassert regate: otel reports are written by check, which reads the logs\n")
+    needing = next((fmt for fmt, _ in outputs if REPORT_FORMATS[fmt].needs_subject), None)
+    if needing is not None:
+        err.write(
+            f"chatassert regate: {needing} reports are written by check, which reads the logs\n"
+        )
         return EXIT_USAGE
     if args.show < 1:
         err.write(f"chatassert regate: --show must be at least 1 (got {args.show})\n")
@@ -2159,48 +2191,14 @@ def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
     try:
         if not reports.open(plan.outputs, out, err):
             return EXIT_USAGE
-        writer = _writer(plan, reports, args)
-        writer.html = None  # the page shows the failing examples the summary keeps
-        junit = writer.junit
-        jsonl = reports.get("json")
-        for value in lines:
-            if "result" in value:
-                recorded = value.get("recorded")
-                outcome = Outcome(
-                    value.get("suite", ""),
-                    value.get("case", ""),
-                    regate(value["result"], thresholds),
-                    value.get("source", ""),
-                    value.get("subject_id"),
-                    recorded=None if recorded is None else tuple(recorded),
-                    disagreements=(
-                        None if recorded is None else tuple(value.get("disagreements") or ())
-                    ),
-                    cost=value.get("cost"),
-                )
-                summary.add(outcome)
-                if jsonl is not None:
-                    jsonl.write(report_line(outcome, full=plan.full_results))
-                if junit is not None:
-                    junit.add(
-                        outcome.suite,
-                        junit_status(outcome.result, plan.flaky),
-                        outcome.seconds,
-                        render_junit_case(outcome, verbose=plan.verbose, flaky=plan.flaky),
-                        cost=outcome.cost,
-                    )
-            elif "unreadable" in value:
-                summary.add_unreadable(value["unreadable"], value.get("error", ""))
-                if junit is not None:
-                    junit.add_unreadable(value["unreadable"], value.get("error", ""))
-                if jsonl is not None:
-                    jsonl.write(json_line(value))
-            elif "unmatched" in value:
-                summary.unmatched += 1
-                if junit is not None:
-                    junit.add_unmatched(value["unmatched"], value.get("suite", ""))
-                if jsonl is not None:
-                    jsonl.write(json_line(value))
+        # rows read back from a report carry no subject: the HTML page shows the failing
+        # examples the summary keeps
+        writer = _writer(plan, reports, args, subjects=False)
+        for value, kind in zip(lines, kinds, strict=True):
+            row = _regated_row(value, kind, thresholds)
+            if row is not None:
+                summary.add_row(row)
+                writer.add(row)
         if summary.records is None:
             summary.records = summary.total
         _finish(plan, summary, writer, args)
@@ -2208,6 +2206,56 @@ def _regate(args: argparse.Namespace, out: _Output, err: IO[str]) -> int:
         return summary.exit_code()
     finally:
         reports.close(quietly=True)
+
+
+def _regated_row(
+    value: dict[str, Any], kind: str | None, thresholds: Mapping[str, float]
+) -> Row | None:
+    """The row of one line of a JSON report, its result re-gated (None for the summary line).
+
+    A case row carries its outcome; an unreadable or unmatched record carries the line as
+    read, its JSON rendering, so the new report holds it as the old one did.
+    """
+    from chatassert.reporting import regate
+
+    if kind == "result":
+        recorded = value.get("recorded")
+        outcome = Outcome(
+            value.get("suite", ""),
+            value.get("case", ""),
+            regate(value["result"], thresholds),
+            value.get("source", ""),
+            value.get("subject_id"),
+            recorded=None if recorded is None else tuple(recorded),
+            disagreements=(None if recorded is None else tuple(value.get("disagreements") or ())),
+            cost=value.get("cost"),
+        )
+        return Row(
+            kind="case",
+            source=outcome.source,
+            suite=outcome.suite,
+            case=outcome.case,
+            status=outcome.result.status.value,
+            subject_id=outcome.subject_id,
+            cost=outcome.cost,
+            duration=outcome.seconds,
+            outcome=outcome,
+        )
+    if kind == "unreadable":
+        return Row(
+            kind="unreadable",
+            source=value["unreadable"],
+            error=value["error"],
+            rendered={"json": json_line(value)},
+        )
+    if kind == "unmatched":
+        return Row(
+            kind="unmatched",
+            source=value["unmatched"],
+            suite=value["suite"],
+            rendered={"json": json_line(value)},
+        )
+    return None
 
 
 # -- schema ------------------------------------------------------------------------------------

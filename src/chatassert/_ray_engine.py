@@ -116,10 +116,11 @@ def run_ray(
     args: argparse.Namespace,
     err: IO[str],
 ) -> int:
-    """Check `paths` on Ray with (a copy of) the run's `checker` and write its reports with
-    `writer`; the run ends as a local one does, by `end(summary, writer, files, stopped)`
-    (which gives the exit code), or by `finish(summary, writer, files)` at an unreadable
-    record under `--strict`."""
+    """Check `paths` on Ray with (a copy of) the run's `checker`, which keeps result trees
+    (`Checker(trees=True)`: a failing row's tree travels back, for the summary's examples),
+    and write its reports with `writer`; the run ends as a local one does, by
+    `end(summary, writer, files, stopped)` (which gives the exit code), or by
+    `finish(summary, writer, files)` at an unreadable record under `--strict`."""
     for option, name in _UNSUPPORTED:
         if getattr(args, name, None):
             err.write(f"chatassert check: {option} is not available with --engine ray\n")
@@ -148,7 +149,6 @@ def run_ray(
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     # that the bars are off is this run's choice, not news for its user
     logging.getLogger("ray.data._internal.progress").setLevel(logging.ERROR)
-    checker.trees = True  # a failing row's tree travels back: the summary's examples
     summary = Summary(keep=args.show, records=0)
     items = check_files(
         files,

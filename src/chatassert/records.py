@@ -7,7 +7,10 @@ be read (`unreadable`), exactly as the command line reports them. Rows are small
 serialisable (`Row.to_row` / `Row.from_row`, `ROW_SCHEMA`, `arrow_schema`), so an engine can
 check partitions of a log anywhere, merge their `Summary`s (`Summary.merge`, `to_dict` /
 `from_dict`), add what only the whole set can say (`Checker.finish`) and write the reports
-(`ReportWriter`).
+(`ReportWriter`, from `chatassert.reporting`). An engine that checks many lines into one list
+(the command line's) uses `Checker.line_into` / `Checker.record_into`, whose items (`Item`) end
+each record with `RECORD_END`. `Row` and the items live in `chatassert._rows`, which the report
+writer reads too; they are re-exported here.
 
 Example:
     >>> from chatassert.records import Checker, inline_suite
@@ -20,29 +23,41 @@ Example:
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, cast
 
 from chatassert._errors import SpecError
 from chatassert._judged import is_flaky
 from chatassert._models import Conversation
 from chatassert._result import Result, Status, shorten
+from chatassert._rows import (
+    RECORD_END,
+    ROW_SCHEMA,
+    HeldStep,
+    Item,
+    RecordEnd,
+    Row,
+    arrow_schema,
+    pyarrow_module,
+)
 from chatassert._suite import Case, Suite
-from chatassert.reporting._html import html_case
-from chatassert.reporting._json import _WRITER, report_line
-from chatassert.reporting._junit import junit_status, render_junit_case
-from chatassert.reporting._summary import Outcome, Summary, excerpt, json_line, render_text
+from chatassert.reporting._formats import REPORT_FORMATS, ReportOptions, render
+from chatassert.reporting._json import result_json
+from chatassert.reporting._summary import Outcome, Summary, excerpt
+from chatassert.reporting._writer import ReportWriter
 
 if TYPE_CHECKING:
     from chatassert.transcripts import Record
 
 __all__ = [
-    "FORMATS",
+    "RECORD_END",
     "ROW_SCHEMA",
     "Checker",
+    "HeldStep",
+    "Item",
+    "RecordEnd",
     "ReportWriter",
     "Row",
     "Summary",
@@ -51,200 +66,7 @@ __all__ = [
     "rows_from_arrow",
 ]
 
-FORMATS = ("text", "json", "junit", "html", "otel")
-"""The report formats a `ReportWriter` writes."""
-
 _FAILING = (Status.FAILED, Status.ERROR)
-
-ROW_SCHEMA: dict[str, str] = {
-    "kind": "string: 'case' (a case outcome), 'unmatched' or 'unreadable'",
-    "source": "string: where the record came from, as the caller gave it",
-    "suite": "string or null: the suite's name (null for an unreadable record)",
-    "case": "string or null: the case's name (a case row only)",
-    "status": "string: passed, failed, error or skipped ('error' for the other kinds)",
-    "subject_id": "string or null: the conversation's or response's id",
-    "error": "string or null: why a record is unreadable",
-    "tags": "string: the case's tags, a JSON array",
-    "cost": "string or null: what judging the case cost, a JSON object",
-    "flaky": "bool: whether repeated judge verdicts of the case disagreed",
-    "duration": "float64: seconds spent checking",
-    "result": "string or null: the compact result tree, JSON",
-    "excerpt": "string or null: a transcript excerpt (a case that did not pass)",
-    "assertions": "string: the assertions' [label, status] pairs, a JSON array",
-    "disagreements": "string: how the verdicts differ from a recording's, a JSON array",
-    "rendered": "string or null: the case as each report format renders it, a JSON object",
-}
-"""The columns of `Row.to_row()`, with their types: flat JSON scalars and strings."""
-
-_COLUMNS = tuple(ROW_SCHEMA)
-_NULLABLE_JSON = ("cost", "rendered")
-_LIST_JSON = ("tags", "assertions", "disagreements")
-
-
-def _pyarrow(needed_by: str) -> Any:
-    """The pyarrow module, imported now (never by `import chatassert`)."""
-    import importlib
-
-    try:
-        return importlib.import_module("pyarrow")
-    except ImportError as exc:
-        raise ImportError(
-            f"{needed_by} needs pyarrow: pip install pyarrow (or chatassert[arrow])"
-        ) from exc
-
-
-def arrow_schema() -> Any:
-    """The pyarrow schema of `Row.to_row()` (pyarrow is imported here, and only here).
-
-    Raises:
-        ImportError: when pyarrow is not installed.
-    """
-    pa = _pyarrow("arrow_schema()")
-    types = {"flaky": pa.bool_(), "duration": pa.float64()}
-    return pa.schema(
-        [
-            pa.field(name, types.get(name, pa.string()), nullable=name not in ("kind", "source"))
-            for name in _COLUMNS
-        ]
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One result of checking records: a case outcome, an unmatched or an unreadable record.
-
-    Attributes:
-        kind: `case`, `unmatched` (no case of `suite` matches the record) or `unreadable`.
-        source: Where the record came from: any locator the caller gave (`log.jsonl:12`,
-            `s3://bucket/part-3.parquet#row=17`), `#part` added for one of a record's several
-            conversations. Reports print it as given.
-        suite: The suite's name (None for an unreadable record).
-        case: The case's name (a case row only).
-        status: The case's status (`error` for the other kinds).
-        subject_id: The conversation's or response's id, when it has one.
-        error: Why the record could not be read (an unreadable row).
-        tags: The case's tags.
-        cost: What judging the case cost (`JudgeCosts.to_dict()`), when a judge was used.
-        flaky: Whether repeated judge verdicts of the case disagreed.
-        duration: Seconds spent checking.
-        result: The compact result tree as JSON (`compact_result`), when the checker keeps
-            trees.
-        excerpt: A transcript excerpt, for a case that did not pass (when kept).
-        assertions: Each assertion's `(label, status)` (the summary's per-assertion counts).
-        disagreements: How its verdicts differ from a recording's (a PromptKit run's).
-        rendered: The case as report formats render it (`json`, `junit`, `junit_status`,
-            `html`, `otel`), for those the checker was asked for.
-        outcome: The whole outcome, kept in memory only (never serialised), for a failing
-            case the summary may keep as an example.
-    """
-
-    kind: str
-    source: str
-    suite: str | None = None
-    case: str | None = None
-    status: str = "error"
-    subject_id: str | None = None
-    error: str | None = None
-    tags: tuple[str, ...] = ()
-    cost: Mapping[str, Any] | None = None
-    flaky: bool = False
-    duration: float = 0.0
-    result: str | None = None
-    excerpt: str | None = None
-    assertions: tuple[tuple[str, str], ...] = ()
-    disagreements: tuple[str, ...] = ()
-    rendered: Mapping[str, str] | None = None
-    outcome: Outcome | None = field(default=None, compare=False, repr=False)
-
-    def __reduce__(self) -> tuple[type[Row], tuple[Any, ...]]:
-        # Pickled as the constructor's arguments: `--jobs` workers send every row to the main
-        # process, which unpickles them at half the cost of a slotted dataclass's state.
-        return (Row, tuple([getattr(self, name) for name in _ROW_FIELDS]))
-
-    def to_row(self) -> dict[str, Any]:
-        """The row as a flat dict of JSON scalars and strings (`ROW_SCHEMA`).
-
-        Example:
-            >>> Row("unreadable", "log:3", error="line is not JSON").to_row()["error"]
-            'line is not JSON'
-        """
-        result = self.result
-        if result is None and self.outcome is not None:
-            result = _WRITER.tree(self.outcome.result, False)
-        return {
-            "kind": self.kind,
-            "source": self.source,
-            "suite": self.suite,
-            "case": self.case,
-            "status": self.status,
-            "subject_id": self.subject_id,
-            "error": self.error,
-            "tags": json.dumps(list(self.tags)),
-            "cost": None if self.cost is None else json.dumps(dict(self.cost)),
-            "flaky": self.flaky,
-            "duration": self.duration,
-            "result": result,
-            "excerpt": self.excerpt if self.excerpt is not None else self._outcome_excerpt(),
-            "assertions": json.dumps([list(pair) for pair in self.assertions]),
-            "disagreements": json.dumps(list(self.disagreements)),
-            "rendered": None if self.rendered is None else json.dumps(dict(self.rendered)),
-        }
-
-    def _outcome_excerpt(self) -> str | None:
-        return None if self.outcome is None else self.outcome.excerpt
-
-    @classmethod
-    def from_row(cls, data: Mapping[str, Any]) -> Row:
-        """Build a row from `to_row()`'s dict (or a record read back from JSON or Arrow).
-
-        Example:
-            >>> row = Row("unmatched", "log:2", suite="booking")
-            >>> Row.from_row(row.to_row()) == row
-            True
-        """
-
-        def loaded(name: str) -> Any:
-            value = data.get(name)
-            return json.loads(value) if isinstance(value, str) else value
-
-        return cls(
-            kind=data["kind"],
-            source=data["source"],
-            suite=data.get("suite"),
-            case=data.get("case"),
-            status=data.get("status") or "error",
-            subject_id=data.get("subject_id"),
-            error=data.get("error"),
-            tags=tuple(loaded("tags") or ()),
-            cost=loaded("cost"),
-            flaky=bool(data.get("flaky")),
-            duration=float(data.get("duration") or 0.0),
-            result=data.get("result"),
-            excerpt=data.get("excerpt"),
-            assertions=tuple((label, status) for label, status in loaded("assertions") or ()),
-            disagreements=tuple(loaded("disagreements") or ()),
-            rendered=loaded("rendered"),
-        )
-
-    def to_outcome(self) -> Outcome | None:
-        """The outcome of a case row: the one kept in memory, else rebuilt from the compact
-        tree (passed nodes without their reasons); None for other rows or without a tree."""
-        if self.outcome is not None:
-            return self.outcome
-        if self.kind != "case" or self.result is None or self.suite is None or self.case is None:
-            return None
-        tree = Result.from_dict(json.loads(self.result))
-        if tree.duration is None:
-            tree = tree._with_field("duration", self.duration)
-        return Outcome(
-            self.suite,
-            self.case,
-            tree,
-            self.source,
-            self.subject_id,
-            excerpt=self.excerpt,
-            cost=None if self.cost is None else dict(self.cost),
-        )
 
 
 # -- inline suites -----------------------------------------------------------------------------
@@ -289,22 +111,6 @@ def inline_suite(specs: Sequence[str]) -> Suite:
 
 
 # -- the checker -------------------------------------------------------------------------------
-
-
-_ROW_FIELDS = tuple(f.name for f in fields(Row))
-
-
-@dataclass(frozen=True, slots=True)
-class _Step:
-    """A line answering one step of a multi-step test, held until the run is whole."""
-
-    suite: str
-    case: str
-    step: int
-    subject: Any
-    shown: Any
-    where: str
-    subject_id: str | None
 
 
 def _statuses(result: Result) -> tuple[tuple[str, str], ...]:
@@ -355,7 +161,8 @@ class Checker:
         read_as: The transcript format of every record; None detects it, except that when
             every case checks JSON responses (an expect suite) a record is read as a response.
         formats: The report formats whose rendering each case row carries (`Row.rendered`):
-            any of `json`, `junit`, `html`, `otel`. A `ReportWriter` renders the rest itself.
+            any of `json`, `junit`, `html`, `otel` (or a registered one: `REPORT_FORMATS`).
+            A `ReportWriter` renders the rest itself.
         trees: Whether case rows carry their compact result tree (`Row.result`) and, when
             they did not pass, a transcript excerpt (what a report built from rows needs).
         examples: How many failing rows of one call keep their whole `Outcome` in memory
@@ -366,6 +173,10 @@ class Checker:
         prices: A judge price table (`{model: {"input": ..., "output": ...}}`) for costs.
         plan_judging: Whether judged checks are planned (calls that cannot change a verdict
             are avoided).
+        hold_steps: Whether the lines of multi-step tests are paired here (the default);
+            False: `line_into` and `record_into` give them as `HeldStep`s, as they come, for
+            `pair` to pair where every partition's lines meet (the command line's main
+            process, with `--jobs`).
 
     Multi-step tests (expect suites with `multi_step`): the lines of one run, one per step,
     are held by the checker until the run is whole, then checked (one row). A step that comes
@@ -398,6 +209,7 @@ class Checker:
         flaky: str = "skip",
         prices: Mapping[str, Mapping[str, float]] | None = None,
         plan_judging: bool = True,
+        hold_steps: bool = True,
     ) -> None:
         if assume:
             suites = [suite.assuming(assume, via="assume") for suite in suites]
@@ -424,9 +236,16 @@ class Checker:
         self.read_as = read_as
         self.kept = 0
         """How many failing rows kept their outcome since `reset` (up to `examples`)."""
-        self.hold_steps = True
+        self.hold_steps = hold_steps
         """Whether the lines of multi-step tests are paired here (else given as they come,
         for `pair` to pair where every partition's lines meet)."""
+        self._options = ReportOptions(full_results=full_results, verbose=verbose, flaky=flaky)
+        self._renderers = [
+            reporter
+            for name, reporter in REPORT_FORMATS.items()
+            if name in self.formats and reporter.rows != "summary"
+        ]
+        self._excerpts = any(reporter.excerpts for reporter in self._renderers)
         self._tag_of = {(s.name, c.name): c.tags for s in self.suites for c in s.cases}
         self._judged = {(s.name, c.name): c.needs_judge() for s in self.suites for c in s.cases}
         self._json_cases = [
@@ -467,14 +286,14 @@ class Checker:
         (`file:line` as the command line reports it). Rows of one of a record's several
         conversations add `#part`.
         """
-        out: list[Any] = []
-        self._line_into(text, source, line, out)
+        out: list[Item] = []
+        self.line_into(text, source, line, out)
         return self._paired(out)
 
     def check_record(self, record: Any, source: str) -> list[Row]:
         """Check one record: a raw line (`str` or `bytes`), a decoded JSON value (a `dict`),
         a `Conversation`, or a `chatassert.transcripts.Record`."""
-        out: list[Any] = []
+        out: list[Item] = []
         self._any_into(record, source, out)
         return self._paired(out)
 
@@ -541,14 +360,14 @@ class Checker:
             whole.answered.add((row.suite or "", row.case or ""))
         return flushed + self.unanswered(whole)
 
-    def pair(self, items: list[Any]) -> list[Any]:
+    def pair(self, items: list[Item]) -> list[Row | RecordEnd]:
         """Replace the held steps among `items` (a checker with `hold_steps` off gives them)
         with the rows of the runs they complete, in order."""
-        if not any(type(item) is _Step for item in items):
-            return items
-        out: list[Any] = []
+        if not any(type(item) is HeldStep for item in items):
+            return cast("list[Row | RecordEnd]", items)
+        out: list[Row | RecordEnd] = []
         for item in items:
-            if type(item) is not _Step:
+            if not isinstance(item, HeldStep):
                 out.append(item)
                 continue
             key = (item.suite, item.case)
@@ -569,50 +388,63 @@ class Checker:
                 out.append(self._run_row(key, self._open.pop(key)))
         return out
 
+    # -- the engines' forms: items appended to a list -------------------------------------
+
+    def line_into(self, text: str, source: str, line: int | None, out: list[Item]) -> None:
+        """Check one non-blank log line, appending its items to `out`: its rows (and, with
+        `hold_steps` off, its `HeldStep`s), then `RECORD_END`.
+
+        What `check_line` does, for an engine that checks many lines into one list and pairs
+        held steps where every partition's lines meet (`pair`); `line` as for `check_line`.
+        """
+        from chatassert.transcripts import parse_text
+
+        record = parse_text(text, source, 0 if line is None else line, self.read_as)
+        self.record_into(record, source if line is None else f"{source}:{line}", out)
+
+    def record_into(self, record: Record, where: str, out: list[Item]) -> None:
+        """Check one read record (`chatassert.transcripts.Record`: a line, or a group of
+        lines `--group-by` made), appending its items to `out` as `line_into` does; `where`
+        locates it (`file:line`), `#part` added for one of its several conversations."""
+        if record.parts:
+            for one in record.parts:
+                self._one_into(one, f"{where}#{one.part}", out)
+        else:
+            self._one_into(record, where if record.part is None else f"{where}#{record.part}", out)
+        out.append(RECORD_END)
+
     # -- the pipeline --------------------------------------------------------------------
 
-    def _paired(self, out: list[Any]) -> list[Row]:
-        out = self.pair(out) if self.hold_steps else out
-        return [item for item in out if item is not None]
+    def _paired(self, out: list[Item]) -> list[Row]:
+        """The rows among `out` (its held steps paired when the checker holds them)."""
+        items: list[Item] | list[Row | RecordEnd] = self.pair(out) if self.hold_steps else out
+        # with `hold_steps` off, held steps stay among the rows, for the caller's `pair`
+        return cast("list[Row]", [item for item in items if type(item) is not RecordEnd])
 
-    def _any_into(self, record: Any, source: str, out: list[Any]) -> None:
+    def _any_into(self, record: Any, source: str, out: list[Item]) -> None:
         from chatassert.transcripts import Record
 
         if isinstance(record, bytes):
             record = record.decode("utf-8", "surrogateescape")
         if isinstance(record, str):
-            self._line_into(record, source, None, out)
+            self.line_into(record, source, None, out)
         elif isinstance(record, Conversation):
-            self._record_into(Record(source, 0, conversation=record), source, out)
+            self.record_into(Record(source, 0, conversation=record), source, out)
         elif isinstance(record, Record):
             for one in record.each():
                 self._one_into(one, source if one.part is None else f"{source}#{one.part}", out)
         else:
             from chatassert.transcripts import _record
 
-            self._record_into(_record(record, source, 0, self.read_as), source, out)
+            self.record_into(_record(record, source, 0, self.read_as), source, out)
 
-    def _line_into(self, text: str, source: str, line: int | None, out: list[Any]) -> None:
-        """Check one non-blank line, appending its rows and then None (the record's end)."""
-        from chatassert.transcripts import parse_text
-
-        record = parse_text(text, source, 0 if line is None else line, self.read_as)
-        self._record_into(record, source if line is None else f"{source}:{line}", out)
-
-    def _record_into(self, record: Record, where: str, out: list[Any]) -> None:
-        if record.parts:
-            for one in record.parts:
-                self._one_into(one, f"{where}#{one.part}", out)
-        else:
-            self._one_into(record, where if record.part is None else f"{where}#{record.part}", out)
-        out.append(None)
-
-    def _one_into(self, record: Record, where: str, out: list[Any]) -> None:
+    def _one_into(self, record: Record, where: str, out: list[Item]) -> None:
         """Check one conversation of a record (or one JSON response), appending its rows."""
         conversation = record.conversation
         if conversation is None:
             if not self._json_into(record.raw, where, out):
-                out.append(Row("unreadable", where, error=record.error or "unreadable"))
+                error = record.error or "unreadable"
+                out.append(Row(kind="unreadable", source=where, error=error))
             return
         for suite in self.suites:
             cases = (
@@ -622,7 +454,7 @@ class Checker:
             )
             cases = [c for c in cases if c.subject != "json"]
             if not cases:
-                out.append(Row("unmatched", where, suite=suite.name))
+                out.append(Row(kind="unmatched", source=where, suite=suite.name))
                 continue
             if self.deselected:
                 cases = [c for c in cases if (suite.name, c.name) not in self.deselected]
@@ -633,7 +465,7 @@ class Checker:
                     outcome, differ = _beside_recorded(outcome, conversation)
                 out.append(self._row(outcome, conversation, case.needs_judge(), differ))
 
-    def _json_into(self, raw: Any, where: str, out: list[Any]) -> bool:
+    def _json_into(self, raw: Any, where: str, out: list[Item]) -> bool:
         """Check a record as a structured JSON response against the suites' `json` cases.
 
         A record `{"case" | "id": <name>, "output" | "response": <value>}` checks the value
@@ -658,7 +490,7 @@ class Checker:
             if case is None and named is None and len(json_cases) == 1:
                 case = json_cases[0]  # a record that names no test goes to the only one
             if case is None or case.subject != "json":
-                out.append(Row("unmatched", where, suite=suite.name))
+                out.append(Row(kind="unmatched", source=where, suite=suite.name))
                 checked = True  # read as a response, but no test has its id: unmatched only
                 continue
             checked = True
@@ -710,84 +542,54 @@ class Checker:
         kept = failing and self.kept < self.examples
         if kept:
             self.kept += 1
-        formats = self.formats
         shown = None
-        if failing and (kept or self.trees or "junit" in formats or "html" in formats):
+        if failing and (kept or self.trees or self._excerpts):
             shown = excerpt(subject)
             outcome = replace(outcome, excerpt=shown)
         rendered: dict[str, str] | None = None
-        if formats:
-            rendered = _render(
-                outcome, subject, formats, self.full_results, self.verbose, self.flaky
-            )
-        tree = _WRITER.tree(result, False) if self.trees else None
+        if self.formats:
+            rendered = render(outcome, subject, self._renderers, self._options)
         return Row(
-            "case",
-            outcome.source,
-            outcome.suite,
-            outcome.case,
-            status._value_,
-            outcome.subject_id,
-            None,
-            self._tag_of.get((outcome.suite, outcome.case), ()),
-            outcome.cost,
-            judged and is_flaky(result),
-            outcome.seconds,
-            tree,
-            shown if self.trees else None,
-            _statuses(result),
-            differ,
-            rendered,
-            outcome if kept else None,
+            kind="case",
+            source=outcome.source,
+            suite=outcome.suite,
+            case=outcome.case,
+            status=status._value_,
+            subject_id=outcome.subject_id,
+            tags=self._tag_of.get((outcome.suite, outcome.case), ()),
+            cost=outcome.cost,
+            flaky=judged and is_flaky(result),
+            duration=outcome.seconds,
+            result=result_json(result) if self.trees else None,
+            excerpt=shown if self.trees else None,
+            assertions=_statuses(result),
+            disagreements=differ,
+            rendered=rendered,
+            outcome=outcome if kept else None,
         )
 
     def _final_row(self, outcome: Outcome) -> Row:
         """The row of an outcome only the whole set gives (a test with no response): kept
-        whole, rendered as the reports show such a test (no time, not verbose)."""
+        whole, rendered as the reports show such a test (no time, not verbose; its status is
+        an error or a skip, which no flaky verdict decides)."""
         result = outcome.result
         rendered: dict[str, str] | None = None
         if self.formats:
-            rendered = _render(outcome, None, self.formats, self.full_results, False, "skip")
-            if "junit" in rendered:
-                rendered["junit_status"] = result.status._value_
-        tree = _WRITER.tree(result, False) if self.trees else None
+            final = replace(self._options, verbose=False, flaky="skip")
+            rendered = render(outcome, None, self._renderers, final)
         return Row(
-            "case",
-            outcome.source,
-            outcome.suite,
-            outcome.case,
-            result.status._value_,
-            outcome.subject_id,
+            kind="case",
+            source=outcome.source,
+            suite=outcome.suite,
+            case=outcome.case,
+            status=result.status._value_,
+            subject_id=outcome.subject_id,
             tags=self._tag_of.get((outcome.suite, outcome.case), ()),
-            result=tree,
+            result=result_json(result) if self.trees else None,
             assertions=_statuses(result),
             rendered=rendered,
             outcome=outcome,
         )
-
-
-def _render(
-    outcome: Outcome,
-    subject: object,
-    formats: frozenset[str] | Sequence[str],
-    full: bool,
-    verbose: bool,
-    flaky: str,
-) -> dict[str, str]:
-    """What each report format writes of an outcome."""
-    rendered: dict[str, str] = {}
-    if "otel" in formats:
-        from chatassert.reporting._otel import otel_line
-
-        rendered["otel"] = otel_line(outcome, subject)
-    if "html" in formats:
-        rendered["html"] = html_case(outcome, subject)
-    if "json" in formats:
-        rendered["json"] = report_line(outcome, full=full)
-    if "junit" in formats:
-        rendered["junit"] = render_junit_case(outcome, verbose=verbose, flaky=flaky)
-        rendered["junit_status"] = junit_status(outcome.result, flaky)
-    return rendered
 
 
 def _beside_recorded(
@@ -813,7 +615,7 @@ def _step_item(
     shown: Any,
     where: str,
     subject_id: str | None,
-) -> Row | _Step:
+) -> Row | HeldStep:
     """The held step of a line answering one step of a multi-step test, or why it cannot."""
     from chatassert._suite import _step_number
 
@@ -821,190 +623,32 @@ def _step_item(
     numbers = [s.step for s in case.steps]
     if not case.steps:
         return Row(
-            "unreadable",
-            where,
+            kind="unreadable",
+            source=where,
             error=f"test {name!r} has no multi_step, but the line gives 'step': {step!r}",
         )
     if step is None:
         return Row(
-            "unreadable",
-            where,
+            kind="unreadable",
+            source=where,
             error=f"test {name!r} has steps {', '.join(map(str, numbers))}: the line must say "
             'which it answers ("step": N)',
         )
     number = _step_number(step)
     if number not in numbers:
         return Row(
-            "unreadable",
-            where,
+            kind="unreadable",
+            source=where,
             error=f"test {name!r} has no step {step!r} (its steps: {', '.join(map(str, numbers))})",
         )
-    return _Step(suite.name, case.name, number, subject, shown, where, subject_id)
-
-
-# -- reports -----------------------------------------------------------------------------------
-
-
-class _Writable(Protocol):
-    def write(self, text: str, /) -> Any: ...
-
-
-class ReportWriter:
-    """Writes the reports of rows as they come (JSON Lines, OpenTelemetry), spooling what is
-    written at the end (JUnit, HTML), then each report's end from a summary (`finish`).
-
-    Args:
-        outputs: Per format (`text`, `json`, `junit`, `html`, `otel`), where its report goes.
-        show: How many failing cases the text report lists.
-        verbose: The text report shows every node of a failing case.
-        full_results: JSON lines rendered here hold every node in full.
-        flaky: How JUnit reports a case only flaky verdicts decide (`skip` or `fail`).
-        tags: The tags of each `(suite, case)`, for the HTML report's filter.
-        width: The width the text report's result trees wrap at.
-
-    A row carries a format's rendering when its checker was asked for that format
-    (`Checker(formats=...)`); otherwise it is rendered here from the row's compact tree.
-
-    Example:
-        >>> import io
-        >>> from chatassert.records import Checker, ReportWriter, Summary, inline_suite
-        >>> checker = Checker([inline_suite(["{type: contains, value: hi}"])])
-        >>> out = io.StringIO()
-        >>> writer, summary = ReportWriter({"json": out}), Summary(records=0)
-        >>> for row in checker.check_records(['{"turns": [{"text": "hi"}]}']):
-        ...     summary.add_row(row)
-        ...     writer.add(row)
-        >>> summary.records = 1
-        >>> writer.finish(summary)
-        >>> print(out.getvalue(), end="")  # doctest: +ELLIPSIS
-        {"suite": "--assert", "case": "contains 'hi'", "source": "<record 1>", ...}
-        {"summary": {"passed": 1, "failed": 0, "error": 0, "skipped": 0, ...}}
-    """
-
-    def __init__(
-        self,
-        outputs: Mapping[str, _Writable],
-        *,
-        show: int = 10,
-        verbose: bool = False,
-        full_results: bool = False,
-        flaky: str = "skip",
-        tags: Mapping[tuple[str, str], Sequence[str]] | None = None,
-        width: int = 120,
-    ) -> None:
-        from chatassert.reporting import HtmlWriter, JUnitWriter
-
-        unknown = set(outputs) - set(FORMATS)
-        if unknown:
-            raise ValueError(f"unknown report formats {sorted(unknown)}; known: {FORMATS}")
-        self.outputs = dict(outputs)
-        self.show = show
-        self.verbose = verbose
-        self.full_results = full_results
-        self.flaky = flaky
-        self.width = width
-        self.junit = JUnitWriter() if "junit" in outputs else None
-        self.html = HtmlWriter(tags) if "html" in outputs else None
-        self.json = outputs.get("json")
-        self.otel = outputs.get("otel")
-        self._wanted = frozenset(f for f in ("json", "junit", "html", "otel") if f in outputs)
-
-    def add(self, row: Row) -> None:
-        """Write (or spool) what each report shows of one row."""
-        kind = row.kind
-        if kind == "case":
-            rendered = row.rendered
-            if rendered is None or self._wanted.difference(rendered):
-                rendered = self._render(row) if self._wanted else {}
-            if self.junit is not None:
-                self.junit.add(
-                    row.suite or "",
-                    rendered["junit_status"],
-                    row.duration,
-                    rendered["junit"],
-                    cost=row.cost,
-                )
-            if self.json is not None:
-                self.json.write(rendered["json"])
-            if self.otel is not None:
-                self.otel.write(rendered["otel"])
-            if self.html is not None:
-                self.html.add(
-                    row.suite or "",
-                    row.case or "",
-                    row.status,
-                    row.assertions,
-                    row.duration,
-                    rendered["html"],
-                )
-        elif kind == "unreadable":
-            error = row.error or "unreadable"
-            if self.junit is not None:
-                self.junit.add_unreadable(row.source, error)
-            if self.json is not None:
-                self.json.write(json_line({"unreadable": row.source, "error": error}))
-        else:
-            suite = row.suite or ""
-            if self.junit is not None:
-                self.junit.add_unmatched(row.source, suite)
-            if self.html is not None:
-                self.html.add_unmatched(row.source, suite)
-            if self.json is not None:
-                self.json.write(json_line({"unmatched": row.source, "suite": suite}))
-
-    def _render(self, row: Row) -> Mapping[str, str]:
-        have = dict(row.rendered or {})
-        outcome = row.to_outcome()
-        if outcome is None:
-            raise ValueError(
-                f"row {row.source!r} carries neither its result tree nor the renderings of "
-                f"{sorted(self._wanted - have.keys())}: check with Checker(trees=True) or "
-                "Checker(formats=...)"
-            )
-        missing = self._wanted - have.keys()
-        have.update(_render(outcome, None, missing, self.full_results, self.verbose, self.flaky))
-        return have
-
-    def finish(self, summary: Summary, meta: Mapping[str, Any] | None = None) -> None:
-        """End each report: the JSON summary line, the JUnit document, the HTML page (with the
-        run's `meta`), the text summary."""
-        for fmt, out in self.outputs.items():
-            if fmt == "html":
-                from chatassert.reporting._html import write_html
-
-                write_html(summary, out, writer=self.html, meta=meta)
-            elif fmt == "json":
-                out.write(_summary_line(summary))
-            elif fmt == "junit" and self.junit is not None:
-                if summary.notice is not None:
-                    name = "interrupted" if summary.interrupted else "nothing read"
-                    self.junit.add_run_error(name, summary.notice)
-                self.junit.write(out)
-            elif fmt == "text":
-                text = render_text(
-                    summary, max_failures=self.show, verbose=self.verbose, width=self.width
-                )
-                out.write(text + "\n")
-            # otel: events only, the counts are theirs to add up
-
-
-def _summary_line(summary: Summary) -> str:
-    totals = {s: summary.counts[s] for s in ("passed", "failed", "error", "skipped")}
-    return (
-        json.dumps(
-            {
-                "summary": {
-                    **totals,
-                    "unreadable": summary.unreadable_count,
-                    "unmatched": summary.unmatched,
-                    "records": summary.records,
-                    "interrupted": summary.interrupted,
-                    **({"flaky": summary.flaky} if summary.flaky else {}),
-                    **({"judge": summary.costs.to_dict()} if summary.costs.used else {}),
-                }
-            }
-        )
-        + "\n"
+    return HeldStep(
+        suite=suite.name,
+        case=case.name,
+        step=number,
+        subject=subject,
+        shown=shown,
+        where=where,
+        subject_id=subject_id,
     )
 
 
@@ -1030,7 +674,7 @@ def rows_from_arrow(
         ImportError: when pyarrow is not installed.
         KeyError: when `column` is not a column of the batch.
     """
-    _pyarrow("rows_from_arrow()")
+    pyarrow_module("rows_from_arrow()")
     if column is not None:
         names = list(batch.schema.names)
         if column not in names:
@@ -1042,7 +686,7 @@ def rows_from_arrow(
     for i, value in enumerate(values):
         where = f"{source}#row={offset + i}"
         if value is None:
-            out.append(Row("unreadable", where, error="the record is null"))
+            out.append(Row(kind="unreadable", source=where, error="the record is null"))
             continue
         out.extend(checker.check_record(value, where))
     return out

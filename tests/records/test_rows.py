@@ -9,8 +9,12 @@ import pyarrow as pa
 import pytest
 
 from chatassert.records import (
+    RECORD_END,
     ROW_SCHEMA,
     Checker,
+    HeldStep,
+    Item,
+    RecordEnd,
     ReportWriter,
     Row,
     Summary,
@@ -137,3 +141,56 @@ def test_a_pickled_row_keeps_every_field_and_its_outcome() -> None:
         assert back.outcome == row.outcome
         assert type(back) is Row
     assert rows[1].outcome is not None
+
+
+def test_line_into_appends_a_records_rows_then_its_end() -> None:
+    items: list[Item] = []
+    check = checker()
+    check.line_into(json.dumps(GOOD), "log", 1, items)
+    check.line_into("oops", "log", 2, items)
+    assert [type(item) for item in items] == [Row, RecordEnd, Row, RecordEnd]
+    assert items[1] is items[3] is RECORD_END
+    assert [(r.kind, r.source) for r in items if isinstance(r, Row)] == [
+        ("case", "log:1"),
+        ("unreadable", "log:2"),
+    ]
+
+
+def test_the_record_end_is_one_object_in_every_process() -> None:
+    # `--jobs` workers send their items pickled: the end must still be the end
+    import copy
+    import pickle
+
+    assert pickle.loads(pickle.dumps(RECORD_END)) is RECORD_END
+    assert copy.deepcopy([RECORD_END])[0] is RECORD_END
+
+
+STEPS = """
+- id: T1
+  multi_step:
+    - {step: 1, expect: {status: success}}
+    - {step: 2, expect: {status: success}}
+"""
+
+
+def test_a_checker_made_not_to_hold_steps_gives_them_for_pair_to_pair() -> None:
+    from chatassert.specs import loads_suite
+
+    suite = loads_suite(STEPS, filename="steps.yaml")
+    lines = [
+        '{"id": "T1", "step": 1, "response": {"status": "success"}}',
+        '{"id": "T1", "step": 2, "response": {"status": "success"}}',
+    ]
+    holding = Checker([suite])
+    assert [r.status for line in lines for r in holding.check_line(line, "a")] == ["passed"]
+    worker, pairing = Checker([suite], hold_steps=False), Checker([suite], hold_steps=False)
+    assert worker.hold_steps is False
+    items: list[Item] = []
+    for number, line in enumerate(lines, 1):
+        worker.line_into(line, "a", number, items)
+    assert [type(item) for item in items] == [HeldStep, RecordEnd, HeldStep, RecordEnd]
+    paired = pairing.pair(items)
+    assert [(r.kind, r.status, r.source) for r in paired if isinstance(r, Row)] == [
+        ("case", "passed", "a:1")
+    ]
+    assert paired.count(RECORD_END) == 2

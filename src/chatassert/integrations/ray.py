@@ -411,11 +411,11 @@ def _table(rows: Sequence[Mapping[str, Any]]) -> Any:
 def _rows_of(checker: Checker, value: Any, where: str) -> list[Row]:
     """The rows of one record; a record that cannot be checked at all is `unreadable`."""
     if value is None:
-        return [Row("unreadable", where, error="the record is null")]
+        return [Row(kind="unreadable", source=where, error="the record is null")]
     try:
         return checker.check_record(value, where)
     except Exception as exc:  # one bad record must not fail its partition
-        return [Row("unreadable", where, error=f"cannot check the record: {exc}")]
+        return [Row(kind="unreadable", source=where, error=f"cannot check the record: {exc}")]
 
 
 class _CheckBatch:
@@ -836,7 +836,9 @@ class _CheckFiles:
         try:
             raw, mtime = _open(path)
         except _open_errors() as exc:
-            row = Row("unreadable", name, error=f"cannot read the log: {_cannot_read(exc)}")
+            row = Row(
+                kind="unreadable", source=name, error=f"cannot read the log: {_cannot_read(exc)}"
+            )
             return _Pass([row], 0, 0, None)
         hashed = _Hashed(raw)
         rows: list[Row] = []
@@ -850,7 +852,13 @@ class _CheckFiles:
         except _open_errors() as exc:
             if hashed.failed is None:
                 raise
-            rows.append(Row("unreadable", name, error=f"cannot read the log: {_cannot_read(exc)}"))
+            rows.append(
+                Row(
+                    kind="unreadable",
+                    source=name,
+                    error=f"cannot read the log: {_cannot_read(exc)}",
+                )
+            )
         finally:
             hashed.close()
         rows.extend(checker.flush())
@@ -887,7 +895,7 @@ class _CheckFiles:
             if hashed.failed is not None:
                 raise
             error = f"cannot read the rest of the log: {read_error(exc)}"
-            rows.append(Row("unreadable", f"{name}:{number + 1}", error=error))
+            rows.append(Row(kind="unreadable", source=f"{name}:{number + 1}", error=error))
         finally:  # let go of the wrappers without closing the file: the rest is still read
             text.detach()
             if binary is not buffered:
@@ -910,7 +918,9 @@ class _CheckFiles:
         try:
             table = pq.read_table(pa.BufferReader(data))
         except (pa.ArrowException, ValueError, OSError) as exc:
-            rows.append(Row("unreadable", name, error=f"cannot read the Parquet file: {exc}"))
+            rows.append(
+                Row(kind="unreadable", source=name, error=f"cannot read the Parquet file: {exc}")
+            )
             return 0, 0
         column = self.column
         if column is None and table.num_columns == 1:
@@ -918,7 +928,11 @@ class _CheckFiles:
         if column is not None and column not in table.schema.names:
             names = table.schema.names
             rows.append(
-                Row("unreadable", name, error=f"no column {column!r} (its columns: {names})")
+                Row(
+                    kind="unreadable",
+                    source=name,
+                    error=f"no column {column!r} (its columns: {names})",
+                )
             )
             return 0, 0
         values = table.column(column).to_pylist() if column is not None else table.to_pylist()
@@ -1287,7 +1301,7 @@ def _tree_problem(text: str) -> str | None:
     """What is wrong with a row's compact result tree (JSON text), or None: the reports
     rebuild a case's outcome from it (`Row.to_outcome`)."""
     from chatassert._jsonlines import nesting_over
-    from chatassert.reporting._report_reader import REPORT_DEPTH, _result
+    from chatassert.reporting._report_reader import REPORT_DEPTH, result_problems
 
     if nesting_over(text, REPORT_DEPTH) is not None:
         return "has a result tree nested too deeply"
@@ -1297,7 +1311,7 @@ def _tree_problem(text: str) -> str | None:
         return "has a result that is not JSON text"
     if not isinstance(tree, dict):
         return "has a result that is not a JSON object"
-    first = next(_result(tree, "result"), None)
+    first = next(result_problems(tree, "result"), None)
     return None if first is None else f"has a result tree that is not one: {first}"
 
 

@@ -1,5 +1,9 @@
 """Reports of a run: a summary that accumulates outcomes as they are produced, and its renderings.
 
+The report formats (`text`, `json`, `junit`, `html`, `otel`) are one table, `REPORT_FORMATS`,
+of `Reporter`s; `ReportWriter` writes a run's rows and summary to any of them, and
+`register_reporter` adds one.
+
 Example:
     >>> from chatassert import Contains
     >>> from chatassert.reporting import Outcome, Summary
@@ -9,6 +13,15 @@ Example:
     (1, 1)
 """
 
+from chatassert.reporting._formats import (
+    REPORT_FORMATS,
+    Report,
+    Reporter,
+    ReportOptions,
+    format_named_by,
+    register_reporter,
+    unregister_reporter,
+)
 from chatassert.reporting._html import HtmlWriter, html_case, render_html, write_html
 from chatassert.reporting._json import compact_result, report_line, report_schema
 from chatassert.reporting._junit import JUnitWriter, flaky_only, junit_status, render_junit_case
@@ -30,6 +43,7 @@ from chatassert.reporting._summary import (
     pass_rate,
     render_text,
 )
+from chatassert.reporting._writer import ReportWriter
 
 __all__ = [
     "EXIT_ERRORS",
@@ -38,9 +52,14 @@ __all__ = [
     "EXIT_NOTHING",
     "EXIT_OK",
     "EXIT_USAGE",
+    "REPORT_FORMATS",
     "HtmlWriter",
     "JUnitWriter",
     "Outcome",
+    "Report",
+    "ReportOptions",
+    "ReportWriter",
+    "Reporter",
     "Summary",
     "assertion_statuses",
     "compact_result",
@@ -48,16 +67,19 @@ __all__ = [
     "disagreement_text",
     "excerpt",
     "flaky_only",
+    "format_named_by",
     "html_case",
     "json_line",
     "junit_status",
     "pass_rate",
     "recorded_verdicts",
     "regate",
+    "register_reporter",
     "render_html",
     "render_junit_case",
     "render_text",
     "report_line",
     "report_schema",
+    "unregister_reporter",
     "write_html",
 ]

@@ -23,15 +23,17 @@ from html import escape
 from typing import IO, TYPE_CHECKING, Any
 
 from chatassert._result import Result, Status, marked
-from chatassert.reporting._junit import _INVALID_XML, _relative
+from chatassert.reporting._junit import INVALID_XML, relative_to_cwd
 from chatassert.reporting._summary import assertion_statuses, cost_text, pass_rate
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
+    from chatassert._rows import Row
+    from chatassert.reporting._formats import ReportOptions, Writable
     from chatassert.reporting._summary import Outcome, Summary
 
-__all__ = ["HtmlWriter", "html_case", "render_html", "write_html"]
+__all__ = ["HTML", "HtmlWriter", "html_case", "render_html", "write_html"]
 
 _CODE = {"passed": "p", "failed": "f", "error": "e", "skipped": "s"}
 _USAGE = (("tokens", "total_tokens"), ("cost", "cost"), ("ms", "latency_ms"))
@@ -47,7 +49,7 @@ def _script_safe(text: str) -> str:
 def _dump(value: Any) -> str:
     """Compact JSON, non-ASCII kept, with the characters no page can hold replaced."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return _INVALID_XML.sub("\ufffd", text)
+    return INVALID_XML.sub("\ufffd", text)
 
 
 def _node(result: Result) -> dict[str, Any]:
@@ -109,7 +111,7 @@ def html_case(outcome: Outcome, subject: object = None) -> str:
             detail["id"] = outcome.subject_id
         if outcome.cost is not None:
             detail["cost"] = cost_text(outcome.cost)
-    source = _relative(outcome.source) if outcome.source else ""
+    source = relative_to_cwd(outcome.source) if outcome.source else ""
     return _dump([source, _usage(subject), detail])
 
 
@@ -171,7 +173,7 @@ class HtmlWriter:
         if self._unmatched is None:
             self._unmatched = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
         comma = "," if self.unmatched else ""
-        self._unmatched.write(f"{comma}{_dump([_relative(where), suite])}\n")
+        self._unmatched.write(f"{comma}{_dump([relative_to_cwd(where), suite])}\n")
         self.unmatched += 1
 
     def write_data(self, out: SupportsWrite[str], meta: Mapping[str, Any]) -> None:
@@ -448,14 +450,14 @@ def write_html(
         more = summary.unreadable_count - len(summary.unreadable)
         parts.append("<h2>Unreadable log lines</h2><ul>")
         parts.extend(
-            f"<li><code>{escape(_relative(where))}</code>: {escape(error)}</li>"
+            f"<li><code>{escape(relative_to_cwd(where))}</code>: {escape(error)}</li>"
             for where, error in summary.unreadable
         )
         if more:
             parts.append(f"<li>… and {more} more</li>")
         parts.append("</ul>")
     # the characters a JUnit file cannot hold (controls, lone surrogates) have no place here
-    out.write(_INVALID_XML.sub("\ufffd", "\n".join(parts)))
+    out.write(INVALID_XML.sub("\ufffd", "\n".join(parts)))
     out.write('\n<script type="application/json" id="ca-data">')
     writer.write_data(out, meta)
     out.write(f"</script>\n<script>{_SCRIPT}</script>\n</body></html>\n")
@@ -496,3 +498,61 @@ def _judging_block(summary: Summary) -> list[str]:
     if summary.costs.used:
         out.append(f'<p class="judge">{escape(cost_text(summary.costs.to_dict()))}</p>')
     return out
+
+
+class _HtmlReport:
+    """An HTML page: each case row spooled (`HtmlWriter`), the page written at the end.
+
+    Rows read back from a report (`ReportOptions(subjects=False)`, as `chatassert regate`
+    gives them) carry no usage and no excerpt: the page then shows the failing examples the
+    summary keeps, and no row is spooled.
+    """
+
+    def __init__(self, out: Writable, options: ReportOptions) -> None:
+        self.out = out
+        self.cases = HtmlWriter(options.tags) if options.subjects else None
+
+    def add(self, row: Row, rendered: Mapping[str, str]) -> None:
+        """Spool a case outcome as rendered, or a record no case matches."""
+        cases = self.cases
+        if cases is None:
+            return
+        kind = row.kind
+        if kind == "case":
+            cases.add(
+                row.suite or "",
+                row.case or "",
+                row.status,
+                row.assertions,
+                row.duration,
+                rendered["html"],
+            )
+        elif kind == "unmatched":
+            cases.add_unmatched(row.source, row.suite or "")
+
+    def finish(self, summary: Summary, meta: Mapping[str, Any] | None) -> None:
+        """Write the page (`write_html`), with the run's `meta`."""
+        write_html(summary, self.out, writer=self.cases, meta=meta)
+
+
+class _Html:
+    """The HTML report (`--format html`): one self-contained page of the run."""
+
+    name = "html"
+    extensions = (".html", ".htm")
+    description = "one self-contained page"
+    rows = "spooled"
+    excerpts = True
+    needs_subject = False
+
+    def render(self, outcome: Outcome, subject: object, options: ReportOptions) -> dict[str, str]:
+        """What the page shows of the outcome (`html_case`)."""
+        return {"html": html_case(outcome, subject)}
+
+    def open(self, out: Writable, options: ReportOptions) -> _HtmlReport:
+        """Start an HTML report to `out`."""
+        return _HtmlReport(out, options)
+
+
+HTML = _Html()
+"""The HTML report format."""

@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any
 from chatassert._result import Result, Status, _ReadOnlyDict, strict_json
 
 if TYPE_CHECKING:
-    from chatassert.reporting._summary import Outcome
+    from chatassert._rows import Row
+    from chatassert.reporting._formats import ReportOptions, Writable
+    from chatassert.reporting._summary import Outcome, Summary
 
-__all__ = ["compact_result", "report_line", "report_schema"]
+__all__ = ["JSON", "compact_result", "report_line", "report_schema", "result_json", "summary_line"]
 
 _PASSED = Status.PASSED
 _SURROGATE = re.compile("[\ud800-\udfff]")  # as `json_line`: a lone surrogate is escaped
@@ -239,6 +241,18 @@ class _Writer:
 _WRITER = _Writer()
 
 
+def result_json(result: Result, *, full: bool = False) -> str:
+    """The JSON text of a result tree as the JSON report writes it: compact by default
+    (`compact_result`), every node in full with `full=True`.
+
+    Example:
+        >>> from chatassert import Contains
+        >>> result_json(Contains("a").check("abc"))
+        '{"status": "passed", "name": "contains"}'
+    """
+    return _WRITER.tree(result, full)
+
+
 def report_line(outcome: Outcome, *, full: bool = False) -> str:
     """Render one outcome as a line of the JSON report, newline included: compact by default,
     every node in full with `full=True`. Equal to `json_line(outcome.to_dict(compact=not full))`.
@@ -362,3 +376,83 @@ def report_schema() -> dict[str, Any]:
             "compact_result": compact,
         },
     }
+
+
+def summary_line(summary: Summary) -> str:
+    """The JSON report's last line: the run's counts (and its flaky count and what judging
+    cost, when there is any)."""
+    totals = {s: summary.counts[s] for s in ("passed", "failed", "error", "skipped")}
+    return (
+        json.dumps(
+            {
+                "summary": {
+                    **totals,
+                    "unreadable": summary.unreadable_count,
+                    "unmatched": summary.unmatched,
+                    "records": summary.records,
+                    "interrupted": summary.interrupted,
+                    **({"flaky": summary.flaky} if summary.flaky else {}),
+                    **({"judge": summary.costs.to_dict()} if summary.costs.used else {}),
+                }
+            }
+        )
+        + "\n"
+    )
+
+
+def _record_line(key: str, source: str, other: str, value: str) -> str:
+    """The line of a record that gave no case outcome (`{"unreadable": ..., "error": ...}`,
+    `{"unmatched": ..., "suite": ...}`), as `json_line` writes it."""
+    line = "{" + encode_basestring(key) + ": " + _value(source) + ", "
+    line += encode_basestring(other) + ": " + _value(value) + "}\n"
+    if not line.isascii():
+        line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+    return line
+
+
+class _JsonReport:
+    """A JSON Lines report: each row's line as it comes, then the summary line."""
+
+    def __init__(self, out: Writable) -> None:
+        self.out = out
+
+    def add(self, row: Row, rendered: Mapping[str, str]) -> None:
+        """Write the row's line: its rendering, else the line of its kind."""
+        line = rendered.get("json")
+        if line is None:
+            if row.kind == "unreadable":
+                error = row.error if row.error is not None else "unreadable"
+                line = _record_line("unreadable", row.source, "error", error)
+            else:
+                line = _record_line("unmatched", row.source, "suite", row.suite or "")
+        self.out.write(line)
+
+    def finish(self, summary: Summary, meta: Mapping[str, Any] | None) -> None:
+        """Write the summary line."""
+        self.out.write(summary_line(summary))
+
+
+class _Json:
+    """The JSON report (`--format json`): JSON Lines, a line per case outcome as produced,
+    one per unreadable or unmatched record, then the summary."""
+
+    name = "json"
+    extensions = (".json", ".jsonl", ".ndjson")
+    description = (
+        "JSON Lines: one JSON object per line, every case result as produced, then a summary"
+    )
+    rows = "streamed"
+    excerpts = False
+    needs_subject = False
+
+    def render(self, outcome: Outcome, subject: object, options: ReportOptions) -> dict[str, str]:
+        """The outcome's line (`report_line`)."""
+        return {"json": report_line(outcome, full=options.full_results)}
+
+    def open(self, out: Writable, options: ReportOptions) -> _JsonReport:
+        """Start a JSON report to `out`."""
+        return _JsonReport(out)
+
+
+JSON = _Json()
+"""The JSON report format."""

@@ -19,25 +19,44 @@ from chatassert._result import Result, Status, shorten
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
-    from chatassert.reporting._summary import Outcome
+    from chatassert._rows import Row
+    from chatassert.reporting._formats import ReportOptions, Writable
+    from chatassert.reporting._summary import Outcome, Summary
 
-__all__ = ["JUnitWriter", "flaky_only", "junit_status", "render_junit_case"]
+__all__ = [
+    "INVALID_XML",
+    "JUNIT",
+    "JUnitWriter",
+    "flaky_only",
+    "junit_status",
+    "relative_to_cwd",
+    "render_junit_case",
+]
 
-# characters XML 1.0 cannot hold, lone surrogates (which no UTF-8 file can hold) among them
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""The characters XML 1.0 cannot hold, lone surrogates (which no UTF-8 file can hold) among
+them: what the JUnit and HTML reports replace with U+FFFD."""
 
 
 def _text(value: str) -> str:
-    return escape(_INVALID_XML.sub("\ufffd", value))
+    return escape(INVALID_XML.sub("\ufffd", value))
 
 
 def _attr(value: str) -> str:
-    return quoteattr(_INVALID_XML.sub("\ufffd", value))
+    return quoteattr(INVALID_XML.sub("\ufffd", value))
 
 
-def _relative(where: str) -> str:
+def relative_to_cwd(where: str) -> str:
     """`where` (`path` or `path:line`) with the path relative to the working directory when
-    it is below it, so CI shows the same test names on every machine."""
+    it is below it, so CI shows the same test names on every machine.
+
+    Example:
+        >>> import os
+        >>> relative_to_cwd(os.path.join(os.getcwd(), "logs", "a.jsonl") + ":3")
+        'logs/a.jsonl:3'
+        >>> relative_to_cwd("s3://bucket/a.jsonl:3")
+        's3://bucket/a.jsonl:3'
+    """
     path, colon, line = where.rpartition(":")
     if not (colon and line.isdigit()):
         path, colon, line = where, "", ""
@@ -107,7 +126,7 @@ def render_junit_case(outcome: Outcome, *, verbose: bool = False, flaky: str = "
         True
     """
     result = outcome.result
-    where = _relative(outcome.source) if outcome.source else outcome.subject_id or "?"
+    where = relative_to_cwd(outcome.source) if outcome.source else outcome.subject_id or "?"
     name = f"{outcome.case} [{where}]"
     head = (
         f"    <testcase classname={_attr(outcome.suite)} name={_attr(name)} "
@@ -178,7 +197,7 @@ class JUnitWriter:
     def add_unreadable(self, where: str, error: str) -> None:
         """Record a log line that could not be read, as an erroring test case."""
         xml = (
-            f'    <testcase classname="log" name={_attr(_relative(where))} time="0">\n'
+            f'    <testcase classname="log" name={_attr(relative_to_cwd(where))} time="0">\n'
             f'      <error message={_attr(shorten(error, 500))} type="unreadable">'
             f"{_text(error)}</error>\n    </testcase>\n"
         )
@@ -188,7 +207,7 @@ class JUnitWriter:
         """Record a subject that no case of `suite` matches, as an erroring test case."""
         reason = f"no case of {suite!r} matches this subject (give it an 'id' or 'case' naming one)"
         xml = (
-            f'    <testcase classname="log" name={_attr(_relative(where))} time="0">\n'
+            f'    <testcase classname="log" name={_attr(relative_to_cwd(where))} time="0">\n'
             f'      <error message={_attr(shorten(reason, 500))} type="unmatched">'
             f"{_text(reason)}</error>\n    </testcase>\n"
         )
@@ -230,3 +249,66 @@ class JUnitWriter:
             out.write("  </testsuite>\n")
         out.write("</testsuites>\n")
         self._suites.clear()
+
+
+class _JUnitReport:
+    """A JUnit XML report: each row's `<testcase>` spooled, the document written at the end."""
+
+    def __init__(self, out: Writable) -> None:
+        self.out = out
+        self.junit = JUnitWriter()
+
+    def add(self, row: Row, rendered: Mapping[str, str]) -> None:
+        """Spool the row's test case: a case outcome as rendered, an unreadable or unmatched
+        record as an erroring one."""
+        kind = row.kind
+        if kind == "case":
+            self.junit.add(
+                row.suite or "",
+                rendered["junit_status"],
+                row.duration,
+                rendered["junit"],
+                cost=row.cost,
+            )
+        elif kind == "unreadable":
+            self.junit.add_unreadable(
+                row.source, row.error if row.error is not None else "unreadable"
+            )
+        else:
+            self.junit.add_unmatched(row.source, row.suite or "")
+
+    def finish(self, summary: Summary, meta: Mapping[str, Any] | None) -> None:
+        """Write the document, with a run error for a run that was interrupted or read
+        nothing."""
+        if summary.notice is not None:
+            name = "interrupted" if summary.interrupted else "nothing read"
+            self.junit.add_run_error(name, summary.notice)
+        self.junit.write(self.out)
+
+
+class _JUnit:
+    """The JUnit XML report (`--format junit`): a `testsuite` per suite, a `testcase` per
+    case outcome, erroring ones for unreadable and unmatched records."""
+
+    name = "junit"
+    extensions = (".xml",)
+    description = "JUnit XML"
+    rows = "spooled"
+    excerpts = True
+    needs_subject = False
+
+    def render(self, outcome: Outcome, subject: object, options: ReportOptions) -> dict[str, str]:
+        """The outcome's `<testcase>` (`render_junit_case`), and the status it marks
+        (`junit_status`: a case only flaky verdicts decide is skipped or failed)."""
+        return {
+            "junit": render_junit_case(outcome, verbose=options.verbose, flaky=options.flaky),
+            "junit_status": junit_status(outcome.result, options.flaky),
+        }
+
+    def open(self, out: Writable, options: ReportOptions) -> _JUnitReport:
+        """Start a JUnit report to `out`."""
+        return _JUnitReport(out)
+
+
+JUNIT = _JUnit()
+"""The JUnit XML report format."""

@@ -36,13 +36,18 @@ import math
 import re
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chatassert import __version__
 from chatassert._result import Result
 from chatassert.reporting._summary import Outcome
 
-__all__ = ["EVENT_NAME", "otel_line"]
+if TYPE_CHECKING:
+    from chatassert._rows import Row
+    from chatassert.reporting._formats import ReportOptions, Writable
+    from chatassert.reporting._summary import Summary
+
+__all__ = ["EVENT_NAME", "OTEL", "otel_line"]
 
 EVENT_NAME = "gen_ai.evaluation.result"
 """The GenAI semantic conventions' name of an evaluation result event."""
@@ -182,3 +187,45 @@ def otel_line(outcome: Outcome, subject: object = None, *, time_ns: int | None =
         ]
     }
     return json.dumps(document, allow_nan=False) + "\n"
+
+
+class _OtelReport:
+    """OTLP JSON logs: each case row's line as it comes; nothing at the end (the counts are
+    the events' to add up), and nothing for records that gave no outcome."""
+
+    def __init__(self, out: Writable) -> None:
+        self.out = out
+
+    def add(self, row: Row, rendered: Mapping[str, str]) -> None:
+        """Write a case row's line."""
+        if row.kind == "case":
+            self.out.write(rendered["otel"])
+
+    def finish(self, summary: Summary, meta: Mapping[str, Any] | None) -> None:
+        """Nothing: the events are the report."""
+
+
+class _Otel:
+    """The OpenTelemetry report (`--format otel`): `gen_ai.evaluation.result` events."""
+
+    name = "otel"
+    extensions = (".otel.jsonl", ".otel.json")
+    description = (
+        "OTLP JSON logs: a gen_ai.evaluation.result event per result node, linked to the "
+        "traces read"
+    )
+    rows = "streamed"
+    excerpts = False
+    needs_subject = True
+
+    def render(self, outcome: Outcome, subject: object, options: ReportOptions) -> dict[str, str]:
+        """The outcome's line of events (`otel_line`), linked to the subject's spans."""
+        return {"otel": otel_line(outcome, subject)}
+
+    def open(self, out: Writable, options: ReportOptions) -> _OtelReport:
+        """Start an OTel report to `out`."""
+        return _OtelReport(out)
+
+
+OTEL = _Otel()
+"""The OpenTelemetry report format."""

@@ -23,7 +23,14 @@ from typing import Any
 from chatassert._jsonlines import json_lines, nesting_over, not_utf8
 from chatassert._result import Status, shorten
 
-__all__ = ["REPORT_DEPTH", "SHOWN_PROBLEMS", "read_report", "row_kind", "say_problems"]
+__all__ = [
+    "REPORT_DEPTH",
+    "SHOWN_PROBLEMS",
+    "read_report",
+    "result_problems",
+    "row_kind",
+    "say_problems",
+]
 
 REPORT_DEPTH = 400
 """The deepest a line of a report read back may nest (a result tree about half as deep)."""
@@ -147,8 +154,16 @@ def _cost(value: dict[str, Any], where: str) -> Iterator[str]:
     yield from _fields(value, where, _COST_FIELDS, _COST_REQUIRED)
 
 
-def _result(tree: dict[str, Any], where: str) -> Iterator[str]:
-    """The problems of a result tree, walked without recursion."""
+def result_problems(tree: dict[str, Any], where: str) -> Iterator[str]:
+    """The problems of a result tree (as JSON), each placed from `where`, walked without
+    recursion (a Ray results file's stored trees are checked with it too).
+
+    Example:
+        >>> for problem in result_problems({"status": "failed", "name": "x"}, "result"):
+        ...     print(problem)
+        result.reason is missing (expected a string)
+        result.details is missing (expected an object)
+    """
     stack: list[tuple[Any, str]] = [(tree, where)]
     while stack:
         node, at = stack.pop()
@@ -186,7 +201,7 @@ def _row(value: Any) -> Iterator[str]:
             value, "", _OUTCOME_FIELDS, ("suite", "case", "source", "subject_id", "result")
         )
         if isinstance(value["result"], dict):
-            yield from _result(value["result"], "result")
+            yield from result_problems(value["result"], "result")
         if isinstance(value.get("cost"), dict):
             yield from _cost(value["cost"], "cost.")
     elif kind == "unreadable":

@@ -7,10 +7,13 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from chatassert._judging import JudgeCosts
 from chatassert._result import Result, Status, shorten, strict_json
+
+if TYPE_CHECKING:
+    from chatassert._rows import Row
 
 __all__ = [
     "EXIT_ERRORS",
@@ -216,15 +219,17 @@ class Summary:
                 counter = per_assertion[label] = Counter()
             counter[leaf_status] += 1
 
-    def add_row(self, row: Any) -> None:
+    def add_row(self, row: Row) -> None:
         """Count one `chatassert.records.Row`: a case outcome (its disagreements with a
         recording first; it is kept as an example if it did not pass and carries its outcome
-        or its tree), an unreadable or an unmatched record."""
+        or its tree), an unreadable record (its error, `unreadable` when it has none) or an
+        unmatched one."""
         kind = row.kind
         if kind == "case":
-            self.answered.add((row.suite, row.case))
+            suite, case = cast(str, row.suite), cast(str, row.case)  # a case row names both
+            self.answered.add((suite, case))
             for text in row.disagreements:
-                self.add_disagreement(f"{row.suite} / {row.case} ({row.source})", text)
+                self.add_disagreement(f"{suite} / {case} ({row.source})", text)
             outcome = row.outcome
             failing = row.status in ("failed", "error")
             if outcome is None and failing and len(self.failures) < self.keep:
@@ -232,11 +237,9 @@ class Summary:
             if outcome is not None:
                 self.add(outcome)
             else:
-                self.count(
-                    row.suite, row.case, row.status, row.assertions, flaky=row.flaky, cost=row.cost
-                )
+                self.count(suite, case, row.status, row.assertions, flaky=row.flaky, cost=row.cost)
         elif kind == "unreadable":
-            self.add_unreadable(row.source, row.error or "unreadable")
+            self.add_unreadable(row.source, row.error if row.error is not None else "unreadable")
         else:
             self.unmatched += 1
 
