@@ -89,13 +89,9 @@ LAYERS: list[tuple[str, set[str]]] = [
         "edges",  # each with its own outside dependency or I/O
         {
             "_cache",
-            "_cli",
-            "_ray_engine",  # `chatassert check --engine ray`
-            "_run_messages",  # what a check run says on stderr, whichever engine runs it
+            "_cli",  # the command line: a module per command, and the engine below them
             "_schemas",  # the spec files' JSON Schemas, from the registry and the loaders
-            "_init",  # `chatassert init`: writes the schema line into spec files
             "_calibration",  # `chatassert validate`: judged verdicts against human labels
-            "_convert",  # `chatassert convert`: rewrites logs as native lines or an ADK eval set
             "records",  # the pipeline of `chatassert check`: records to rows, summaries, reports
             "_rows",  # rows and engine items: the checker (records) makes them, the report
             # writer (reporting._writer) reads them; it imports neither
@@ -245,6 +241,28 @@ def test_rows_sit_below_the_checker_and_the_report_writer() -> None:
     writer = {"records", "reporting", "reporting._writer", "reporting._formats"}
     assert GRAPH["_rows"] & writer == set()
     assert [m for m in GRAPH if m.split(".")[0] == "reporting" and "records" in GRAPH[m]] == []
+
+
+CLI_COMMANDS = {"_cli.check", "_cli.lint", "_cli.schema", "_cli.init", "_cli.regate"}
+CLI_COMMANDS |= {"_cli.validate", "_cli.convert"}
+
+
+def test_the_command_lines_engine_and_plumbing_sit_below_its_commands() -> None:
+    # docs/architecture.md: each command is a module of `_cli` with `add_parser` and `run`,
+    # listed in `COMMANDS`; what they share (`_cli._plan`, `_engine`, `_output`, ...) imports
+    # no command, and no module of the package is over 600 lines
+    from chatassert._cli import COMMANDS
+
+    assert {f"_cli.{name}" for name in COMMANDS} == CLI_COMMANDS
+    shared = {m for m in GRAPH if m.startswith("_cli._")}
+    assert {"_cli._plan", "_cli._engine", "_cli._output", "_cli._options"} <= shared
+    assert {m: GRAPH[m] & CLI_COMMANDS for m in shared if GRAPH[m] & CLI_COMMANDS} == {}
+    assert GRAPH["_cli._plan"] & shared <= {"_cli._options"}
+    sizes = {
+        p.name: len(p.read_text(encoding="utf-8").splitlines())
+        for p in (SRC / "chatassert" / "_cli").glob("*.py")
+    }
+    assert {name: n for name, n in sizes.items() if n > 600} == {}
 
 
 def test_log_readers_see_records_and_the_byte_reading_knows_no_format() -> None:

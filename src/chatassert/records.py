@@ -434,9 +434,9 @@ class Checker:
             for one in record.each():
                 self._one_into(one, source if one.part is None else f"{source}#{one.part}", out)
         else:
-            from chatassert.transcripts import _record
+            from chatassert.transcripts import read_value
 
-            self.record_into(_record(record, source, 0, self.read_as), source, out)
+            self.record_into(read_value(record, source, 0, self.read_as), source, out)
 
     def _one_into(self, record: Record, where: str, out: list[Item]) -> None:
         """Check one conversation of a record (or one JSON response), appending its rows."""

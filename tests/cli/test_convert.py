@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chatassert import Conversation
-from chatassert._convert import _write_native, native_line
+from chatassert._cli.convert import _write_native, native_line
 from chatassert.transcripts import FORMATS, Record, parse_line, read_records
 
 _GUIDE = Path(__file__).parents[2] / "docs" / "offline.md"
@@ -319,14 +319,14 @@ def test_numbers_a_log_wrote_as_nan_or_infinity_are_kept(tmp_path: Path) -> None
 def test_a_log_that_cannot_be_opened_is_named_and_the_document_still_closed(
     tmp_path: Path,
 ) -> None:
-    from chatassert._cli import _Output
-    from chatassert._convert import convert
+    from chatassert._cli._output import Output
+    from chatassert._cli.convert import convert
 
     _log(tmp_path, _openai(), _openai("two"))
     out = tmp_path / "out.evalset.json"
     args = argparse.Namespace(output=str(out), to="adk-evalset", source_format=None)
     err = io.StringIO()
-    code = convert(args, [str(tmp_path / "gone.jsonl"), str(tmp_path / "odd.jsonl")], err, _Output)
+    code = convert(args, [str(tmp_path / "gone.jsonl"), str(tmp_path / "odd.jsonl")], err, Output)
     assert code == 2
     assert f"cannot read log {tmp_path / 'gone.jsonl'}: No such file" in err.getvalue()
     assert "converted 2 conversation(s); 1 log(s) could not be opened" in err.getvalue()
@@ -335,7 +335,7 @@ def test_a_log_that_cannot_be_opened_is_named_and_the_document_still_closed(
 
 
 def test_an_interrupted_eval_set_is_still_one_document() -> None:
-    from chatassert._convert import _write_adk
+    from chatassert._cli.convert import _write_adk
 
     out = io.StringIO()
 

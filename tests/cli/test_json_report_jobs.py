@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from chatassert._cli import _byte_ranges, _split_lines
+from chatassert._cli._engine import byte_ranges, split_lines
 from chatassert.transcripts import numbered_lines, open_text
 
 GOLDEN = Path(__file__).parent.parent / "reporting" / "golden"
@@ -283,14 +283,14 @@ def test_byte_ranges_give_the_lines_of_the_stream_reader(
         expected = list(numbered_lines(stream, str(path)))
     got: list[tuple[int, str]] = []
     end_before = 0
-    for start, end, first, error in _byte_ranges(str(path), size):
+    for start, end, first, error in byte_ranges(str(path), size):
         assert error is None
         assert start == end_before
         assert start < end
         end_before = end
         with path.open("rb") as f:
             f.seek(start)
-            lines = _split_lines(f.read(end - start), start == 0)
+            lines = split_lines(f.read(end - start), start == 0)
         assert lines
         assert all(line.endswith("\n") for line in lines[:-1])
         got.extend(enumerate(lines, first))

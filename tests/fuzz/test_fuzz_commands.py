@@ -39,7 +39,7 @@ from hypothesis import event, given, strategies as st
 from test_fuzz_cli import _DIR, run
 from test_fuzz_logs import SAMPLES, mutated_record, odd_lines, odd_values, to_line
 
-from chatassert._convert import native_line
+from chatassert._cli.convert import native_line
 from chatassert.reporting._report_reader import read_report
 from chatassert.transcripts import parse_line, read_records
 

@@ -456,7 +456,7 @@ def test_rows_travel_from_a_task_as_they_are_given() -> None:
 def test_a_directory_uri_stands_for_the_logs_in_it(tmp_path: Path) -> None:
     import io
 
-    from chatassert._ray_engine import _logs
+    from chatassert._cli._ray import _logs
 
     (tmp_path / "sub").mkdir()
     for name in ("b.jsonl", "a.jsonl.gz", "c.parquet", ".hidden.jsonl", "notes.txt"):

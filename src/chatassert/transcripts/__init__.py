@@ -36,6 +36,7 @@ from chatassert.transcripts._reading import (
     parse_text,
     read_records,
     read_value,
+    require_format,
 )
 
 __all__ = [
@@ -53,7 +54,5 @@ __all__ = [
     "read_error",
     "read_records",
     "read_value",
+    "require_format",
 ]
-
-_record = read_value
-"""The former name of `read_value`, kept for the modules that still import it."""

@@ -36,6 +36,7 @@ __all__ = [
     "read_one",
     "read_records",
     "read_value",
+    "require_format",
 ]
 
 
@@ -92,6 +93,23 @@ class Record:
         return self.parts or (self,)
 
 
+def require_format(format: str) -> None:
+    """Check that `format` names a log format (one of `FORMATS`).
+
+    Raises:
+        TranscriptError: when it does not, naming the formats that are known.
+
+    Example:
+        >>> require_format("openai")
+        >>> require_format("yaml")
+        Traceback (most recent call last):
+        ...
+        chatassert._errors.TranscriptError: unknown transcript format 'yaml'; known: native, ...
+    """
+    if format not in FORMATS:
+        raise TranscriptError(f"unknown transcript format {format!r}; known: {', '.join(FORMATS)}")
+
+
 def parse_record(record: Any, format: str | None = None) -> Conversation:
     """Turn one parsed JSON record into a conversation, detecting its format unless given.
 
@@ -99,8 +117,8 @@ def parse_record(record: Any, format: str | None = None) -> Conversation:
         TranscriptError: when the record is of no known format or is malformed (nested too
             deeply to read, too).
     """
-    if format is not None and format not in FORMATS:
-        raise TranscriptError(f"unknown transcript format {format!r}; known: {', '.join(FORMATS)}")
+    if format is not None:
+        require_format(format)
     name = format if format is not None else detected(record)
     if name is not None:
         try:

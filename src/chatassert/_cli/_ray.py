@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-from chatassert._run_messages import failures_reached, say_listed, say_strict_stop
+from chatassert._cli._messages import failures_reached, say_listed, say_strict_stop
 from chatassert.records import Checker, ReportWriter, Summary
 from chatassert.reporting._summary import EXIT_USAGE
 

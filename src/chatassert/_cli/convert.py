@@ -39,6 +39,7 @@ __all__ = [
     "add_parser",
     "convert",
     "native_line",
+    "run",
 ]
 
 TARGETS = ("native", "adk-evalset")
@@ -341,3 +342,13 @@ def convert(
         + "\n"
     )
     return code
+
+
+def run(args: argparse.Namespace, out: Any, err: IO[str]) -> int:
+    """Run `chatassert convert` with parsed `args` (its output is `--output`'s, not `out`);
+    return its exit code."""
+    from chatassert._cli._output import Output
+    from chatassert._cli._plan import expand_logs
+
+    paths = expand_logs(args.logs, err)
+    return EXIT_USAGE if paths is None else convert(args, paths, err, Output)

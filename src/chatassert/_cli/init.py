@@ -15,6 +15,7 @@ the editor's settings (VS Code: `json.schemas`).
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import tempfile
@@ -23,7 +24,7 @@ from typing import IO, Any, Protocol
 
 from chatassert._errors import SpecError
 
-__all__ = ["MODELINE", "init_files", "modeline_for"]
+__all__ = ["MODELINE", "add_parser", "init_files", "modeline_for", "run"]
 
 MODELINE = "# yaml-language-server: $schema="
 """The start of the line yaml-language-server reads a file's schema from."""
@@ -96,6 +97,30 @@ def init_files(
             err.write(f"{name}: not changed: {message}\n")
             code = _EXIT_USAGE
     return code
+
+
+def add_parser(sub: Any) -> None:
+    """Add the `init` command to the subparsers `sub`."""
+    init = sub.add_parser(
+        "init",
+        help="add a '# yaml-language-server: $schema=...' first line to YAML spec files",
+        description="Point YAML spec files at the JSON Schema of their dialect (detected as "
+        "the loader does), so an editor with yaml-language-server completes and checks them. "
+        "Only a first line is added (or an older one of ours replaced); the rest of the file "
+        "is kept byte for byte. JSON files are left as they are.",
+    )
+    init.add_argument("files", nargs="+", metavar="SPEC", help="YAML spec files")
+    init.add_argument(
+        "--schema-url",
+        metavar="URL",
+        help="the $schema target to write instead of the path of the installed schema file; "
+        "'{dialect}' in it is replaced by the file's dialect (flat, promptkit, expect, native)",
+    )
+
+
+def run(args: argparse.Namespace, out: _Writer, err: IO[str]) -> int:
+    """Run `chatassert init` with parsed `args`; return its exit code."""
+    return init_files(args.files, out, err, schema_url=args.schema_url)
 
 
 def _init_one(name: str, schema_url: str | None) -> tuple[bool, str]:

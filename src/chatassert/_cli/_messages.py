@@ -1,5 +1,5 @@
 """What a `chatassert check` run says on stderr as rows come, whichever engine checks them
-(the local loop in `_cli`, or `_ray_engine`): the records it lists, and why it stops."""
+(the local loop in `_cli._run`, or `_cli._ray`): the records it lists, and why it stops."""
 
 from __future__ import annotations
 

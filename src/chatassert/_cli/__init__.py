@@ -1,0 +1,89 @@
+"""The `chatassert` command line: one module per command, each with its `add_parser` and
+its `run`, in the table `COMMANDS`.
+
+    chatassert check SUITE LOG [LOG ...]             check logged conversations against a suite
+    chatassert check --assert SPEC [...] LOG [...]   check inline assertions, with no suite
+    chatassert check --suite SUITE --assert SPEC LOG [LOG ...]   both
+    chatassert lint SUITE [SUITE ...]                load and validate suites without running them
+    chatassert schema [spec|result|report]           print a JSON Schema
+    chatassert schema --dialect DIALECT              the schema of a dialect's files (draft-07)
+    chatassert init SPEC [SPEC ...]                  point YAML spec files at their schema
+    chatassert regate REPORT --min-score NAME=S      re-decide judged checks of a JSON report
+    chatassert validate SUITE LABELS LOG [LOG ...]   a judge's agreement with human labels
+    chatassert convert [--to FORMAT] LOG [LOG ...]   rewrite logs as native lines or an ADK set
+
+The modules below the commands: `_options` (the parser and the options several commands
+share), `_output` (where reports go), `_plan` (what the engine and the commands share: the
+run plan, the suites, the logs, the chunk sizes), `_engine` and `_worker` (chunks checked in
+this process or in worker processes), `_grouping` (`--group-by`), `_run` (the local run
+loop), `_progress`, `_interrupts`, `_messages` (what a run says on stderr) and `_ray` (the
+Ray engine's driver).
+
+Exit codes: see `EXIT_CODES` in `_options` (shown by `chatassert --help`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+from chatassert import __version__
+from chatassert._cli._options import EXIT_CODES, Parser
+from chatassert._cli._output import EXIT_PIPE, STDOUT, Output, OutputError
+from chatassert.reporting import EXIT_INTERRUPTED, EXIT_USAGE
+
+__all__ = ["COMMANDS", "main", "parser"]
+
+COMMANDS = ("check", "lint", "schema", "init", "regate", "validate", "convert")
+"""The commands, in the order `chatassert --help` lists them: each a module of this package
+with `add_parser(subparsers)` and `run(args, out, err) -> int`, imported when the parser is
+built."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The parser of the command line, each command's part added by its own module."""
+    built = Parser(
+        prog="chatassert",
+        description="Assertions over what LLM agents produce.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    built.add_argument("--version", action="version", version=f"chatassert {__version__}")
+    sub = built.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for name in COMMANDS:
+        importlib.import_module(f"chatassert._cli.{name}").add_parser(sub)
+    return built
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return its exit code."""
+    try:
+        return _main(argv)
+    except OutputError as exc:
+        if exc.name == STDOUT:  # what is still buffered goes nowhere, not to a failing flush
+            with contextlib.suppress(OSError, ValueError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+        if isinstance(exc.error, BrokenPipeError):  # the reader went away (`... | head`)
+            return EXIT_PIPE
+        sys.stderr.write(f"{exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:  # before a run started, or in lint or schema: nothing to report
+        sys.stderr.write("interrupted\n")
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the HTML report shows it
+    args.started = time.time()
+    out = Output(sys.stdout, STDOUT)
+    command = importlib.import_module(f"chatassert._cli.{args.command}")
+    code: int = command.run(args, out, sys.stderr)
+    out.flush()
+    return code

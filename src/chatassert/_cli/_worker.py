@@ -1,0 +1,116 @@
+"""The state of a worker process (`--jobs N`): the checker it builds once from the run's
+plan, and what it does with a chunk's items before they travel back (`fold`). The pool's
+initialiser and the functions workers run are top-level functions: they are pickled by
+reference.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import signal
+import sys
+from concurrent.futures import ProcessPoolExecutor
+
+from chatassert._cli._plan import Folded, Plan, load_suites, make_checker
+from chatassert._suite import Suite
+from chatassert.records import (
+    Checker,
+    HeldStep,
+    Item,
+    ReportWriter,
+    Row,
+)
+from chatassert.reporting import (
+    EXIT_USAGE,
+    REPORT_FORMATS,
+    Summary,
+)
+
+_WORKER: Checker | None = None
+
+
+_WORKER_PLAN: Plan | None = None
+
+
+_LOADED: tuple[Plan, list[Suite]] | None = None
+"""The suites the main process loaded, for workers it forks (they inherit them, and need not
+load them again); a worker that is spawned instead loads them from the plan."""
+
+
+def init_worker(plan: Plan) -> None:
+    """Start a worker process: build its checker from the plan (from the suites the main
+    process loaded, when it was forked from it)."""
+    global _WORKER, _WORKER_PLAN
+    # Ctrl-C reaches every process of the terminal's group: the main process alone answers it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    loaded = _LOADED
+    suites = (
+        loaded[1] if loaded is not None and loaded[0] == plan else load_suites(plan, sys.stderr)
+    )
+    if suites is None:  # the suite changed since the main process loaded it
+        raise SystemExit(EXIT_USAGE)
+    _WORKER = make_checker(plan, suites)
+    _WORKER_PLAN = plan
+
+
+def fold(items: list[Item]) -> list[Item] | Folded:
+    """A worker's chunk, folded when the run's plan allows it and no held step of a
+    multi-step test is among its items (those are paired in the main process)."""
+    plan = _WORKER_PLAN
+    if plan is None or not plan.fold or any(type(item) is HeldStep for item in items):
+        return items
+    outputs = {fmt: io.StringIO() for fmt in plan.formats if REPORT_FORMATS[fmt].rows == "streamed"}
+    writer = ReportWriter(
+        outputs, full_results=plan.full_results, verbose=plan.verbose, flaky=plan.flaky
+    )
+    summary = Summary(keep=plan.show, records=0)
+    rows: list[Row] = []
+    records = 0
+    for row in items:
+        if type(row) is not Row:  # the end of a record: no held step is among the items
+            records += 1
+            continue
+        writer.add(row)
+        if row.kind == "case":
+            summary.add_row(row)
+        else:
+            rows.append(row)
+    summary.records = records
+    return Folded(summary, {fmt: out.getvalue() for fmt, out in outputs.items()}, rows)
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate a pool's worker processes (Python 3.14 has `terminate_workers()` for this)."""
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(Exception):
+            process.terminate()
+
+
+def start_pool(plan: Plan, suites: list[Suite], jobs: int) -> ProcessPoolExecutor:
+    """A pool of `jobs` worker processes for `plan`; the suites the main process loaded are
+    left for the workers it forks (`end_pool` forgets them)."""
+    global _LOADED
+    _LOADED = (plan, suites)
+    return ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(plan,))
+
+
+def end_pool(pool: ProcessPoolExecutor) -> None:
+    """Wait for a pool's workers to end (what was not started is cancelled)."""
+    global _LOADED
+    try:
+        pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        _LOADED = None
+
+
+def task_checker() -> Checker:
+    """This worker's checker, reset for a new task."""
+    assert _WORKER is not None
+    _WORKER.reset()
+    return _WORKER

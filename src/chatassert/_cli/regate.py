@@ -1,0 +1,199 @@
+"""`chatassert regate`: decide the judged checks of a JSON report again with new minimum
+scores, and write the new reports (through the same report writer as `check`) and exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping, Sequence
+from typing import IO, Any
+
+from chatassert._cli._options import EXIT_CODES, flaky_option, offered_formats
+from chatassert._cli._output import Output, Reports, finish_reports, report_outputs, report_writer
+from chatassert._cli._plan import Plan
+from chatassert._result import Result
+from chatassert.records import (
+    Row,
+)
+from chatassert.reporting import (
+    EXIT_USAGE,
+    REPORT_FORMATS,
+    Outcome,
+    Summary,
+    json_line,
+)
+
+
+def add_parser(sub: Any) -> None:
+    """Add the `regate` command to the subparsers `sub`."""
+    regate = sub.add_parser(
+        "regate",
+        help="recompute the statuses of a JSON report with new judged thresholds",
+        description="Read a JSON report of check (compact or --full-results), decide its "
+        "judged checks again with new minimum scores, recompute every status above them by "
+        "its combinator's rule, and write the new report and exit code; no judge is asked.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    regate.add_argument("report", metavar="REPORT", help="a JSON report (.jsonl), or - for stdin")
+    regate.add_argument(
+        "--min-score",
+        dest="min_scores",
+        action="append",
+        default=[],
+        required=True,
+        metavar="NAME=SCORE",
+        help="the new threshold of the judged checks named NAME (an assertion's name, else "
+        "its kind, such as llm_rubric or llm_judge), SCORE from 0 to 1; repeatable",
+    )
+    regate.add_argument(
+        "-f",
+        "--format",
+        choices=offered_formats(subjects=False),
+        default=None,
+        help="as for check",
+    )
+    regate.add_argument(
+        "-o", "--output", action="append", default=[], metavar="PATH", help="as for check"
+    )
+    regate.add_argument("--full-results", action="store_true", help="as for check")
+    regate.add_argument("--show", type=int, default=10, metavar="N", help="as for check")
+    regate.add_argument("-v", "--verbose", action="store_true", help="as for check")
+    flaky_option(regate)
+
+
+def _thresholds(given: Sequence[str], err: IO[str]) -> dict[str, float] | None:
+    """`NAME=SCORE` options as a mapping (None after saying what is wrong on `err`)."""
+    out: dict[str, float] = {}
+    for item in given:
+        name, eq, text = item.rpartition("=")
+        try:
+            score = float(text)
+        except ValueError:
+            score = -1.0
+        if not eq or not name or not 0.0 <= score <= 1.0:
+            err.write(
+                f"chatassert regate: --min-score {item!r}: expected NAME=SCORE with a SCORE "
+                "from 0 to 1 (--min-score llm_rubric=0.8)\n"
+            )
+            return None
+        out[name] = score
+    return out
+
+
+def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
+    """Run `chatassert regate` with parsed `args`; return its exit code."""
+    thresholds = _thresholds(args.min_scores, err)
+    outputs = report_outputs(args.format, args.output, err)
+    if thresholds is None or outputs is None:
+        return EXIT_USAGE
+    needing = next((fmt for fmt, _ in outputs if REPORT_FORMATS[fmt].needs_subject), None)
+    if needing is not None:
+        err.write(
+            f"chatassert regate: {needing} reports are written by check, which reads the logs\n"
+        )
+        return EXIT_USAGE
+    if args.show < 1:
+        err.write(f"chatassert regate: --show must be at least 1 (got {args.show})\n")
+        return EXIT_USAGE
+    from chatassert.reporting._report_reader import read_report, row_kind, say_problems
+
+    try:
+        if args.report == "-":  # as bytes: a stray byte is then a problem of its line
+            raw = getattr(sys.stdin, "buffer", None)
+            text = (
+                sys.stdin.read() if raw is None else raw.read().decode("utf-8", "surrogateescape")
+            )
+        else:
+            with open(args.report, encoding="utf-8", errors="surrogateescape", newline="") as f:
+                text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        err.write(f"chatassert regate: cannot read {args.report}: {exc}\n")
+        return EXIT_USAGE
+    lines, problems = read_report(text, "<stdin>" if args.report == "-" else args.report)
+    if problems:
+        err.write("chatassert regate: not a JSON report of check:\n" + say_problems(problems))
+        return EXIT_USAGE
+    kinds = [row_kind(value) for value in lines]
+    for value, kind in zip(lines, kinds, strict=True):
+        if kind == "result":
+            value["result"] = Result.from_dict(value["result"])
+    plan = Plan(
+        None, (), None, outputs, args.verbose, full_results=args.full_results, show=args.show,
+        flaky=args.flaky,
+    )  # fmt: skip
+    summaries = (v["summary"] for v, k in zip(lines, kinds, strict=True) if k == "summary")
+    stored: dict[str, Any] = next(summaries, {})
+    records = stored.get("records")
+    summary = Summary(keep=args.show, records=None if records is None else int(records))
+    summary.interrupted = bool(stored.get("interrupted"))
+    reports = Reports()
+    try:
+        if not reports.open(plan.outputs, out, err):
+            return EXIT_USAGE
+        # rows read back from a report carry no subject: the HTML page shows the failing
+        # examples the summary keeps
+        writer = report_writer(plan, reports, args, subjects=False)
+        for value, kind in zip(lines, kinds, strict=True):
+            row = _regated_row(value, kind, thresholds)
+            if row is not None:
+                summary.add_row(row)
+                writer.add(row)
+        if summary.records is None:
+            summary.records = summary.total
+        finish_reports(plan, summary, writer, args)
+        reports.close()
+        return summary.exit_code()
+    finally:
+        reports.close(quietly=True)
+
+
+def _regated_row(
+    value: dict[str, Any], kind: str | None, thresholds: Mapping[str, float]
+) -> Row | None:
+    """The row of one line of a JSON report, its result re-gated (None for the summary line).
+
+    A case row carries its outcome; an unreadable or unmatched record carries the line as
+    read, its JSON rendering, so the new report holds it as the old one did.
+    """
+    from chatassert.reporting import regate
+
+    if kind == "result":
+        recorded = value.get("recorded")
+        outcome = Outcome(
+            value.get("suite", ""),
+            value.get("case", ""),
+            regate(value["result"], thresholds),
+            value.get("source", ""),
+            value.get("subject_id"),
+            recorded=None if recorded is None else tuple(recorded),
+            disagreements=(None if recorded is None else tuple(value.get("disagreements") or ())),
+            cost=value.get("cost"),
+        )
+        return Row(
+            kind="case",
+            source=outcome.source,
+            suite=outcome.suite,
+            case=outcome.case,
+            status=outcome.result.status.value,
+            subject_id=outcome.subject_id,
+            cost=outcome.cost,
+            duration=outcome.seconds,
+            outcome=outcome,
+        )
+    if kind == "unreadable":
+        return Row(
+            kind="unreadable",
+            source=value["unreadable"],
+            error=value["error"],
+            rendered={"json": json_line(value)},
+        )
+    if kind == "unmatched":
+        return Row(
+            kind="unmatched",
+            source=value["unmatched"],
+            suite=value["suite"],
+            rendered={"json": json_line(value)},
+        )
+    return None
