@@ -25,8 +25,8 @@ from chatassert._models import Turn
 from chatassert._params import Param, register
 from chatassert._result import Result, Status, shorten
 from chatassert._trajectory_base import (
+    CallCheck,
     LocatedCall,
-    _CallCheck,
     _count,
     _turns,
     call_key,
@@ -51,7 +51,7 @@ def _times(n: int) -> str:
 
 
 @register
-class ToolCallCount(_CallCheck):
+class ToolCallCount(CallCheck):
     """Passes when `tool` was called between `min` and `max` times (inclusive).
 
     Give `min`, `max` or both. Errored calls count as calls; `details.errored` counts them
@@ -138,7 +138,7 @@ class ToolCallCount(_CallCheck):
 
 
 @register
-class MaxToolCalls(_CallCheck):
+class MaxToolCalls(CallCheck):
     """Passes when the agent made at most `max` tool calls in total.
 
     Example:
@@ -180,7 +180,7 @@ class MaxToolCalls(_CallCheck):
 
 
 @register
-class NoRepeatedCalls(_CallCheck):
+class NoRepeatedCalls(CallCheck):
     """Passes when no tool was called twice with the same arguments (a sign of a loop).
 
     Arguments are equal when their JSON is equal (`4` and `4.0` are equal); `ignore_keys`
@@ -268,7 +268,7 @@ def _steps_of(turn: Turn) -> tuple[int, int, bool]:
 
 
 @register
-class StepsBeforeAnswer(_CallCheck):
+class StepsBeforeAnswer(CallCheck):
     """Passes when every turn reaches its final answer within `max` steps.
 
     A step is one tool call, or one intermediate assistant message (an assistant message

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from chatassert._jsonbase import _PATH, _index, _int, _number, _Offenders, _PathCheck, show
+from chatassert._jsonbase import PATH_PARAM, Offenders, _index, _int, _number, _PathCheck, show
 from chatassert._params import Param, register
 from chatassert._result import Result, Status
 
@@ -143,7 +143,7 @@ class _Dates(_PathCheck):
         if not found and not self._path.fans_out:
             return self._missing(self.path, self._expected())
         ctx = self._context()
-        bad: _Offenders | None = None
+        bad: Offenders | None = None
         first_reason = ""
         for value, where in found:
             when = parse_date(value)
@@ -151,7 +151,7 @@ class _Dates(_PathCheck):
                 continue
             location = self._path.location(where)
             if bad is None:
-                bad = _Offenders()
+                bad = Offenders()
                 first_reason = (
                     f"Value {show(value)} at {location} is not a date"
                     if when is None
@@ -192,7 +192,7 @@ class AllDatesBetween(_Dates):
     kind = "expect_all_dates_between"
     dialect_names = {"expect": "all_dates_between"}
     params = (
-        _PATH,
+        PATH_PARAM,
         Param("start", "str", required=True, doc="the earliest date (inclusive)"),
         Param("end", "str", required=True, doc="the latest date (inclusive)"),
     )
@@ -261,7 +261,7 @@ class DatesWithinDays(_Dates):
     kind = "expect_dates_within_days"
     dialect_names = {"expect": "dates_within_days"}
     options = ("clock",)
-    params = (_PATH, Param("days", "number", required=True, doc="how many days from now"))
+    params = (PATH_PARAM, Param("days", "number", required=True, doc="how many days from now"))
     days: float
     _span: _dt.timedelta
     _clock: Callable[[], _dt.datetime]
@@ -334,7 +334,7 @@ class AllDatesInYear(_Dates):
     __slots__ = ("year",)
     kind = "expect_all_dates_in_year"
     dialect_names = {"expect": "all_dates_in_year"}
-    params = (_PATH, Param("year", "int", required=True, doc="the year"))
+    params = (PATH_PARAM, Param("year", "int", required=True, doc="the year"))
     year: int
 
     def __init__(self, path: str, year: int, *, message: str | None = None) -> None:

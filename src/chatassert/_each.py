@@ -21,12 +21,12 @@ from typing import Any, ClassVar
 
 from chatassert._errors import RegexTimeoutError
 from chatassert._jsonbase import (
-    _PATH,
+    PATH_PARAM,
+    Offenders,
     _EachValue,
     _index,
     _is_number,
     _number,
-    _Offenders,
     _PathCheck,
     all_equal_to,
     json_equal,
@@ -67,7 +67,10 @@ class AllMatch(_EachValue):
     __slots__ = ("_all_equal", "value")
     kind = "expect_all_match"
     dialect_names = {"expect": "all_match"}
-    params = (_PATH, Param("value", "any", required=True, doc="the value every item must equal"))
+    params = (
+        PATH_PARAM,
+        Param("value", "any", required=True, doc="the value every item must equal"),
+    )
     value: Any
     _all_equal: Callable[[Iterable[Any]], bool]
 
@@ -116,7 +119,7 @@ class AllMatchOneOf(_EachValue):
     __slots__ = ("values",)
     kind = "expect_all_match_one_of"
     dialect_names = {"expect": "all_match_one_of"}
-    params = (_PATH, Param("values", "any", required=True, doc="the allowed values"))
+    params = (PATH_PARAM, Param("values", "any", required=True, doc="the allowed values"))
     values: list[Any]
 
     def __init__(self, path: str, values: Sequence[Any], *, message: str | None = None) -> None:
@@ -160,7 +163,7 @@ class _PatternEach(_PathCheck):
     expect_form = "fields"
     options = ("regex_timeout",)
     params = (
-        _PATH,
+        PATH_PARAM,
         Param(
             "regex",
             "str",
@@ -244,7 +247,7 @@ class _PatternEach(_PathCheck):
             )
         if not positions:
             return self._passed(len(found))
-        bad = _Offenders.at(self._path, found, positions)
+        bad = Offenders.at(self._path, found, positions)
         first = bad.first
         assert first is not None
         word, where_text = _subject_words(first["path"])
@@ -318,7 +321,7 @@ class ArrayContains(_PathCheck):
     dialect_names = {"expect": "array_contains"}
     options = ("regex_timeout",)
     params = (
-        _PATH,
+        PATH_PARAM,
         Param(
             "values",
             "any",
@@ -440,7 +443,7 @@ def _in_range(values: Iterable[Any], low: float, high: float) -> bool:
 class _Range(_PathCheck):
     __slots__ = ("_high", "_low", "max", "min")
     params = (
-        _PATH,
+        PATH_PARAM,
         Param("min", "number", default=None, doc="the smallest allowed value"),
         Param("max", "number", default=None, doc="the largest allowed value"),
     )
@@ -552,7 +555,7 @@ class SortedDesc(_PathCheck):
     __slots__ = ()
     kind = "expect_sorted_desc"
     dialect_names = {"expect": "sorted_desc"}
-    params = (_PATH,)
+    params = (PATH_PARAM,)
 
     def _expected(self) -> Any:
         return "descending"
@@ -572,7 +575,7 @@ class SortedDesc(_PathCheck):
                 f"the values at {self.path} cannot be ordered (found {', '.join(sorted(kinds))})",
                 {"path": self.path, "actual": values},
             )
-        bad = _Offenders()
+        bad = Offenders()
         if any(values[i] > values[i - 1] for i in range(1, len(values))):
             found = self._path.find(data)
             for i in range(1, len(values)):

@@ -23,11 +23,11 @@ from typing import Any, ClassVar
 
 from chatassert._base import QuickTest
 from chatassert._jsonbase import (
-    _PATH,
+    PATH_PARAM,
     JsonCheck,
+    Offenders,
     _check_scalar,
     _EachValue,
-    _Offenders,
     _same_scalar,
     _str_value,
     _strings,
@@ -423,7 +423,7 @@ class FieldEquals(JsonCheck):
         return quick
 
     def _eval(self, data: Any) -> Result:
-        bad = _Offenders()
+        bad = Offenders()
         for path, expected in self._fields:
             found = path.find(data)
             if not found:
@@ -471,7 +471,7 @@ class FieldContains(_EachValue):
     kind = "expect_field_contains"
     dialect_names = {"expect": "field_contains"}
     params = (
-        _PATH,
+        PATH_PARAM,
         Param("text", "text", required=True, aliases=("value",), doc="the text to find"),
         Param("case_sensitive", "bool", default=False, doc="compare case exactly"),
     )

@@ -17,7 +17,7 @@ import re
 from chatassert._base import Assertion
 from chatassert._models import turn_of
 from chatassert._params import Param, normalise_type, register
-from chatassert._promptkit_base import _quoted
+from chatassert._promptkit_base import quoted_list
 from chatassert._result import Result, Status
 
 __all__ = [
@@ -130,7 +130,7 @@ class GuardrailTriggered(Assertion):
         elif self.guardrail:
             reason = f"Expected {what} not to trigger but it did"
         else:
-            reason = f"Expected no guardrail to trigger but {_quoted(triggered)} did"
+            reason = f"Expected no guardrail to trigger but {quoted_list(triggered)} did"
         return Result(_F, self.kind, reason, details)
 
     def describe(self) -> str:

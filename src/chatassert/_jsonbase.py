@@ -39,11 +39,13 @@ from chatassert._result import Result, Status, location_pointer, shorten
 
 __all__ = [
     "DEFAULT_SENSITIVE_PREFIXES",
-    "JsonCheck",
     "MAX_OFFENDING",
+    "PATH_PARAM",
     "all_equal_to",
     "json_equal",
+    "JsonCheck",
     "literal_prefixes",
+    "Offenders",
     "show",
 ]
 
@@ -233,7 +235,7 @@ def _check_scalar(name: str, value: object) -> Any:
     return value
 
 
-class _Offenders:
+class Offenders:
     """Collects the items that broke a check: the first in full, the rest up to a cap."""
 
     __slots__ = ("count", "first", "items")
@@ -257,7 +259,7 @@ class _Offenders:
         self.items.append(item)
 
     @classmethod
-    def at(cls, path: JsonPath, found: list[tuple[Any, Where]], positions: list[int]) -> _Offenders:
+    def at(cls, path: JsonPath, found: list[tuple[Any, Where]], positions: list[int]) -> Offenders:
         """The values at `positions` of `found` (what `path.find` gave), located: the loops
         that test many values note where they failed, and only those are located."""
         bad = cls()
@@ -453,7 +455,7 @@ class _PathCheck(JsonCheck):
         return quick
 
 
-_PATH = Param("path", "str", required=True, doc="a path: a.b, a[*].b, a[0].b, or $ JSONPath")
+PATH_PARAM = Param("path", "str", required=True, doc="a path: a.b, a[*].b, a[0].b, or $ JSONPath")
 
 
 class _EachValue(_PathCheck):
@@ -484,7 +486,7 @@ class _EachValue(_PathCheck):
         positions = [k for k, (value, _) in enumerate(found) if not ok(value)]
         if not positions:
             return self._passed(len(found))
-        bad = _Offenders.at(self._path, found, positions)
+        bad = Offenders.at(self._path, found, positions)
         first = bad.first
         assert first is not None
         return Result(

@@ -21,17 +21,19 @@ if TYPE_CHECKING:
     from chatassert._base import Assertion
 
 __all__ = [
+    "BY_DIALECT",
     "MISSING",
+    "REGISTRY",
     "VALUE_TYPES",
     "BuildPart",
-    "Param",
-    "ValueType",
-    "WrongValueError",
     "did_you_mean",
     "normalise_type",
+    "Param",
     "plain",
     "register",
     "string_values",
+    "ValueType",
+    "WrongValueError",
 ]
 
 
@@ -94,8 +96,8 @@ class Param:
         return VALUE_TYPES[self.value_type].description
 
 
-_REGISTRY: dict[str, type[Assertion]] = {}
-_DIALECTS: dict[str, dict[str, type[Assertion]]] = {}
+REGISTRY: dict[str, type[Assertion]] = {}
+BY_DIALECT: dict[str, dict[str, type[Assertion]]] = {}
 
 A = TypeVar("A", bound="type[Assertion]")
 
@@ -111,7 +113,7 @@ def register(cls: A) -> A:
     kind = cls.kind
     if not kind:
         raise ValueError(f"{cls.__name__} has no kind")
-    existing = _REGISTRY.get(kind)
+    existing = REGISTRY.get(kind)
     reloaded = existing is not None and (existing.__module__, existing.__qualname__) == (
         cls.__module__,
         cls.__qualname__,
@@ -120,10 +122,10 @@ def register(cls: A) -> A:
         raise ValueError(f"kind {kind!r} is already registered by {existing.__name__}")
     if not cls.__doc__:
         raise ValueError(f"{cls.__name__} needs a docstring: it is the type's documentation")
-    _REGISTRY[kind] = cls
+    REGISTRY[kind] = cls
     for dialect, names in getattr(cls, "dialect_names", {}).items():
         for name in (names,) if isinstance(names, str) else names:
-            _DIALECTS.setdefault(dialect, {})[name] = cls
+            BY_DIALECT.setdefault(dialect, {})[name] = cls
     return cls
 
 

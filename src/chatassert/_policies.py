@@ -37,9 +37,9 @@ from chatassert._params import Param, register
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT
 from chatassert._result import Result, Status, shorten
 from chatassert._trajectory_base import (
+    CallCheck,
     CallPattern,
     LocatedCall,
-    _CallCheck,
     _count,
     _turns,
     call_key,
@@ -99,7 +99,7 @@ class _Undecided:
         self.missing: set[int] = set()
 
 
-class _PolicyCheck(_CallCheck):
+class _PolicyCheck(CallCheck):
     """Shared parts of the tool policies: marks per role, decided in the best and worst reading.
 
     A subclass lists its roles in `_roles()`: for each, the marks of every call and whether
@@ -741,7 +741,7 @@ class MaxConsecutive(_PolicyCheck):
 
 
 @register
-class NoToolLoops(_CallCheck):
+class NoToolLoops(CallCheck):
     """Passes when no call is repeated within `window` consecutive calls (a loop).
 
     Two calls repeat when they have the same name and, with `same_args` (the default), the

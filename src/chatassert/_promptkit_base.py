@@ -29,6 +29,7 @@ __all__ = [
     "CONTENT_LIMIT",
     "assistant_texts",
     "assistant_texts_of",
+    "quoted_list",
 ]
 
 _E = Status.ERROR
@@ -41,7 +42,7 @@ CONTENT_LIMIT = 500
 # -- shared helpers --------------------------------------------------------------------------
 
 
-def _quoted(values: Sequence[str]) -> str:
+def quoted_list(values: Sequence[str]) -> str:
     return ", ".join(f"'{v}'" for v in values)
 
 

@@ -29,10 +29,10 @@ from chatassert._models import Conversation, Turn, as_conversation, text_of, tur
 from chatassert._params import Param, register, string_values
 from chatassert._promptkit_base import (
     CONTENT_LIMIT,
-    _quoted,
     _timeout,
     assistant_texts,
     assistant_texts_of,
+    quoted_list,
 )
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
 from chatassert._result import Result, Status
@@ -91,14 +91,14 @@ class ContentIncludes(Contains):
         return {"patterns": list(self.values), "missing_patterns": []}
 
     def _subset_failure(self, subset: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
-        return f"Expected the response to contain {_quoted(subset)} but it does not", {
+        return f"Expected the response to contain {quoted_list(subset)} but it does not", {
             "patterns": list(self.values),
             "missing_patterns": list(subset),
         }
 
     def describe(self) -> str:
         """Describe the requirement."""
-        return "response contains " + _quoted(self.values)
+        return "response contains " + quoted_list(self.values)
 
 
 @register
@@ -422,7 +422,7 @@ class _ConversationPatterns(Assertion):
 
     def describe(self) -> str:
         """Describe the requirement."""
-        return f"{self.kind} {_quoted(self.patterns)}"
+        return f"{self.kind} {quoted_list(self.patterns)}"
 
 
 @register
@@ -633,7 +633,7 @@ class ConversationContentNotIncludes(_ConversationPatterns):
     def describe(self) -> str:
         """Describe the requirement."""
         words = " (whole words)" if self._words else ""
-        return f"{self.kind} {_quoted(self.patterns)}{words}"
+        return f"{self.kind} {quoted_list(self.patterns)}{words}"
 
 
 @register
@@ -669,7 +669,7 @@ class ContentExcludes(ConversationContentNotIncludes):
     def describe(self) -> str:
         """Describe the requirement."""
         words = " (whole words)" if self._words else ""
-        return f"no response so far contains {_quoted(self.patterns)}{words}"
+        return f"no response so far contains {quoted_list(self.patterns)}{words}"
 
 
 @register

@@ -20,7 +20,7 @@ from typing import ClassVar
 from chatassert._base import Assertion
 from chatassert._models import Conversation, as_conversation, turn_of
 from chatassert._params import Param, register
-from chatassert._promptkit_base import _arguments, _names, _quoted, _unique
+from chatassert._promptkit_base import _arguments, _names, _unique, quoted_list
 from chatassert._result import Result, Status
 
 __all__ = [
@@ -67,7 +67,7 @@ class _NamesCheck(Assertion):
         details = {self._named_key: names, self._called_key: called}
         if not names:
             return Result(_P, self.kind, self._held(), details)
-        reason = self._failure.format(names=_quoted(names), called=called)
+        reason = self._failure.format(names=quoted_list(names), called=called)
         return Result(_F, self.kind, reason, details)
 
     def describe(self) -> str:

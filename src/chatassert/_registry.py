@@ -17,9 +17,9 @@ from typing import Any
 from chatassert._base import Assertion
 from chatassert._errors import SpecError, SpecProblem
 from chatassert._params import (
-    _DIALECTS,
-    _REGISTRY,
+    BY_DIALECT,
     MISSING,
+    REGISTRY,
     VALUE_TYPES,
     Param,
     WrongValueError,
@@ -44,13 +44,13 @@ __all__ = [
 def registered() -> dict[str, type[Assertion]]:
     """Return every registered native kind and its class, sorted by kind."""
     _load_builtins()
-    return dict(sorted(_REGISTRY.items()))
+    return dict(sorted(REGISTRY.items()))
 
 
 def dialect_types(dialect: str) -> dict[str, type[Assertion]]:
     """Return the type names of a dialect and the classes they build."""
     _load_builtins()
-    return dict(_DIALECTS.get(dialect, {}))
+    return dict(BY_DIALECT.get(dialect, {}))
 
 
 _BUILTIN_MODULES = (
@@ -269,7 +269,7 @@ def build(
     """
     if table is None:
         _load_builtins()
-        table = _REGISTRY
+        table = REGISTRY
     if not isinstance(node, Mapping):
         ctx.problem(
             node,

@@ -23,7 +23,15 @@ from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from chatassert._base import Assertion
-from chatassert._jsonbase import _PATH, _index, _Offenders, _PathCheck, _str_value, json_equal, show
+from chatassert._jsonbase import (
+    PATH_PARAM,
+    Offenders,
+    _index,
+    _PathCheck,
+    _str_value,
+    json_equal,
+    show,
+)
 from chatassert._matchers import _segments, model_matches
 from chatassert._models import Conversation, NotJSONError, Turn, as_json
 from chatassert._params import Param, register
@@ -149,7 +157,7 @@ class NoOverlap(_PathCheck):
     kind = "expect_no_overlap"
     dialect_names = {"expect": "no_overlap"}
     params = (
-        _PATH,
+        PATH_PARAM,
         Param(
             "with",
             "str",
@@ -259,7 +267,7 @@ class NoOverlap(_PathCheck):
             return error
         assert pool is not None
         elements = _elements(found, self._path)
-        bad = _Offenders()
+        bad = Offenders()
         for value, location, index in elements:
             if value in pool:
                 bad.add(location, value, index)

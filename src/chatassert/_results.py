@@ -21,10 +21,10 @@ from chatassert._base import AllOf, AnyOf, Assertion, QuickTest
 from chatassert._jsonbase import (
     DEFAULT_SENSITIVE_PREFIXES,
     JsonCheck,
+    Offenders,
     _int,
     _is_number,
     _number,
-    _Offenders,
     _str_value,
     _strings,
     json_equal,
@@ -220,7 +220,7 @@ class _Tags(JsonCheck):
         results = _results_of(data)
         if not isinstance(results, list):
             results = []
-        bad: _Offenders | None = None
+        bad: Offenders | None = None
         for i, item in enumerate(results):
             meta = item.get("metadata") if isinstance(item, dict) else None
             tags = meta.get("tags") if isinstance(meta, dict) else None
@@ -237,7 +237,7 @@ class _Tags(JsonCheck):
                 )
             if not self._fine(tags):
                 if bad is None:
-                    bad = _Offenders()
+                    bad = Offenders()
                 bad.add(f"results[{i}].metadata.tags", tags, i, reason=self._fault(i, tags))
         if bad is None:
             return self._passed(len(results))
@@ -416,7 +416,7 @@ class ResultsMatchSchema(JsonCheck):
         results = data.get("results") if isinstance(data, dict) else None
         if not isinstance(results, list):
             results = []
-        bad = _Offenders()
+        bad = Offenders()
         first_reason = ""
         for i, item in enumerate(results):
             for path, kind, low, high in self._schema:
@@ -724,7 +724,7 @@ class IfSensitiveResults(_Conditional):
                 _S, self.kind, f"condition not met: {self._holds(data)}", {"condition": False}
             )
         assert self._field is not None
-        bad = _Offenders()
+        bad = Offenders()
         for i, item in sensitive:
             found = self._field.find(item)
             location = f"results[{i}].{self._field.source}"

@@ -36,11 +36,11 @@ from chatassert._regex import DEFAULT_REGEX_TIMEOUT
 from chatassert._result import Result, Status
 from chatassert._trajectory_base import (
     ORDERS,
+    CallCheck,
     CallPattern,
     Comparator,
     ComparatorError,
     LocatedCall,
-    _CallCheck,
     _choice,
     _names,
     located_calls,
@@ -114,7 +114,7 @@ def _lcs(matrix: list[list[bool]], n_calls: int) -> list[int]:
 
 
 @register
-class ToolSequence(_CallCheck):
+class ToolSequence(CallCheck):
     """Passes when the agent's tool calls follow the expected steps in the given `order`.
 
     Orders (one call is matched per expected step):

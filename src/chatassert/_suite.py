@@ -28,7 +28,7 @@ from chatassert._responses import NotLogged, stored_values
 from chatassert._result import Result, Status, all_status, shared_once, status_counts
 from chatassert._workflow import Workflow, has_workflow
 
-__all__ = ["Case", "StepSpec", "Suite", "TurnSpec"]
+__all__ = ["Case", "step_number", "StepSpec", "Suite", "TurnSpec"]
 
 _P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 
@@ -314,7 +314,7 @@ class Case:
         out: dict[int, object] = {}
         if isinstance(subject, Mapping):
             for key, response in subject.items():
-                number = _step_number(key)
+                number = step_number(key)
                 if number is None or number not in numbers:
                     return self._subject_error(f"no step {key!r}: {how}")
                 out[number] = response
@@ -527,7 +527,7 @@ def _skipped(assertion: Assertion) -> Result:
     )
 
 
-def _step_number(key: object) -> int | None:
+def step_number(key: object) -> int | None:
     """A step number as a log or a caller writes it: an integer, or a string of digits."""
     if isinstance(key, int) and not isinstance(key, bool):
         return key

@@ -27,7 +27,7 @@ from chatassert._models import ToolResult
 from chatassert._params import Param, register
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_pattern
 from chatassert._result import Result, Status
-from chatassert._trajectory_base import _MATCH, _CallCheck, _choice, _quote, located_calls
+from chatassert._trajectory_base import _MATCH, CallCheck, _choice, _quote, located_calls
 
 __all__ = [
     "NoToolErrors",
@@ -47,7 +47,7 @@ def _result_text(result: ToolResult) -> str:
     return json.dumps(result.data, ensure_ascii=False, default=str)
 
 
-class _ResultCheck(_CallCheck):
+class _ResultCheck(CallCheck):
     """Shared parts of the checks on the results of one tool's calls."""
 
     __slots__ = ("match", "tool")
@@ -263,7 +263,7 @@ class ToolResultMatches(_ResultCheck):
 
 
 @register
-class NoToolErrors(_CallCheck):
+class NoToolErrors(CallCheck):
     """Passes when no tool call (of `tools`, if given) errored.
 
     A call errored when its result is flagged `is_error` in the transcript, starts with

@@ -23,12 +23,13 @@ from chatassert._params import did_you_mean
 from chatassert._result import Result, location_pointer, shorten
 
 __all__ = [
-    "CallPattern",
-    "Comparator",
-    "LocatedCall",
     "ORDERS",
     "call_key",
+    "CallCheck",
+    "CallPattern",
+    "Comparator",
     "located_calls",
+    "LocatedCall",
     "message_groups",
 ]
 
@@ -273,7 +274,7 @@ def _count(value: Any, what: str, *, optional: bool = False) -> int | None:
     return value
 
 
-class _CallCheck(Assertion):
+class CallCheck(Assertion):
     """Shared parts of the trajectory checks: they read a turn or a conversation."""
 
     __slots__ = ()

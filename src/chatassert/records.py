@@ -617,7 +617,7 @@ def _step_item(
     subject_id: str | None,
 ) -> Row | HeldStep:
     """The held step of a line answering one step of a multi-step test, or why it cannot."""
-    from chatassert._suite import _step_number
+    from chatassert._suite import step_number
 
     name = case.id or case.name
     numbers = [s.step for s in case.steps]
@@ -634,7 +634,7 @@ def _step_item(
             error=f"test {name!r} has steps {', '.join(map(str, numbers))}: the line must say "
             'which it answers ("step": N)',
         )
-    number = _step_number(step)
+    number = step_number(step)
     if number not in numbers:
         return Row(
             kind="unreadable",

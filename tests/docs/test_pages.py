@@ -49,8 +49,8 @@ def test_examples_run_and_print_what_the_page_says(page: str) -> None:
     cwd = os.getcwd()
     os.chdir(ROOT)
     _registry.registered()  # the built-in types first: the snapshot must hold them
-    registry = dict(_registry._REGISTRY)  # pages may register example types
-    dialects = {k: dict(v) for k, v in _registry._DIALECTS.items()}
+    registry = dict(_registry.REGISTRY)  # pages may register example types
+    dialects = {k: dict(v) for k, v in _registry.BY_DIALECT.items()}
     try:
         for number, (code, expected) in enumerate(found, 1):
             out = io.StringIO()
@@ -60,7 +60,7 @@ def test_examples_run_and_print_what_the_page_says(page: str) -> None:
                 assert out.getvalue() == expected, f"{page} example {number} printed otherwise"
     finally:
         os.chdir(cwd)
-        _registry._REGISTRY.clear()
-        _registry._REGISTRY.update(registry)
-        _registry._DIALECTS.clear()
-        _registry._DIALECTS.update(dialects)
+        _registry.REGISTRY.clear()
+        _registry.REGISTRY.update(registry)
+        _registry.BY_DIALECT.clear()
+        _registry.BY_DIALECT.update(dialects)
