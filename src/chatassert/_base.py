@@ -35,7 +35,17 @@ from chatassert._models import Conversation
 from chatassert._params import Param, register
 from chatassert._result import Result, Status, all_status, any_status, status_counts
 
-__all__ = ["AllOf", "AnyOf", "Assertion", "Not", "QuickTest", "SubjectTypeError"]
+__all__ = [
+    "AllOf",
+    "AnyOf",
+    "Assertion",
+    "first_with_status",
+    "Group",
+    "Not",
+    "QuickTest",
+    "status_counts_of",
+    "SubjectTypeError",
+]
 
 QuickTest = Callable[[Any], "Result | None"]
 """A compiled shortcut: the (shared) result when a JSON object certainly passes, else None."""
@@ -455,11 +465,11 @@ def _violation_pointer(details: Mapping[str, Any], part: str) -> str | None:
     return f"/turns/{index}{part}" if type(index) is int else None
 
 
-def _count(results: Sequence[Result]) -> dict[str, int]:
+def status_counts_of(results: Sequence[Result]) -> dict[str, int]:
     return status_counts([r.status for r in results])
 
 
-def _first(results: Sequence[Result], status: Status) -> Result | None:
+def first_with_status(results: Sequence[Result], status: Status) -> Result | None:
     return next((r for r in results if r.status is status), None)
 
 
@@ -477,7 +487,7 @@ async def _acheck_all(children: Sequence[Assertion], subject: object) -> list[Re
     return list(await asyncio.gather(*(child.acheck(subject) for child in children)))
 
 
-class _Group(Assertion):
+class Group(Assertion):
     """Shared machinery of combinators over a list of children.
 
     The children are given as arguments (`AllOf(a, b)`), as one list or tuple (`AllOf([a, b])`),
@@ -574,7 +584,7 @@ class _Group(Assertion):
 
 
 @register
-class AllOf(_Group):
+class AllOf(Group):
     """Passes when every child passes (AND); `a & b` builds one.
 
     Fails if any child failed, else is an error if any errored; skipped children are left out.
@@ -617,18 +627,18 @@ class AllOf(_Group):
                 else (f"{counts['passed']} passed, {counts['skipped']} skipped")
             )
         elif status is _F:
-            first = _first(results, _F)
+            first = first_with_status(results, _F)
             assert first is not None
             reason = f"{counts['failed']} of {total} failed; first: {_where(first)}{first.reason}"
         elif status is _E:
-            first = _first(results, _E)
+            first = first_with_status(results, _E)
             assert first is not None
             reason = f"{counts['error']} of {total} could not be evaluated: {first.reason}"
         return Result(status, self.kind, reason, counts, children=tuple(results))
 
 
 @register
-class AnyOf(_Group):
+class AnyOf(Group):
     """Passes when at least one child passes (OR); `a | b` builds one.
 
     Otherwise it is an error if any child errored, else it fails.
@@ -665,11 +675,11 @@ class AnyOf(_Group):
         status, counts = any_status(statuses), status_counts(statuses)
         total = len(results)
         if status is _P:
-            first = _first(results, _P)
+            first = first_with_status(results, _P)
             assert first is not None
             reason = f"{_where(first)}{first.label} passed"
         elif status is _E:
-            first = _first(results, _E)
+            first = first_with_status(results, _E)
             assert first is not None
             reason = f"none passed and {counts['error']} could not be evaluated: {first.reason}"
         elif counts["failed"]:

@@ -27,10 +27,10 @@ from chatassert._result import Result, Status, shorten
 from chatassert._trajectory_base import (
     CallCheck,
     LocatedCall,
-    _count,
-    _turns,
     call_key,
+    checked_count,
     located_calls,
+    turns_of,
 )
 
 __all__ = [
@@ -87,8 +87,8 @@ class ToolCallCount(CallCheck):
         super().__init__(message=message)
         if not isinstance(tool, str) or not tool.strip():
             raise ValueError(f"tool_call_count needs a non-empty tool name, got {tool!r}")
-        low = _count(min, "min", optional=True)
-        high = _count(max, "max", optional=True)
+        low = checked_count(min, "min", optional=True)
+        high = checked_count(max, "max", optional=True)
         if low is None and high is None:
             raise ValueError("tool_call_count needs min, max or both")
         if low is not None and high is not None and low > high:
@@ -156,7 +156,7 @@ class MaxToolCalls(CallCheck):
 
     def __init__(self, max: int, *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set("max", _count(max, "max"))
+        self._set("max", checked_count(max, "max"))
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -299,7 +299,7 @@ class StepsBeforeAnswer(CallCheck):
 
     def __init__(self, max: int, *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set("max", _count(max, "max"))
+        self._set("max", checked_count(max, "max"))
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -308,7 +308,7 @@ class StepsBeforeAnswer(CallCheck):
     def _check(self, subject: object) -> Result:
         rows: list[dict[str, Any]] = []
         problems: list[str] = []
-        for index, turn in _turns(subject):
+        for index, turn in turns_of(subject):
             calls, messages, answered = _steps_of(turn)
             steps = calls + messages
             rows.append(

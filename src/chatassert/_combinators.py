@@ -13,7 +13,14 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from chatassert._base import Assertion, _count, _first, _Group, reads_history_of, searches_in
+from chatassert._base import (
+    Assertion,
+    Group,
+    first_with_status,
+    reads_history_of,
+    searches_in,
+    status_counts_of,
+)
 from chatassert._history import at_turn, checked_at
 from chatassert._judging import run_sync
 from chatassert._models import Conversation, as_conversation
@@ -40,7 +47,7 @@ _P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 
 
 @register
-class AtLeast(_Group):
+class AtLeast(Group):
     """Passes when at least `n` children pass.
 
     Fails when even counting every errored child as a pass would not reach `n`; otherwise an
@@ -101,7 +108,7 @@ class AtLeast(_Group):
         return None
 
     def _combine(self, results: list[Result]) -> Result:
-        counts = _count(results)
+        counts = status_counts_of(results)
         passed, errors = counts["passed"], counts["error"]
         counted = len(results) - counts["skipped"]
         if passed >= self.n:
@@ -432,7 +439,7 @@ class OnEveryTurn(_Selector):
         status, counts = all_status(statuses), status_counts(statuses)
         if status in (_F, _E):
             bad = [r.location for r in results if r.status is status]
-            first = _first(results, status)
+            first = first_with_status(results, status)
             assert first is not None
             reason = (
                 f"{len(bad)} of {len(results)} turns "
@@ -461,7 +468,7 @@ class OnAnyTurn(_Selector):
         statuses = [r.status for r in results]
         status, counts = any_status(statuses), status_counts(statuses)
         if status is _P:
-            first = _first(results, _P)
+            first = first_with_status(results, _P)
             assert first is not None
             reason = f"{first.location} passed"
         elif not results:

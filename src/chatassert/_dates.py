@@ -18,7 +18,15 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from chatassert._jsonbase import PATH_PARAM, Offenders, _index, _int, _number, _PathCheck, show
+from chatassert._jsonbase import (
+    PATH_PARAM,
+    Offenders,
+    PathCheck,
+    checked_int,
+    checked_number,
+    item_index,
+    show,
+)
 from chatassert._params import Param, register
 from chatassert._result import Result, Status
 
@@ -112,7 +120,7 @@ def _day(value: Any) -> str:
     return str(value)
 
 
-class _Dates(_PathCheck):
+class _Dates(PathCheck):
     """Every value at the path must be a date satisfying `_ok_date`."""
 
     __slots__ = ()
@@ -158,7 +166,10 @@ class _Dates(_PathCheck):
                     else self._date_reason(value, when, location, ctx)
                 )
             bad.add(
-                location, value, _index(where), **({} if when is not None else {"not_a_date": True})
+                location,
+                value,
+                item_index(where),
+                **({} if when is not None else {"not_a_date": True}),
             )
         if bad is None:
             return self._passed(len(found))
@@ -275,7 +286,7 @@ class DatesWithinDays(_Dates):
         clock: Callable[[], _dt.datetime] | None = None,
     ) -> None:
         super().__init__(path, message=message)
-        number = _number("dates_within_days days", days)
+        number = checked_number("dates_within_days days", days)
         if number is None or number < 0:
             raise ValueError(f"dates_within_days days must be a non-negative number, got {days!r}")
         if clock is not None and not callable(clock):
@@ -339,7 +350,7 @@ class AllDatesInYear(_Dates):
 
     def __init__(self, path: str, year: int, *, message: str | None = None) -> None:
         super().__init__(path, message=message)
-        self._set("year", _int("all_dates_in_year year", year, 1))
+        self._set("year", checked_int("all_dates_in_year year", year, 1))
 
     def _ok_date(self, when: _dt.datetime, raw: str, ctx: Any) -> bool:
         if _DATE_PREFIX.match(raw):

@@ -22,13 +22,13 @@ from typing import Any, ClassVar
 from chatassert._errors import RegexTimeoutError
 from chatassert._jsonbase import (
     PATH_PARAM,
+    EachValue,
     Offenders,
-    _EachValue,
-    _index,
-    _is_number,
-    _number,
-    _PathCheck,
+    PathCheck,
     all_equal_to,
+    checked_number,
+    is_number,
+    item_index,
     json_equal,
     literal_prefixes,
     show,
@@ -54,7 +54,7 @@ _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
 
 @register
-class AllMatch(_EachValue):
+class AllMatch(EachValue):
     """Passes when every value at the path equals the value (expect `all_match`).
 
     Example:
@@ -106,7 +106,7 @@ class AllMatch(_EachValue):
 
 
 @register
-class AllMatchOneOf(_EachValue):
+class AllMatchOneOf(EachValue):
     """Passes when every value at the path is one of the values (expect `all_match_one_of`).
 
     Example:
@@ -158,7 +158,7 @@ def _subject_words(location: str) -> tuple[str, str]:
     return "Value", location
 
 
-class _PatternEach(_PathCheck):
+class _PatternEach(PathCheck):
     __slots__ = ("_compiled", "_prefixes", "regex")
     expect_form = "fields"
     options = ("regex_timeout",)
@@ -303,7 +303,7 @@ class NoneMatchPattern(_PatternEach):
 
 
 @register
-class ArrayContains(_PathCheck):
+class ArrayContains(PathCheck):
     """Passes when the array at the path contains every value, or an item matching the pattern.
 
     Expect `array_contains`: `{path, values}` or `{path, pattern}`. With a wildcard path the
@@ -440,7 +440,7 @@ def _in_range(values: Iterable[Any], low: float, high: float) -> bool:
     return True
 
 
-class _Range(_PathCheck):
+class _Range(PathCheck):
     __slots__ = ("_high", "_low", "max", "min")
     params = (
         PATH_PARAM,
@@ -461,7 +461,7 @@ class _Range(_PathCheck):
         message: str | None = None,
     ) -> None:
         super().__init__(path, message=message)
-        low, high = _number(f"{self.kind} min", min), _number(f"{self.kind} max", max)
+        low, high = checked_number(f"{self.kind} min", min), checked_number(f"{self.kind} max", max)
         if low is None and high is None:
             raise ValueError(f"{self.kind} needs 'min', 'max' or both")
         if low is not None and high is not None and low > high:
@@ -484,7 +484,7 @@ class _Range(_PathCheck):
         return f"{low}-{high}"
 
     def _reason(self, location: str, value: Any, index: int | None) -> str:
-        if not _is_number(value):
+        if not is_number(value):
             return f"Value {show(value)} at {location} is not a number"
         return f"Value {show(value)} at {location} is outside range {self._range_text()}"
 
@@ -497,7 +497,7 @@ class _Range(_PathCheck):
 
 
 @register
-class AllInRange(_Range, _EachValue):
+class AllInRange(_Range, EachValue):
     """Passes when every number at the path is in the inclusive range (expect `all_in_range`).
 
     Example:
@@ -513,7 +513,7 @@ class AllInRange(_Range, _EachValue):
 
 
 @register
-class InRange(_Range, _EachValue):
+class InRange(_Range, EachValue):
     """Passes when the single number at the path is in the inclusive range (`range_check`).
 
     Example:
@@ -540,7 +540,7 @@ class InRange(_Range, _EachValue):
 
 
 @register
-class SortedDesc(_PathCheck):
+class SortedDesc(PathCheck):
     """Passes when the values at the path never increase; ties are allowed (`sorted_desc`).
 
     Values of kinds that cannot be compared (a number and a string, `null`) give an error.
@@ -567,7 +567,7 @@ class SortedDesc(_PathCheck):
         values = self._path.values(data)
         if not values and not self._path.fans_out:
             return self._missing(self.path, "descending")
-        kinds = {"number" if _is_number(v) else type(v).__name__ for v in values}
+        kinds = {"number" if is_number(v) else type(v).__name__ for v in values}
         if len(kinds) > 1 or kinds - {"number", "str"}:
             return Result(
                 _E,
@@ -581,7 +581,7 @@ class SortedDesc(_PathCheck):
             for i in range(1, len(values)):
                 if values[i] > values[i - 1]:
                     _, where = found[i]
-                    index = _index(where)  # the item's own index: items without a value skipped
+                    index = item_index(where)  # the item's own index: items without a value skipped
                     bad.add(
                         self._path.location(where),
                         values[i],

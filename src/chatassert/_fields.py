@@ -24,16 +24,16 @@ from typing import Any, ClassVar
 from chatassert._base import QuickTest
 from chatassert._jsonbase import (
     PATH_PARAM,
+    EachValue,
     JsonCheck,
     Offenders,
-    _check_scalar,
-    _EachValue,
-    _same_scalar,
-    _str_value,
-    _strings,
     all_equal_to,
+    check_scalar,
+    checked_strings,
     json_equal,
+    same_scalar,
     show,
+    str_value,
 )
 from chatassert._jsonpath import MISSING, JsonPath, compile_path
 from chatassert._params import Param, register
@@ -63,7 +63,7 @@ class _FieldIs(JsonCheck):
 
     def __init__(self, value: Any, *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set("value", _check_scalar(self.kind, value))
+        self._set("value", check_scalar(self.kind, value))
 
     def _actual(self, data: Any) -> Any:
         return data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
@@ -75,13 +75,13 @@ class _FieldIs(JsonCheck):
         actual_of, expected, ok = self._actual, self.value, self._passed()
 
         def quick(data: Any) -> Result | None:
-            return ok if _same_scalar(actual_of(data), expected) else None
+            return ok if same_scalar(actual_of(data), expected) else None
 
         return quick
 
     def _eval(self, data: Any) -> Result:
         actual = self._actual(data)
-        if _same_scalar(actual, self.value):  # the plain pass: the quick test's own rule
+        if same_scalar(actual, self.value):  # the plain pass: the quick test's own rule
             return self._passed()
         if actual is not MISSING and json_equal(actual, self.value):  # 1 for 1.0
             return Result(
@@ -171,7 +171,7 @@ class _TextContains(JsonCheck):
         super().__init__(message=message)
         if not isinstance(case_sensitive, bool):
             raise TypeError("case_sensitive must be true or false")
-        self._set("value", _str_value(self.kind, value))
+        self._set("value", str_value(self.kind, value))
         self._set("case_sensitive", case_sensitive)
         self._set("_needle", value if case_sensitive else value.lower())
 
@@ -331,7 +331,7 @@ class HasFields(JsonCheck):
 
     def __init__(self, paths: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set("paths", _strings(self.kind, paths))
+        self._set("paths", checked_strings(self.kind, paths))
         self._set("_paths", tuple(compile_path(p) for p in self.paths))
 
     def _missing_paths(self, data: Any) -> list[str]:
@@ -455,7 +455,7 @@ class FieldEquals(JsonCheck):
 
 
 @register
-class FieldContains(_EachValue):
+class FieldContains(EachValue):
     """Passes when the text at the path contains the text, ignoring case (`field_contains`).
 
     A list of strings passes when one of its items contains the text; a wildcard path needs
@@ -483,7 +483,7 @@ class FieldContains(_EachValue):
         self, path: str, text: str, *, case_sensitive: bool = False, message: str | None = None
     ) -> None:
         super().__init__(path, message=message)
-        self._set("text", _str_value("field_contains text", text))
+        self._set("text", str_value("field_contains text", text))
         self._set("case_sensitive", bool(case_sensitive))
         self._set("_needle", text if case_sensitive else text.lower())
 

@@ -42,11 +42,21 @@ __all__ = [
     "MAX_OFFENDING",
     "PATH_PARAM",
     "all_equal_to",
+    "check_scalar",
+    "checked_int",
+    "checked_number",
+    "checked_strings",
+    "EachValue",
+    "is_number",
+    "item_index",
     "json_equal",
     "JsonCheck",
     "literal_prefixes",
     "Offenders",
+    "PathCheck",
+    "same_scalar",
     "show",
+    "str_value",
 ]
 
 _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
@@ -90,7 +100,7 @@ def json_equal(a: Any, b: Any) -> bool:
     return False
 
 
-def _same_scalar(value: Any, expected: Any) -> bool:
+def same_scalar(value: Any, expected: Any) -> bool:
     """A quick, strict test: the same type of string, number or bool, and equal.
 
     False does not mean unequal (`1` and `1.0`, lists): callers then ask `json_equal`.
@@ -180,19 +190,19 @@ def show(value: Any, width: int = 80) -> str:
     return shorten(text, width)
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
     kind = type(value)
     return kind is int or (kind is float and value == value)  # NaN is not a number here
 
 
-def _index(where: Where) -> int | None:
+def item_index(where: Where) -> int | None:
     if isinstance(where, tuple):
         return where[0] if where else None
     match = re.search(r"\[(\d+)\]", where)
     return int(match.group(1)) if match else None
 
 
-def _str_value(name: str, value: object) -> str:
+def str_value(name: str, value: object) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a string, got {type(value).__name__} {value!r}")
     if not value:
@@ -200,12 +210,12 @@ def _str_value(name: str, value: object) -> str:
     return value
 
 
-def _strings(name: str, values: str | Sequence[str]) -> tuple[str, ...]:
+def checked_strings(name: str, values: str | Sequence[str]) -> tuple[str, ...]:
     out = (values,) if isinstance(values, str) else tuple(values)
     if not out:
         raise ValueError(f"{name} needs at least one value, got an empty list")
     for v in out:
-        _str_value(f"{name} values", v)
+        str_value(f"{name} values", v)
     return out
 
 
@@ -213,7 +223,7 @@ def _one_or_list(values: tuple[str, ...]) -> str | list[str]:
     return values[0] if len(values) == 1 else list(values)
 
 
-def _int(name: str, value: object, minimum: int = 0) -> int:
+def checked_int(name: str, value: object, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     if value < minimum:
@@ -221,7 +231,7 @@ def _int(name: str, value: object, minimum: int = 0) -> int:
     return value
 
 
-def _number(name: str, value: object) -> float | int | None:
+def checked_number(name: str, value: object) -> float | int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
@@ -229,7 +239,7 @@ def _number(name: str, value: object) -> float | int | None:
     return value
 
 
-def _check_scalar(name: str, value: object) -> Any:
+def check_scalar(name: str, value: object) -> Any:
     if isinstance(value, Mapping | list | tuple) or value is None:
         raise TypeError(f"{name} must be a string, number or boolean, got {show(value)}")
     return value
@@ -268,7 +278,7 @@ class Offenders:
         for k in positions[:MAX_OFFENDING]:
             value, where = found[k]
             item: dict[str, Any] = {"path": location(where), "actual": value}
-            index = _index(where)
+            index = item_index(where)
             if index is not None:
                 item["index"] = index
             items.append(item)
@@ -413,7 +423,7 @@ class JsonCheck(Assertion):
         )
 
 
-class _PathCheck(JsonCheck):
+class PathCheck(JsonCheck):
     """A check over the values at a path."""
 
     __slots__ = ("_path", "path")
@@ -423,7 +433,7 @@ class _PathCheck(JsonCheck):
 
     def __init__(self, path: str, *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set("_path", compile_path(_str_value(f"{self.kind} path", path)))
+        self._set("_path", compile_path(str_value(f"{self.kind} path", path)))
         self._set("path", path)
 
     def _expected(self) -> Any:
@@ -458,7 +468,7 @@ class _PathCheck(JsonCheck):
 PATH_PARAM = Param("path", "str", required=True, doc="a path: a.b, a[*].b, a[0].b, or $ JSONPath")
 
 
-class _EachValue(_PathCheck):
+class EachValue(PathCheck):
     """Every value at the path must satisfy `_ok`; zero values pass with `checked: 0`.
 
     A subclass writes its rule once: as `_ok`, or as `_all_ok_function` with `_ok(v)` asking

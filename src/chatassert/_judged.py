@@ -25,7 +25,15 @@ from chatassert._models import turn_of
 from chatassert._params import Param, register
 from chatassert._result import Result, Status
 
-__all__ = ["Ensemble", "LLMRubric", "Repeat", "is_flaky", "repeat_judged", "stability"]
+__all__ = [
+    "AGGREGATES",
+    "Ensemble",
+    "is_flaky",
+    "LLMRubric",
+    "Repeat",
+    "repeat_judged",
+    "stability",
+]
 
 _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
@@ -114,7 +122,7 @@ class LLMRubric(JudgedAssertion):
         return f"llm_rubric {self.criteria!r}"
 
 
-_AGGREGATES = ("majority", "all", "any", "mean")
+AGGREGATES = ("majority", "all", "any", "mean")
 
 
 @register
@@ -167,7 +175,7 @@ class Repeat(Assertion):
             "aggregate",
             "str",
             default="majority",
-            choices=_AGGREGATES,
+            choices=AGGREGATES,
             doc="how the verdicts combine: majority, all, any or mean",
         ),
     )
@@ -190,8 +198,8 @@ class Repeat(Assertion):
             raise TypeError(
                 f"repeat takes a judged assertion (such as llm_rubric), got {type(child).__name__}"
             )
-        if aggregate not in _AGGREGATES:
-            raise ValueError(f"aggregate must be one of {list(_AGGREGATES)}, got {aggregate!r}")
+        if aggregate not in AGGREGATES:
+            raise ValueError(f"aggregate must be one of {list(AGGREGATES)}, got {aggregate!r}")
         self._set("n", n)
         self._set("child", child)
         self._set("aggregate", aggregate)

@@ -48,15 +48,16 @@ __all__ = [
     "ArgMatches",
     "ArgOneOf",
     "ArgProblem",
-    "ExpectedCall",
     "compare_arguments",
     "compile_arguments",
     "equality",
     "error_flag",
+    "ExpectedCall",
     "loose_equal",
     "model_matches",
     "render_arguments",
     "strict_equal",
+    "word_segments",
 ]
 
 ARGUMENT_MODES = ("partial", "exact", "ignore", "subset")
@@ -914,7 +915,7 @@ def _date_equal(date: _dt.date, other: Any) -> bool:
 _SEGMENTS = re.compile(r"[^a-z0-9]+")
 
 
-def _segments(text: str) -> list[str]:
+def word_segments(text: str) -> list[str]:
     return [part for part in _SEGMENTS.split(text.lower()) if part]
 
 
@@ -933,7 +934,7 @@ def model_matches(expected: str, model: str) -> bool:
         >>> model_matches("sonnet", "claude-haiku-4-5"), model_matches("gpt-4o", "gpt-4o-mini")
         (False, True)
     """
-    want, have = _segments(expected), _segments(model)
+    want, have = word_segments(expected), word_segments(model)
     if not want:
         return False
     size = len(want)

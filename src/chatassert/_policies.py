@@ -40,10 +40,10 @@ from chatassert._trajectory_base import (
     CallCheck,
     CallPattern,
     LocatedCall,
-    _count,
-    _turns,
     call_key,
+    checked_count,
     located_calls,
+    turns_of,
 )
 
 __all__ = [
@@ -414,7 +414,7 @@ def _timeline(subject: object) -> list[tuple[tuple[int, float], tuple[int, float
     their results). Otherwise each call returns before the next one is made.
     """
     out: list[tuple[tuple[int, float], tuple[int, float]]] = []
-    for index, turn in _turns(subject):
+    for index, turn in turns_of(subject):
         t = index or 0
         out.extend(((t, a), (t, b)) for a, b in _turn_timeline(turn))
     return out
@@ -682,7 +682,7 @@ class MaxConsecutive(_PolicyCheck):
     ) -> None:
         super().__init__(message=message)
         self._set("tool", _expected(tool, "tool", regex_timeout))
-        self._set("max", _count(max, "max"))
+        self._set("max", checked_count(max, "max"))
         self._set("_pattern", CallPattern.of(self.tool))
 
     def spec_params(self) -> dict[str, Any]:
@@ -785,7 +785,7 @@ was repeated at tool_calls[2] with the same arguments {"q": "x"}'
         message: str | None = None,
     ) -> None:
         super().__init__(message=message)
-        size = _count(window, "window")
+        size = checked_count(window, "window")
         if size is None or size < 2:
             raise ValueError(f"window must be at least 2 (two calls), got {window}")
         if not isinstance(same_args, bool):

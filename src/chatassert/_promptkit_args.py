@@ -23,7 +23,7 @@ from chatassert._errors import RegexTimeoutError
 from chatassert._matchers import ARGS_EQUALITY, Equality, equality
 from chatassert._models import ToolCall, as_conversation, turn_of
 from chatassert._params import Param, register
-from chatassert._promptkit_base import _arguments, _render, _timeout, _unique
+from chatassert._promptkit_base import call_arguments, render, timeout_result, unique
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
 from chatassert._result import Result, Status
 
@@ -151,7 +151,7 @@ class _ArgsCheck(Assertion):
                         "pattern": pattern.source,
                     }
                 )
-            elif pattern.search(_render(args[arg])) is None:
+            elif pattern.search(render(args[arg])) is None:
                 out.append(
                     {
                         "type": "pattern_mismatch",
@@ -284,7 +284,7 @@ class ToolCallsWithArgs(_ArgsCheck):
         turn = turn_of(subject)
         calls = [c for c in turn.tool_calls if c.name == self.tool_name]
         if not calls:
-            called = _unique(turn.called_tools)
+            called = unique(turn.called_tools)
             return Result(
                 _F,
                 self.kind,
@@ -294,7 +294,7 @@ class ToolCallsWithArgs(_ArgsCheck):
         try:
             status, per_call = self._evaluate(calls)
         except RegexTimeoutError as exc:
-            return _timeout(self.kind, exc, exc.pattern or "args_match")
+            return timeout_result(self.kind, exc, exc.pattern or "args_match")
         matching = _matching(per_call)
         if status is _P:
             return Result(
@@ -387,7 +387,7 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
             details["args_match"] = self.args_match
         details.update(self._mode())
         if not located:
-            called = _unique([c.name for _, c in conversation.tool_calls])
+            called = unique([c.name for _, c in conversation.tool_calls])
             return Result(
                 _F,
                 self.kind,
@@ -397,7 +397,7 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
         try:
             status, per_call = self._evaluate([c for _, c in located])
         except RegexTimeoutError as exc:
-            return _timeout(self.kind, exc, exc.pattern or "args_match")
+            return timeout_result(self.kind, exc, exc.pattern or "args_match")
         details["matching_calls"] = _matching(per_call)
         if status is _P:
             best = next(
@@ -407,21 +407,21 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
                 _P,
                 self.kind,
                 self._held(),
-                {**details, "actual": _arguments(best), "violations": []},
+                {**details, "actual": call_arguments(best), "violations": []},
             )
         violations = [
             {
                 **v,
                 "turn_index": index,
                 "description": describe_violation(v),
-                "evidence": {"tool": call.name, "arguments": _arguments(call)},
+                "evidence": {"tool": call.name, "arguments": call_arguments(call)},
             }
             for (index, call), vs in zip(located, per_call, strict=True)
             if vs
             for v in vs
         ]
         failing = [(c, v) for (_, c), v in zip(located, per_call, strict=True) if v]
-        details["actual"] = _arguments(min(failing, key=lambda p: len(p[1]))[0])
+        details["actual"] = call_arguments(min(failing, key=lambda p: len(p[1]))[0])
         details["violations"] = violations
         return Result(status, self.kind, "tool argument violations", details)
 

@@ -29,7 +29,11 @@ __all__ = [
     "CONTENT_LIMIT",
     "assistant_texts",
     "assistant_texts_of",
+    "call_arguments",
     "quoted_list",
+    "render",
+    "timeout_result",
+    "unique",
 ]
 
 _E = Status.ERROR
@@ -46,7 +50,7 @@ def quoted_list(values: Sequence[str]) -> str:
     return ", ".join(f"'{v}'" for v in values)
 
 
-def _unique(names: Sequence[str]) -> list[str]:
+def unique(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
@@ -71,16 +75,16 @@ def assistant_texts_of(turns: Sequence[Turn]) -> list[tuple[int, str]]:
     return out
 
 
-def _arguments(call: ToolCall) -> Any:
+def call_arguments(call: ToolCall) -> Any:
     return call.raw_arguments if call.arguments_error is not None else call.arguments
 
 
-def _render(value: Any) -> str:
+def render(value: Any) -> str:
     """The string a pattern is matched against: a string itself, else its JSON rendering."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _timeout(kind: str, exc: RegexTimeoutError, pattern: str) -> Result:
+def timeout_result(kind: str, exc: RegexTimeoutError, pattern: str) -> Result:
     return Result(_E, kind, str(exc), {"pattern": pattern, "error": "timeout"})
 
 

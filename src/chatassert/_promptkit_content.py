@@ -29,10 +29,10 @@ from chatassert._models import Conversation, Turn, as_conversation, text_of, tur
 from chatassert._params import Param, register, string_values
 from chatassert._promptkit_base import (
     CONTENT_LIMIT,
-    _timeout,
     assistant_texts,
     assistant_texts_of,
     quoted_list,
+    timeout_result,
 )
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
 from chatassert._result import Result, Status
@@ -140,7 +140,7 @@ class ContentMatches(Matches):
         )
 
     def _timed_out(self, exc: RegexTimeoutError, text: str) -> Result:
-        return _timeout(self.kind, exc, self.pattern)
+        return timeout_result(self.kind, exc, self.pattern)
 
     def describe(self) -> str:
         """Describe the requirement."""
@@ -610,7 +610,7 @@ class ConversationContentNotIncludes(_ConversationPatterns):
                 try:
                     found = self._find(i, text, folded)
                 except RegexTimeoutError as exc:
-                    return _timeout(self.kind, exc, exc.pattern or pattern)
+                    return timeout_result(self.kind, exc, exc.pattern or pattern)
                 if found is not None:
                     if first is None:
                         first = (index, text, found[0], found[0] + found[1])
@@ -728,7 +728,7 @@ class ConversationContentMatches(Assertion):
                     },
                 )
         if timeout is not None:
-            return _timeout(self.kind, timeout, self.pattern)
+            return timeout_result(self.kind, timeout, self.pattern)
         return Result(
             _F,
             self.kind,

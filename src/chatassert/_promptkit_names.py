@@ -20,7 +20,7 @@ from typing import ClassVar
 from chatassert._base import Assertion
 from chatassert._models import Conversation, as_conversation, turn_of
 from chatassert._params import Param, register
-from chatassert._promptkit_base import _arguments, _names, _unique, quoted_list
+from chatassert._promptkit_base import _names, call_arguments, quoted_list, unique
 from chatassert._result import Result, Status
 
 __all__ = [
@@ -61,7 +61,7 @@ class _NamesCheck(Assertion):
     _failure: ClassVar[str]
 
     def _called(self, subject: object) -> list[str]:
-        return _unique(turn_of(subject).called_tools)
+        return unique(turn_of(subject).called_tools)
 
     def _says(self, names: list[str], called: list[str]) -> Result:
         details = {self._named_key: names, self._called_key: called}
@@ -314,7 +314,7 @@ class _ConversationNames(Assertion):
             {
                 "turn_index": index,
                 "description": self._violation,
-                "evidence": {noun: call.name, "arguments": _arguments(call)},
+                "evidence": {noun: call.name, "arguments": call_arguments(call)},
             }
             for index, call in conversation.tool_calls
             if call.name in self._names

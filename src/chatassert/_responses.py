@@ -26,13 +26,13 @@ from chatassert._base import Assertion
 from chatassert._jsonbase import (
     PATH_PARAM,
     Offenders,
-    _index,
-    _PathCheck,
-    _str_value,
+    PathCheck,
+    item_index,
     json_equal,
     show,
+    str_value,
 )
-from chatassert._matchers import _segments, model_matches
+from chatassert._matchers import model_matches, word_segments
 from chatassert._models import Conversation, NotJSONError, Turn, as_json
 from chatassert._params import Param, register
 from chatassert._result import Result, Status
@@ -92,9 +92,11 @@ def _elements(found: Sequence[tuple[Any, Any]], path: Any) -> list[tuple[Any, st
     for value, where in found:
         location = path.location(where)
         if isinstance(value, list):
-            out.extend((item, f"{location}[{i}]", _index(where)) for i, item in enumerate(value))
+            out.extend(
+                (item, f"{location}[{i}]", item_index(where)) for i, item in enumerate(value)
+            )
         else:
-            out.append((value, location, _index(where)))
+            out.append((value, location, item_index(where)))
     return out
 
 
@@ -136,7 +138,7 @@ class _Pool:
 
 
 @register
-class NoOverlap(_PathCheck):
+class NoOverlap(PathCheck):
     """Passes when the values at the path share no element with the stored or given values.
 
     Expect `no_overlap`: `{path, with: NAME}` inside a step of a `multi_step` test compares
@@ -186,7 +188,7 @@ class NoOverlap(_PathCheck):
                 "or 'values' (a list)"
             )
         if stored is not None:
-            _str_value("no_overlap with", stored)
+            str_value("no_overlap with", stored)
         if values is not None:
             if isinstance(values, str | int | float | bool):
                 values = [values]
@@ -338,8 +340,8 @@ class AgentUsedModel(Assertion):
 
     def __init__(self, model: str, *, message: str | None = None) -> None:
         super().__init__(message=message)
-        _str_value("agent_used_model", model)
-        if not _segments(model):
+        str_value("agent_used_model", model)
+        if not word_segments(model):
             raise ValueError(f"agent_used_model must name a model, got {model!r}")
         self._set("model", model)
 

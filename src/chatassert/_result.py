@@ -12,7 +12,15 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NoReturn
 
-__all__ = ["Result", "Status", "all_status", "any_status", "shared_once", "status_counts"]
+__all__ = [
+    "all_status",
+    "any_status",
+    "ReadOnlyDict",
+    "Result",
+    "shared_once",
+    "Status",
+    "status_counts",
+]
 
 
 class Status(enum.StrEnum):
@@ -80,7 +88,7 @@ _EMPTY: Mapping[str, Any] = {}
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
-class _ReadOnlyDict(dict[str, Any]):
+class ReadOnlyDict(dict[str, Any]):
     """The details of a shared result: a dict (JSON encoders take it) that cannot be changed,
     so one holder cannot change what every other check returns."""
 
@@ -93,7 +101,7 @@ class _ReadOnlyDict(dict[str, Any]):
     clear = pop = popitem = setdefault = update = __ior__ = _read_only
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_ReadOnlyDict, (dict(self),))
+        return (ReadOnlyDict, (dict(self),))
 
 
 class Result:
@@ -217,7 +225,7 @@ class Result:
             >>> ok._with_field("location", "turns[0]") is ok, ok.location is None
             (False, True)
         """
-        frozen = None if details is None else _ReadOnlyDict(details)
+        frozen = None if details is None else ReadOnlyDict(details)
         result = cls(status, name, reason, frozen, message=message, pointer=pointer)
         result.__dict__["_shared"] = True
         return result

@@ -22,13 +22,13 @@ from chatassert._jsonbase import (
     DEFAULT_SENSITIVE_PREFIXES,
     JsonCheck,
     Offenders,
-    _int,
-    _is_number,
-    _number,
-    _str_value,
-    _strings,
+    checked_int,
+    checked_number,
+    checked_strings,
+    is_number,
     json_equal,
     show,
+    str_value,
 )
 from chatassert._jsonpath import MISSING, JsonPath, compile_path
 from chatassert._params import Param, register
@@ -66,7 +66,7 @@ class _ResultsCount(JsonCheck):
 
     def __init__(self, value: int, *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set("value", _int(self.kind, value))
+        self._set("value", checked_int(self.kind, value))
 
     def _ok(self, n: int) -> bool:
         raise NotImplementedError
@@ -189,7 +189,7 @@ class _Tags(JsonCheck):
 
     def __init__(self, tags: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set("tags", _strings(self.kind, tags))
+        self._set("tags", checked_strings(self.kind, tags))
         self._set("_set_tags", frozenset(self.tags))
 
     def _fine(self, tags: list[Any]) -> bool:
@@ -341,7 +341,7 @@ class EachHasAnyTag(_Tags):
 
 _TYPES: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
-    "number": _is_number,
+    "number": is_number,
     "integer": lambda v: type(v) is int,
     "boolean": lambda v: type(v) is bool,
     "object": lambda v: isinstance(v, dict),
@@ -361,8 +361,8 @@ def _compile_schema(schema: Mapping[str, Any]) -> tuple[tuple[JsonPath, str, Any
                     f"results_schema field {field!r}: unknown keys "
                     f"{sorted(unknown)}; use type, min and max"
                 )
-            low = _number(f"results_schema {field} min", spec.get("min"))
-            high = _number(f"results_schema {field} max", spec.get("max"))
+            low = checked_number(f"results_schema {field} min", spec.get("min"))
+            high = checked_number(f"results_schema {field} max", spec.get("max"))
             kind = spec.get("type")
         else:
             kind = spec
@@ -432,7 +432,7 @@ class ResultsMatchSchema(JsonCheck):
                     value = found[0][0]
                     size = (
                         value
-                        if _is_number(value)
+                        if is_number(value)
                         else len(value)
                         if isinstance(value, str | list)
                         else None
@@ -441,7 +441,7 @@ class ResultsMatchSchema(JsonCheck):
                         (low is None or size >= low) and (high is None or size <= high)
                     ):
                         continue
-                    what = "value" if _is_number(value) else "length"
+                    what = "value" if is_number(value) else "length"
                     reason = (
                         f"Result {i} field {path.source}: {what} {show(size)} is outside "
                         f"range {'-inf' if low is None else show(low)}-"
@@ -682,7 +682,7 @@ class IfSensitiveResults(_Conditional):
         prefixes = (
             DEFAULT_SENSITIVE_PREFIXES
             if sensitive_prefixes is None
-            else _strings("sensitive_prefixes", sensitive_prefixes)
+            else checked_strings("sensitive_prefixes", sensitive_prefixes)
         )
         self._set("child", child)
         self._set("has_field", has_field)
@@ -690,7 +690,7 @@ class IfSensitiveResults(_Conditional):
         self._set("prefixes", tuple(prefixes))
         self._set(
             "_field",
-            None if has_field is None else compile_path(_str_value("has_field", has_field)),
+            None if has_field is None else compile_path(str_value("has_field", has_field)),
         )
 
     def needs_judge(self) -> bool:

@@ -41,8 +41,8 @@ from chatassert._trajectory_base import (
     Comparator,
     ComparatorError,
     LocatedCall,
-    _choice,
-    _names,
+    bracketed_names,
+    choice,
     located_calls,
     message_groups,
 )
@@ -251,7 +251,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
                 "steps must be a list of expected calls (tool names or mappings with 'tool'), "
                 f"got {type(steps).__name__} {steps!r}"
             )
-        chosen = _choice(order, ORDERS, "order") if order in ORDERS else None
+        chosen = choice(order, ORDERS, "order") if order in ORDERS else None
         if not steps and chosen not in ("exact", "any_order", "subset", "per_message"):
             raise ValueError("steps must name at least one expected call")
         flat: list[Any] = []
@@ -276,7 +276,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             ExpectedCall.coerce(s, where, regex_timeout=regex_timeout) for where, s in flat
         )
         self._set("steps", parsed)
-        self._set("order", _choice(order, ORDERS, "order"))
+        self._set("order", choice(order, ORDERS, "order"))
         self._set("_groups", tuple(groups) if order == "per_message" else None)
         check_mode(argument_mode, "argument_mode")
         self._set("argument_mode", argument_mode)
@@ -329,13 +329,16 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             return "calls no tool"
         if self._groups is not None:
             return f"calls {self._group_names()} (per message)"
-        return f"calls {_names([s.tool for s in self.steps])} ({self.order.replace('_', ' ')})"
+        order = self.order.replace("_", " ")
+        return f"calls {bracketed_names([s.tool for s in self.steps])} ({order})"
 
     def _group_names(self) -> str:
         assert self._groups is not None
         return (
             "["
-            + ", ".join(_names([s.tool for s in self._steps[a:b]]) for a, b in self._groups)
+            + ", ".join(
+                bracketed_names([s.tool for s in self._steps[a:b]]) for a, b in self._groups
+            )
             + "]"
         )
 
@@ -400,7 +403,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         cells = [[compare(step, c.call) for c in calls] for step in self._steps]
         sure = [[cell is True for cell in row] for row in cells]
         if self._passes(sure, n, groups):
-            actual = _names([c.call.name for c in calls])
+            actual = bracketed_names([c.call.name for c in calls])
             reason = f"called {actual}" if calls else "called no tool"
             return Result(_P, self.kind, reason, self._details(sure, calls, groups))
         maybe = [[cell is not False for cell in row] for row in cells]
@@ -438,7 +441,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             )
         if not self._steps:
             where = ", ".join(c.location for c in calls[:5]) + (", …" if n > 5 else "")
-            actual = _names([c.call.name for c in calls])
+            actual = bracketed_names([c.call.name for c in calls])
             return Result(
                 _F, self.kind, f"expected no tool calls but got {actual} ({where})", details
             )
@@ -455,7 +458,9 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         )
 
     def _message_header(self, calls: Sequence[LocatedCall], groups: Sequence[list[int]]) -> str:
-        actual = "[" + ", ".join(_names([calls[j].call.name for j in g]) for g in groups) + "]"
+        actual = (
+            "[" + ", ".join(bracketed_names([calls[j].call.name for j in g]) for g in groups) + "]"
+        )
         return f"expected messages {self._group_names()} but got {actual}"
 
     def _message_divergence(
@@ -464,7 +469,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
         assert self._groups is not None
         pairs = self._group_pairs(matrix, groups)
         for g, (a, b) in enumerate(self._groups):
-            expected = _names([s.tool for s in self._steps[a:b]])
+            expected = bracketed_names([s.tool for s in self._steps[a:b]])
             if g >= len(groups):
                 after = (
                     f"the last message with calls ends at {calls[-1].location}"
@@ -479,7 +484,7 @@ missing after 'search' (tool_calls[0]); 'book' was never called
             where = f"{got[0].location}" + (f" to {got[-1].location}" if len(got) > 1 else "")
             text = (
                 f"message {g + 1} expected {expected} but got "
-                f"{_names([c.call.name for c in got])} ({where})"
+                f"{bracketed_names([c.call.name for c in got])} ({where})"
             )
             if b - a == len(group):  # same size: name a step no call of the message fulfils
                 sub = [[matrix[i][j] for j in group] for i in range(a, b)]
@@ -490,14 +495,14 @@ missing after 'search' (tool_calls[0]); 'book' was never called
                 text += f"; {self._why_not(step, free)}"
             return text
         extra = groups[len(self._groups)]
-        names = _names([calls[j].call.name for j in extra])
+        names = bracketed_names([calls[j].call.name for j in extra])
         return (
             f"unexpected extra message {len(self._groups) + 1} {names} ({calls[extra[0]].location})"
         )
 
     def _header(self, calls: Sequence[LocatedCall]) -> str:
-        expected = _names([s.tool for s in self._steps])
-        actual = _names([c.call.name for c in calls])
+        expected = bracketed_names([s.tool for s in self._steps])
+        actual = bracketed_names([c.call.name for c in calls])
         prefix = {
             "exact": f"expected exactly {expected}",
             "in_order": f"expected {expected} in order",

@@ -28,7 +28,7 @@ from chatassert._responses import NotLogged, stored_values
 from chatassert._result import Result, Status, all_status, shared_once, status_counts
 from chatassert._workflow import Workflow, has_workflow
 
-__all__ = ["Case", "step_number", "StepSpec", "Suite", "TurnSpec"]
+__all__ = ["Case", "step_number", "step_result", "StepSpec", "Suite", "turn_result", "TurnSpec"]
 
 _P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 
@@ -269,7 +269,7 @@ class Case:
             for (done, j, _, _, _), answer in zip(pending, answers, strict=True):
                 done[j] = answer
         results = [
-            _turn_result(position, i, spec, turn, _filled(done))  # type: ignore[arg-type]
+            turn_result(position, i, spec, turn, _filled(done))  # type: ignore[arg-type]
             for i, (spec, (done, _, turn, position)) in enumerate(
                 zip(self.turns, rows[:-1], strict=False)
             )
@@ -342,7 +342,7 @@ class Case:
             else:
                 with stored_values(dict(stored)):
                     checked = [a.check(responses[spec.step]) for a in spec.checks]
-                results.append(_step_result(index, spec, checked))
+                results.append(step_result(index, spec, checked))
             if spec.store is not None:
                 stored[spec.store] = (spec.step, responses.get(spec.step, NotLogged(spec.step)))
         results += [self._whole(a, a.check(subject)) for a in self.checks]
@@ -361,7 +361,7 @@ class Case:
                 response = responses[spec.step]
                 with stored_values(dict(stored)):  # the tasks copy the context as it is now
                     checked = await asyncio.gather(*(a.acheck(response) for a in spec.checks))
-                results.append(_step_result(index, spec, list(checked)))
+                results.append(step_result(index, spec, list(checked)))
             if spec.store is not None:
                 stored[spec.store] = (spec.step, responses.get(spec.step, NotLogged(spec.step)))
         whole = await asyncio.gather(*(a.acheck(subject) for a in self.checks))
@@ -395,7 +395,7 @@ class Case:
                 result = assertion.check(turn)
                 failed = failed or result.status in (_F, _E)
                 results.append(result)
-        return _turn_result(position, index, spec, turn, results)
+        return turn_result(position, index, spec, turn, results)
 
     async def _aturn(
         self,
@@ -421,7 +421,7 @@ class Case:
                     results.append(result)
             else:
                 results = list(await asyncio.gather(*(a.acheck(turn) for a in spec.assertions)))
-        return _turn_result(position, index, spec, turn, results)
+        return turn_result(position, index, spec, turn, results)
 
     def _missing_turn(self, index: int, spec: TurnSpec, available: int, others: int) -> Result:
         how = (
@@ -548,7 +548,7 @@ def _missing_step(index: int, spec: StepSpec) -> Result:
     )
 
 
-def _step_result(index: int, spec: StepSpec, results: list[Result]) -> Result:
+def step_result(index: int, spec: StepSpec, results: list[Result]) -> Result:
     """The record of one step: its checks' results, like a turn's (G12 included)."""
     status = all_status([r.status for r in results])
     failed = sum(r.status is _F for r in results)
@@ -588,7 +588,7 @@ def _filled(results: list[Result | None]) -> list[Result]:
     return results  # type: ignore[return-value]
 
 
-def _turn_result(
+def turn_result(
     position: int, index: int, spec: TurnSpec, turn: Turn, results: list[Result]
 ) -> Result:
     status = all_status([r.status for r in results])

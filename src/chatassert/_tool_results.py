@@ -27,7 +27,7 @@ from chatassert._models import ToolResult
 from chatassert._params import Param, register
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_pattern
 from chatassert._result import Result, Status
-from chatassert._trajectory_base import _MATCH, CallCheck, _choice, _quote, located_calls
+from chatassert._trajectory_base import MATCH, CallCheck, choice, located_calls, quote
 
 __all__ = [
     "NoToolErrors",
@@ -59,7 +59,7 @@ class _ResultCheck(CallCheck):
         if not isinstance(tool, str) or not tool.strip():
             raise ValueError(f"{self.kind} needs a non-empty tool name, got {tool!r}")
         self._set("tool", tool)
-        self._set("match", _choice(match, _MATCH, "match"))
+        self._set("match", choice(match, MATCH, "match"))
 
     def _wanted(self) -> str:
         raise NotImplementedError
@@ -107,7 +107,7 @@ class _ResultCheck(CallCheck):
                 self.kind,
                 f"expected every result of '{self.tool}' "
                 f"{self._wanted()} but {first['call']} does not "
-                f"({_quote(first['content'])})",
+                f"({quote(first['content'])})",
                 details,
             )
         if timeout is not None:
@@ -126,7 +126,7 @@ class _ResultCheck(CallCheck):
                 self.kind,
                 f"expected a result of '{self.tool}' {self._wanted()} "
                 f"but none of its {len(present)} result(s) does ({first['call']}: "
-                f"{_quote(first['content'])})",
+                f"{quote(first['content'])})",
                 details,
             )
         if len(present) < len(rows):
@@ -160,7 +160,7 @@ class ToolResultContains(_ResultCheck):
         Param("value", "text", required=True, doc="the text a result must contain"),
         Param("case_sensitive", "bool", default=False),
         Param(
-            "match", "str", default="any", choices=_MATCH, doc="any: some result; all: every result"
+            "match", "str", default="any", choices=MATCH, doc="any: some result; all: every result"
         ),
     )
     value: str
@@ -221,7 +221,7 @@ class ToolResultMatches(_ResultCheck):
         Param("tool", "str", required=True, doc="the tool's exact name"),
         Param("pattern", "str", required=True, doc="a Go/RE2 regular expression"),
         Param(
-            "match", "str", default="any", choices=_MATCH, doc="any: some result; all: every result"
+            "match", "str", default="any", choices=MATCH, doc="any: some result; all: every result"
         ),
     )
     options = ("regex_timeout",)
@@ -323,7 +323,7 @@ class NoToolErrors(CallCheck):
         if not errors:
             return Result(_P, self.kind, self._held(), details)
         listed = "; ".join(
-            f"'{e['tool']}' ({e['call']}): {_quote(e['content'])}" for e in errors[:3]
+            f"'{e['tool']}' ({e['call']}): {quote(e['content'])}" for e in errors[:3]
         )
         more = f"; and {len(errors) - 3} more" if len(errors) > 3 else ""
         return Result(

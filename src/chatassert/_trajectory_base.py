@@ -23,21 +23,27 @@ from chatassert._params import did_you_mean
 from chatassert._result import Result, location_pointer, shorten
 
 __all__ = [
+    "MATCH",
     "ORDERS",
+    "bracketed_names",
     "call_key",
     "CallCheck",
     "CallPattern",
+    "checked_count",
+    "choice",
     "Comparator",
     "located_calls",
     "LocatedCall",
     "message_groups",
+    "quote",
+    "turns_of",
 ]
 
 
 ORDERS = ("exact", "in_order", "any_order", "subset", "superset", "per_message")
 """The sequence orders of `ToolSequence`."""
 
-_MATCH = ("any", "all")
+MATCH = ("any", "all")
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +191,7 @@ def call_key(call: ToolCall, ignore_keys: Sequence[str] = ()) -> tuple[str, str]
     return (call.name, json.dumps(args, sort_keys=True, default=str))
 
 
-def _turns(subject: object) -> list[tuple[int | None, Turn]]:
+def turns_of(subject: object) -> list[tuple[int | None, Turn]]:
     if type(subject) is Turn:
         return [(None, subject)]
     if isinstance(subject, Conversation):
@@ -205,7 +211,7 @@ def located_calls(subject: object) -> list[LocatedCall]:
         ['turns[1].tool_calls[0]']
     """
     out: list[LocatedCall] = []
-    for index, turn in _turns(subject):
+    for index, turn in turns_of(subject):
         prefix = "" if index is None else f"turns[{index}]."
         for j, (call, result) in enumerate(turn.call_results):
             out.append(LocatedCall(call, result, f"{prefix}tool_calls[{j}]", index))
@@ -235,7 +241,7 @@ def message_groups(subject: object) -> list[list[int]]:
     """
     out: list[list[int]] = []
     start = 0
-    for _, turn in _turns(subject):
+    for _, turn in turns_of(subject):
         count = len(turn.tool_calls)
         sizes = [len(m.tool_calls) for m in turn.messages if m.role == "assistant" and m.tool_calls]
         if sum(sizes) != count:
@@ -246,15 +252,15 @@ def message_groups(subject: object) -> list[list[int]]:
     return out
 
 
-def _names(names: Sequence[str]) -> str:
+def bracketed_names(names: Sequence[str]) -> str:
     return "[" + ", ".join(names) + "]"
 
 
-def _quote(text: str, width: int = 60) -> str:
+def quote(text: str, width: int = 60) -> str:
     return repr(shorten(text, width))
 
 
-def _choice(value: Any, choices: Sequence[str], what: str) -> str:
+def choice(value: Any, choices: Sequence[str], what: str) -> str:
     if value not in choices:
         hint = did_you_mean(str(value), choices)
         raise ValueError(
@@ -264,7 +270,7 @@ def _choice(value: Any, choices: Sequence[str], what: str) -> str:
     return str(value)
 
 
-def _count(value: Any, what: str, *, optional: bool = False) -> int | None:
+def checked_count(value: Any, what: str, *, optional: bool = False) -> int | None:
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, int):

@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chatassert._base import Assertion
-from chatassert._matchers import _segments, model_matches
+from chatassert._matchers import model_matches, word_segments
 from chatassert._models import Conversation, Turn, as_turn
 from chatassert._params import Param, register
 from chatassert._result import Result, Status
 
-__all__ = ["CostAtMost", "LatencyAtMost", "ModelIs", "TokensAtMost"]
+__all__ = ["CostAtMost", "LatencyAtMost", "ModelIs", "TokensAtMost", "usage_total"]
 
 _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
@@ -79,7 +79,7 @@ def _fact(metadata: Mapping[str, Any], key: str) -> tuple[bool, object]:
     return False, None
 
 
-def _total(subject: object, key: str) -> _Total:
+def usage_total(subject: object, key: str) -> _Total:
     """Add `key` up over the subject's turns (or read the conversation's own figure)."""
     turns, own = _turns(subject)
     out = _Total()
@@ -133,7 +133,7 @@ class _Limit:
 
     def judge(self, subject: object) -> tuple[Status, str, dict[str, Any]]:
         """Pass, fail or error, with the reason's fragment and the details."""
-        total = _total(subject, self.key)
+        total = usage_total(subject, self.key)
         details: dict[str, Any] = {
             "key": self.key,
             "limit": self.limit,
@@ -402,7 +402,7 @@ class ModelIs(Assertion):
 
     def __init__(self, model: str, *, message: str | None = None) -> None:
         super().__init__(message=message)
-        if not isinstance(model, str) or not _segments(model):
+        if not isinstance(model, str) or not word_segments(model):
             raise ValueError(f"model_is must name a model, got {model!r}")
         self._set("model", model)
 

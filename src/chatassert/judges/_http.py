@@ -55,11 +55,11 @@ from chatassert.judges._prompts import (
     VERDICT_SCHEMA,
     VERDICTS_SCHEMA,
     JudgeReplyError,
-    _short,
     extract_json,
     loads_strict,
     render_many,
     render_prompt,
+    shortened,
     verdict_from,
     verdicts_from,
 )
@@ -518,11 +518,11 @@ class HTTPJudge:
                     except ValueError as exc:
                         raise JudgeReplyError(
                             f"{self.name}: HTTP {status} but the body is not a JSON reply "
-                            f"({self._redact(str(exc))}): {_short(text)!r}",
+                            f"({self._redact(str(exc))}): {shortened(text)!r}",
                             raw=text,
                             prompt=prompt,
                         ) from None
-                detail = _short(text)
+                detail = shortened(text)
                 if status == 429 or status >= 500:
                     cause = f"HTTP {status} {response.reason_phrase}: {detail}"
                     retry_after = _retry_after(response.headers)
@@ -872,7 +872,7 @@ api_key_env='OPENAI_API_KEY')
         refusal = message.get("refusal") if isinstance(message, Mapping) else None
         if refusal:
             raise JudgeReplyError(
-                f"{self.name}: the judge refused: {_short(str(refusal))}",
+                f"{self.name}: the judge refused: {shortened(str(refusal))}",
                 raw=refusal,
                 prompt=prompt,
             )
@@ -953,13 +953,15 @@ class AnthropicJudge(HTTPJudge):
         )
         if data.get("stop_reason") == "refusal":
             raise JudgeReplyError(
-                f"{self.name}: the judge refused: {_short(text)}", raw=text or data, prompt=prompt
+                f"{self.name}: the judge refused: {shortened(text)}",
+                raw=text or data,
+                prompt=prompt,
             )
         try:
             reply = extract_json(text, key="passed" if count == 1 else "verdicts")
         except JudgeReplyError:
             raise JudgeReplyError(
-                f"{self.name}: the judge did not call {self.tool_name}: {_short(text)!r}",
+                f"{self.name}: the judge did not call {self.tool_name}: {shortened(text)!r}",
                 raw=text or data,
                 prompt=prompt,
             ) from None

@@ -13,11 +13,12 @@ from chatassert._judging import JudgeRequest, Verdict, fill_template, render_con
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
     "DuplicateKeyError",
-    "JudgeReplyError",
     "extract_json",
+    "JudgeReplyError",
     "loads_strict",
     "render_many",
     "render_prompt",
+    "shortened",
     "verdict_from",
     "verdicts_from",
 ]
@@ -234,7 +235,7 @@ def _extract(stripped: str, key: str) -> Any:
     if found:
         return found[0]
     raise JudgeReplyError(
-        f"the judge's reply holds no JSON object: {_short(stripped)!r}", raw=stripped
+        f"the judge's reply holds no JSON object: {shortened(stripped)!r}", raw=stripped
     )
 
 
@@ -300,7 +301,7 @@ def verdicts_from(
     return out
 
 
-def _short(text: str, limit: int = 200) -> str:
+def shortened(text: str, limit: int = 200) -> str:
     if len(text) <= limit:
         return text
     half = limit // 2

@@ -80,11 +80,11 @@ def _usage(subject: object) -> dict[str, float | int] | None:
 
     if not isinstance(subject, Conversation | Turn):
         return None
-    from chatassert._usage import _total
+    from chatassert._usage import usage_total
 
     out: dict[str, float | int] = {}
     for short, key in _USAGE:
-        total = _total(subject, key)
+        total = usage_total(subject, key)
         if total.parts:
             out[short] = total.value
     return out or None

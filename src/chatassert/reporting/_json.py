@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import TYPE_CHECKING, Any
 
-from chatassert._result import Result, Status, _ReadOnlyDict, strict_json
+from chatassert._result import ReadOnlyDict, Result, Status, strict_json
 
 if TYPE_CHECKING:
     from chatassert._rows import Row
@@ -185,7 +185,7 @@ class _Writer:
         details = fields["details"]
         if passed:
             key: tuple[Any, ...] = (fields["name"], fields.get("message"), fields.get("location"))
-        elif (not details or type(details) is _ReadOnlyDict) and "span" not in fields:
+        elif (not details or type(details) is ReadOnlyDict) and "span" not in fields:
             key = (
                 fields["status"],
                 fields["name"],

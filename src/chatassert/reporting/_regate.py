@@ -24,10 +24,10 @@ from typing import Any
 
 from chatassert._base import AllOf, AnyOf, Assertion, Not
 from chatassert._combinators import AtLeast, OnAnyTurn, OnEveryTurn, OnLastTurn, OnTurn, When
-from chatassert._judged import _AGGREGATES, LLMRubric, Repeat
+from chatassert._judged import AGGREGATES, LLMRubric, Repeat
 from chatassert._judged_base import gate
 from chatassert._result import Result, Status, shorten
-from chatassert._suite import Case, StepSpec, _step_result, _turn_result
+from chatassert._suite import Case, StepSpec, step_result, turn_result
 
 __all__ = ["regate"]
 
@@ -117,9 +117,9 @@ def _unusable_rule(node: Result) -> str | None:
         if isinstance(needed, bool) or not isinstance(needed, int) or needed < 0:
             return f"its stored 'needed' {shorten(repr(needed), 40)} is not a whole number from 0"
     elif node.name == "repeat":
-        if details.get("aggregate") not in _AGGREGATES:
+        if details.get("aggregate") not in AGGREGATES:
             aggregate = shorten(repr(details.get("aggregate")), 40)
-            return f"its stored 'aggregate' {aggregate} is not one of {', '.join(_AGGREGATES)}"
+            return f"its stored 'aggregate' {aggregate} is not one of {', '.join(AGGREGATES)}"
         threshold = details.get("threshold")
         if threshold is not None and not _is_score(threshold):
             return f"its stored 'threshold' {shorten(repr(threshold), 40)} is not from 0 to 1"
@@ -198,13 +198,13 @@ def _case(node: Result, children: list[Result], _: Mapping[str, float]) -> Resul
 def _turn(node: Result, children: list[Result], _: Mapping[str, float]) -> Result:
     turn = SimpleNamespace(input=node.details.get("input"))
     index = node.details.get("turn_index", 0)
-    return _turn_result(_index(node.location), index, None, turn, children)  # type: ignore[arg-type]
+    return turn_result(_index(node.location), index, None, turn, children)  # type: ignore[arg-type]
 
 
 def _step(node: Result, children: list[Result], _: Mapping[str, float]) -> Result:
     d = node.details
     spec = StepSpec(d.get("step", 0), input=d.get("input"), store=d.get("store"))
-    return _step_result(_index(node.location), spec, children)
+    return step_result(_index(node.location), spec, children)
 
 
 def _selector(cls: type[Assertion]) -> Callable[[Result, list[Result], Any], Result]:
