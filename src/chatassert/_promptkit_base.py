@@ -30,6 +30,7 @@ __all__ = [
     "assistant_texts",
     "assistant_texts_of",
     "call_arguments",
+    "checked_names",
     "quoted_list",
     "render",
     "timeout_result",
@@ -88,5 +89,5 @@ def timeout_result(kind: str, exc: RegexTimeoutError, pattern: str) -> Result:
     return Result(_E, kind, str(exc), {"pattern": pattern, "error": "timeout"})
 
 
-def _names(value: str | Sequence[str], what: str) -> tuple[str, ...]:
+def checked_names(value: str | Sequence[str], what: str) -> tuple[str, ...]:
     return string_values(value, what)

@@ -20,7 +20,7 @@ from typing import ClassVar
 from chatassert._base import Assertion
 from chatassert._models import Conversation, as_conversation, turn_of
 from chatassert._params import Param, register
-from chatassert._promptkit_base import _names, call_arguments, quoted_list, unique
+from chatassert._promptkit_base import call_arguments, checked_names, quoted_list, unique
 from chatassert._result import Result, Status
 
 __all__ = [
@@ -51,7 +51,7 @@ class _NamesCheck(Assertion):
 
     def __init__(self, names: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set(self._attr, _names(names, self.kind))
+        self._set(self._attr, checked_names(names, self.kind))
         self._set("_names", getattr(self, self._attr))
 
     # The words of the outcome: the details keys of the names found wanting and of the tools
@@ -285,7 +285,7 @@ class _ConversationNames(Assertion):
 
     def __init__(self, names: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(message=message)
-        self._set(self._attr, _names(names, self.kind))
+        self._set(self._attr, checked_names(names, self.kind))
         self._set("_names", getattr(self, self._attr))
 
     def _counts(self, conversation: Conversation) -> dict[str, int]:
