@@ -6,11 +6,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from loopback import LoopbackServer
+from loopback import SECRET, LoopbackServer
 
 from chatassert.judges import AnthropicJudge, OpenAIJudge
-
-SECRET = "sk-test-9f8e7d6c5b4a3210"
 
 
 @pytest.fixture(autouse=True)

@@ -43,6 +43,10 @@ class Recorded:
     body: Any
 
 
+SECRET = "sk-test-9f8e7d6c5b4a3210"
+"""The API key the judge tests put in the environment (and look for in what leaks)."""
+
+
 def openai_content(
     content: str | None, *, refusal: str | None = None, finish_reason: str = "stop"
 ) -> Reply:

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from loopback import (
+    SECRET,
     LoopbackServer,
     Reply,
     anthropic_text,
@@ -24,7 +25,6 @@ from chatassert import LLMRubric, Status, ToolCall, Turn
 from chatassert.errors import UsageError
 from chatassert.judges import AnthropicJudge, JudgeReplyError, OpenAIJudge
 from chatassert.judges._http import _retry_after
-from conftest import SECRET
 
 RUBRIC = "Acknowledges the customer's frustration"
 TURN = Turn(
