@@ -461,11 +461,13 @@ def test_a_429_with_retry_after_holds_every_worker(
     )
     assert done.returncode == 0, done.stderr
     assert len(arrivals) == 37  # 36 requests and the one retry
-    after = [t - refused[0] for t in arrivals if t > refused[0]]
-    # Requests admitted before the pause reached the actor may arrive just after the 429;
-    # none arrives during the rest of that second, from either worker.
-    assert not [t for t in after if 0.1 < t < 0.95], after
-    assert len([t for t in after if t >= 0.95]) > 10  # the run went on after the pause
+    after = sorted(t - refused[0] for t in arrivals if t > refused[0])
+    # Only requests the limiter admitted before the pause reached it (at most the four in
+    # flight then) can arrive within the second the 429 asked for, however late a loaded
+    # machine delivers them; whatever either worker asks after that waits the second out.
+    # Without the shared pause both workers go on sending, dozens of requests a second.
+    assert len([t for t in after if t < 1.0]) <= 4, after
+    assert len([t for t in after if t >= 1.0]) > 10  # the run went on after the pause
 
 
 def test_a_judge_that_always_fails_gives_error_rows_not_a_retried_task(
