@@ -109,6 +109,8 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "cli.validate": (40, 20_000),
     # resume: results files of any content (check --engine ray --results, in process)
     "cli.results": (40, 20_000),
+    "cli.grouping": (40, 10_000),
+    "cli.interrupts": (40, 10_000),
 }
 
 INPUT_SECONDS = {"ci": 10.0, "long": 10.0}[PROFILE]
