@@ -30,7 +30,7 @@ coverage:
 	python -m coverage report
 	python -m coverage report --include="$(DECISION)"
 
-# Mutation testing of the decision logic (tens of minutes; see docs/mutation.md).
+# Mutation testing of the decision logic (tens of minutes; see docs/internals/mutation.md).
 mutation:
 	python -m mutmut run
 	python -m mutmut results

@@ -15,8 +15,8 @@ pytest.register_assert_rewrite(
 )
 
 if Path(__file__).resolve().parent.parent.name == "mutants":
-    # Under mutation testing (`mutmut run`, see docs/mutation.md) every call of mutated code
-    # passes through a trampoline, so deep trees need more stack frames than usual.
+    # Under mutation testing (`mutmut run`, see docs/internals/mutation.md) every call of
+    # mutated code passes through a trampoline, so deep trees need more stack frames than usual.
     sys.setrecursionlimit(20_000)
 
 

@@ -1,8 +1,8 @@
 """Decisions at their boundaries: the cases a one-character change in the code would flip.
 
 Each test names the rule it pins (a docstring, a docs page, or a SEMANTICS rule). Found by
-mutation testing (docs/mutation.md): before these, a mutant could move each boundary and every
-other test still passed.
+mutation testing (docs/internals/mutation.md): before these, a mutant could move each boundary
+and every other test still passed.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Each case pins the record a selector documents (docs/guide.md "Selectors": `OnEv
 like `AllOf` over turns, `OnAnyTurn` like `AnyOf`, results name the turn they came from; the
 `OnTurn` / `OnLastTurn` docstrings: a conversation without the turn is an error), and the
 records of `When` and `AtLeast` (docs/guide.md "Combining" and their docstrings). Found by
-mutation testing (docs/mutation.md): before these, the reason, details or children of these
-records could change without a failing test.
+mutation testing (docs/internals/mutation.md): before these, the reason, details or children of
+these records could change without a failing test.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The facade: small, lazy, one name per concept; everything else has one namespace of its own.
 
-`import chatassert` is cheap and every public name resolves (docs/architecture.md, "The
+`import chatassert` is cheap and every public name resolves (docs/internals/architecture.md, "The
 facade"); each name the library exports is exported from exactly one public place.
 """
 

@@ -290,7 +290,7 @@ def test_the_judge_is_not_part_of_the_spec() -> None:
     assert check.needs_judge()
 
 
-# -- malformed verdicts and bad construction (found by mutation testing, docs/mutation.md) ----
+# -- malformed verdicts and bad construction (found by mutation testing, docs/internals/mutation.md)
 
 
 @pytest.mark.parametrize(

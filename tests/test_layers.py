@@ -1,4 +1,6 @@
-"""The layers of the package (docs/architecture.md): imports go down, families stand alone.
+"""The layers of the package: imports go down, families stand alone.
+
+Docs: docs/internals/architecture.md.
 
 Every module of `src/chatassert` belongs to one layer. A module imports from its own layer or a
 lower one, never a higher one; an assertion family imports no other family (a vocabulary's own
@@ -235,8 +237,8 @@ def test_no_module_imports_itself_in_a_circle() -> None:
 
 
 def test_rows_sit_below_the_checker_and_the_report_writer() -> None:
-    # docs/architecture.md: the checker (records) makes rows, the writers (reporting) read them;
-    # rows import neither, and no module of reporting imports the checker
+    # docs/internals/architecture.md: the checker (records) makes rows, the writers (reporting)
+    # read them; rows import neither, and no module of reporting imports the checker
     assert "_rows" in GRAPH["records"]
     writer = {"records", "reporting", "reporting._writer", "reporting._formats"}
     assert GRAPH["_rows"] & writer == set()
@@ -248,8 +250,8 @@ CLI_COMMANDS |= {"_cli.validate", "_cli.convert"}
 
 
 def test_the_command_lines_engine_and_plumbing_sit_below_its_commands() -> None:
-    # docs/architecture.md: each command is a module of `_cli` with `add_parser` and `run`,
-    # listed in `COMMANDS`; what they share (`_cli._plan`, `_engine`, `_output`, ...) imports
+    # docs/internals/architecture.md: each command is a module of `_cli` with `add_parser` and
+    # `run`, listed in `COMMANDS`; what they share (`_cli._plan`, `_engine`, `_output`, ...) imports
     # no command, and no module of the package is over 600 lines
     from chatassert._cli import COMMANDS
 
@@ -266,8 +268,8 @@ def test_the_command_lines_engine_and_plumbing_sit_below_its_commands() -> None:
 
 
 def test_log_readers_see_records_and_the_byte_reading_knows_no_format() -> None:
-    # docs/architecture.md: each format's module reads a parsed record, knowing nothing of the
-    # reading of lines and files (`_reading`, the package), of the table that lists it
+    # docs/internals/architecture.md: each format's module reads a parsed record, knowing nothing
+    # of the reading of lines and files (`_reading`, the package), of the table that lists it
     # (`_readers`), or of bytes (`_io`); the table knows no lines; `_io` imports nothing
     reading = {"transcripts", "transcripts._reading", "transcripts._readers", "transcripts._io"}
     formats = {
@@ -303,7 +305,7 @@ def test_the_scan_sees_lazy_imports_and_skips_type_checking_ones() -> None:
 
 @pytest.mark.parametrize("module", sorted(FAMILIES | VOCABULARY_CHECKS | LAYERS[1][1]))
 def test_a_module_of_checks_names_its_tests_and_they_exist(module: str) -> None:
-    # docs/architecture.md: a check's code, tests and docs are found from one another
+    # docs/internals/architecture.md: a check's code, tests and docs are found from one another
     source = (SRC / "chatassert" / f"{module}.py").read_text(encoding="utf-8")
     doc = ast.get_docstring(ast.parse(source))
     assert doc is not None

@@ -3,8 +3,9 @@
 Each test names what it pins: the `chatassert._matchers` module docs (docs/trajectories.md,
 "Arguments"), the matchers' docstrings, SEMANTICS G4 (bad specs fail when built, saying
 where and what), and DESIGN's "assertions are immutable and picklable". Found by mutation
-testing (docs/mutation.md), except the last section (matchers, expected calls and the error rule
-on their own), whose tests were trajectory tests that exercised `chatassert._matchers` alone.
+testing (docs/internals/mutation.md), except the last section (matchers, expected calls and the
+error rule on their own), whose tests were trajectory tests that exercised `chatassert._matchers`
+alone.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The mutation-testing set-up still works: a few mutants of one function, run by mutmut.
 
-The whole mutation run takes tens of minutes (docs/mutation.md); this smoke run uses the
+The whole mutation run takes tens of minutes (docs/internals/mutation.md); this smoke run uses the
 project's own `[tool.mutmut]` settings, narrowed to one module and its test file, on a copy of
 the sources, and checks that mutmut builds the mutants and that the tests kill them.
 """

@@ -413,7 +413,7 @@ def test_a_json_report_line_is_strict_json() -> None:
     }
 
 
-# -- survivors of mutation testing (docs/mutation.md), each pinned to its documented rule -------
+# -- survivors of mutation testing (docs/internals/mutation.md), each pinned to its documented rule
 
 
 def test_from_dict_fills_missing_fields_with_their_defaults_and_takes_the_rest_as_given() -> None:

@@ -1,4 +1,4 @@
-"""Vocabulary types that are a native check under another name (docs/architecture.md).
+"""Vocabulary types that are a native check under another name (docs/internals/architecture.md).
 
 A dialect's type whose pass/fail rule is a native check's is a subclass of that check that
 changes only how it is spelt: its parameter names, its reason and its detail keys. It decides

@@ -305,7 +305,7 @@ def test_the_text_types_are_exported_by_the_facade() -> None:
     assert "ContainsAll" in chatassert.flat.__all__  # the flat dialect's own spelling
 
 
-# -- whole records at their edges (found by mutation testing, docs/mutation.md) ---------------
+# -- whole records at their edges (found by mutation testing, docs/internals/mutation.md) ----------
 
 
 def test_two_values_are_each_required_or_each_forbidden() -> None:

@@ -3,7 +3,7 @@
 Each test names what it pins: SEMANTICS G9 (loose argument equality), the flat table's
 `contains_function_call` row (the reason names the first mismatching argument; details
 `{tool, called_tools, arguments?, calls?: [{arguments, mismatches}]}`), and docs/flat.md
-("Arguments", how a reason shows a value). Found by mutation testing (docs/mutation.md).
+("Arguments", how a reason shows a value). Found by mutation testing (docs/internals/mutation.md).
 """
 
 from __future__ import annotations

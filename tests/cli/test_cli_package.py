@@ -2,7 +2,7 @@
 pipeline callable as a function (as `validate` calls it), the log formats `--log-format`
 lists read from the table of formats, and the workers' functions importable by name.
 
-Docs: docs/architecture.md ("The command line").
+Docs: docs/internals/architecture.md ("The command line").
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ PAGES = [
     "docs/guide.md",
     "docs/flat.md",
     "docs/specs.md",
-    "docs/architecture.md",
+    "docs/internals/architecture.md",
     "docs/usage.md",
     "docs/grounding.md",
     "docs/records.md",

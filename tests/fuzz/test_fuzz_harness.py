@@ -1,4 +1,7 @@
-"""The fuzz harness itself: the per-input time limit (docs/fuzzing.md, "What fails a target")."""
+"""The fuzz harness itself: the per-input time limit.
+
+Docs: docs/internals/fuzzing.md, "What fails a target".
+"""
 
 from __future__ import annotations
 

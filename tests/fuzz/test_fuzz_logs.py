@@ -654,12 +654,14 @@ def test_every_registered_log_format_has_a_fuzz_target_with_a_budget() -> None:
         for f in list(globals().values())
         if hasattr(getattr(getattr(f, "hypothesis", None), "inner_test", f), "fuzz_target")
     }
-    table = (Path(__file__).parents[2] / "docs" / "fuzzing.md").read_text(encoding="utf-8")
+    table = (Path(__file__).parents[2] / "docs" / "internals" / "fuzzing.md").read_text(
+        encoding="utf-8"
+    )
     for name in FORMATS:
         target = f"log.{name.replace('-', '_')}"
         assert target in targets, f"add a fuzz target {target!r} for the log format {name!r}"
         assert target in BUDGETS, f"add {target!r} to BUDGETS in tests/fuzz/fuzzing.py"
-        assert f"`{target}`" in table, f"add {target!r} to the targets of docs/fuzzing.md"
+        assert f"`{target}`" in table, f"add {target!r} to the targets of docs/internals/fuzzing.md"
     assert set(SAMPLES) | set(MORE_SAMPLES) == set(FORMATS)
 
 

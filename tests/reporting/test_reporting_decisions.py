@@ -3,7 +3,7 @@
 Each test names what it pins: the `Summary`, `pass_rate`, `excerpt` and `json_line`
 docstrings, and docs/offline.md ("Reports": the text report's counts per assertion, first
 failing cases, unreadable lines and final count line). Found by mutation testing
-(docs/mutation.md); the exit codes are pinned in tests/test_boundaries.py.
+(docs/internals/mutation.md); the exit codes are pinned in tests/test_boundaries.py.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ Each test pins the records a rule documents (SEMANTICS G6: every assertion is ev
 be evaluated is an `error`; the `Case` docstring: turn *i* is checked against the *i*-th user
 turn and `checks` against the whole subject). `Case.acheck` must give the same tree as
 `Case.check` (its docstring: it only runs judged assertions concurrently). Found by mutation
-testing (docs/mutation.md): the async path and the skip and missing-turn records could change
-without a failing test.
+testing (docs/internals/mutation.md): the async path and the skip and missing-turn records could
+change without a failing test.
 """
 
 from __future__ import annotations
