@@ -378,7 +378,8 @@ def test_a_workflow_file_that_is_not_yaml_is_a_clear_error(tmp_path: Path) -> No
 
     bad = tmp_path / "bad.workflow.yaml"
     bad.write_text("entry: start\nstates: {start: {on_event: {go: end}\n")
-    with pytest.raises(ValueError, match=r"bad\.workflow\.yaml:3: invalid YAML"):
+    # reported where the unclosed '{' opens, not where the parser gave up (line 3)
+    with pytest.raises(ValueError, match=r"bad\.workflow\.yaml:2: invalid YAML: a '\{' opened"):
         Workflow.load(bad)
 
 

@@ -356,6 +356,75 @@ def _within_limits(doc: Any) -> bool:
     return True
 
 
+_UNCLOSED_QUOTE = ("found unexpected end of stream", "found unexpected document separator")
+_FLOW = {
+    "while parsing a flow sequence": ("'['", "']'"),
+    "while parsing a flow mapping": ("'{'", "'}'"),
+}
+
+
+def _syntax_problem(exc: yaml.MarkedYAMLError, filename: str | None) -> SpecProblem:
+    r"""A YAML error as one problem, placed where the mistake starts.
+
+    The parser notices an unclosed quote or bracket only where it gives up, often many lines
+    later (at the end of the file); its error also marks where the construct began
+    (`context_mark`). A quoted string, a `[` or `{`, or a key missing its `:` is reported at
+    that start, with the line where the parser gave up; any other error at its own place.
+
+    Example:
+        >>> text = "a: 1\nb: 'never closed\nc: 2\n"
+        >>> try:
+        ...     parse_yaml(text, "suite.yaml")
+        ... except SpecError as exc:
+        ...     print(exc.problems[0])  # doctest: +NORMALIZE_WHITESPACE
+        suite.yaml:2: invalid YAML: a quoted string opened here (column 4) is never closed;
+        the parser gave up at line 4 (close the quote: inside '...' write a quote as '', inside
+        "..." as \")
+    """
+    start, stop = exc.context_mark, exc.problem_mark
+    problem = exc.problem or exc.context or "invalid YAML"
+    if isinstance(exc, _Refused) or start is None or stop is None or start.line >= stop.line:
+        mark = stop or start
+        column = f", column {mark.column + 1}" if mark is not None else ""
+        refused = isinstance(exc, _Refused)
+        return SpecProblem(
+            f"{problem}{column}" if refused else f"invalid YAML: {problem}{column}",
+            file=filename,
+            line=mark.line + 1 if mark is not None else None,
+            hint=exc.hint if refused else "check the indentation and quoting around this line",
+        )
+    gave_up = f"the parser gave up at line {stop.line + 1}"
+    at = f"(column {start.column + 1})"
+    context = exc.context or ""
+    if "quoted scalar" in context and problem in _UNCLOSED_QUOTE:
+        message = f"a quoted string opened here {at} is never closed; {gave_up}"
+        hint = "close the quote: inside '...' write a quote as '', inside \"...\" as \\\""
+    elif context in _FLOW:
+        opener, closer = _FLOW[context]
+        if "<stream end>" in problem:
+            message = f"a {opener} opened here {at} is never closed; {gave_up}"
+        else:
+            message = (
+                f"a {opener} opened here {at} is not closed before line {stop.line + 1}, where "
+                f"the parser {problem}"
+            )
+        hint = f"close it with {closer} where it ends, or write it as a block, one item a line"
+    elif context == "while scanning a simple key":
+        message = f"the key that starts here {at} has no ':' after it; {gave_up}"
+        hint = "write 'key: value', or quote the text if it is a value, not a key"
+    else:
+        construct = context.removeprefix("while parsing a ").removeprefix("while scanning a ")
+        message = f"{problem}, column {stop.column + 1}, in the {construct} that starts at line "
+        message += str(start.line + 1)
+        return SpecProblem(
+            f"invalid YAML: {message}",
+            file=filename,
+            line=stop.line + 1,
+            hint="check the indentation and quoting around this line",
+        )
+    return SpecProblem(f"invalid YAML: {message}", file=filename, line=start.line + 1, hint=hint)
+
+
 def parse_yaml(text: str, filename: str | None = None) -> Any:
     """Parse YAML (or JSON) text into located containers.
 
@@ -381,24 +450,7 @@ def parse_yaml(text: str, filename: str | None = None) -> Any:
     try:
         data = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        column = f", column {mark.column + 1}" if mark is not None else ""
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise SpecError(
-            [
-                SpecProblem(
-                    f"{problem}{column}"
-                    if isinstance(exc, _Refused)
-                    else f"invalid YAML: {problem}{column}",
-                    file=filename,
-                    line=line,
-                    hint=exc.hint
-                    if isinstance(exc, _Refused)
-                    else "check the indentation and quoting around this line",
-                )
-            ]
-        ) from None
+        raise SpecError([_syntax_problem(exc, filename)]) from None
     except yaml.YAMLError as exc:
         raise SpecError([SpecProblem(f"invalid YAML: {exc}", file=filename)]) from None
     # The scanner's own, for an escape past U+10FFFF: ValueError for `"\\U00110000"`,
