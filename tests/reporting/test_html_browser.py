@@ -135,7 +135,10 @@ def test_the_page_data_lists_every_failing_case(report: Path) -> None:
     text = report.read_text(encoding="utf-8")
     data = _data(text)
     statuses = [row[1] for row in data["rows"]]
-    assert statuses.count("f") == 9  # all of them, though --show keeps 2
+    # all nine failing cases, though --show keeps 2: the hostile one, and the eight identical
+    # greetings as one group of eight, three of them listed as examples
+    failing = [row for row in data["rows"] if row[1] == "f"]
+    assert sorted(data["groups"][row[5]] for row in failing) == [1, 8, 8, 8]
     assert statuses.count("p") == 72
     assert data["meta"]["logs"] == ["logs/run.jsonl"]  # relative to the working directory
     assert data["meta"]["suites"] == ["suite.yaml"]
@@ -157,9 +160,23 @@ def test_the_report_in_a_browser(
     page.goto(report.as_uri())
     cases = page.locator("#cases details.case")
 
-    # at first: the failing cases, the first one open
-    assert cases.count() == 9
+    # at first: the failing cases, the first one open; the eight identical greetings are one
+    # entry that counts them, with three examples
+    assert cases.count() == 2
     assert page.locator("#count").inner_text() == "9 of 81 cases"
+    greetings = page.locator("#cases details.case", has_text="greets the user")
+    assert greetings.get_attribute("data-count") == "8"
+    assert greetings.locator(".times").inner_text() == "8 cases"
+    summary = greetings.locator(":scope > summary")
+    assert "logs/run.jsonl:2, logs/run.jsonl:12, logs/run.jsonl:22, …" in summary.inner_text()
+    assert greetings.evaluate("d => d.open") is True
+    assert greetings.locator("details.example").count() == 3
+    opened = greetings.inner_text()
+    assert "The same result in 8 cases; the first 3 of them, as examples:" in opened
+    # each reason once: the tree's, not the summary's line that repeats it once opened
+    assert opened.count("Response does not contain 'welcome'") == 1
+    assert not greetings.locator(":scope > summary > .why").is_visible()
+    assert "1 check: 1 failed" in opened
     meta = page.locator("dl.meta").inner_text()
     assert "logs/run.jsonl" in meta
     assert "chatassert check suite.yaml" in meta
@@ -208,6 +225,12 @@ def test_the_report_in_a_browser(
     first = cases.locator(".src").first.inner_text()
     assert first == "logs/run.jsonl:1"
 
+    # filtering by file:line finds a group by the source of any of its examples
+    page.fill("#f-case", "run.jsonl:22")
+    assert cases.count() == 1
+    assert page.locator("#count").inner_text() == "8 of 81 cases"
+    page.fill("#f-case", "")
+
     # the unmatched conversation is listed
     page.locator("#unmatched summary").click()
     page.locator("#unmatched li").first.wait_for()
@@ -223,6 +246,72 @@ def test_the_report_in_a_browser(
     record_property("screenshot", str(shot))
     print(f"screenshot: {shot}")
     assert shot.stat().st_size > 10_000
+    page.close()
+
+
+def test_columns_align_with_their_headers_and_a_legend_explains_the_evidence(
+    report: Path, browser: Any
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(report.as_uri())
+    align = "e => getComputedStyle(e).textAlign"
+    for table in page.locator("table").all():
+        heads = table.locator("thead th").all()
+        cells = table.locator("tbody tr").first.locator("th, td").all()
+        assert [h.inner_text() for h in heads][1:] == [
+            "passed",
+            "failed",
+            "errors",
+            "skipped",
+            "pass rate",
+        ]
+        # the label column left, every count and the rate right, its header with it
+        for head, cell in zip(heads, cells, strict=False):
+            assert head.evaluate(align) == cell.evaluate(align), head.inner_text()
+        assert heads[0].evaluate(align) == "left"
+        assert [h.evaluate(align) for h in heads[1:]] == ["right"] * 5
+        assert heads[0].get_attribute("scope") == "col"
+        assert cells[0].get_attribute("scope") == "row"
+        # the header's right edge is the cells' right edge
+        head_box, cell_box = heads[1].bounding_box(), cells[1].bounding_box()
+        assert head_box is not None
+        assert cell_box is not None
+        assert abs(head_box["x"] + head_box["width"] - cell_box["x"] - cell_box["width"]) < 1
+    legend = page.locator("#legend")
+    assert legend.is_visible()
+    text = legend.inner_text()
+    for word in ("location", "pointer", "span", "excerpt", "identical results"):
+        assert word in text
+    assert page.locator(".totals .error").first.inner_text() == "0 errors"
+    page.close()
+
+
+def test_twenty_thousand_identical_failures_in_a_browser(browser: Any, tmp_path: Path) -> None:
+    from chatassert import Contains
+    from chatassert.reporting import Outcome, Summary
+    from chatassert.reporting._html import HtmlWriter, write_html
+
+    result = Contains("welcome").check("hi there")
+    summary, writer = Summary(), HtmlWriter()
+    for line in range(1, 20_001):
+        outcome = Outcome("support", "greets", result, f"log.jsonl:{line}", f"conv-{line}")
+        summary.add(outcome)
+        writer.add_outcome(outcome)
+    path = tmp_path / "big.html"
+    with path.open("w", encoding="utf-8") as out:
+        write_html(summary, out, writer=writer)
+    assert path.stat().st_size < 50_000
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(path.as_uri())
+    assert page.locator("#count").inner_text() == "20,000 of 20,000 cases"
+    assert page.locator("#cases details.case").count() == 1
+    assert page.locator("#cases .times").inner_text() == "20,000 cases"
+    assert page.locator(".totals .failed").inner_text() == "20,000 failed"
+    assert page.locator("table td.num").first.inner_text() == "0"
+    assert "The same result in 20,000 cases; the first 3" in page.locator("#cases").inner_text()
+    assert errors == []
     page.close()
 
 

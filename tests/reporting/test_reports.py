@@ -164,14 +164,15 @@ def test_html_report_content() -> None:
     # no external assets: scripts and styles are inline, nothing is loaded from anywhere
     assert not [t for t, a in page.tags if t in ("link", "img", "iframe")]
     assert not [a for _, a in page.tags if "src" in a or "href" in a]
-    cells = " | ".join(page.text["td"])
+    cells = " | ".join(page.text["td"] + page.text["th"])  # each row's label is its header
     assert "names the city" in cells
     assert "50.0%" in cells  # two conversations, one passed
     assert "support / weather" in cells
     assert "line is not JSON" in " ".join(page.text["li"])
     data = json.loads(text.split('id="ca-data">')[1].split("</script>")[0])
     assert data["cases"] == [["support", "weather", []]]
-    ((case, status, _, assertions, (source, usage, detail)),) = data["rows"]
+    ((case, status, _, assertions, (source, usage, detail), group),) = data["rows"]
+    assert data["groups"][group] == 1
     assert (case, status, source, usage) == (0, "f", "log.jsonl:2", None)
     assert [data["labels"][i] for i, _ in assertions] == [
         "contains_function_call",

@@ -7,13 +7,22 @@ and tag, sorting, collapsible result trees and transcript excerpts with the fail
 marked. The script sets text only through `textContent`, so no text of a log can become markup,
 and the JSON is written with `<`, `>` and `&` escaped, so no text can end the script element.
 
+Identical results are listed once: cases that did not pass with the same suite, case, status
+and the same nodes that did not pass (each node's status, name, message, location, pointer and
+reason; not the evidence's text, which differs from one conversation to the next) make one
+entry with their count and the first `EXAMPLES` of them as examples, so twenty thousand
+identical failures stay a page of a few kilobytes. Every count is written the one way the
+other reports write it (`chatassert.reporting._words`).
+
 Each case's data is rendered when it is produced (in a worker, with `--jobs`) by `html_case`,
 and `HtmlWriter` spools it to a temporary file, so a run of any size keeps a bounded memory:
-a passing case costs some fifty bytes of the page, a failing one its result tree and excerpt.
+a passing case costs some fifty bytes of the page, a failing one its result tree and excerpt,
+and a failure identical to `EXAMPLES` earlier ones only a count.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import tempfile
@@ -25,6 +34,7 @@ from typing import IO, TYPE_CHECKING, Any
 from chatassert._result import Result, Status, marked
 from chatassert.reporting._junit import INVALID_XML, relative_to_cwd
 from chatassert.reporting._summary import assertion_statuses, cost_text, pass_rate
+from chatassert.reporting._words import counted, number, plural
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -33,11 +43,21 @@ if TYPE_CHECKING:
     from chatassert.reporting._formats import ReportOptions, Writable
     from chatassert.reporting._summary import Outcome, Summary
 
-__all__ = ["HTML", "HtmlWriter", "html_case", "render_html", "write_html"]
+__all__ = ["EXAMPLES", "HTML", "HtmlWriter", "html_case", "render_html", "write_html"]
+
+EXAMPLES = 3
+"""How many cases of a group of identical results the page lists (with their sources,
+usage and transcript excerpts); the others are counted."""
+GROUPS = 100_000
+"""How many distinct groups a page's writer tells apart; a result unlike all of them once
+that many are known is listed on its own (so the writer's memory stays bounded)."""
 
 _CODE = {"passed": "p", "failed": "f", "error": "e", "skipped": "s"}
 _USAGE = (("tokens", "total_tokens"), ("cost", "cost"), ("ms", "latency_ms"))
 _SCRIPT_UNSAFE = re.compile("[<>&\u2028\u2029]")
+_KEYED = re.compile(r',"([0-9a-f]{16})"\]\Z')
+_WORDS = ("case", "check", "token")
+"""The words the page's script counts, with their plurals from `plural` (one rule)."""
 
 
 def _script_safe(text: str) -> str:
@@ -90,35 +110,67 @@ def _usage(subject: object) -> dict[str, float | int] | None:
     return out or None
 
 
+def _same(node: Mapping[str, Any]) -> list[Any]:
+    """What two results share when they are the same result: each node that did not pass, by
+    its status, name, message, location, pointer and reason (not its evidence's text)."""
+    return [
+        node["s"],
+        node["n"],
+        node.get("m"),
+        node.get("at"),
+        node.get("p"),
+        node["r"],
+        [_same(child) for child in node.get("c", ()) if child["s"] != "p"],
+    ]
+
+
 def html_case(outcome: Outcome, subject: object = None) -> str:
     """Render what the HTML report shows of one outcome, as a JSON array (not yet escaped for
-    the page): `[source, usage, detail]`. `detail` (the result tree, the reason and the
-    transcript excerpt) is there only for a case that did not pass.
+    the page): `[source, usage, detail]`, and for a case that did not pass a fourth item, the
+    key its identical results share (sixteen hex digits: suite, case, status and the nodes
+    that did not pass, `HtmlWriter` groups by it). `detail` (the result tree, the reason and
+    the transcript excerpt) is there only for a case that did not pass.
 
     Example:
         >>> from chatassert import Contains
         >>> from chatassert.reporting import Outcome
         >>> html_case(Outcome("s", "c", Contains("a").check("a"), "log.jsonl:3"))
         '["log.jsonl:3",null,null]'
+        >>> one, two = (
+        ...     html_case(Outcome("s", "c", Contains("a").check(text), source))
+        ...     for text, source in (("b", "log.jsonl:4"), ("c", "log.jsonl:5"))
+        ... )
+        >>> one[-19:-1] == two[-19:-1]  # the same failure, in two conversations
+        True
     """
     result = outcome.result
     detail: dict[str, Any] | None = None
+    key = None
     if result.status is not Status.PASSED:
-        detail = {"tree": _node(result)}
+        tree = _node(result)
+        detail = {"tree": tree}
         if outcome.excerpt:
             detail["excerpt"] = outcome.excerpt
         if outcome.subject_id is not None:
             detail["id"] = outcome.subject_id
         if outcome.cost is not None:
             detail["cost"] = cost_text(outcome.cost)
+        same = _dump([outcome.suite, outcome.case, _same(tree)]).encode("utf-8", "surrogatepass")
+        key = hashlib.blake2b(same, digest_size=8).hexdigest()
     source = relative_to_cwd(outcome.source) if outcome.source else ""
-    return _dump([source, _usage(subject), detail])
+    if key is None:
+        return _dump([source, _usage(subject), detail])
+    return _dump([source, _usage(subject), detail, key])
 
 
 class HtmlWriter:
     """The cases of an HTML report, spooled to a temporary file as they come.
 
-    Suite, case and assertion names are stored once, each case refers to them by number.
+    Suite, case and assertion names are stored once, each case refers to them by number. Cases
+    that did not pass are grouped by the key `html_case` gives them: the first `EXAMPLES` of a
+    group are spooled, the others only counted, so the page of many identical failures stays
+    small whatever order the rows come in (`--jobs`, engines). Memory holds one key and one
+    count per group, for at most `GROUPS` groups.
     """
 
     def __init__(self, tags: Mapping[tuple[str, str], Sequence[str]] | None = None) -> None:
@@ -128,7 +180,10 @@ class HtmlWriter:
         self._labels: dict[str, int] = {}
         self._tags = dict(tags or {})
         self._unmatched: IO[str] | None = None
+        self._groups: dict[str, int] = {}
+        self._sizes: list[int] = []
         self.unmatched = 0
+        """How many conversations without a matching case were spooled."""
 
     def add(
         self,
@@ -139,7 +194,22 @@ class HtmlWriter:
         seconds: float,
         data: str,
     ) -> None:
-        """Spool one case outcome: its counts, and `data` as `html_case` rendered it."""
+        """Spool one case outcome: its counts, and `data` as `html_case` rendered it (or
+        only count it, when `EXAMPLES` identical results are already spooled)."""
+        group = ""
+        keyed = _KEYED.search(data) if status != "passed" else None
+        if keyed is not None:
+            data = data[: keyed.start()] + "]"
+            groups = self._groups
+            index = groups.get(keyed.group(1))
+            if index is None and len(groups) < GROUPS:
+                index = groups[keyed.group(1)] = len(self._sizes)
+                self._sizes.append(0)
+            if index is not None:
+                self._sizes[index] += 1
+                if self._sizes[index] > EXAMPLES:
+                    return
+                group = f",{index}"
         key = (suite, case)
         index = self._cases.get(key)
         if index is None:
@@ -153,7 +223,7 @@ class HtmlWriter:
             pairs.append(f'[{number},"{_CODE.get(leaf, "e")}"]')
         self._spool.write(
             f'{"," if self._rows else ""}[{index},"{_CODE.get(status, "e")}",'
-            f"{round(seconds, 6)},[{','.join(pairs)}],{data}]\n"
+            f"{round(seconds, 6)},[{','.join(pairs)}],{data}{group}]\n"
         )
         self._rows += 1
 
@@ -178,17 +248,24 @@ class HtmlWriter:
 
     def write_data(self, out: SupportsWrite[str], meta: Mapping[str, Any]) -> None:
         """Write the page's JSON document (escaped for a `<script>` element) and release the
-        spools."""
+        spools.
+
+        Beside `meta`, `labels` and `cases` it holds `rows` (`[case, status, seconds,
+        assertions, [source, usage, detail], group]`, the group only for a case that did not
+        pass), `unmatched`, `groups` (how many cases each group holds) and `words` (each word
+        the script counts, singular and plural).
+        """
         cases = [
             [suite, case, list(self._tags.get((suite, case), ()))] for (suite, case) in self._cases
         ]
-        head = {"meta": dict(meta), "labels": list(self._labels), "cases": cases}
+        words = {word: [plural(1, word), plural(2, word)] for word in _WORDS}
+        head = {"meta": dict(meta), "labels": list(self._labels), "cases": cases, "words": words}
         out.write(_script_safe(_dump(head)[:-1]) + ',"rows":[\n')
         _copy(self._spool, out)
         out.write('],"unmatched":[\n')
         if self._unmatched is not None:
             _copy(self._unmatched, out)
-        out.write("]}")
+        out.write(f'],"groups":{_dump(self._sizes)}}}')
 
     def close(self) -> None:
         """Release the spools."""
@@ -212,16 +289,21 @@ h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid
 .passed{background:#e3f6e8}.failed{background:#fde4e4}.error{background:#fff1d6}
 .skipped{background:#eef}
 table{border-collapse:collapse;width:100%}td,th{padding:.3rem .5rem;border-bottom:1px solid #eee;
-text-align:left;vertical-align:top}th{background:#f6f7fa}td.num{text-align:right;
-font-variant-numeric:tabular-nums}
-.bar{background:#fde4e4;width:8rem;height:.7rem;border-radius:3px;overflow:hidden}
+text-align:left;vertical-align:top}thead th,thead td{background:#f6f7fa}tbody th{font-weight:400}
+.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.bar{background:#fde4e4;width:8rem;height:.7rem;border-radius:3px;overflow:hidden;margin-top:.3rem}
 .bar div{background:#3fb56b;height:100%}
 pre{background:#f6f7fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;font-size:12.5px}
-mark{background:#ffd86b;padding:0 .1em}.evidence code{font-size:12.5px}
+mark{background:#ffd86b;color:#1d2330;padding:0 .1em}
+.evidence{font-weight:400}.evidence code,.legend code{font-size:12.5px}
+.span{font-variant-numeric:tabular-nums;color:#3b4256}
 .notice{background:#fff1d6;border:1px solid #e8c77a;border-radius:6px;padding:.6rem 1rem;
 font-weight:600}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem}
 dl.meta dt{font-weight:600}dl.meta dd{margin:0;word-break:break-all}
+dl.legend{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.5rem 0;
+padding:.5rem .8rem;border:1px solid #e4e6ee;border-radius:6px;font-size:13px}
+dl.legend dt{text-align:right}dl.legend dd{margin:0}
 #controls{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;position:sticky;top:0;
 background:#fff;padding:.5rem 0;border-bottom:1px solid #dde;z-index:1}
 #controls input[type=search]{width:12rem}
@@ -229,8 +311,12 @@ details.case{border:1px solid #e4e6ee;border-radius:6px;margin:.4rem 0;padding:.
 details.case>summary{cursor:pointer}.st{display:inline-block;min-width:4rem;text-align:center;
 border-radius:4px;padding:0 .3rem;margin-right:.4rem;font-size:12px}
 .src,.usage{color:#5a6275;font-size:12px;margin-left:.5rem}.reason{margin:.3rem 0}
+.times{display:inline-block;margin-left:.5rem;padding:0 .4rem;border-radius:4px;font-size:12px;
+font-weight:600;background:#1d2330;color:#fff;font-variant-numeric:tabular-nums}
 ul.tree{list-style:none;padding-left:1.1rem;margin:.2rem 0}ul.tree li{margin:.1rem 0}
 .node-f,.node-e{font-weight:600}.why{margin:.1rem 0 .1rem 4.7rem;color:#7a2430}.muted{color:#5a6275}
+details.case[open]>summary>.why{display:none}
+details.example{margin:.3rem 0 .3rem 1.1rem}details.example>summary{cursor:pointer}
 """
 
 _SCRIPT = r"""
@@ -240,9 +326,16 @@ var D=JSON.parse(document.getElementById("ca-data").textContent);
 var NAMES={p:"passed",f:"failed",e:"error",s:"skipped"},RANK={e:0,f:1,s:2,p:3},PAGE=500;
 function el(tag,cls,text){var n=document.createElement(tag);if(cls)n.className=cls;
  if(text!==undefined&&text!==null)n.textContent=String(text);return n;}
-var rows=D.rows.map(function(r,i){var c=D.cases[r[0]],src=r[4][0]||"",m=/^(.*):(\d+)$/.exec(src);
- return {i:i,suite:c[0],name:c[1],tags:c[2],key:(c[0]+" / "+c[1]).toLowerCase(),st:r[1],
-  secs:r[2],asserts:r[3],src:src,file:m?m[1]:src,line:m?+m[2]:0,usage:r[4][1],detail:r[4][2]};});
+function num(n){return Number(n).toLocaleString("en-US");}
+function counted(n,w){return num(n)+" "+D.words[w][n===1?0:1];}
+var items=[],groups={},total=0;
+D.rows.forEach(function(r,i){var c=D.cases[r[0]],src=r[4][0]||"",m=/^(.*):(\d+)$/.exec(src);
+ var row={i:i,suite:c[0],name:c[1],tags:c[2],key:(c[0]+" / "+c[1]).toLowerCase(),st:r[1],
+  secs:r[2],asserts:r[3],src:src,file:m?m[1]:src,line:m?+m[2]:0,usage:r[4][1],detail:r[4][2],
+  n:r.length>5?D.groups[r[5]]:1,examples:null};
+ if(row.n>1){var first=groups[r[5]];if(first){first.examples.push(row);return;}
+  row.examples=[row];groups[r[5]]=row;}
+ total+=row.n;items.push(row);});
 var $=function(id){return document.getElementById(id);};
 var labels=$("labels");
 D.labels.forEach(function(l){var o=el("option");o.value=l;labels.appendChild(o);});
@@ -253,11 +346,13 @@ if(!Object.keys(tags).length)tagSel.disabled=true;
 var shown=PAGE,list=$("cases");
 function statuses(){var s={};document.querySelectorAll("#controls input[data-st]").forEach(
  function(b){if(b.checked)s[b.getAttribute("data-st")]=1;});return s;}
+function sources(r){return r.examples?r.examples.map(function(x){return x.src;}):[r.src];}
 function matching(){var st=statuses(),text=$("f-case").value.trim().toLowerCase(),
  a=$("f-assert").value.trim().toLowerCase(),tag=tagSel.value,ids=null;
  if(a){ids={};D.labels.forEach(function(l,i){if(l.toLowerCase().indexOf(a)>=0)ids[i]=1;});}
- var out=rows.filter(function(r){
-  if(text&&r.key.indexOf(text)<0&&r.src.toLowerCase().indexOf(text)<0)return false;
+ var out=items.filter(function(r){
+  if(text&&r.key.indexOf(text)<0&&!sources(r).some(function(s){
+   return s.toLowerCase().indexOf(text)>=0;}))return false;
   if(tag&&r.tags.indexOf(tag)<0)return false;
   if(ids)return r.asserts.some(function(p){return ids[p[0]]&&st[p[1]];});
   return !!st[r.st];});
@@ -270,46 +365,68 @@ function matching(){var st=statuses(),text=$("f-case").value.trim().toLowerCase(
   return d||x.i-y.i;});
  return out;}
 function usageText(u){if(!u)return "";var p=[];
- if(u.tokens!==undefined)p.push(u.tokens+" tokens");
+ if(u.tokens!==undefined)p.push(counted(u.tokens,"token"));
  if(u.cost!==undefined)p.push("$"+(+u.cost).toPrecision(3));
- if(u.ms!==undefined)p.push(u.ms+" ms");return p.join(" · ");}
+ if(u.ms!==undefined)p.push(num(u.ms)+" ms");return p.join(" · ");}
+function checks(asserts){var n={f:0,e:0,s:0,p:0},p=[];
+ asserts.forEach(function(a){n[a[1]]+=1;});
+ ["f","e","s","p"].forEach(function(k){if(n[k])p.push(num(n[k])+" "+NAMES[k]);});
+ return counted(asserts.length,"check")+(p.length?": "+p.join(", "):"");}
 function tree(node){var li=el("li","node-"+node.s),head=el("span");
  head.appendChild(el("span","st "+NAMES[node.s],NAMES[node.s]));
  head.appendChild(el("b",null,node.m||node.n));
  if(node.m)head.appendChild(el("span","muted"," ("+node.n+")"));
- if(node.at)head.appendChild(el("span","muted"," @ "+node.at));
+ if(node.at)head.appendChild(el("span","muted loc"," @ "+node.at));
  if(node.r)head.appendChild(el("span",null," — "+node.r));
- if(node.p!==undefined){var ev=el("div","evidence");ev.appendChild(el("code",null,node.p));
-  if(node.mk){ev.appendChild(el("span",null," "+node.sp[0]+"-"+node.sp[1]+": "+node.mk[0]));
-   ev.appendChild(el("mark",null,node.mk[1]));ev.appendChild(el("span",null,node.mk[2]));}
+ if(node.p!==undefined){var ev=el("div","evidence");ev.appendChild(el("code","ptr",node.p));
+  if(node.mk){ev.appendChild(el("span","span"," "+node.sp[0]+"-"+node.sp[1]));
+   ev.appendChild(el("span",null,": "));var x=el("span","excerpt");
+   x.appendChild(el("span",null,node.mk[0]));x.appendChild(el("mark",null,node.mk[1]));
+   x.appendChild(el("span",null,node.mk[2]));ev.appendChild(x);}
   head.appendChild(ev);}
  if(node.c&&node.c.length){var d=el("details");d.open=node.s!=="p";
   var s=el("summary");s.appendChild(head);d.appendChild(s);var ul=el("ul","tree");
   node.c.forEach(function(c){ul.appendChild(tree(c));});d.appendChild(ul);li.appendChild(d);}
  else li.appendChild(head);
  return li;}
+function where(s,r){s.appendChild(el("span","src",r.src));
+ if(r.detail&&r.detail.id!==undefined)s.appendChild(el("span","src sid","id "+r.detail.id));
+ var u=usageText(r.usage);if(u)s.appendChild(el("span","usage",u));}
+function transcript(to,x){if(x.cost)to.appendChild(el("p","judge",x.cost));
+ if(x.excerpt)to.appendChild(el("pre","transcript",x.excerpt));}
+function fill(d,r){var x=r.detail;if(!x){d.appendChild(el("p","reason muted","passed: "+
+  r.asserts.map(function(p){return D.labels[p[0]];}).join(", ")));return;}
+ if(r.asserts.length)d.appendChild(el("p","checks muted",checks(r.asserts)));
+ var root=x.tree,ul=el("ul","tree");
+ (root.c&&root.c.length?root.c:[root]).forEach(function(c){ul.appendChild(tree(c));});
+ d.appendChild(ul);
+ if(!r.examples){transcript(d,x);return;}
+ var k=r.examples.length;
+ d.appendChild(el("p","group","The same result in "+counted(r.n,"case")+(r.n>k?"; the first "+
+  num(k)+" of them":"")+", as examples:"));
+ r.examples.forEach(function(e,j){var ex=el("details","example"),s=el("summary");
+  s.appendChild(el("span",null,"example "+(j+1)));where(s,e);ex.appendChild(s);
+  transcript(ex,e.detail);ex.open=j===0;d.appendChild(ex);});}
 function caseEl(r){var d=el("details","case "+NAMES[r.st]+"-case"),s=el("summary");
  d.setAttribute("data-status",NAMES[r.st]);
  s.appendChild(el("span","st "+NAMES[r.st],NAMES[r.st]));
  s.appendChild(el("span","name",r.suite+" / "+r.name));
- s.appendChild(el("span","src",r.src));
- var u=usageText(r.usage);if(u)s.appendChild(el("span","usage",u));
+ if(r.examples){d.setAttribute("data-count",String(r.n));
+  s.appendChild(el("span","times",counted(r.n,"case")));
+  s.appendChild(el("span","src",sources(r).join(", ")+(r.n>r.examples.length?", …":"")));}
+ else where(s,r);
  if(r.tags.length)s.appendChild(el("span","usage","#"+r.tags.join(" #")));
  if(r.detail)s.appendChild(el("div","why",r.detail.tree.r));
  d.appendChild(s);
- d.addEventListener("toggle",function(){if(!d.open||d.filled)return;d.filled=true;
-  var x=r.detail;if(!x){d.appendChild(el("p","reason muted","passed: "+r.asserts.map(
-   function(p){return D.labels[p[0]];}).join(", ")));return;}
-  var ul=el("ul","tree");ul.appendChild(tree(x.tree));d.appendChild(ul);
-  if(x.cost)d.appendChild(el("p","judge",x.cost));
-  if(x.excerpt)d.appendChild(el("pre","transcript",x.excerpt));});
+ d.addEventListener("toggle",function(){if(!d.open||d.filled)return;d.filled=true;fill(d,r);});
  return d;}
-function render(){var out=matching();list.textContent="";
+function render(){var out=matching(),n=0;list.textContent="";
  var f=document.createDocumentFragment();
  out.slice(0,shown).forEach(function(r){f.appendChild(caseEl(r));});
- list.appendChild(f);$("count").textContent=out.length+" of "+rows.length+" cases";
+ out.forEach(function(r){n+=r.n;});
+ list.appendChild(f);$("count").textContent=num(n)+" of "+counted(total,"case");
  var more=$("more");more.hidden=out.length<=shown;
- more.textContent="show "+Math.min(PAGE,out.length-shown)+" more";}
+ more.textContent="show "+num(Math.min(PAGE,out.length-shown))+" more";}
 function again(){shown=PAGE;render();}
 document.querySelectorAll("#controls input,#controls select").forEach(function(n){
  n.addEventListener(n.type==="search"?"input":"change",again);});
@@ -322,7 +439,7 @@ render();
 var first=list.querySelector("details.case");if(first&&first.getAttribute("data-status")!=="passed")
  first.open=true;
 var um=$("unmatched");if(um&&D.unmatched.length){um.hidden=false;
- $("unmatched-count").textContent=String(D.unmatched.length);
+ $("unmatched-count").textContent=num(D.unmatched.length);
  um.addEventListener("toggle",function(){if(um.filled)return;um.filled=true;var ul=el("ul");
   D.unmatched.forEach(function(u){var li=el("li");li.appendChild(el("code",null,u[0]));
    li.appendChild(el("span",null," — no case of "+u[1]+" matches it"));ul.appendChild(li);});
@@ -345,31 +462,56 @@ _CONTROLS = """<div id="controls">
 <option value="time">slowest</option></select></label>
 <button type="button" id="expand">expand all</button>
 <button type="button" id="collapse">collapse all</button>
-<span id="count" class="muted"></span>
+<span id="count" class="muted" aria-live="polite"></span>
 </div>"""
+
+_LEGEND = f"""<dl class="legend" id="legend" aria-label="how to read a result">
+<dt><span class="muted">@ turns[0]</span></dt>
+<dd>a <dfn>location</dfn>: where in what was checked a check applies (turns are counted from 0)
+</dd>
+<dt><code>/turns/0/text</code></dt>
+<dd>a <dfn>pointer</dfn>: where a check found its evidence, as a JSON Pointer into what was
+checked (here the text of turn 0)</dd>
+<dt><span class="span">40-47</span></dt>
+<dd>a <dfn>span</dfn>: the evidence's characters in that text, counted from 0: from 40 up to 47,
+47 not included</dd>
+<dt><mark>marked</mark></dt>
+<dd>the span, marked in an <dfn>excerpt</dfn> of the text around it (<code>…</code> where text is
+left out)</dd>
+<dt><span class="times">{counted(EXAMPLES + 1, "case")}</span></dt>
+<dd>identical results: one case, with the same checks not passing for the same reasons, listed
+once with their count and the first {number(EXAMPLES)} as examples</dd>
+</dl>"""
+
+
+_STATUSES = ("passed", "failed", "error", "skipped")
 
 
 def _rate_row(label: str, counts: Counter[str]) -> str:
     rate = pass_rate(counts)  # over evaluated outcomes: a skipped check is not a failure
-    cells = "".join(
-        f'<td class="num">{counts[k]}</td>' for k in ("passed", "failed", "error", "skipped")
-    )
+    cells = "".join(f'<td class="num">{number(counts[k])}</td>' for k in _STATUSES)
     shown = "—" if rate is None else f"{rate:.1%}"
     return (
-        f'<tr><td>{escape(label)}</td>{cells}<td class="num">{shown}</td>'
-        f'<td><div class="bar"><div style="width:{(rate or 0) * 100:.1f}%"></div></div></td></tr>'
+        f'<tr><th scope="row">{escape(label)}</th>{cells}<td class="num">{shown}</td>'
+        f'<td aria-hidden="true"><div class="bar"><div style="width:{(rate or 0) * 100:.1f}%">'
+        "</div></div></td></tr>"
     )
 
 
 def _table(title: str, rows: dict[str, Counter[str]], what: str) -> list[str]:
+    """A table of pass rates: a header over each column aligned as its cells are (the
+    counts and rates to the right), one row per label."""
     out = [
         f"<details open><summary><h2 style=display:inline>{escape(title)}</h2></summary>",
         "<table>",
-        f"<tr><th>{escape(what)}</th><th>passed</th><th>failed</th><th>errors</th>"
-        "<th>skipped</th><th>pass rate</th><th></th></tr>",
+        f'<thead><tr><th scope="col">{escape(what)}</th>'
+        '<th scope="col" class="num">passed</th><th scope="col" class="num">failed</th>'
+        '<th scope="col" class="num">errors</th><th scope="col" class="num">skipped</th>'
+        '<th scope="col" class="num">pass rate</th><td aria-hidden="true"></td></tr></thead>',
+        "<tbody>",
     ]
     out.extend(_rate_row(label, counts) for label, counts in sorted(rows.items()))
-    out.append("</table></details>")
+    out.append("</tbody></table></details>")
     return out
 
 
@@ -422,20 +564,24 @@ def write_html(
         *_meta(meta),
         *([f'<p class="notice">{escape(summary.notice)}</p>'] if summary.notice else []),
         '<p class="totals">',
-        f'<span class="total">{summary.total} checked</span>',
+        f'<span class="total">{number(summary.total)} checked</span>',
+        f'<span class="passed">{number(c["passed"])} passed</span>',
+        f'<span class="failed">{number(c["failed"])} failed</span>',
+        f'<span class="error">{counted(c["error"], "error")}</span>',
+        f'<span class="skipped">{number(c["skipped"])} skipped</span>',
     ]
-    parts.extend(
-        f'<span class="{k}">{c[k]} {k}</span>' for k in ("passed", "failed", "error", "skipped")
-    )
     if summary.unreadable_count:
-        parts.append(f'<span class="error">{summary.unreadable_count} unreadable lines</span>')
+        unreadable = counted(summary.unreadable_count, "unreadable line")
+        parts.append(f'<span class="error">{unreadable}</span>')
     if summary.unmatched:
-        parts.append(f'<span class="error">{summary.unmatched} without a matching case</span>')
+        unmatched = number(summary.unmatched)
+        parts.append(f'<span class="error">{unmatched} without a matching case</span>')
     parts.append("</p>")
     parts += _judging_block(summary)
     parts += _table("Pass rate per assertion", summary.per_assertion, "assertion")
     parts += _table("Pass rate per case", summary.per_case, "suite / case")
     parts.append("<h2>Cases</h2>")
+    parts.append(_LEGEND)
     parts.append(_CONTROLS)
     parts.append(
         '<div id="cases"><noscript>The list of cases needs JavaScript.</noscript></div>'
@@ -454,7 +600,7 @@ def write_html(
             for where, error in summary.unreadable
         )
         if more:
-            parts.append(f"<li>… and {more} more</li>")
+            parts.append(f"<li>… and {number(more)} more</li>")
         parts.append("</ul>")
     # the characters a JUnit file cannot hold (controls, lone surrogates) have no place here
     out.write(INVALID_XML.sub("\ufffd", "\n".join(parts)))
@@ -494,7 +640,8 @@ def _judging_block(summary: Summary) -> list[str]:
     """The flaky count and what judging cost over the run, when there is anything to say."""
     out = []
     if summary.flaky:
-        out.append(f'<p class="flaky">{summary.flaky} cases with flaky judged checks</p>')
+        flaky = counted(summary.flaky, "case")
+        out.append(f'<p class="flaky">{flaky} with flaky judged checks</p>')
     if summary.costs.used:
         out.append(f'<p class="judge">{escape(cost_text(summary.costs.to_dict()))}</p>')
     return out
