@@ -353,6 +353,11 @@ NATIVE: list[Any] = [
     }
 ]
 
+# a bare JSON array of a transcript's messages (or items) is one conversation too
+OPENAI.append(copy.deepcopy(OPENAI[0]["messages"]))
+ANTHROPIC.append(copy.deepcopy(ANTHROPIC[0]["messages"]))
+RESPONSES.append(copy.deepcopy(RESPONSES[0]["input"] + RESPONSES[0]["output"]))
+
 SAMPLES: dict[str, list[Any]] = {
     "openai": OPENAI,
     "openai-responses": RESPONSES,

@@ -6,7 +6,10 @@ Line shapes read:
   "usage"?, "id"?, "metadata"?}`;
 - one call: `{"request": {"system"?, "messages": [...], "model"?}, "response": {"type":
   "message", "role": "assistant", "content": [...], "usage"?, "stop_reason"?}}`;
-- several calls: `{"calls": [<call>, ...]}` or a JSON array of calls.
+- several calls: `{"calls": [<call>, ...]}` or a JSON array of calls;
+- a bare JSON array of messages holding an Anthropic-only block (`tool_use`, `tool_result`,
+  `thinking`, ...): the `messages` of a transcript without the object around them. (One of
+  plain text messages only is read by the OpenAI chat reader, to the same conversation.)
 
 Content blocks: `text` blocks give the text; `tool_use` blocks give tool calls (`input` is the
 arguments); `tool_result` blocks (inside user messages) give tool results linked by
@@ -37,6 +40,7 @@ from chatassert.transcripts._build import (
     text_of,
     tool_call,
 )
+from chatassert.transcripts._openai_chat import is_message_list
 
 __all__ = ["detect", "parse"]
 
@@ -79,13 +83,17 @@ def _is_call(record: object) -> bool:
 
 
 def detect(record: Any) -> bool:
-    """Whether `record` looks like an Anthropic Messages transcript, call or list of calls.
+    """Whether `record` looks like an Anthropic Messages transcript, call, list of calls, or
+    bare array of messages.
 
     A `messages` list is Anthropic when the record has a top-level `system`, an Anthropic
-    `response`, or any Anthropic-only content block (`tool_use`, `tool_result`, `thinking`).
+    `response`, or any Anthropic-only content block (`tool_use`, `tool_result`, `thinking`);
+    a bare array of messages, when it holds such a block.
     """
     if isinstance(record, list):
-        return bool(record) and _is_call(record[0])
+        return bool(record) and (
+            _is_call(record[0]) or (is_message_list(record) and _has_blocks(record))
+        )
     if not isinstance(record, dict):
         return False
     messages = record.get("messages")
@@ -205,6 +213,8 @@ def parse(record: Any) -> Conversation:
         TranscriptError: when the record is not of those shapes or is malformed.
     """
     if isinstance(record, list):
+        if record and not _is_call(record[0]) and is_message_list(record):
+            return conversation(messages(record, "record"))
         return conversation(_calls(record, "record"))
     if not isinstance(record, dict):
         raise TranscriptError("expected an object with 'messages' (Anthropic Messages format)")

@@ -7,7 +7,9 @@ Three line shapes are read:
 - one call: `{"request": {"messages": [...], "model"?}, "response": {"choices": [{"message":
   {...}}], "usage"?, "model"?}, "latency_ms"?, "cost"?}`;
 - several calls of one conversation: `{"calls": [<call>, ...], "id"?, "metadata"?}` or a JSON
-  array of calls. Each request usually repeats the history; only its new messages are added.
+  array of calls. Each request usually repeats the history; only its new messages are added;
+- a bare JSON array of messages, `[{"role": "user", ...}, ...]`: the `messages` of a
+  transcript without the object around them (`is_message_list`).
 
 Tool calls come from `tool_calls[].function` (arguments as a JSON string, kept with its parse
 error when invalid) or the legacy `function_call`; `tool` messages are linked to their calls by
@@ -40,7 +42,7 @@ from chatassert.transcripts._build import (
     tool_call,
 )
 
-__all__ = ["detect", "parse"]
+__all__ = ["detect", "is_message_list", "parse"]
 
 
 def _is_call(record: object) -> bool:
@@ -51,14 +53,36 @@ def _is_call(record: object) -> bool:
     )
 
 
+def is_message_list(record: object) -> bool:
+    """Whether `record` is a bare JSON array of chat messages: a non-empty list of objects,
+    each with a string `role` (as OpenAI's and Anthropic's `messages` are).
+
+    Example:
+        >>> is_message_list([{"role": "user", "content": "Hi"}, {"role": "assistant"}])
+        True
+        >>> is_message_list([{"role": "user"}, "Hi"]), is_message_list([])
+        (False, False)
+    """
+    return (
+        isinstance(record, list)
+        and bool(record)
+        and all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in record)
+    )
+
+
 def detect(record: Any) -> bool:
-    """Whether `record` is a chat-completions transcript, call, or list of calls."""
+    """Whether `record` is a chat-completions transcript, call, list of calls, or bare array
+    of messages."""
     if isinstance(record, dict):
         if isinstance(record.get("messages"), list) or _is_call(record):
             return True
         calls = record.get("calls")
         return isinstance(calls, list) and bool(calls) and _is_call(calls[0])
-    return isinstance(record, list) and bool(record) and _is_call(record[0])
+    return (
+        isinstance(record, list)
+        and bool(record)
+        and (_is_call(record[0]) or is_message_list(record))
+    )
 
 
 def message(raw: object, where: str, index: int | None = None) -> Msg:
@@ -239,12 +263,17 @@ def _calls(calls: Sequence[object], where: str) -> tuple[list[Msg], dict[str, An
 
 
 def parse(record: Any) -> Conversation:
-    """Build a conversation from any of the three chat-completions line shapes.
+    """Build a conversation from any of the chat-completions line shapes.
 
     Raises:
         TranscriptError: when the record is not of those shapes or is malformed.
     """
     if isinstance(record, list):
+        if record and not _is_call(record[0]) and is_message_list(record):
+            turns = plain_turns(record)
+            if turns is not None:
+                return make_conversation(turns)
+            return conversation(messages(record, "record"))
         history, meta = _calls(record, "record")
         return conversation(history, metadata=meta)
     if not isinstance(record, dict):

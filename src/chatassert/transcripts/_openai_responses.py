@@ -6,7 +6,8 @@ Line shapes read:
   [items], "model"?, "usage"?, "id"?, "metadata"?}` (the response object as returned, with the
   request's `input` and `instructions` added);
 - one call: `{"request": {"input", "instructions"?}, "response": {"output": [...], ...}}`;
-- several calls: `{"calls": [<call>, ...]}`, or a bare item list `{"items": [...]}`.
+- several calls: `{"calls": [<call>, ...]}`, or a bare item list `{"items": [...]}` (or the
+  JSON array of items itself, when one of them is typed: `{"type": "function_call", ...}`).
 
 Items: messages (`{"type": "message", "role", "content": str | [input_text/output_text parts]}`
 or `{"role", "content"}`), `function_call` (`call_id`, `name`, `arguments` as a JSON string) and
@@ -108,7 +109,10 @@ def _is_call(value: object) -> bool:
 
 
 def detect(record: Any) -> bool:
-    """Whether `record` is a Responses API response, call, list of calls, or item list."""
+    """Whether `record` is a Responses API response, call, list of calls, or item list (an
+    object or a bare array)."""
+    if isinstance(record, list):
+        return _typed_items(record) and all(isinstance(item, dict) for item in record)
     if not isinstance(record, dict):
         return False
     if _is_response(record) or _is_call(record):
@@ -217,6 +221,8 @@ def parse(record: Any) -> Conversation:
     Raises:
         TranscriptError: when the record is not of those shapes or is malformed.
     """
+    if isinstance(record, list):  # a bare array of items
+        return conversation(items(record, "record"))
     if not isinstance(record, dict):
         raise TranscriptError("expected an object with 'output' or 'items' (OpenAI Responses)")
     if _is_call(record):
