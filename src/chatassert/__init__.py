@@ -108,6 +108,7 @@ if TYPE_CHECKING:
     )
 
 __version__ = "0.1.0"
+"""The version of the installed package (as `pip show chatassert` and `--version` give it)."""
 
 # One table: the public name, and the private module defining it. `__all__`, `__dir__` and the
 # lazy `__getattr__` are derived from it; tests/test_facade.py holds the imports above to it.
