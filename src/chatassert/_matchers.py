@@ -64,7 +64,7 @@ ARGUMENT_MODES = ("partial", "exact", "ignore", "subset")
 """The argument modes, in the order the docs list them."""
 
 ARGS_EQUALITY = ("loose", "strict")
-"""How argument values compare (SEMANTICS G14): `loose` (G9, the default) or `strict`."""
+"""How argument values compare (docs/semantics.md G14): `loose` (G9, the default) or `strict`."""
 
 Equality = Callable[[Any, Any], bool]
 """A test of whether an actual argument value equals the expected one."""

@@ -542,7 +542,7 @@ class Turn(_Derived):
 
     @_CachedProperty
     def call_results(self) -> list[tuple[ToolCall, ToolResult | None]]:
-        """Each tool call paired with its result, or None (SEMANTICS G20).
+        """Each tool call paired with its result, or None (docs/semantics.md G20).
 
         A result pairs with the call whose id it names; an id repeated on several calls pairs
         its results with those calls in order. A result with no id takes the first call, in
@@ -572,7 +572,7 @@ class Turn(_Derived):
 def pair_results(
     call_ids: Sequence[str | None], result_ids: Sequence[str | None]
 ) -> list[int | None]:
-    """For each call, the index of the result it pairs with, or None (SEMANTICS G20).
+    """For each call, the index of the result it pairs with, or None (docs/semantics.md G20).
 
     The one pairing rule, given the calls' ids and the call ids the results name, in order:
     `Turn.call_results` pairs by it and result naming (`names_of_results`) follows it. A result
@@ -622,7 +622,7 @@ def link_results(
 def result_names(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> list[str | None]:
     """The tool name of each result: the name it declares, else its call's, else None.
 
-    Its call is the one it pairs with by SEMANTICS G20 (`pair_results`, as in
+    Its call is the one it pairs with by docs/semantics.md G20 (`pair_results`, as in
     `Turn.call_results`), so a result without a name of its own is always named after the
     call it pairs with; a result that pairs with no call (an id no call has, or one left over)
     has no name unless it declares one. A declared name is the log's word and is kept.

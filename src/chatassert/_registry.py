@@ -119,15 +119,15 @@ def join_path(path: str, part: str | int) -> str:
 
 
 UNKNOWN_TYPES = ("error", "skip")
-"""What a loader does with an assertion type it does not know (SEMANTICS G13)."""
+"""What a loader does with an assertion type it does not know (docs/semantics.md G13)."""
 
 
 class UnknownType(Assertion):
     """An assertion of a type the dialect does not know, loaded with `unknown_types="skip"`.
 
     It checks nothing: every check reports it `skipped`, named after the type as written, with
-    the reason `unknown assertion type 'X'` (SEMANTICS G13), so that the rest of a real suite
-    still runs and every report lists what was not checked.
+    the reason `unknown assertion type 'X'` (docs/semantics.md G13), so that the rest of a
+    real suite still runs and every report lists what was not checked.
 
     Example:
         >>> UnknownType("image_format").check("any subject").reason
@@ -165,7 +165,7 @@ class SpecContext:
         options: Construction options (`judge`, `clock`, ...) handed to types that accept them.
         problems: Every problem found so far.
         unknown_types: `error` (the default): an unknown assertion type is a problem; `skip`:
-            it loads as an `UnknownType`, reported `skipped` when checked (SEMANTICS G13).
+            it loads as an `UnknownType`, reported `skipped` when checked (docs/semantics.md G13).
     """
 
     file: str | None = None

@@ -95,7 +95,7 @@ def load_suite(
             detecting it.
         unknown_types: `error` (the default): an assertion type the dialect does not know
             is a problem; `skip`: it loads, and reports `skipped` with the reason
-            `unknown assertion type 'X'` wherever it is checked (SEMANTICS G13).
+            `unknown assertion type 'X'` wherever it is checked (docs/semantics.md G13).
         assume: Conditions that hold: a test whose `skip_if` is one of them (compared exactly
             as written) reports `skipped` with the reason `skip_if 'X' holds (assumed)`
             (see `Suite.assuming`).

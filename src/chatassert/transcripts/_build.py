@@ -377,7 +377,7 @@ def _agent_after(
     The log's agent facts are read in order, the last one winning: a message that names its
     agent (`Msg.agent`), and a handoff call (`transfer_to_<agent>`), which hands the
     conversation to the agent its output names (`{"assistant": ...}`), else to the one its
-    tool name names. A call's output is the result it pairs with (SEMANTICS G20,
+    tool name names. A call's output is the result it pairs with (docs/semantics.md G20,
     `pair_results`), as `active_agent` reads it from the built turn's `call_results`.
     """
     outputs: list[str | None] | None = None  # each of the turn's calls' output, when needed
@@ -398,7 +398,7 @@ def _agent_after(
 
 def _call_outputs(group: Sequence[Msg]) -> list[str | None]:
     """The output of each call of the turn `group`, in the order `_turn` gathers its calls:
-    the content of the `tool` message it pairs with (SEMANTICS G20), or None."""
+    the content of the `tool` message it pairs with (docs/semantics.md G20), or None."""
     calls = [c for m in group if m.role == "assistant" and m.tool_calls for c in m.tool_calls]
     results = [m for m in group if m.role == "tool"]
     pairing = pair_results([c.id for c in calls], [m.tool_call_id for m in results])
