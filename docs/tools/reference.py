@@ -156,6 +156,14 @@ def _code_runs(lines: list[str]) -> Iterator[tuple[str, list[str]]]:
         yield kind, run
 
 
+def link_rules(line: str) -> str:
+    """Rule ids (`G9`) outside inline code as links to docs/semantics.md."""
+    parts = re.split(r"(`[^`]*`)", line)
+    for i in range(0, len(parts), 2):
+        parts[i] = re.sub(r"\bG(\d{1,2})\b", r"[G\1](../semantics.md#g\1)", parts[i])
+    return "".join(parts)
+
+
 def _paragraphs(lines: list[str]) -> list[str]:
     out: list[str] = []
     for kind, run in _code_runs(lines):
@@ -163,7 +171,7 @@ def _paragraphs(lines: list[str]) -> list[str]:
             body = textwrap.dedent("\n".join(run)).rstrip("\n")
             out += ["", "```pycon", *body.splitlines(), "```", ""]
         else:
-            out += run
+            out += [link_rules(line) for line in run]
     return out
 
 
@@ -176,11 +184,11 @@ def _items(body: list[str]) -> list[str]:
             continue
         match = re.match(r"^(\S[^:]*?):(\s.*|)$", line)
         if match and not line.startswith(" "):
-            out.append(f"- `{match.group(1)}`:{match.group(2)}")
+            out.append(f"- `{match.group(1)}`:{link_rules(match.group(2))}")
         elif out:
-            out[-1] += " " + line.strip()
+            out[-1] += " " + link_rules(line.strip())
         else:
-            out.append(line.strip())
+            out.append(link_rules(line.strip()))
     return out
 
 
@@ -387,7 +395,7 @@ def api_page() -> str:
             doc = obj.__doc__ if inspect.isclass(obj) or callable(obj) else None
             doc = doc or constant_doc(name, obj)
             summary = inspect.cleandoc(doc).split("\n\n")[0].replace("\n", " ") if doc else ""
-            rows.append(f"| [`{name}`](#{anchor(qualified)}) | {_cell(summary)} |")
+            rows.append(f"| [`{name}`](#{anchor(qualified)}) | {link_rules(_cell(summary))} |")
             sections += _object_section(qualified, name, obj, canonical)
         out += ["| name | summary |", "|---|---|", *rows, "", *sections]
     return "\n".join(_tidy(out)) + "\n"
@@ -445,7 +453,8 @@ def _type_section(
     kind = getattr(cls, "kind", name)
     native = f"; native kind `{kind}`" if kind != name else ""
     heading = _heading(vocabulary, name)
-    out = [f"### {heading}", "", f"`{cls.__name__}`{native}. {_cell(_summary(cls))}", ""]
+    summary = link_rules(_cell(_summary(cls)))
+    out = [f"### {heading}", "", f"`{cls.__name__}`{native}. {summary}", ""]
     if written:
         out += [written, ""]
     rows = _param_rows(cls)
