@@ -467,14 +467,16 @@ def test_a_json_file_of_one_line_records_is_still_read_line_by_line(tmp_path: Pa
     assert [(r.line, r.ok) for r in read_records(compact)] == [(1, True)]
 
 
-def test_a_jsonl_file_is_never_read_whole(tmp_path: Path) -> None:
+def test_a_jsonl_file_is_read_whole_only_when_it_is_pretty_printed_json(tmp_path: Path) -> None:
+    """A `.jsonl` file that starts with a lone `{` is one pretty-printed document (JSON Lines
+    never has such a line); one whose first line is a whole record is read line by line, also
+    when a later line is cut short."""
     log = tmp_path / "run.jsonl"
     log.write_text(json.dumps(_arena(), indent=2), encoding="utf-8")
-    records = list(read_records(log))
-    assert len(records) > 1
-    assert not records[0].ok
-    assert records[0].error is not None
-    assert records[0].error.startswith("line is not JSON")
+    assert [(r.line, r.ok) for r in read_records(log)] == [(1, True)]
+    lines = tmp_path / "runs.jsonl"
+    lines.write_text(json.dumps(_arena()) + "\n{\n" + json.dumps(_session()), encoding="utf-8")
+    assert [(r.line, r.ok) for r in read_records(lines)] == [(1, True), (2, False), (3, True)]
 
 
 def test_a_broken_document_is_one_unreadable_record_naming_its_line(tmp_path: Path) -> None:

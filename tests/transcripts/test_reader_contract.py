@@ -303,3 +303,50 @@ def test_an_object_that_is_a_list_does_not_stop_check_with_two_jobs(tmp_path: Pa
         ]
         assert [row["source"] for row in report if "source" in row] == [f"{path}:2", f"{path}:4"]
         assert report[-1]["summary"]["records"] == 4
+
+
+# -- arrays of records and pretty-printed files -------------------------------------------------
+
+
+def _objects(name: str) -> list[dict[str, Any]]:
+    return [record for record in samples(name) if isinstance(record, dict)]
+
+
+ARRAYS = [name for name in NAMES if not FORMATS[name][0](_objects(name))]
+"""The formats whose records, put in one JSON array, are an array of records (the others read
+such an array themselves, as a batch of runs or spans: their own array shape)."""
+
+
+def test_only_formats_with_an_array_shape_of_their_own_read_an_array_of_their_records() -> None:
+    assert set(NAMES) - set(ARRAYS) <= {"agents-sdk", "langsmith"}
+
+
+@pytest.mark.parametrize("name", ARRAYS)
+def test_an_array_of_sample_records_reads_into_the_conversations_of_each(name: str) -> None:
+    """A JSON array of a format's records is read as its records, each a part named by its
+    index (a record's own parts after it), detected and forced alike."""
+    records = _objects(name)
+    one_by_one = [len(parse_line(json.dumps(r), "log.jsonl", 1).each()) for r in records]
+    for format in (None, name):
+        read = parse_line(json.dumps(records), "log.jsonl", 5, format)
+        assert [one.error for one in read.each()] == [None] * len(read.each()), format
+        assert len(read.each()) == sum(one_by_one)
+        assert read.each()[0].where.startswith("log.jsonl:5#[0]")
+
+
+@pytest.mark.parametrize("name", ARRAYS)
+def test_check_reads_a_pretty_printed_jsonl_file_of_samples_whole(
+    tmp_path: Path, name: str
+) -> None:
+    """What a harness writes with `json.dump(records, f, indent=2)` into a `.jsonl` file: one
+    document, read whole (by the main process, also with --jobs 2), every record checked."""
+    records = _objects(name)
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text(json.dumps(records, indent=2), encoding="utf-8")
+    expected = len(parse_line(json.dumps(records), str(path), 1).each())
+    for jobs in ("1", "2"):
+        code, report, err = _check(path, "--jobs", jobs)
+        assert code == 0, err
+        assert err.count("one pretty-printed JSON document, not JSON Lines") == 1
+        assert len([row for row in report if "source" in row]) == expected
+        assert report[-1]["summary"]["records"] == 1

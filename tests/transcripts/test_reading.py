@@ -33,8 +33,9 @@ def test_a_value_is_read_as_its_line_is(name: str) -> None:
     ("value", "format", "error"),
     [
         (None, RESPONSES, "the line is JSON null: no response to check"),
-        ([1], None, "unrecognised transcript record (a JSON array, but not of {request, "
-         "response} calls); known formats: " + ", ".join(FORMATS)),
+        ([1], None, "unrecognised transcript record (a JSON array holding a number at [0]: an "
+         "array is read when it holds chat messages (each with a 'role'), calls, or records); "
+         "known formats: " + ", ".join(FORMATS)),
         ({"turns": "x"}, "native", "not a native conversation: turns: Input should be a valid "
          'tuple (got "x")'),
     ],

@@ -95,12 +95,16 @@ def split_lines(data: bytes, at_start: bool) -> list[str]:
 
 def _splittable(path: str) -> bool:
     """Whether workers can read a log by byte ranges: a regular file read as lines (not
-    standard input, a pipe, a `.gz`, or a `.json` file that may be one document)."""
+    standard input, a pipe, a `.gz`, a `.json` file that may be one document, or a file read
+    whole: pretty-printed JSON, a YAML file, `transcripts.read_as_one`)."""
+    from chatassert.transcripts import read_as_one
+
     return (
         path != "-"
         and not path.endswith(".gz")
         and not path.lower().endswith(".json")
         and os.path.isfile(path)
+        and read_as_one(path) is None
     )
 
 

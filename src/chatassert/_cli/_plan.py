@@ -230,4 +230,10 @@ def expand_logs(patterns: Sequence[str], err: IO[str]) -> list[str] | None:
         else:
             err.write(f"cannot read log {pattern}: no such file\n")
             return None
+    from chatassert.transcripts import whole_file_note
+
+    for path in out:  # said once, before any record: a .jsonl file read as one document
+        note = whole_file_note(path)
+        if note is not None:
+            err.write(f"{note}\n")
     return out

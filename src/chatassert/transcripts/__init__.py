@@ -3,10 +3,15 @@
 A line that cannot be read is reported as a `Record` with its file, line number and error, and
 reading carries on. A `.json` file holding one JSON document spread over several lines (a
 PromptKit `*.arena.json` or `*.recording.json` recording, an Inspect AI eval log) is read as one
-record. A record may hold several conversations (an Inspect AI log: one per sample; a promptfoo
+record, and so is a pretty-printed JSON document in a file of any other name (`read_as_one`).
+A record may hold several conversations (an Inspect AI log: one per sample; a promptfoo
 output: one per result; a Google ADK eval set: one per eval case; an OTLP or Jaeger trace
-export: one per session or trace): they are its `parts`, each a `Record` of its own whose
-`where` names it (`file:line#sample-id`), and `read_records` yields them one by one.
+export: one per session or trace; a JSON array of records: one per record): they are its
+`parts`, each a `Record` of its own whose `where` names it (`file:line#sample-id`,
+`file:line#[2]`), and `read_records` yields them one by one.
+
+What a record of no known format, or a file that is not a log, was meant to be is told in
+its error (`transcripts._guess`): a suite given where a log goes says so.
 
 Each log format is one module, listed once among the readers (`transcripts._readers`, from
 which `FORMATS` and `PARTS` derive, in detection order); the native format's is
@@ -25,7 +30,14 @@ Example:
 
 from __future__ import annotations
 
-from chatassert.transcripts._io import READ_ERRORS, numbered_lines, open_text, read_error
+from chatassert.transcripts._io import (
+    READ_ERRORS,
+    numbered_lines,
+    open_text,
+    read_as_one,
+    read_error,
+    whole_file_note,
+)
 from chatassert.transcripts._readers import FORMATS, PARTS
 from chatassert.transcripts._reading import (
     RESPONSES,
@@ -51,8 +63,10 @@ __all__ = [
     "parse_line",
     "parse_record",
     "parse_text",
+    "read_as_one",
     "read_error",
     "read_records",
     "read_value",
     "require_format",
+    "whole_file_note",
 ]

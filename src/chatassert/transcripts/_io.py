@@ -3,8 +3,9 @@ r"""Reading a log's bytes as text: gzip, byte order marks, bytes that are not UT
 A log is opened as UTF-8 text (`open_text`), with or without a byte order mark, a `.gz` file
 decompressed; bytes that are not UTF-8 are kept as escapes (`undecodable` finds the first, so
 the reading reports that line and goes on). `numbered_lines` gives each line with its number,
-or a whole `.json` file that holds one document over several lines. What reading the rest of
-an opened log may raise is `READ_ERRORS`, described by `read_error`.
+or the whole text of a file that is one document (`reads_whole`: a `.json` file holding one
+document over several lines, pretty-printed JSON whatever the file's name, a YAML file). What
+reading the rest of an opened log may raise is `READ_ERRORS`, described by `read_error`.
 
 Which format a line is in, and what it says, is the readers' business (`transcripts._readers`);
 this module only turns bytes into numbered text.
@@ -29,7 +30,16 @@ import zlib
 from collections.abc import Iterator
 from typing import IO
 
-__all__ = ["READ_ERRORS", "numbered_lines", "open_text", "read_error", "undecodable"]
+__all__ = [
+    "READ_ERRORS",
+    "numbered_lines",
+    "open_text",
+    "read_as_one",
+    "read_error",
+    "reads_whole",
+    "undecodable",
+    "whole_file_note",
+]
 
 READ_ERRORS = (OSError, EOFError, zlib.error)
 """What reading the rest of an opened log may raise (a truncated or corrupt `.gz`, an I/O
@@ -97,17 +107,94 @@ def _is_document_start(line: str) -> bool:
     """Whether a file's first non-blank line opens a JSON document that goes on past it."""
     if not line.lstrip().startswith(("{", "[")):
         return False
+    return not _is_json(line)
+
+
+def _is_json(line: str) -> bool:
+    """Whether `line` is one whole JSON value."""
     try:
         json.loads(line)
     except (ValueError, RecursionError):
-        return True  # not a whole value on its own: the document goes on
-    return False
+        return False
+    return True
+
+
+def reads_whole(first: str, source: str) -> str | None:
+    r"""Why a log whose first non-blank line is `first` is read whole, as one text, and not
+    line by line; None when it is read line by line.
+
+    - A lone `{` or `[` starts a pretty-printed JSON document, whatever the file is named
+      (JSON Lines never has one; a `.jsonl` file holding one is read as the JSON it is);
+    - a `.json` file whose first line opens a document that goes on past it is one document;
+    - a `.yaml` or `.yml` file is a document (a suite, most likely: its reading says so),
+      unless its first line is a whole JSON value.
+
+    Example:
+        >>> reads_whole("{\n", "run.jsonl"), reads_whole('{"turns": [\n', "run.json")
+        ('one pretty-printed JSON document', 'one JSON document')
+        >>> reads_whole("turns:\n", "suite.yaml"), reads_whole('{"turns": []}\n', "x.jsonl")
+        ('a YAML file', None)
+    """
+    name = source.lower().removesuffix(".gz")
+    if first.strip() in ("{", "["):
+        return "one pretty-printed JSON document"
+    if name.endswith(".json"):
+        return "one JSON document" if _is_document_start(first) else None
+    if name.endswith((".yaml", ".yml")) and not _is_json(first):
+        return "a YAML file"
+    return None
+
+
+_PEEKED_LINES = 1000
+"""At most how many blank lines `read_as_one` reads past looking for a log's first line."""
+
+
+def read_as_one(path: str) -> str | None:
+    """Why the log file at `path` is read whole (`reads_whole`), from its first non-blank
+    line; None when it is read line by line, or is not a regular file (standard input, a
+    pipe: peeking would consume it) or cannot be read (its reading says why)."""
+    import stat
+
+    try:
+        if path == "-" or not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open_text(path) as stream:
+            for line in itertools.islice(stream, _PEEKED_LINES):
+                if line.strip():
+                    return reads_whole(line, path)
+    except (*READ_ERRORS, ValueError, UnicodeError):
+        return None
+    return None
+
+
+def whole_file_note(path: str) -> str | None:
+    r"""A note for a log not named `.json` that is read as one pretty-printed JSON document
+    (JSON Lines has one record per line; the file's name says otherwise), or None.
+
+    Example:
+        >>> import os, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = os.path.join(folder, "run.jsonl")
+        ...     with open(path, "w") as file:
+        ...         _ = file.write('{\n  "turns": []\n}\n')
+        ...     print(whole_file_note(path).removeprefix(path).split(" (")[0])
+        : one pretty-printed JSON document, not JSON Lines: read whole, as one record
+    """
+    why = read_as_one(path)
+    if why != "one pretty-printed JSON document" or path.lower().removesuffix(".gz").endswith(
+        ".json"
+    ):
+        return None
+    return (
+        f"{path}: {why}, not JSON Lines: read whole, as one record (name it .json to say so, "
+        "or write one record per line)"
+    )
 
 
 def numbered_lines(stream: IO[str], source: str) -> Iterator[tuple[int, str]]:
-    r"""The `(line number, text)` of each line of a log; or, for a `.json` (or `.json.gz`) file
-    whose first non-blank line opens a JSON document that does not end on that line, one
-    `(number of that line, the rest of the file)`: a pretty-printed recording is one record.
+    r"""The `(line number, text)` of each line of a log; or, for a log that is one document
+    (`reads_whole`: its first non-blank line decides), one `(number of that line, the rest of
+    the file)`: a pretty-printed recording is one record.
 
     Errors reading the stream (`READ_ERRORS`) are raised to the caller as it is iterated.
 
@@ -119,20 +206,13 @@ def numbered_lines(stream: IO[str], source: str) -> Iterator[tuple[int, str]]:
         >>> [n for n, _ in numbered_lines(io.StringIO('{}\n{}\n'), "runs.json")]
         [1, 2]
     """
-    if not source.lower().removesuffix(".gz").endswith(".json"):
-        return enumerate(stream, 1)
-    return _document_or_lines(stream)
-
-
-def _document_or_lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
-    """`numbered_lines` of a `.json` file: its first non-blank line decides."""
     numbered: Iterator[tuple[int, str]] = enumerate(stream, 1)
     head: list[tuple[int, str]] = []
     for number, line in numbered:
         head.append((number, line))
         if line.strip():
             break
-    if head and head[-1][1].strip() and _is_document_start(head[-1][1]):
+    if head and head[-1][1].strip() and reads_whole(head[-1][1], source):
         number, line = head[-1]
         yield number, line + stream.read()
         return

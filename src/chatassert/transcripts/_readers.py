@@ -51,30 +51,123 @@ class Reader:
             many traces, an eval log of many samples): the record's `(label, sub-record)`
             pairs, each sub-record read by `parse`, or None when the record is one
             conversation. None for a format whose record is always one conversation.
+        keys: The top-level keys its records use: a record of no known format that shares
+            some is described as closest to this one.
+        wants: What a record needs to be of this format, as a fragment after "no" ("'turns'
+            list"), for the message of a record of no known format.
     """
 
     name: str
     detect: Callable[[Any], bool]
     parse: Callable[[Any], Conversation]
     parts: Callable[[Any], list[tuple[str, Any]] | None] | None = None
+    keys: tuple[str, ...] = ()
+    wants: str = "record it recognises"
 
 
 READERS: tuple[Reader, ...] = (
-    Reader("native", _native.detect, _native.parse),
-    Reader("otel", _otel.detect, _otel.parse, _otel.parts),
-    Reader("jaeger", _jaeger.detect, _jaeger.parse, _jaeger.parts),
-    Reader("openai-responses", _openai_responses.detect, _openai_responses.parse),
+    Reader(
+        "native",
+        _native.detect,
+        _native.parse,
+        keys=("turns", "workflow"),
+        wants="'turns' list",
+    ),
+    Reader(
+        "otel",
+        _otel.detect,
+        _otel.parse,
+        _otel.parts,
+        keys=("resourceSpans", "spans", "traceId", "spanId", "attributes"),
+        wants="'resourceSpans' list, 'spans' list, or span ('traceId', 'spanId', 'attributes')",
+    ),
+    Reader(
+        "jaeger",
+        _jaeger.detect,
+        _jaeger.parse,
+        _jaeger.parts,
+        keys=("data", "traceID", "processes"),
+        wants="'data' list of traces with 'traceID' and 'spans'",
+    ),
+    Reader(
+        "openai-responses",
+        _openai_responses.detect,
+        _openai_responses.parse,
+        keys=("output", "input", "instructions", "items", "request", "calls"),
+        wants="'output' with 'input', {request: {input}, response} call, 'calls' of them or "
+        "'items' list",
+    ),
     # Anthropic before OpenAI chat: both have `messages`, and Anthropic is recognised by what
     # OpenAI lacks
-    Reader("anthropic", _anthropic.detect, _anthropic.parse),
-    Reader("openai", _openai_chat.detect, _openai_chat.parse),
-    Reader("promptkit-arena", _promptkit.detect_arena, _promptkit.parse_arena),
-    Reader("promptkit-session", _promptkit.detect_session, _promptkit.parse_session),
-    Reader("agents-sdk", _agents_sdk.detect, _agents_sdk.parse, _agents_sdk.parts),
-    Reader("inspect", _inspect.detect, _inspect.parse, _inspect.parts),
-    Reader("langsmith", _langsmith.detect, _langsmith.parse, _langsmith.parts),
-    Reader("promptfoo", _promptfoo.detect, _promptfoo.parse, _promptfoo.parts),
-    Reader("adk", _adk.detect, _adk.parse, _adk.parts),
+    Reader(
+        "anthropic",
+        _anthropic.detect,
+        _anthropic.parse,
+        keys=("messages", "system", "request", "response", "calls"),
+        wants="'messages' list with a 'system' or an Anthropic block (tool_use, tool_result, "
+        "thinking), or {request, response} calls",
+    ),
+    Reader(
+        "openai",
+        _openai_chat.detect,
+        _openai_chat.parse,
+        keys=("messages", "request", "response", "calls", "choices"),
+        wants="'messages' list, {request: {messages}, response} call or 'calls' of them",
+    ),
+    Reader(
+        "promptkit-arena",
+        _promptkit.detect_arena,
+        _promptkit.parse_arena,
+        keys=("Messages", "RunID", "ScenarioID", "ProviderID"),
+        wants="'Messages' list with 'RunID', 'ScenarioID' or 'ProviderID'",
+    ),
+    Reader(
+        "promptkit-session",
+        _promptkit.detect_session,
+        _promptkit.parse_session,
+        keys=("events", "metadata"),
+        wants="'events' list with a 'metadata' object",
+    ),
+    Reader(
+        "agents-sdk",
+        _agents_sdk.detect,
+        _agents_sdk.parse,
+        _agents_sdk.parts,
+        keys=("object", "span_data", "spans", "data"),
+        wants="trace or span 'object', or spans with 'span_data'",
+    ),
+    Reader(
+        "inspect",
+        _inspect.detect,
+        _inspect.parse,
+        _inspect.parts,
+        keys=("eval", "samples", "status"),
+        wants="'eval' object with 'task' beside 'samples' or 'status'",
+    ),
+    Reader(
+        "langsmith",
+        _langsmith.detect,
+        _langsmith.parse,
+        _langsmith.parts,
+        keys=("run_type", "inputs", "outputs", "child_runs"),
+        wants="'run_type' with 'inputs', 'outputs' or 'child_runs'",
+    ),
+    Reader(
+        "promptfoo",
+        _promptfoo.detect,
+        _promptfoo.parse,
+        _promptfoo.parts,
+        keys=("results", "prompt", "response"),
+        wants="'results' of {prompt, response} results",
+    ),
+    Reader(
+        "adk",
+        _adk.detect,
+        _adk.parse,
+        _adk.parts,
+        keys=("eval_set_id", "eval_cases", "eval_id", "conversation", "evalSetId", "evalCases"),
+        wants="'eval_set_id' with 'eval_cases', or an eval case's 'eval_id' and 'conversation'",
+    ),
 )
 """Every log format, in detection order."""
 

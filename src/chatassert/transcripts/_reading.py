@@ -12,11 +12,12 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, Any
 
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation, loads_json
+from chatassert.transcripts._guess import SUITE_FIRST, not_json, suite_kind, unrecognised
 from chatassert.transcripts._io import (
     READ_ERRORS,
     numbered_lines,
@@ -120,29 +121,28 @@ def parse_record(record: Any, format: str | None = None) -> Conversation:
     if format is not None:
         require_format(format)
     name = format if format is not None else detected(record)
-    if name is not None:
-        try:
-            return _with_turns(FORMATS[name][1](record))
-        except TranscriptError:
-            raise
-        except RecursionError:
-            raise TranscriptError("malformed record: nested too deeply") from None
-        except Exception as exc:  # a reader that failed on a value it did not expect
-            raise TranscriptError(
-                f"malformed record ({type(exc).__name__} while reading it: {exc})"
-            ) from None
-    if isinstance(record, dict):
-        what = f"keys: {sorted(map(str, record))[:8]}"
-    elif isinstance(record, list):
-        what = "a JSON array, but not of {request, response} calls"
-    else:
-        what = f"a JSON {_JSON_NAMES.get(type(record), 'value')}, not an object"
-    raise TranscriptError(
-        f"unrecognised transcript record ({what}); known formats: {', '.join(FORMATS)}"
-    )
+    if name is None:
+        raise TranscriptError(unrecognised(record))
+    try:
+        return _with_turns(FORMATS[name][1](record))
+    except TranscriptError:
+        suite = _suite_given(record) if format is None else None
+        if suite is not None:
+            raise TranscriptError(suite) from None
+        raise
+    except RecursionError:
+        raise TranscriptError("malformed record: nested too deeply") from None
+    except Exception as exc:  # a reader that failed on a value it did not expect
+        raise TranscriptError(
+            f"malformed record ({type(exc).__name__} while reading it: {exc})"
+        ) from None
 
 
-_JSON_NAMES = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string"}
+def _suite_given(record: Any) -> str | None:
+    """The error of a record that is a suite (a flat suite's `turns` look like a native
+    log's, so the reader's own error would mislead), or None."""
+    kind = suite_kind(record)
+    return None if kind is None else f"this is {kind}, not a log: {SUITE_FIRST}"
 
 
 def _with_turns(conversation: Conversation) -> Conversation:
@@ -216,7 +216,7 @@ def parse_document(
         return Record(source, number, error="the file is nested too deeply to read")
     except json.JSONDecodeError as exc:
         where = f"line {number + exc.lineno - 1} column {exc.colno}"
-        return Record(source, number, error=f"the file is not JSON: {exc.msg}: {where}")
+        return Record(source, number, error=not_json(text, source, f"{exc.msg}: {where}"))
     except ValueError as exc:  # a number too long to convert
         reason = str(exc).split(";")[0]
         return Record(source, number, error=f"the file cannot be read: {reason}")
@@ -261,6 +261,13 @@ def read_value(
         name = format if format is not None else detected(raw)
     except TranscriptError as exc:
         return Record(source, number, error=str(exc), raw=raw)
+    if _is_array_of_records(raw, format):
+        parts = tuple(
+            replace(one, part=f"[{i}]" if one.part is None else f"[{i}]/{one.part}")
+            for i, item in enumerate(raw)
+            for one in read_value(item, source, number, format).each()
+        )
+        return Record(source, number, raw=raw, parts=parts)
     split = PARTS.get(name) if name is not None else None
     pieces: list[tuple[str, Any]] | None = None
     if split is not None:
@@ -274,9 +281,26 @@ def read_value(
             error = f"malformed record ({type(exc).__name__} while reading it: {exc})"
             return Record(source, number, error=error, raw=raw)
     if pieces is None:
-        return read_one(raw, source, number, name)
+        record = read_one(raw, source, number, name)
+        suite = _suite_given(raw) if format is None and record.error is not None else None
+        return record if suite is None else replace(record, error=suite)
     parts = tuple(read_one(sub, source, number, name, label) for label, sub in pieces)
     return Record(source, number, raw=raw, parts=parts)
+
+
+def _is_array_of_records(raw: Any, format: str | None) -> bool:
+    """Whether `raw` is a JSON array of records (each read on its own, as a part named by its
+    index): a non-empty array of objects, not itself of a format (the forced one, if any: an
+    array of messages or of calls is one conversation), some item of which is of a format."""
+    if not isinstance(raw, list) or not raw or not all(isinstance(item, dict) for item in raw):
+        return False
+    fits = [FORMATS[format][0]] if format is not None else [d for d, _ in FORMATS.values()]
+    try:
+        if any(detect(raw) for detect in fits):
+            return False
+        return any(detect(item) for item in raw for detect in fits)
+    except Exception:  # a detector that failed on an odd value: the readers report it
+        return False
 
 
 def read_one(
