@@ -44,7 +44,7 @@ ROW_SCHEMA: dict[str, str] = {
     "case": "string or null: the case's name (a case row only)",
     "status": "string: passed, failed, error or skipped ('error' for the other kinds)",
     "subject_id": "string or null: the conversation's or response's id",
-    "error": "string or null: why a record is unreadable",
+    "error": "string or null: why a record is unreadable, or why no case matches it",
     "tags": "string: the case's tags, a JSON array",
     "cost": "string or null: what judging the case cost, a JSON object",
     "flaky": "bool: whether repeated judge verdicts of the case disagreed",
@@ -54,6 +54,10 @@ ROW_SCHEMA: dict[str, str] = {
     "assertions": "string: the assertions' [label, status] pairs, a JSON array",
     "disagreements": "string: how the verdicts differ from a recording's, a JSON array",
     "rendered": "string or null: the case as each report format renders it, a JSON object",
+    "matched_by": "string or null: why the subject was checked against the case (a case row): "
+    "id, case field, inputs, single case or every subject",
+    "match_note": "string or null: what the pairing leaves to notice (a one-case suite "
+    "checking a conversation whose id is not the case's)",
 }
 """The columns of `Row.to_row()`, with their types: flat JSON scalars and strings."""
 
@@ -106,7 +110,7 @@ class Row:
         status: The case's status (`error` for the other kinds).
         subject_id: The conversation's or response's id, when it has one.
         error: Why the record could not be read (an unreadable row; reports say `unreadable`
-            when it is None).
+            when it is None), or why no case matches it (an unmatched row).
         tags: The case's tags.
         cost: What judging the case cost (`JudgeCosts.to_dict()`), when a judge was used.
         flaky: Whether repeated judge verdicts of the case disagreed.
@@ -119,6 +123,10 @@ class Row:
         rendered: The row as report formats render it, by format (`json`, `junit` with
             `junit_status`, `html`, `otel`, or a registered format's keys), for those the
             checker was asked for; a report writer renders the others itself.
+        matched_by: Why the subject was checked against the case (a case row): `id`, `case
+            field`, `inputs`, `single case` or `every subject` (see `Suite.match`).
+        match_note: What the pairing leaves to notice, if anything (a one-case suite checking
+            a conversation whose id is not the case's).
         outcome: The whole outcome, kept in memory only (never serialised), for a failing
             case the summary may keep as an example.
     """
@@ -139,6 +147,8 @@ class Row:
     assertions: tuple[tuple[str, str], ...] = ()
     disagreements: tuple[str, ...] = ()
     rendered: Mapping[str, str] | None = None
+    matched_by: str | None = None
+    match_note: str | None = None
     outcome: Outcome | None = field(default=None, compare=False, repr=False)
 
     def __reduce__(self) -> tuple[type[Row], tuple[Any, ...]]:
@@ -173,6 +183,8 @@ class Row:
             "assertions": json.dumps([list(pair) for pair in self.assertions]),
             "disagreements": json.dumps(list(self.disagreements)),
             "rendered": None if self.rendered is None else json.dumps(dict(self.rendered)),
+            "matched_by": self.matched_by,
+            "match_note": self.match_note,
         }
 
     def _outcome_excerpt(self) -> str | None:
@@ -209,6 +221,8 @@ class Row:
             assertions=tuple((label, status) for label, status in loaded("assertions") or ()),
             disagreements=tuple(loaded("disagreements") or ()),
             rendered=loaded("rendered"),
+            matched_by=data.get("matched_by"),
+            match_note=data.get("match_note"),
         )
 
     def to_outcome(self) -> Outcome | None:
@@ -229,6 +243,8 @@ class Row:
             self.subject_id,
             excerpt=self.excerpt,
             cost=None if self.cost is None else dict(self.cost),
+            matched_by=self.matched_by,
+            match_note=self.match_note,
         )
 
 

@@ -11,7 +11,9 @@ Docs: docs/specs.md. Tests: tests/specs/test_suites.py and tests/specs/test_suit
 from __future__ import annotations
 
 import asyncio
+import difflib
 import functools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -25,10 +27,20 @@ from chatassert._jsonbase import JsonCheck
 from chatassert._judging import planning_enabled, run_sync
 from chatassert._models import Conversation, NotJSONError, Turn, as_conversation, as_json
 from chatassert._responses import NotLogged, stored_values
-from chatassert._result import Result, Status, all_status, shared_once, status_counts
+from chatassert._result import Result, Status, all_status, shared_once, shorten, status_counts
 from chatassert._workflow import Workflow, has_workflow
 
-__all__ = ["Case", "step_number", "step_result", "StepSpec", "Suite", "turn_result", "TurnSpec"]
+__all__ = [
+    "MATCHED_BY",
+    "Case",
+    "Match",
+    "step_number",
+    "step_result",
+    "StepSpec",
+    "Suite",
+    "turn_result",
+    "TurnSpec",
+]
 
 _P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 
@@ -92,6 +104,9 @@ class Case:
             response makes it what later steps' `no_overlap` compares with.
         skip: When set, the case is not checked: it reports `skipped` with this reason (a
             `skip_if` condition that holds, see `Suite.assuming`).
+        spec_path: Where the case is in its spec file (`test_cases[2]`; empty for a file that
+            is one case), which its result carries as `spec_path`: reports show the places
+            of its assertions from there (`turns[1].assertions[0]`).
     """
 
     name: str
@@ -108,6 +123,7 @@ class Case:
     workflow: Workflow | None = None
     steps: tuple[StepSpec, ...] = ()
     skip: str | None = None
+    spec_path: str = ""
 
     def assertions(self) -> list[Assertion]:
         """Every assertion of the case: turn by turn, step by step, then the whole-subject
@@ -121,6 +137,41 @@ class Case:
     def needs_judge(self) -> bool:
         """Whether any assertion of the case may call a judge."""
         return self._judged
+
+    def missing_judges(self) -> list[str]:
+        """The judged checks of the case that have no judge to ask, each as `where: what:
+        why` (`turns[0]: llm_rubric 'Is polite': no judge configured: ...`); empty when every
+        judged check has one, or the case is skipped (it asks no judge).
+
+        A check has a judge when one was given in code (`judge=`, or `judges=` to the loader
+        for a named one) or the environment configures it (`CHATASSERT_JUDGE`,
+        `CHATASSERT_JUDGES`; docs/judges.md). Nothing is sent to a judge to find out.
+
+        Example:
+            >>> from chatassert import LLMRubric
+            >>> from chatassert.testing import FakeJudge
+            >>> case = Case("polite", checks=(LLMRubric("Is polite"),))
+            >>> case.missing_judges()[0].split(": ")[:3]
+            ['conversation', "llm_rubric 'Is polite'", 'no judge configured']
+            >>> Case("polite", checks=(LLMRubric("Is polite", judge=FakeJudge.passing()),)
+            ...      ).missing_judges()
+            []
+        """
+        if self.skip is not None or not self._judged:
+            return []
+        places: list[tuple[str, Sequence[Assertion]]] = [
+            (t.source or f"turns[{i}]", t.assertions) for i, t in enumerate(self.turns)
+        ]
+        places += [(s.source or f"multi_step[{i}]", s.checks) for i, s in enumerate(self.steps)]
+        places.append(
+            ("conversation" if self.subject == "conversation" else "response", self.checks)
+        )
+        out: list[str] = []
+        for where, assertions in places:
+            for assertion in assertions:
+                for check, why in _unjudged(assertion):
+                    out.append(f"{where}: {shorten(check.describe(), 60)}: {why}")
+        return out
 
     @cached_property
     def _judged(self) -> bool:
@@ -167,8 +218,11 @@ class Case:
                     if quick is None:  # not a JSON check: it reads the response as given
                         results.append(a.check(subject))
                         continue
-                    try:  # skips `check`
-                        results.append(quick(data) or a._check_in_full(data))
+                    try:  # skips `check`: named and placed here, as `check` would
+                        known = quick(data)
+                        results.append(
+                            a._check_in_full(data) if known is None else a._in_spec(known)
+                        )
                     except RegexTimeoutError as exc:  # the full check gets what time is left
                         results.append(a._check_after_timeout(data, exc))
                     except Exception:  # a quick test failed: let the check report for itself
@@ -288,7 +342,7 @@ class Case:
         """The result of a case that is not checked: each assertion skipped with its reason."""
         reason = self.skip or "skipped"
         children = tuple(
-            Result(_S, a.kind, reason, {"skip": reason}, message=a.message)
+            a._in_spec(Result(_S, a.kind, reason, {"skip": reason}, message=a.message))
             for a in self.assertions()
         )
         counts = {"passed": 0, "failed": 0, "error": 0, "skipped": len(children)}
@@ -300,6 +354,7 @@ class Case:
             message=self.name,
             children=children,
             duration=perf_counter() - start,
+            spec_path=self.spec_path or None,
         )
 
     def _step_responses(self, subject: object) -> dict[int, object] | Result:
@@ -327,7 +382,12 @@ class Case:
 
     def _subject_error(self, reason: str) -> Result:
         return Result(
-            _E, "case", reason, {"steps": [s.step for s in self.steps]}, message=self.name
+            _E,
+            "case",
+            reason,
+            {"steps": [s.step for s in self.steps]},
+            message=self.name,
+            spec_path=self.spec_path or None,
         )
 
     def _check_steps(self, subject: object, start: float) -> Result:
@@ -430,13 +490,21 @@ class Case:
             if others
             else ""
         )
+        # each assertion of the turn is an error of its own, counted and named as the others
+        why = f"not checked: the transcript has no user turn {index + 1}"
+        details = {"turn_index": index, "user_turns": available, "missing_turn": True}
         return Result(
             _E,
             "turn",
             f"the case has turn {index + 1} but the transcript has only {available} user "
             f"turn{'s' if available != 1 else ''}{how}",
             {"turn_index": index, "user_turns": available, "input": spec.input},
+            children=tuple(
+                a._in_spec(Result(_E, a.kind, why, details, message=a.message))
+                for a in spec.assertions
+            ),
             location=f"turns[{index}]",
+            spec_path=_turn_place(spec),
         )
 
     def _whole(self, assertion: Assertion, result: Result) -> Result:
@@ -487,6 +555,7 @@ class Case:
             message=self.name,
             children=tuple(results),
             duration=perf_counter() - start,
+            spec_path=self.spec_path or None,
         )
 
 
@@ -518,12 +587,14 @@ def _json_once(subject: object) -> object:
 
 
 def _skipped(assertion: Assertion) -> Result:
-    return Result(
-        _S,
-        assertion.kind,
-        "not evaluated: an earlier assertion of this turn failed (fail_fast)",
-        {"fail_fast": True},
-        message=assertion.message,
+    return assertion._in_spec(
+        Result(
+            _S,
+            assertion.kind,
+            "not evaluated: an earlier assertion of this turn failed (fail_fast)",
+            {"fail_fast": True},
+            message=assertion.message,
+        )
     )
 
 
@@ -537,14 +608,21 @@ def step_number(key: object) -> int | None:
 
 
 def _missing_step(index: int, spec: StepSpec) -> Result:
-    """The record of a step whose response is missing: an error, never a pass."""
+    """The record of a step whose response is missing: an error, never a pass; each of its
+    checks is an error of its own, counted and named as the others."""
+    why = f"not checked: no response was logged for step {spec.step}"
+    details = {"step": spec.step, "missing_response": True}
     return Result(
         _E,
         "step",
         f"no response was logged for step {spec.step}",
         {"step": spec.step, "missing_response": True, "input": spec.input},
         message=f"step {spec.step}",
+        children=tuple(
+            a._in_spec(Result(_E, a.kind, why, details, message=a.message)) for a in spec.checks
+        ),
         location=f"multi_step[{index}]",
+        spec_path=spec.source or None,
     )
 
 
@@ -579,6 +657,7 @@ def step_result(index: int, spec: StepSpec, results: list[Result]) -> Result:
         message=f"step {spec.step}",
         children=tuple(results),
         location=f"multi_step[{index}]",
+        spec_path=spec.source or None,
     )
 
 
@@ -589,8 +668,10 @@ def _filled(results: list[Result | None]) -> list[Result]:
 
 
 def turn_result(
-    position: int, index: int, spec: TurnSpec, turn: Turn, results: list[Result]
+    position: int, index: int, spec: TurnSpec | None, turn: Turn, results: list[Result]
 ) -> Result:
+    """The record of the case's turn `index` (`spec`), checked against the conversation's turn
+    at `position` (`turn`): its assertions' `results`, placed at that turn."""
     status = all_status([r.status for r in results])
     failed = sum(r.status is _F for r in results)
     errors = sum(r.status is _E for r in results)
@@ -611,11 +692,145 @@ def turn_result(
     placed = tuple(
         r if r.pointer is None and not r.children else r._prefixed(prefix) for r in results
     )
-    return Result(status, "turn", reason, details, children=placed, location=f"turns[{position}]")
+    return Result(
+        status,
+        "turn",
+        reason,
+        details,
+        children=placed,
+        location=f"turns[{position}]",
+        spec_path=_turn_place(spec),
+    )
+
+
+def _turn_place(spec: TurnSpec | None) -> str | None:
+    """Where a case's turn is in its spec file (`test_cases[0].turns[1]`), when it is known: a
+    self-play turn that stands for several (`spec.turns[1] (2 of 3)`) is where it is written."""
+    if spec is None or not spec.source:
+        return None
+    return _OF_SEVERAL.sub("", spec.source)
+
+
+_OF_SEVERAL = re.compile(r" \(\d+ of \d+\)$")
 
 
 def _words(text: str | None) -> str | None:
     return None if text is None else " ".join(text.split())
+
+
+def _unjudged(assertion: Assertion) -> list[tuple[Assertion, str]]:
+    """The judged checks in an assertion tree that have no judge to ask, with why: the judge
+    each would ask is looked up as checking it would (none configured, a name no judge has,
+    a configuration that is wrong), and nothing is sent."""
+    from chatassert._errors import ChatAssertError
+    from chatassert._judged import Ensemble
+    from chatassert._judged_base import JudgedAssertion
+
+    out: list[tuple[Assertion, str]] = []
+    stack = [assertion]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, Ensemble):
+            for member in node.members:
+                graded = node._member(member)
+                if isinstance(graded, Result):
+                    out.append((node, graded.reason))
+            continue
+        if isinstance(node, JudgedAssertion):
+            try:
+                configured = node._configured()
+            except (ChatAssertError, ValueError) as exc:  # a configuration that is wrong
+                out.append((node, str(exc)))
+                continue
+            if isinstance(configured, Result):
+                out.append((node, configured.reason))
+            elif configured[0] is None:
+                out.append((node, "no judge configured"))
+            continue
+        for name in ("children", "child", "condition", "then", "otherwise"):
+            value = getattr(node, name, None)
+            if isinstance(value, Assertion):
+                stack.append(value)
+            elif isinstance(value, tuple | list):
+                stack.extend(v for v in value if isinstance(v, Assertion))
+        for param in type(node).params:
+            value = getattr(node, param.attr, None)
+            if isinstance(value, Assertion):
+                stack.append(value)
+            elif isinstance(value, tuple | list):
+                stack.extend(v for v in value if isinstance(v, Assertion))
+    return out
+
+
+def missing_judges_message(missing: Sequence[str], *, how: str | None = None) -> str:
+    """The one message for judged checks that have no judge to ask (`Suite.missing_judges`):
+    how many, the first few, and how to give a judge (`how`, else the environment variables
+    and `judge=` in code).
+
+    Example:
+        >>> print(missing_judges_message(["case 'a' (s.yaml: cases[0]), turns[0]: llm_rubric "
+        ...                               "'Is polite': no judge configured"]))
+        1 judged check has no judge to ask, so nothing was checked:
+          - case 'a' (s.yaml: cases[0]), turns[0]: llm_rubric 'Is polite': no judge configured
+        give one: set CHATASSERT_JUDGE (openai or anthropic) and CHATASSERT_JUDGE_MODEL, or pass judge=... (or judges={...} for named judges) to the loader; see docs/judges.md
+    """  # noqa: E501
+    n = len(missing)
+    has = "check has" if n == 1 else "checks have"
+    head = f"{n:,} judged {has} no judge to ask, so nothing was checked:"
+    lines = [head, *(f"  - {line}" for line in missing[:5])]
+    if n > 5:
+        lines.append(f"  - … and {n - 5:,} more")
+    lines.append(
+        "give one: "
+        + (
+            how
+            or "set CHATASSERT_JUDGE (openai or anthropic) and CHATASSERT_JUDGE_MODEL, or pass "
+            "judge=... (or judges={...} for named judges) to the loader; see docs/judges.md"
+        )
+    )
+    return "\n".join(lines)
+
+
+def _text_or_none(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+MATCHED_BY: Mapping[str, str] = {
+    "case field": "the record names the case: its 'case', 'test_case' or 'name' field is the "
+    "case's id or name",
+    "id": "the subject's id (its 'id', or its metadata's) is the case's id or name",
+    "inputs": "the conversation's user inputs begin as the case's do, further than any other "
+    "case's",
+    "single case": "the suite has one case (or one test of JSON responses): it checks every "
+    "subject no other way pairs",
+    "every subject": "an inline assertion (--assert) checks every subject",
+}
+"""Why a subject was checked against a case (`Match.by`, `Outcome.matched_by`): each value,
+and what it means."""
+
+
+@dataclass(frozen=True)
+class Match:
+    """How a logged conversation was paired with a suite's cases (`Suite.match`).
+
+    Attributes:
+        cases: The cases it is checked against: one, or none.
+        by: Why, when a case matched: one of `MATCHED_BY` (`id`, `case field`, `inputs`,
+            `single case`).
+        note: What the pairing leaves to notice, if anything: a one-case suite checking a
+            conversation whose id is not its case's, or whose 'case' field names no case.
+        reason: Why no case matched, when none did: the conversation's id, the suite's
+            cases, the closest one, and how to name one.
+    """
+
+    cases: tuple[Case, ...]
+    by: str | None = None
+    note: str | None = None
+    reason: str | None = None
 
 
 def _user_turns(conversation: Conversation) -> list[tuple[int, Turn]]:
@@ -684,8 +899,45 @@ class Suite:
         """Whether any case may call a judge."""
         return any(c.needs_judge() for c in self.cases)
 
+    def missing_judges(self, leave_out: Iterable[str] = ()) -> list[str]:
+        """The judged checks of the suite's cases (but those named in `leave_out`, and the
+        skipped ones) that have no judge to ask, each as `file: case 'name', where: what:
+        why`; empty when every judged check has a judge (`Case.missing_judges`).
+
+        Example:
+            >>> from chatassert.specs import loads_suite
+            >>> suite = loads_suite("- type: llm_rubric\\n  value: Is polite", filename="s.yaml")
+            >>> suite.missing_judges()
+            ["s.yaml: case 's', conversation: llm_rubric 'Is polite': no judge configured"]
+        """
+        left_out = set(leave_out)
+        out = []
+        for case in self.cases:
+            if case.name in left_out:
+                continue
+            where, _, path = (case.source or self.source or self.name).rpartition(": ")
+            for line in case.missing_judges():
+                line = line.removeprefix(path + ".") if path else line
+                out.append(f"{where or path}: case {case.name!r}, {line}")
+        return out
+
     def find(self, key: object) -> Case | None:
-        """Return the case whose id or name equals `key` (compared as strings), if any."""
+        """Return the case whose id or name equals `key` (compared as strings), if any.
+
+        An id wins over a name: when one case's id is another's name, the key finds the case
+        with that id. None finds nothing.
+
+        Example:
+            >>> from chatassert.specs import loads_suite
+            >>> suite = loads_suite('''
+            ... chatassert: 1
+            ... cases:
+            ...   - {name: refund, id: T1, turns: [{assertions: [{type: contains, value: refund}]}]}
+            ...   - {name: greeting, turns: [{assertions: [{type: contains, value: hello}]}]}
+            ... ''')
+            >>> suite.find("T1").name, suite.find("greeting").name, suite.find("T9")
+            ('refund', 'greeting', None)
+        """
         if key is None:
             return None
         text = str(key)
@@ -769,20 +1021,77 @@ class Suite:
         return replace(self, cases=cases)
 
     def cases_for(self, conversation: Conversation) -> list[Case]:
-        """Choose the cases a logged conversation should be checked against.
+        """Choose the cases a logged conversation should be checked against: the cases of
+        `match(conversation)` (one, or none), which also says why.
 
         In order: a case named by the conversation's metadata (`case`, `test_case`, `name`,
         `id`) or its id; else the case whose user inputs match the longest start of the
         conversation's (when two match equally far, the conversation is ambiguous and none is
         chosen; a case's turn without input matches no input); else, for a suite of one case,
         that case; else none.
+
+        Example:
+            >>> from chatassert import Conversation
+            >>> from chatassert.specs import loads_suite
+            >>> suite = loads_suite('''
+            ... chatassert: 1
+            ... cases:
+            ...   - name: refund
+            ...     id: T1
+            ...     turns:
+            ...       - {input: I was charged twice, assertions: [{type: contains, value: refund}]}
+            ...   - name: greeting
+            ...     turns: [{input: Hello, assertions: [{type: contains, value: hello}]}]
+            ... ''')
+            >>> [c.name for c in suite.cases_for(Conversation(id="T1", turns=[]))]
+            ['refund']
+            >>> chat = Conversation.from_messages([{"role": "user", "content": "Hello"},
+            ...                                    {"role": "assistant", "content": "Hi!"}])
+            >>> [c.name for c in suite.cases_for(chat)]
+            ['greeting']
         """
-        keys = [conversation.metadata.get(k) for k in ("case", "test_case", "name", "id")]
-        for key in [*keys, conversation.id]:  # what the record says before its own id
+        return list(self.match(conversation).cases)
+
+    def match(self, conversation: Conversation) -> Match:
+        """Pair a logged conversation with the case it is checked against, saying why.
+
+        The case is chosen as `cases_for` says; the `Match` names how (`Match.by`, one of
+        `MATCHED_BY`), what is worth noticing about it (`Match.note`: a one-case suite checks
+        every conversation, even one whose id is not its case's), or, when no case matches,
+        why not (`Match.reason`: the conversation's id, the suite's cases and the closest to
+        that id, and how to name one).
+
+        Example:
+            >>> from chatassert import Conversation
+            >>> from chatassert.specs import loads_suite
+            >>> suite = loads_suite('''
+            ... chatassert: 1
+            ... cases:
+            ...   - {name: refund, id: T1, turns: [{assertions: [{type: contains, value: refund}]}]}
+            ... ''')
+            >>> found = suite.match(Conversation(id="conv-1", turns=[]))
+            >>> found.cases[0].name, found.by
+            ('refund', 'single case')
+            >>> found.note
+            "the case's id 'T1' differs from the conversation's id 'conv-1'"
+        """
+        meta = conversation.metadata
+        subject_id = _text_or_none(conversation.id) or _text_or_none(meta.get("id"))
+        named: tuple[str, str] | None = None
+        for field_name in ("case", "test_case", "name"):
+            key = meta.get(field_name)
+            if key is None:
+                continue
+            named = named or (field_name, str(key))
             found = self.find(key)
             if found is not None:
-                return [found]
+                return Match((found,), "case field")
+        for key in (meta.get("id"), conversation.id):  # what the record says before its own id
+            found = self.find(key)
+            if found is not None:
+                return Match((found,), "id")
         inputs = [_words(t.input) for t in conversation.turns if t.input is not None]
+        tied: list[Case] = []
         if inputs:
             ranked: dict[int, list[Case]] = {}
             for case in self.cases:
@@ -794,7 +1103,65 @@ class Suite:
                     ranked.setdefault(shared, []).append(case)
             if ranked:
                 best = ranked[max(ranked)]
-                return best if len(best) == 1 else []
+                if len(best) == 1:
+                    return Match((best[0],), "inputs")
+                tied = best
         if len(self.cases) == 1:
-            return [self.cases[0]]
-        return []
+            case = self.cases[0]
+            notes = []
+            if named is not None:
+                notes.append(f"the record's {named[0]!r} field {named[1]!r} names no case")
+            if case.id is not None and subject_id is not None and str(case.id) != subject_id:
+                notes.append(
+                    f"the case's id {str(case.id)!r} differs from the conversation's id "
+                    f"{subject_id!r}"
+                )
+            return Match((case,), "single case", "; ".join(notes) or None)
+        return Match((), None, reason=self._unmatched(subject_id, named, inputs, tied))
+
+    def _unmatched(
+        self,
+        subject_id: str | None,
+        named: tuple[str, str] | None,
+        inputs: Sequence[str | None],
+        tied: Sequence[Case],
+    ) -> str:
+        """Why no case of the suite matches a conversation, and how to name one."""
+        who = "this conversation" if subject_id is None else f"conversation {subject_id!r}"
+        why: list[str] = []
+        if named is not None:
+            why.append(f"its {named[0]!r} field {named[1]!r} names no case")
+        if subject_id is not None:
+            why.append(f"its id {subject_id!r} is no case's id or name")
+        if named is None and subject_id is None:
+            why.append("it has no id and no 'case' field")
+        if tied:
+            listed = " and ".join(repr(c.name) for c in tied[:2])
+            why.append(f"its inputs begin as those of cases {listed} do, as far")
+        elif inputs and inputs[0] is not None:
+            why.append(f"its first input {shorten(inputs[0], 40)!r} begins no case's turns")
+        text = f"no case of {self.name!r} matches {who}: {'; '.join(why)}"
+        text += f" ({self.cases_listed(named[1] if named is not None else subject_id)})"
+        return text + "; name its case in the record's 'case' field, or log it under the case's id"
+
+    def cases_listed(self, wanted: str | None = None, cases: Sequence[Case] | None = None) -> str:
+        """The suite's cases for a message: how many, the ids (else names) of the first five,
+        and the one closest to `wanted` (an id or name no case has), when one is close.
+
+        Example:
+            >>> suite = Suite("s", (Case("refund", id="T1"), Case("greeting")))
+            >>> suite.cases_listed("T2")
+            "the suite's cases, 2: 'T1', 'greeting'; the closest to 'T2': 'T1'"
+        """
+        cases = self.cases if cases is None else cases
+        keys = [str(c.id) if c.id is not None else c.name for c in cases]
+        shown = ", ".join(repr(shorten(k, 40)) for k in keys[:5])
+        if len(keys) > 5:
+            shown += ", …"
+        text = f"the suite's cases, {len(keys):,}: {shown}"
+        if wanted is not None:
+            names = keys + [c.name for c in cases if c.id is not None]
+            close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.5)
+            if close:
+                text += f"; the closest to {shorten(wanted, 40)!r}: {close[0]!r}"
+        return text

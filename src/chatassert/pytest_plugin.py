@@ -573,14 +573,11 @@ class SuiteFile(pytest.File):
                     self, name=f"[{where}]", problem=f"{where}: cannot be read: {record.error}"
                 )
                 continue
-            cases = suite.cases_for(record.conversation)
+            match = suite.match(record.conversation)
+            cases = match.cases
             if not cases:
                 yield ProblemItem.from_parent(
-                    self,
-                    name=f"[{where}]",
-                    problem=f"{where}: no case of suite {suite.name!r} matches this "
-                    "conversation; give the record an 'id' (or metadata 'case') naming one of "
-                    f"{[c.name for c in suite.cases]}, or start it with a case's first input",
+                    self, name=f"[{where}]", problem=f"{where}: {match.reason}"
                 )
                 continue
             for case in cases:

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
-from chatassert._errors import SpecError
+from chatassert._errors import JudgeError, SpecError
 from chatassert._judged import is_flaky
 from chatassert._models import Conversation
 from chatassert._result import Result, Status, shorten
@@ -42,7 +42,7 @@ from chatassert._rows import (
     arrow_schema,
     pyarrow_module,
 )
-from chatassert._suite import Case, Suite
+from chatassert._suite import Case, Match, Suite, missing_judges_message
 from chatassert.reporting._formats import REPORT_FORMATS, ReportOptions, render
 from chatassert.reporting._json import result_json
 from chatassert.reporting._summary import Outcome, Summary, excerpt
@@ -122,9 +122,9 @@ def _statuses(result: Result) -> tuple[tuple[str, str], ...]:
         grand = child.children
         if grand and child.name in ("turn", "step"):
             for leaf in grand:
-                add((leaf.message or leaf.name, leaf.status._value_))
+                add((leaf.message or leaf.spec_name or leaf.name, leaf.status._value_))
         else:
-            add((child.message or child.name, child.status._value_))
+            add((child.message or child.spec_name or child.name, child.status._value_))
     return tuple(out)
 
 
@@ -178,6 +178,11 @@ class Checker:
             `pair` to pair where every partition's lines meet (the command line's main
             process, with `--jobs`).
 
+    Raises:
+        JudgeError: when a judged check of a selected case has no judge to ask (none given
+            in code, none configured by the environment: `Suite.missing_judges`), naming
+            every such check once, before any record is read.
+
     Multi-step tests (expect suites with `multi_step`): the lines of one run, one per step,
     are held by the checker until the run is whole, then checked (one row). A step that comes
     again starts the next run. `finish` checks the runs still open, whose missing steps are
@@ -225,6 +230,13 @@ class Checker:
         self.prices = None if prices is None else {k: dict(v) for k, v in prices.items()}
         self.plan_judging = plan_judging
         self.deselected = self._deselected()
+        missing = [
+            line
+            for suite in self.suites
+            for line in suite.missing_judges(c for s, c in self.deselected if s == suite.name)
+        ]
+        if missing:  # said once, here, rather than as an error of every record checked
+            raise JudgeError(missing_judges_message(missing))
         self.transcript_format = read_as
         """The transcript format given (None: detected)."""
         if read_as is None and all(
@@ -447,19 +459,32 @@ class Checker:
                 out.append(Row(kind="unreadable", source=where, error=error))
             return
         for suite in self.suites:
-            cases = (
-                suite.cases
-                if suite.name == "--assert" and suite.dialect == "native"
-                else suite.cases_for(conversation)
-            )
-            cases = [c for c in cases if c.subject != "json"]
+            if suite.name == "--assert" and suite.dialect == "native":
+                match = Match(suite.cases, "every subject")
+            else:
+                match = suite.match(conversation)
+            cases = [c for c in match.cases if c.subject != "json"]
             if not cases:
-                out.append(Row(kind="unmatched", source=where, suite=suite.name))
+                why = match.reason or (
+                    f"no case of {suite.name!r} matches {_who(conversation)}: the case its id "
+                    "names checks JSON responses, not conversations"
+                )
+                out.append(
+                    Row(
+                        kind="unmatched",
+                        source=where,
+                        suite=suite.name,
+                        subject_id=conversation.id,
+                        error=why,
+                    )
+                )
                 continue
             if self.deselected:
                 cases = [c for c in cases if (suite.name, c.name) not in self.deselected]
             for case in cases:
-                outcome = self._outcome(suite.name, case, conversation, where, conversation.id)
+                outcome = self._outcome(
+                    suite.name, case, conversation, where, conversation.id, match.by, match.note
+                )
                 differ: tuple[str, ...] = ()
                 if "recorded_assertions" in conversation.metadata:
                     outcome, differ = _beside_recorded(outcome, conversation)
@@ -483,14 +508,18 @@ class Checker:
             subject = raw
             case: Case | None = None
             named = None
+            by = "single case"
             if isinstance(raw, dict) and ("output" in raw or "response" in raw):
                 subject = raw.get("output", raw.get("response"))
-                named = raw.get("case", raw.get("test_case", raw.get("id")))
+                field_name = next((k for k in ("case", "test_case", "id") if k in raw), None)
+                named = None if field_name is None else raw[field_name]
+                by = "id" if field_name == "id" else "case field"
                 case = suite.find(named)
             if case is None and named is None and len(json_cases) == 1:
                 case = json_cases[0]  # a record that names no test goes to the only one
+                by = "single case"
             if case is None or case.subject != "json":
-                out.append(Row(kind="unmatched", source=where, suite=suite.name))
+                out.append(_unmatched_response(suite, json_cases, named, where))
                 checked = True  # read as a response, but no test has its id: unmatched only
                 continue
             checked = True
@@ -505,22 +534,47 @@ class Checker:
             if case.steps or step is not None:
                 out.append(_step_item(suite, case, step, subject, shown, where, subject_id))
                 continue
-            outcome = self._outcome(suite.name, case, subject, where, subject_id)
+            outcome = self._outcome(suite.name, case, subject, where, subject_id, by)
             out.append(self._row(outcome, shown, case.needs_judge()))
         return checked
 
     def _outcome(
-        self, suite: str, case: Case, subject: object, where: str, subject_id: str | None
+        self,
+        suite: str,
+        case: Case,
+        subject: object,
+        where: str,
+        subject_id: str | None,
+        matched_by: str | None = None,
+        match_note: str | None = None,
     ) -> Outcome:
-        """Check `subject` against `case`: its outcome, with what judging it cost (if it did)."""
+        """Check `subject` against `case`: its outcome, with why the subject was checked
+        against the case and what judging it cost (if it did)."""
         if not case.needs_judge():  # nothing to count, nothing to plan
-            return Outcome(suite, case.name, _timed(case, subject), where, subject_id)
+            return Outcome(
+                suite,
+                case.name,
+                _timed(case, subject),
+                where,
+                subject_id,
+                matched_by=matched_by,
+                match_note=match_note,
+            )
         from chatassert._judging import count_judge_costs, judge_planning
 
         with count_judge_costs(self.prices) as costs, judge_planning(self.plan_judging):
             result = _timed(case, subject)
         cost = costs.to_dict() if costs.used else None
-        return Outcome(suite, case.name, result, where, subject_id, cost=cost)
+        return Outcome(
+            suite,
+            case.name,
+            result,
+            where,
+            subject_id,
+            cost=cost,
+            matched_by=matched_by,
+            match_note=match_note,
+        )
 
     def _run_row(self, key: tuple[str, str], run: dict[str, Any]) -> Row:
         case = self._step_cases[key]
@@ -565,6 +619,8 @@ class Checker:
             assertions=_statuses(result),
             disagreements=differ,
             rendered=rendered,
+            matched_by=outcome.matched_by,
+            match_note=outcome.match_note,
             outcome=outcome if kept else None,
         )
 
@@ -605,6 +661,38 @@ def _beside_recorded(
     recorded, differ = compared
     outcome = replace(outcome, recorded=tuple(recorded), disagreements=tuple(differ))
     return outcome, tuple(disagreement_text(d) for d in differ)
+
+
+def _who(conversation: Conversation) -> str:
+    """A conversation as a message names it: by its id, when it has one."""
+    return "this conversation" if conversation.id is None else f"conversation {conversation.id!r}"
+
+
+def _unmatched_response(suite: Suite, json_cases: Sequence[Case], named: Any, where: str) -> Row:
+    """The row of a JSON response no test of `suite` answers, saying why: the test it names
+    is none of the suite's (the closest named), or it names none and the suite has several."""
+    listed = suite.cases_listed(None if named is None else str(named), json_cases)
+    listed = listed.replace("the suite's cases", "the suite's tests", 1)
+    if named is None:
+        why = (
+            f"no test of {suite.name!r} answers this response: it names no test, and the "
+            f"suite has several ({listed}); give the record an 'id' (or 'case') naming one"
+        )
+    else:
+        found = suite.find(named)
+        what = (
+            "is a case of conversations, not a test of JSON responses"
+            if found is not None
+            else "is no test's id or name"
+        )
+        why = f"no test of {suite.name!r} answers response {str(named)!r}: it {what} ({listed})"
+    return Row(
+        kind="unmatched",
+        source=where,
+        suite=suite.name,
+        subject_id=None if named is None else str(named),
+        error=why,
+    )
 
 
 def _step_item(

@@ -171,5 +171,6 @@ def test_a_broken_recording_is_one_unreadable_record(evals: Path) -> None:
     text = (evals / "billing.arena.json").read_text(encoding="utf-8")
     (evals / "billing.arena.json").write_text(text[: len(text) // 2], encoding="utf-8")
     done = run("check", "billing.eval.yaml", cwd=evals)
-    assert done.returncode == 3
+    assert done.returncode == 4  # the only recording: nothing was checked
     assert done.stderr.startswith("billing.arena.json:1: skipped: the file is not JSON: ")
+    assert "nothing was checked: 1 unreadable log line, 0 conversations read" in done.stderr

@@ -245,7 +245,9 @@ def test_an_empty_log_is_not_success(tmp_path: Path, fmt: str) -> None:
     if fmt == "json":
         assert _summary(done.stdout)["records"] == 0
     elif fmt == "junit":
-        error = ET.fromstring(done.stdout).find("./testsuite/testcase[@name='nothing read']/error")
+        error = ET.fromstring(done.stdout).find(
+            "./testsuite/testcase[@name='nothing checked']/error"
+        )
         assert error is not None
     else:
         assert "nothing was checked" in done.stdout

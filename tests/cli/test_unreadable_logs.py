@@ -1,9 +1,10 @@
 """A log that cannot be read is unreadable input, not a log without records.
 
 A `.gz` whose bytes are not gzip was reported as unreadable and yet the run said "nothing was
-checked: the logs held no records" and exited 4: its failed reading was counted as no record
-at all. What could not be read is one record, unreadable, like any line that cannot be read:
-the run says so once on stderr and exits 3, with every way of reading a log.
+checked: the logs held no records": its failed reading was counted as no record at all. What
+could not be read is one record, unreadable, like any line that cannot be read: the run says so
+once on stderr, with every way of reading a log. Alone, it leaves nothing checked (exit 4,
+saying so: G17); beside a log that was checked, it is an unreadable line (exit 3).
 """
 
 from __future__ import annotations
@@ -47,14 +48,23 @@ def test_a_gz_that_is_not_gzip_is_unreadable_input_said_once(
     tmp_path: Path, how: tuple[str, ...]
 ) -> None:
     (tmp_path / "bad.jsonl.gz").write_bytes(b"not gzip at all\n")
+    (tmp_path / "good.jsonl").write_text(GOOD + "\n", encoding="utf-8")
     done = run("check", "--assert", NO_ZZZ, "-f", "json", *how, "bad.jsonl.gz", cwd=tmp_path)
-    assert done.returncode == 3, done.stderr
+    assert done.returncode == 4, done.stderr
     assert "Traceback" not in done.stderr
-    assert "nothing was checked" not in done.stderr + done.stdout
+    assert "nothing was checked: the logs held no records" not in done.stderr + done.stdout
+    assert "nothing was checked: 1 unreadable log line, 0 conversations read" in done.stderr
     assert done.stderr.count("bad.jsonl.gz:1: skipped: ") == 1, done.stderr
     assert "Not a gzipped file" in done.stderr
     summary = _summary(done.stdout)
     assert (summary["records"], summary["unreadable"]) == (1, 1)
+    if "--group-by" in how:
+        return  # a plain conversation has no trace to be grouped by
+    beside = run("check", "--assert", NO_ZZZ, "-f", "json", *how, "bad.jsonl.gz", "good.jsonl",
+                 cwd=tmp_path)  # fmt: skip
+    assert beside.returncode == 3, beside.stderr
+    assert "nothing was checked" not in beside.stderr + beside.stdout
+    assert beside.stderr.count("bad.jsonl.gz:1: skipped: ") == 1, beside.stderr
 
 
 def test_a_log_cut_short_counts_what_could_not_be_read_as_one_record(tmp_path: Path) -> None:

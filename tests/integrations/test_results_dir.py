@@ -299,7 +299,7 @@ CORRUPTIONS: dict[str, tuple[Any, str]] = {
     ),
     "a header of version true": (
         lambda p: _with_header(p, chatassert_results=True),
-        "not a results file of version 2",
+        "not a results file of version 3",
     ),
     "a file cut in a row": (
         lambda p: p.write_bytes(p.read_bytes()[:-30]),

@@ -92,9 +92,9 @@ def test_each_case_and_conversation_is_an_item_with_its_own_outcome(
             "books a table did not pass",
             "FAIL books a table [[]case]: 2 assertions failed; first: *",
             "  FAIL turns[[]0] turn: 2 of 2 failed",
-            "    FAIL contains_function_call: tool 'create_reservation' was called with"
-            " party_size=2, expected 4",
-            "    FAIL contains: Response does not contain 'confirmed'",
+            "    FAIL contains_function_call at turns[[]0].assertions[[]0]: tool"
+            " 'create_reservation' was called with party_size=2, expected 4",
+            "    FAIL contains at turns[[]0].assertions[[]1]: Response does not contain 'confirmed'",
             "subject: conversation of 1 turn (id 'books a table'); last turn: input 'Book a table"
             " for 4 on Saturday'; text 'Sorry, something went wrong.'; calls"
             " create_reservation(party_size=2)",
@@ -123,8 +123,8 @@ def test_unreadable_and_unmatched_lines_and_unexercised_cases_fail(
     result.stdout.fnmatch_lines_random(
         [
             "booking.jsonl:2: cannot be read: line is not JSON*",
-            "booking.jsonl:3: no case of suite 'booking' matches this conversation; give the"
-            " record an 'id'*",
+            "booking.jsonl:3: no case of 'booking' matches conversation 'nobody': its id"
+            " 'nobody' is no case's id or name;*name its case in the record's 'case' field*",
             "case 'declines past dates' was checked against no conversation of booking.jsonl;*",
         ]
     )

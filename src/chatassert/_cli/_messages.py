@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import IO
 
 from chatassert.records import Row, Summary
+from chatassert.reporting._words import counted
 
 __all__ = ["LISTED", "failures_reached", "say_listed", "say_strict_stop"]
 
@@ -18,7 +19,7 @@ def failures_reached(summary: Summary, max_failures: int | None) -> str | None:
     n = summary.failing
     if max_failures is None or n < max_failures:
         return None
-    return f"stopped after {n} failing case{'s' if n != 1 else ''} (--max-failures)"
+    return f"stopped after {counted(n, 'failing case')} (--max-failures)"
 
 
 def say_strict_stop(row: Row, err: IO[str]) -> None:
@@ -32,7 +33,7 @@ def say_listed(row: Row, summary: Summary, err: IO[str]) -> None:
         if summary.unreadable_count <= LISTED:
             err.write(f"{row.source}: skipped: {row.error}\n")
     elif row.kind == "unmatched" and summary.unmatched <= LISTED:
-        err.write(
-            f"{row.source}: no case of {row.suite!r} matches this subject (give it "
-            "an 'id' or 'case' naming one)\n"
+        why = row.error or (
+            f"no case of {row.suite!r} matches this subject (give it an 'id' or 'case' naming one)"
         )
+        err.write(f"{row.source}: {why}\n")

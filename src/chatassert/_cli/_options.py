@@ -1,43 +1,186 @@
 """The parser of the command line and the options several commands share: the judging
-options, `--flaky`, `--unknown-types`, `--assume`, the price table `--judge-prices` names, and
-the report formats `--format` offers (from `chatassert.reporting.REPORT_FORMATS`).
+options, `--flaky`, `--unknown-types`, `--unknown-params`, `--assume`, the report options
+(`--format`, `--output`, `--show`, ...), the price table `--judge-prices` names, and the report
+formats `--format` offers (from `chatassert.reporting.REPORT_FORMATS`).
+
+The parser says what to do about a usage error: a misspelt option, choice or command gets the
+closest spelling (`unknown option '--ouput'; did you mean '--output'?`), and an older name of
+an option (`aliases`) keeps working, hidden from the help.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import difflib
 import sys
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, NoReturn, TypeVar, overload
 
 from chatassert.reporting import (
     EXIT_USAGE,
     REPORT_FORMATS,
 )
+from chatassert.reporting._words import plural
 
 EXIT_CODES = """\
 exit codes:
   0    every case passed
   1    a case failed (or --max-failures stopped the run)
   2    usage or spec error: a bad option, an unreadable suite or log file, an output that
-       cannot be written (a full disk, a directory); or an unreadable line with --strict
-  3    nothing failed, but something could not be evaluated: an assertion errored, a log
-       line could not be read, or a conversation matched no case
-  4    nothing was checked: the logs held no records (an empty log, or empty stdin)
+       cannot be written (a full disk, a directory), a judged check with no judge
+       configured; or an unreadable line with --strict
+  3    nothing failed, but something could not be evaluated beside the cases checked: an
+       assertion errored, a log line could not be read, or a conversation matched no case
+  4    nothing was checked: no records (an empty log, or empty stdin), every line
+       unreadable, or no conversation matched a case; stderr says which
   130  interrupted (Ctrl-C): the report written is partial and says how far it got
   141  the reader of standard output went away (`chatassert check ... | head`)
 """
-"""The exit codes, as `chatassert --help`, `check --help` and `regate --help` list them."""
+"""The exit codes, as `chatassert --help` and `check --help` list them."""
+
+Options = argparse.ArgumentParser | argparse._ArgumentGroup
+"""Where an option is added: a command's parser, or one of its groups in the help."""
+
+_N = TypeVar("_N")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """The help of a command: its description wrapped paragraph by paragraph, and a paragraph
+    whose lines after the first are indented (the exit codes) kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for paragraph in text.strip("\n").split("\n\n"):
+            lines = paragraph.splitlines()
+            if any(line.startswith(" ") for line in lines[1:]):
+                paragraphs.append("\n".join(indent + line for line in lines))
+            else:
+                paragraphs.append(super()._fill_text(paragraph, width, indent))
+        return "\n\n".join(paragraphs) + ("\n" if text.endswith("\n") else "")
+
+    def _format_action(self, action: argparse.Action) -> str:
+        text = super()._format_action(action)
+        if isinstance(action, argparse._SubParsersAction):  # the commands, not their metavar
+            text = text.split("\n", 1)[1]
+        return text
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        hidden: frozenset[str] = getattr(action, "aliases", frozenset())
+        if hidden:
+            action = copy.copy(action)
+            action.option_strings = [o for o in action.option_strings if o not in hidden]
+        return super()._format_action_invocation(action)
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors exit with code 2 and a hint."""
+    """An argument parser whose usage errors exit with code 2, say the closest spelling of a
+    misspelt option, choice or command, and point at `--help`."""
 
-    def error(self, message: str) -> Any:
+    def error(self, message: str) -> NoReturn:
         """Say the usage error and the hint to `--help`, and exit with code 2."""
         self.print_usage(sys.stderr)
         self.exit(
             EXIT_USAGE, f"{self.prog}: error: {message}\nrun '{self.prog} --help' for the options\n"
         )
+
+    @overload
+    def parse_args(
+        self, args: Iterable[str] | None = None, namespace: None = None
+    ) -> argparse.Namespace: ...
+    @overload
+    def parse_args(self, args: Iterable[str] | None, namespace: _N) -> _N: ...
+    @overload
+    def parse_args(self, *, namespace: _N) -> _N: ...
+
+    def parse_args(self, args: Iterable[str] | None = None, namespace: Any = None) -> Any:
+        """Parse the command line; an argument no option takes is a usage error of the
+        command it was given to, with the closest option's spelling."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = self._command(parsed)
+            command.error(unknown_arguments(command, extra))
+        return parsed
+
+    def _command(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        """The parser of the command `parsed` ran (this one when it has no commands)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = action.choices.get(getattr(parsed, action.dest or "", None) or "")
+                if isinstance(chosen, argparse.ArgumentParser):
+                    return chosen
+        return self
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """Refuse a value that is not one of the option's choices, with the closest one."""
+        if action.choices is None or value in action.choices:
+            return
+        choices = [str(choice) for choice in action.choices]
+        hint = did_you_mean(str(value), choices)
+        if isinstance(action, argparse._SubParsersAction):
+            raise argparse.ArgumentError(
+                None, f"unknown command {value!r}{hint} (the commands: {', '.join(choices)})"
+            )
+        listed = ", ".join(repr(choice) for choice in choices)
+        hidden: frozenset[str] = getattr(action, "aliases", frozenset())
+        shown = copy.copy(action)  # named by its own spellings, not its older ones
+        shown.option_strings = [o for o in action.option_strings if o not in hidden]
+        raise argparse.ArgumentError(
+            shown, f"invalid choice: {value!r}{hint} (choose from {listed})"
+        )
+
+
+def did_you_mean(given: str, known: Iterable[str]) -> str:
+    """`"; did you mean '--output'?"` for the spelling in `known` closest to `given` (the
+    empty string when none is close)."""
+    close = difflib.get_close_matches(given, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def unknown_arguments(parser: argparse.ArgumentParser, extra: Sequence[str]) -> str:
+    """The usage error of arguments `parser` takes no option for: each unknown option with
+    the closest one the command has (the values after it are left unsaid: they go with it),
+    else the unexpected arguments."""
+    known = [
+        name
+        for action in parser._actions
+        for name in action.option_strings
+        if name.startswith("--") or len(name) == 2
+    ]
+    options = [arg for arg in extra if arg.startswith("-") and arg != "-"]
+    if not options:
+        listed = ", ".join(repr(arg) for arg in extra)
+        return f"unexpected {plural(len(extra), 'argument')} {listed}"
+    said = []
+    for option in options:
+        name = option.split("=", 1)[0] if option.startswith("--") else option
+        said.append(f"unknown option {name!r}{did_you_mean(name, known)}")
+    return "; ".join(said)
+
+
+def command(
+    sub: Any, name: str, *, help: str, description: str, epilog: str | None = None
+) -> argparse.ArgumentParser:
+    """Add the command `name` to the subparsers `sub`: its line in `chatassert --help`
+    (`help`), its description and exit codes (`epilog`) in its own help."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog=epilog,
+        formatter_class=HelpFormatter,
+    )
+    return parser
+
+
+def aliases(action: argparse.Action, *old: str) -> argparse.Action:
+    """Mark `old`, older spellings among the option strings of `action`: they keep working
+    as the same option, and the help leaves them out (the option's help names them)."""
+    unknown = set(old) - set(action.option_strings)
+    if unknown:
+        raise ValueError(f"{sorted(unknown)} are not option strings of {action.dest!r}")
+    action.aliases = frozenset(old)  # type: ignore[attr-defined]
+    return action
 
 
 def offered_formats(*, subjects: bool = True) -> tuple[str, ...]:
@@ -49,11 +192,14 @@ def offered_formats(*, subjects: bool = True) -> tuple[str, ...]:
     )
 
 
-def format_help() -> str:
-    """`--format`'s help: each report format with what it is."""
+def format_help(*, subjects: bool = True) -> str:
+    """`--format`'s help: each report format with what it is (those `offered_formats` gives
+    for `subjects`)."""
+    offered = offered_formats(subjects=subjects)
     named = [
         f"{name} ({reporter.description})" if reporter.description else name
         for name, reporter in REPORT_FORMATS.items()
+        if name in offered
     ]
     listed = ", ".join(named[:-1]) + ", or " + named[-1] if len(named) > 1 else named[0]
     return (
@@ -62,16 +208,126 @@ def format_help() -> str:
     )
 
 
-def extensions_help() -> str:
+def extensions_help(*, subjects: bool = True) -> str:
     """The extensions that name each report format, for `--output`'s help."""
+    offered = offered_formats(subjects=subjects)
     return "; ".join(
         f"{', '.join(reporter.extensions)}: {name}"
         for name, reporter in REPORT_FORMATS.items()
-        if reporter.extensions
+        if reporter.extensions and name in offered
     )
 
 
-def judging_options(check: argparse.ArgumentParser) -> None:
+def log_format_option(options: Options, *, older: str, dest: str) -> None:
+    """Add `--log-format NAME`: the format every log line is read in (one of the log formats
+    of `chatassert.transcripts.FORMATS`), with `older`, the command's older name of it."""
+    from chatassert.transcripts import FORMATS
+
+    aliases(
+        options.add_argument(
+            "--log-format",
+            older,
+            dest=dest,
+            choices=FORMATS,
+            default=None,
+            metavar="NAME",
+            help=f"read every log line in this format ({', '.join(FORMATS)}) instead of "
+            f"detecting it per line ({older} is an older name of it)",
+        ),
+        older,
+    )
+
+
+def report_options(reports: Options, *, subjects: bool = True) -> None:
+    """Add the report options of `check` (and, `subjects=False`, of `regate`, which reads a
+    report, not the logs): `--format`, `--output`, `--full-results`, `--show`, `--verbose`."""
+    reports.add_argument(
+        "-f",
+        "--format",
+        choices=offered_formats(subjects=subjects),
+        default=None,
+        metavar="FORMAT",
+        help=format_help(subjects=subjects),
+    )
+    reports.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="write the report to PATH instead of standard output (- is standard output); its "
+        f"extension names the format ({extensions_help(subjects=subjects)}) unless --format "
+        "is given, and a --format that contradicts it is an error; repeatable: one report per "
+        "file, from one run. When every report goes to a file, the text summary and a line "
+        "per file written are printed on standard output (-q: not)",
+    )
+    reports.add_argument(
+        "--full-results",
+        action="store_true",
+        help="json: write every node of each result tree in full (reasons and details of "
+        "passing checks too); by default passing nodes carry only their status, name, "
+        "message and location",
+    )
+    reports.add_argument(
+        "--show",
+        type=int,
+        default=10,
+        metavar="N",
+        help="how many failing cases the reports show (default 10, at least 1)",
+    )
+    reports.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show passing assertions in the failing cases too",
+    )
+
+
+class _Quiet(argparse.Action):
+    """`-q`: no progress on stderr, and no summary on the terminal when the reports go to
+    files."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        namespace.quiet = True
+        if hasattr(namespace, "progress"):
+            namespace.progress = "off"
+
+
+def quiet_option(options: Options, *, progress: bool = True) -> None:
+    """Add `-q`/`--quiet` (and, with `progress`, its older name `--no-progress`): nothing on
+    the terminal but the reports asked for and the problems."""
+    if progress:
+        aliases(
+            options.add_argument(
+                "-q",
+                "--quiet",
+                "--no-progress",
+                action=_Quiet,
+                nargs=0,
+                default=False,
+                help="no progress on stderr, and no summary on standard output when every "
+                "report goes to a file (--no-progress is an older name of it)",
+            ),
+            "--no-progress",
+        )
+        return
+    options.add_argument(
+        "-q",
+        "--quiet",
+        action=_Quiet,
+        nargs=0,
+        default=False,
+        help="no summary on standard output when every report goes to a file",
+    )
+
+
+def judging_options(check: Options) -> None:
     """Add the judging options of `check`: `--repeat`, `--flaky`, `--no-plan`, `--judge-prices`."""
     check.add_argument(
         "--repeat",
@@ -97,7 +353,7 @@ def judging_options(check: argparse.ArgumentParser) -> None:
     )
 
 
-def flaky_option(parser: argparse.ArgumentParser) -> None:
+def flaky_option(parser: Options) -> None:
     """Add `--flaky`: how the JUnit report marks a case only flaky verdicts decide."""
     parser.add_argument(
         "--flaky",
@@ -140,7 +396,7 @@ def read_prices(path: str) -> dict[str, dict[str, float]]:
     return table
 
 
-def unknown_types_option(parser: argparse.ArgumentParser) -> None:
+def unknown_types_option(parser: Options) -> None:
     """Add `--unknown-types`: an assertion type the suite's vocabulary does not know."""
     parser.add_argument(
         "--unknown-types",
@@ -151,7 +407,20 @@ def unknown_types_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def assume_option(parser: argparse.ArgumentParser) -> None:
+def unknown_params_option(parser: Options) -> None:
+    """Add `--unknown-params`: a parameter PromptKit ignores, on a PromptKit assertion."""
+    parser.add_argument(
+        "--unknown-params",
+        choices=["ignore", "error"],
+        default="ignore",
+        help="a parameter of a PromptKit assertion that PromptKit itself ignores "
+        "(case_insensitive on content_includes, say): ignore it as PromptKit does (default: "
+        "it loads, has no effect, and lint warns where it is), or error: refuse the suite. "
+        "Other vocabularies always refuse a parameter their type does not take",
+    )
+
+
+def assume_option(parser: Options) -> None:
     """Add `--assume`: conditions that hold, for the tests' `skip_if`."""
     parser.add_argument(
         "--assume",

@@ -48,6 +48,7 @@ class Plan:
     workflow: str | None = None
     fail_fast: bool = False
     unknown_types: str = "error"
+    unknown_params: str = "ignore"
     assume: tuple[str, ...] = ()
     full_results: bool = False
     show: int = 10
@@ -96,14 +97,19 @@ class Meter:
 
 
 def load_suite_or_say(
-    path: str, err: IO[str], unknown_types: str = "error", assume: Sequence[str] = ()
+    path: str,
+    err: IO[str],
+    unknown_types: str = "error",
+    assume: Sequence[str] = (),
+    *,
+    unknown_params: str = "ignore",
 ) -> Suite | None:
-    """Load the suite at `path` (with `--unknown-types` and `--assume`), or say on `err` why
-    it cannot be loaded and return None."""
+    """Load the suite at `path` (with `--unknown-types`, `--unknown-params` and `--assume`),
+    or say on `err` why it cannot be loaded and return None."""
     from chatassert.specs import load_suite
 
     try:
-        suite = load_suite(path, unknown_types=unknown_types)
+        suite = load_suite(path, unknown_types=unknown_types, unknown_params=unknown_params)
         return suite.assuming(assume, via="--assume") if assume else suite
     except SpecError as exc:
         err.write(f"{exc}\n")
@@ -127,6 +133,35 @@ def say_unknown(suites: Sequence[Suite], err: IO[str]) -> None:
             err.write(f"{where}: not checked, reported skipped: unknown assertion types {listed}\n")
 
 
+JUDGE_HOW = (
+    "set CHATASSERT_JUDGE (openai or anthropic) and CHATASSERT_JUDGE_MODEL (named judges: "
+    "CHATASSERT_JUDGES), and the API key's variable; see docs/judges.md"
+)
+"""How a run of the command line is given a judge: the environment (docs/judges.md)."""
+
+
+def say_missing_judges(plan: Plan, suites: Sequence[Suite], err: IO[str]) -> bool:
+    """Say, once and before any log is read, which judged checks of the selected cases have
+    no judge to ask and how to give one; return whether every judged check has one."""
+    from chatassert._select import compile_keyword
+    from chatassert._suite import missing_judges_message
+
+    selected = compile_keyword(plan.keyword or "")
+    tags = set(plan.tags)
+    missing = [
+        line
+        for suite in suites
+        for line in suite.missing_judges(
+            c.name
+            for c in suite.cases
+            if not (selected([c.name, c.id or ""]) and (not tags or tags & set(c.tags)))
+        )
+    ]
+    if missing:
+        err.write(f"chatassert check: {missing_judges_message(missing, how=JUDGE_HOW)}\n")
+    return not missing
+
+
 def say_unassumed(suites: Sequence[Suite], assume: Sequence[str], err: IO[str]) -> None:
     """Say which `--assume` conditions no test's `skip_if` names (a typo skips nothing)."""
     from chatassert._params import did_you_mean
@@ -147,7 +182,13 @@ def load_suites(plan: Plan, err: IO[str]) -> list[Suite] | None:
     `--repeat` and `--fail-fast` applied; None when one cannot be loaded (said on `err`)."""
     suites: list[Suite] = []
     if plan.suite is not None:
-        suite = load_suite_or_say(plan.suite, err, plan.unknown_types, plan.assume)
+        suite = load_suite_or_say(
+            plan.suite,
+            err,
+            plan.unknown_types,
+            plan.assume,
+            unknown_params=plan.unknown_params,
+        )
         if suite is None:
             return None
         suites.append(suite)

@@ -143,7 +143,7 @@ def end_run(
             if row.status == "error":
                 err.write(f"{row.suite}: test {row.subject_id!r} has no response in the logs\n")
             writer.add(row)
-    if summary.records == 0:
+    if summary.notice is not None and not stopped:  # nothing was checked: say why (G17)
         err.write(f"{summary.notice}\n")
     finish_reports(plan, summary, writer, args, files)
     return EXIT_FAILED if stopped else summary.exit_code()

@@ -22,11 +22,13 @@ from chatassert._cli._options import (
     EXIT_CODES,
     Parser,
     assume_option,
-    extensions_help,
-    format_help,
+    command,
     judging_options,
-    offered_formats,
+    log_format_option,
+    quiet_option,
     read_prices,
+    report_options,
+    unknown_params_option,
     unknown_types_option,
 )
 from chatassert._cli._output import (
@@ -36,6 +38,8 @@ from chatassert._cli._output import (
     finish_reports,
     report_outputs,
     report_writer,
+    say_written,
+    with_summary,
 )
 from chatassert._cli._plan import (
     Plan,
@@ -43,29 +47,34 @@ from chatassert._cli._plan import (
     load_suite_or_say,
     load_suites,
     make_checker,
+    say_missing_judges,
     say_unassumed,
     say_unknown,
 )
 from chatassert._cli._run import end_run, run_local
+from chatassert._cli.lint import say_ignored
 from chatassert._errors import TranscriptError
 from chatassert._suite import Suite
 from chatassert.reporting import (
     EXIT_USAGE,
 )
+from chatassert.reporting._words import counted
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
-    """Add the `check` command to the subparsers `sub`; return its parser."""
-    from chatassert.transcripts import FORMATS
+    """Add the `check` command to the subparsers `sub`; return its parser.
 
-    check: argparse.ArgumentParser = sub.add_parser(
+    Its options are grouped in the help by what they are about: the suite and the logs,
+    which cases, how a run checks and stops, the reports, the judges, speed, and the engine.
+    """
+    check = command(
+        sub,
         "check",
         help="check logged conversations against a suite or inline assertions",
         description="Check each conversation of the logs against the suite's matching case "
-        "(and every --assert) and report. Without --assert or --suite the first argument is "
-        "the suite; with either, every argument is a log.",
+        "(and every --assert) and write the reports. Without --assert or --suite the first "
+        "argument is the suite; with either, every argument is a log.",
         epilog=EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument(
         "paths",
@@ -76,10 +85,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "directories, pipes, or - for stdin; none for a PromptKit Eval file, which names its "
         "recording",
     )
-    check.add_argument(
+    given = check.add_argument_group("suite and logs")
+    given.add_argument(
         "-s", "--suite", metavar="SUITE", help="a spec file (flat, promptkit, expect or native)"
     )
-    check.add_argument(
+    given.add_argument(
         "-a",
         "--assert",
         dest="asserts",
@@ -89,46 +99,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="a native assertion in YAML or JSON, applied to "
         "every conversation (turn assertions to every turn); repeatable",
     )
-    check.add_argument(
-        "-f",
-        "--format",
-        choices=offered_formats(),
-        default=None,
-        help=format_help(),
-    )
-    check.add_argument(
-        "-o",
-        "--output",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="write the report to PATH instead of standard output; its extension names the "
-        f"format ({extensions_help()}) unless --format is given, and a --format that "
-        "contradicts it is an error; repeatable: one report per file, from one run",
-    )
-    check.add_argument(
-        "--full-results",
-        action="store_true",
-        help="json: write every node of each result tree in full (reasons and details of "
-        "passing checks too); by default passing nodes carry only their status, name, "
-        "message and location",
-    )
-    check.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=1,
-        metavar="N",
-        help="check in N worker processes (results stay in input order)",
-    )
-    check.add_argument(
-        "--transcript-format",
-        "--log-format",
-        default=None,
-        metavar="NAME",
-        help=f"force the log format ({', '.join(FORMATS)}) instead of detecting it per line",
-    )
-    check.add_argument(
+    log_format_option(given, older="--transcript-format", dest="transcript_format")
+    given.add_argument(
         "--group-by",
         default=None,
         metavar="KEY",
@@ -136,7 +108,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "attribute or field path such as session.id or metadata.session_id, or 'trace' for "
         "the trace id; each group is checked as one conversation, named FILE:FIRST-LINE#KEY",
     )
-    check.add_argument(
+    given.add_argument(
         "--group-window",
         type=int,
         default=1000,
@@ -144,39 +116,17 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="with --group-by: a group not seen for N lines is complete and checked (memory "
         "holds the groups of the last N lines; default 1000)",
     )
-    unknown_types_option(check)
-    assume_option(check)
-    check.add_argument(
-        "--fail-fast",
-        action="store_true",
-        help="after the first failure in a turn, report the rest of that turn as skipped "
-        "(PromptKit's behaviour); to stop the run early use --max-failures",
-    )
-    check.add_argument(
+    given.add_argument(
         "--workflow",
         default=None,
         metavar="FILE",
         help="a workflow definition (a PromptKit pack, or its 'workflow' section, as JSON or "
         "YAML): workflow state is derived from each conversation's workflow__transition calls",
     )
-    check.add_argument(
-        "--max-failures",
-        type=int,
-        default=None,
-        metavar="N",
-        help="stop after N failing cases, N at least 1 (exit 1)",
-    )
-    check.add_argument(
-        "--strict", action="store_true", help="stop at the first unreadable log line (exit 2)"
-    )
-    check.add_argument(
-        "--show",
-        type=int,
-        default=10,
-        metavar="N",
-        help="how many failing cases the reports show (default 10, at least 1)",
-    )
-    check.add_argument(
+    unknown_types_option(given)
+    unknown_params_option(given)
+    selection = check.add_argument_group("selection", "Which cases of the suites are checked.")
+    selection.add_argument(
         "-k",
         dest="keyword",
         default=None,
@@ -184,7 +134,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="check only the cases whose name (or id) contains these words, as pytest's -k: "
         "'refund and not (slow or flaky)', ignoring case; quote a name with spaces",
     )
-    check.add_argument(
+    selection.add_argument(
         "--tag",
         dest="tags",
         action="append",
@@ -193,7 +143,27 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="check only the cases with this tag (repeatable: a case with any of them); "
         "with -k, a case must satisfy both",
     )
-    shown = check.add_mutually_exclusive_group()
+    assume_option(selection)
+    stopping = check.add_argument_group("when to stop")
+    stopping.add_argument(
+        "--fail-fast",
+        action="store_true",
+        help="after the first failure in a turn, report the rest of that turn as skipped "
+        "(PromptKit's behaviour); to stop the run early use --max-failures",
+    )
+    stopping.add_argument(
+        "--max-failures",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop after N failing cases, N at least 1 (exit 1)",
+    )
+    stopping.add_argument(
+        "--strict", action="store_true", help="stop at the first unreadable log line (exit 2)"
+    )
+    reports = check.add_argument_group("reports")
+    report_options(reports)
+    shown = reports.add_mutually_exclusive_group()
     shown.add_argument(
         "--progress",
         dest="progress",
@@ -204,17 +174,23 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "bytes or 10 s, at most one each 2 s), for CI logs; by default a progress bar is "
         "drawn only when stderr is a terminal",
     )
-    shown.add_argument(
-        "-q",
-        "--quiet",
-        "--no-progress",
-        dest="progress",
-        action="store_const",
-        const="off",
-        help="no progress on stderr (--no-progress is the same option)",
+    quiet_option(shown)
+    judging_options(check.add_argument_group("judges", "How judged checks ask their judge."))
+    speed = check.add_argument_group("performance")
+    speed.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="check in N worker processes on this machine (results stay in input order)",
     )
-    judging_options(check)
-    check.add_argument(
+    engine = check.add_argument_group(
+        "engines",
+        "Where the logs are checked: here, or on a Ray cluster (the options after --engine "
+        "are for --engine ray only).",
+    )
+    engine.add_argument(
         "--engine",
         choices=("local", "ray"),
         default="local",
@@ -222,34 +198,34 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         ".parquet; local or an object-store URI) checked by a Ray task, on the cluster "
         "RAY_ADDRESS names or a local one (pip install chatassert[ray]; see docs/ray.md)",
     )
-    check.add_argument(
+    engine.add_argument(
         "--column",
         default=None,
         metavar="NAME",
         help="with --engine ray: the Parquet column holding each record (JSON text or a "
         "struct); default: the only column, else a row's columns are the record's fields",
     )
-    check.add_argument(
+    engine.add_argument(
         "--results",
         default=None,
         metavar="DIR",
         help="with --engine ray: write each log file's result rows to DIR (one JSON Lines "
         "file per log, written whole), for --resume",
     )
-    check.add_argument(
+    engine.add_argument(
         "--resume",
         action="store_true",
         help="with --results: do not check again a log whose results are in DIR and whose "
         "bytes (read again and hashed) are those its results were made of; the reports "
         "include its rows. A results file that does not validate is said and not used",
     )
-    check.add_argument(
+    engine.add_argument(
         "--rejudge-errors",
         action="store_true",
         help="with --results: check again only the records whose rows are errors (a judge "
         "that failed, say) in the logs whose results are in DIR, and replace those rows",
     )
-    check.add_argument(
+    engine.add_argument(
         "--judge-concurrency",
         type=int,
         default=None,
@@ -257,19 +233,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="with --engine ray: judge requests in flight per provider and model for the "
         "whole cluster (default CHATASSERT_JUDGE_CONCURRENCY, else 32)",
     )
-    check.add_argument(
+    engine.add_argument(
         "--judge-rpm",
         type=int,
         default=None,
         metavar="N",
         help="with --engine ray: judge requests per minute per provider and model for the "
         "whole cluster (default: no budget; 429s and Retry-After pause every task)",
-    )
-    check.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="show passing assertions in the failing cases too",
     )
     return check
 
@@ -307,7 +277,9 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
             return EXIT_USAGE
         suite_path = paths.pop(0)
     if not paths and suite_path is not None:  # a suite whose cases name their recordings
-        suite = load_suite_or_say(suite_path, err, args.unknown_types)
+        suite = load_suite_or_say(
+            suite_path, err, args.unknown_types, unknown_params=args.unknown_params
+        )
         if suite is None:
             return EXIT_USAGE
         paths = _recordings(suite)
@@ -332,6 +304,7 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
     outputs = report_outputs(args.format, args.output, err)
     if outputs is None:
         return EXIT_USAGE
+    outputs = with_summary(outputs, args.quiet)
     plan = Plan(
         suite_path,
         tuple(args.asserts),
@@ -341,6 +314,7 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
         workflow=args.workflow,
         fail_fast=args.fail_fast,
         unknown_types=args.unknown_types,
+        unknown_params=args.unknown_params,
         assume=tuple(args.assume),
         full_results=args.full_results,
         show=args.show,
@@ -392,11 +366,14 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
                 + [f"--tag {' --tag '.join(plan.tags)}"] * bool(plan.tags)
             )
             err.write(
-                f"chatassert check: {chosen} selects none of the {total} case"
-                f"{'s' if total != 1 else ''} of the suites\n"
+                f"chatassert check: {chosen} selects none of the {counted(total, 'case')} of "
+                "the suites\n"
             )
             return EXIT_USAGE
+    if not say_missing_judges(plan, suites, err):
+        return EXIT_USAGE
     say_unknown(suites, err)
+    say_ignored(suites, err)
     say_unassumed(suites, plan.assume, err)
     reports = Reports()
     try:
@@ -422,6 +399,7 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
             plan = replace(plan, fold=foldable(plan, args.jobs, args))
             code = run_local(plan, suites, files, args, args.max_failures, reports, err)
         reports.close()  # a full disk often shows only here, when the last of it is written
+        say_written(plan.outputs, out, args.quiet)
         return code
     finally:
         reports.close(quietly=True)  # after an error: what could be written is kept

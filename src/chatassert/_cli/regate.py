@@ -9,8 +9,16 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
-from chatassert._cli._options import EXIT_CODES, flaky_option, offered_formats
-from chatassert._cli._output import Output, Reports, finish_reports, report_outputs, report_writer
+from chatassert._cli._options import command, flaky_option, quiet_option, report_options
+from chatassert._cli._output import (
+    Output,
+    Reports,
+    finish_reports,
+    report_outputs,
+    report_writer,
+    say_written,
+    with_summary,
+)
 from chatassert._cli._plan import Plan
 from chatassert._result import Result
 from chatassert.records import (
@@ -24,20 +32,34 @@ from chatassert.reporting import (
     json_line,
 )
 
+REGATE_EXIT_CODES = """\
+exit codes:
+  0    every case passed with the new thresholds
+  1    a case failed
+  2    usage error: a bad option, a report that cannot be read or is not a JSON report of
+       check (each problem named by its line), an output that cannot be written
+  3    nothing failed, but something could not be evaluated: an assertion errored, or the
+       report holds unreadable log lines or conversations that matched no case
+  4    nothing was checked: the report holds no case checked against a conversation
+  141  the reader of standard output went away (`chatassert regate ... | head`)
+"""
+"""The exit codes of `regate`, as its help lists them."""
+
 
 def add_parser(sub: Any) -> None:
     """Add the `regate` command to the subparsers `sub`."""
-    regate = sub.add_parser(
+    regate = command(
+        sub,
         "regate",
         help="recompute the statuses of a JSON report with new judged thresholds",
         description="Read a JSON report of check (compact or --full-results), decide its "
         "judged checks again with new minimum scores, recompute every status above them by "
-        "its combinator's rule, and write the new report and exit code; no judge is asked.",
-        epilog=EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "its combinator's rule, and write the new reports and exit code; no judge is asked.",
+        epilog=REGATE_EXIT_CODES,
     )
     regate.add_argument("report", metavar="REPORT", help="a JSON report (.jsonl), or - for stdin")
-    regate.add_argument(
+    thresholds = regate.add_argument_group("thresholds")
+    thresholds.add_argument(
         "--min-score",
         dest="min_scores",
         action="append",
@@ -47,20 +69,10 @@ def add_parser(sub: Any) -> None:
         help="the new threshold of the judged checks named NAME (an assertion's name, else "
         "its kind, such as llm_rubric or llm_judge), SCORE from 0 to 1; repeatable",
     )
-    regate.add_argument(
-        "-f",
-        "--format",
-        choices=offered_formats(subjects=False),
-        default=None,
-        help="as for check",
-    )
-    regate.add_argument(
-        "-o", "--output", action="append", default=[], metavar="PATH", help="as for check"
-    )
-    regate.add_argument("--full-results", action="store_true", help="as for check")
-    regate.add_argument("--show", type=int, default=10, metavar="N", help="as for check")
-    regate.add_argument("-v", "--verbose", action="store_true", help="as for check")
-    flaky_option(regate)
+    reports = regate.add_argument_group("reports")
+    report_options(reports, subjects=False)
+    flaky_option(reports)
+    quiet_option(reports, progress=False)
 
 
 def _thresholds(given: Sequence[str], err: IO[str]) -> dict[str, float] | None:
@@ -88,6 +100,7 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
     outputs = report_outputs(args.format, args.output, err)
     if thresholds is None or outputs is None:
         return EXIT_USAGE
+    outputs = with_summary(outputs, args.quiet)
     needing = next((fmt for fmt, _ in outputs if REPORT_FORMATS[fmt].needs_subject), None)
     if needing is not None:
         err.write(
@@ -144,6 +157,7 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
             summary.records = summary.total
         finish_reports(plan, summary, writer, args)
         reports.close()
+        say_written(plan.outputs, out, args.quiet)
         return summary.exit_code()
     finally:
         reports.close(quietly=True)
@@ -170,6 +184,8 @@ def _regated_row(
             recorded=None if recorded is None else tuple(recorded),
             disagreements=(None if recorded is None else tuple(value.get("disagreements") or ())),
             cost=value.get("cost"),
+            matched_by=value.get("matched_by"),
+            match_note=value.get("match_note"),
         )
         return Row(
             kind="case",
@@ -180,6 +196,8 @@ def _regated_row(
             subject_id=outcome.subject_id,
             cost=outcome.cost,
             duration=outcome.seconds,
+            matched_by=outcome.matched_by,
+            match_note=outcome.match_note,
             outcome=outcome,
         )
     if kind == "unreadable":
@@ -194,6 +212,8 @@ def _regated_row(
             kind="unmatched",
             source=value["unmatched"],
             suite=value["suite"],
+            subject_id=value.get("subject_id"),
+            error=value.get("reason"),
             rendered={"json": json_line(value)},
         )
     return None

@@ -11,10 +11,12 @@ import os
 from typing import IO, Any
 
 from chatassert._cli import check
+from chatassert._cli._options import command
 from chatassert._cli._output import STDOUT, Output
 from chatassert.reporting import (
     EXIT_ERRORS,
     EXIT_FAILED,
+    EXIT_NOTHING,
     EXIT_OK,
     EXIT_USAGE,
 )
@@ -22,7 +24,8 @@ from chatassert.reporting import (
 
 def add_parser(sub: Any) -> None:
     """Add the `validate` command to the subparsers `sub`."""
-    validate = sub.add_parser(
+    validate = command(
+        sub,
         "validate",
         help="measure how far judged checks agree with human labels",
         description="Run SUITE over LOGS (or read the JSON report given with --report, asking "
@@ -30,20 +33,38 @@ def add_parser(sub: Any) -> None:
         "file:line or a subject id -, assertion - a name or kind -, and human - pass or fail) "
         "with the judged verdict for that record and assertion, and print per assertion the "
         "agreement, precision and recall (a pass is the positive class), Cohen's kappa, the "
-        "counts and the disagreements. Exit 0; with --min-kappa, 1 when an assertion is below "
-        "it (or its kappa is undefined); 2 for a labels file or report with problems, each "
-        "named by its line.",
+        "counts and the disagreements.",
+        epilog="""\
+exit codes:
+  0    the agreement was measured (and, with --min-kappa, every assertion reaches it)
+  1    with --min-kappa: an assertion's kappa is below it, or undefined
+  2    usage error: a bad option, a labels file or report with problems (each named by its
+       line), a suite or log that cannot be read
+  4    nothing was checked: the run over the logs checked no case (as check says why)
+""",
     )
     validate.add_argument("suite", metavar="SUITE", help="the suite file")
     validate.add_argument("labels", metavar="LABELS", help="the labels (.jsonl)")
-    validate.add_argument("logs", nargs="*", metavar="LOG", help="the logs to check, as for check")
+    validate.add_argument(
+        "logs",
+        nargs="*",
+        metavar="LOG",
+        help="the logs to check, as for check (none with --report)",
+    )
     validate.add_argument(
         "--report",
         default=None,
         metavar="REPORT",
         help="a JSON report of a run with --full-results to read instead of running the suite",
     )
-    validate.add_argument("-f", "--format", choices=("text", "json"), default="text")
+    validate.add_argument(
+        "-f",
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (a table per assertion, default) or json (one JSON document: the "
+        "assertions with their figures, the minimum kappa and those below it)",
+    )
     validate.add_argument(
         "--min-kappa",
         type=float,
@@ -95,6 +116,12 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
     if problems:
         err.write("chatassert validate: not a JSON report of check:\n" + say_problems(problems))
         return EXIT_USAGE
+    if not any(isinstance(line, dict) and "result" in line for line in lines):
+        err.write(
+            f"chatassert validate: nothing was checked: the report {report} holds no "
+            "case checked against a subject, so no verdict can be compared with the labels\n"
+        )
+        return EXIT_NOTHING
     results = calibrate(lines, labels)
     below = [
         c.assertion

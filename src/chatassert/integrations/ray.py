@@ -1177,13 +1177,17 @@ class SavedResults:
     read: ReadStamp
 
 
-_VERSION = 2
+_VERSION = 3
+"""Version 3: rows say why a subject was checked against its case (`matched_by`,
+`match_note`)."""
 _HEADER = frozenset(
     {"chatassert_results", "input", "size", "blake2b", "mtime_ns", "records", "lines", "rows"}
 )
 _KINDS = frozenset({"case", "unmatched", "unreadable"})
 _STATUSES = frozenset(status.value for status in Status)
-_TEXT_COLUMNS = ("suite", "case", "subject_id", "error", "result", "excerpt")
+_TEXT_COLUMNS = (
+    "suite", "case", "subject_id", "error", "result", "excerpt", "matched_by", "match_note"
+)
 _COST_COUNTS = ("requests", "cached", "avoided", "tokens_in", "tokens_out", "unpriced")
 
 
@@ -1327,6 +1331,11 @@ def _results_of(data: bytes, source: str) -> SavedResults:
     version = header.get("chatassert_results")
     if type(version) is int and version == 1:
         raise ValueError("it was written by an older chatassert, without a content hash")
+    if type(version) is int and version == 2:
+        raise ValueError(
+            "it was written by an older chatassert, whose rows do not say why each subject "
+            "was checked against its case"
+        )
     if type(version) is not int or version != _VERSION:
         raise ValueError(f"it is not a results file of version {_VERSION}")
     if set(header) != _HEADER | {"digest"}:

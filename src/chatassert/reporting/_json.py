@@ -1,7 +1,8 @@
 """The JSON report: one line per case outcome, compact by default.
 
 A compact result tree keeps, for every node, its `status`, `name` and the fields that place and
-label it (`message`, `score`, `location`, `duration`, `children`), and the details re-gating
+label it (`message`, `score`, `location`, `duration`, `spec_name` and `spec_path`: the name
+and place its spec file gives it, `children`), and the details re-gating
 reads (`GATE_KEYS`: a judged check's `threshold`, a repeat's `aggregate`, an at_least's
 `needed`); the `reason`,
 `details` and evidence (`pointer`, `span`, `excerpt`) are kept only for nodes that did not
@@ -153,7 +154,14 @@ class _Writer:
         elif children is None:  # a leaf
             return self._leaf(r, fields, passed)
         elif passed:  # a group that passed: its head is remembered
-            key = (fields["name"], fields.get("message"), fields.get("location"), None)
+            key = (
+                fields["name"],
+                fields.get("message"),
+                fields.get("location"),
+                fields.get("spec_name"),
+                fields.get("spec_path"),
+                None,
+            )
             known = self.leaves.get(key)
             if known is None:
                 if len(self.leaves) >= _LEAVES_KEPT:
@@ -171,9 +179,10 @@ class _Writer:
             if (
                 cf["status"] is _PASSED
                 and "location" in cf
-                and (len(cf) == 5 or (len(cf) == 6 and "_shared" in cf))
-            ):  # the commonest node: a passing leaf placed in the subject, nothing else set
-                known = leaves.get((cf["name"], None, cf["location"]))
+                and len(cf) - ("_shared" in cf) - ("spec_name" in cf) - ("spec_path" in cf) == 5
+            ):  # the commonest node: a passing leaf placed in the subject (and in its spec)
+                key = (cf["name"], None, cf["location"], cf.get("spec_name"), cf.get("spec_path"))
+                known = leaves.get(key)
                 if known is not None:
                     parts.append(known[1])
                     continue
@@ -184,7 +193,13 @@ class _Writer:
         """A childless node without score or duration: its text is remembered."""
         details = fields["details"]
         if passed:
-            key: tuple[Any, ...] = (fields["name"], fields.get("message"), fields.get("location"))
+            key: tuple[Any, ...] = (
+                fields["name"],
+                fields.get("message"),
+                fields.get("location"),
+                fields.get("spec_name"),
+                fields.get("spec_path"),
+            )
         elif (not details or type(details) is ReadOnlyDict) and "span" not in fields:
             key = (
                 fields["status"],
@@ -194,6 +209,8 @@ class _Writer:
                 fields.get("message"),
                 fields.get("location"),
                 fields.get("pointer"),
+                fields.get("spec_name"),
+                fields.get("spec_path"),
             )
         else:
             return self._head(r, passed) + "}"
@@ -229,6 +246,10 @@ class _Writer:
             text += ', "location": ' + _value(r.location)
         if r.duration is not None:
             text += ', "duration": ' + _value(r.duration)
+        if r.spec_name is not None:
+            text += ', "spec_name": ' + _value(r.spec_name)
+        if r.spec_path is not None:
+            text += ', "spec_path": ' + _value(r.spec_path)
         if not passed and r.pointer is not None:
             text += ', "pointer": ' + _value(r.pointer)
             if r.span is not None:
@@ -280,6 +301,10 @@ def report_line(outcome: Outcome, *, full: bool = False) -> str:
         line += ', "disagreements": ' + _value(list(outcome.disagreements or ()))
     if outcome.cost is not None:
         line += ', "cost": ' + _value(dict(outcome.cost))
+    if outcome.matched_by is not None:
+        line += ', "matched_by": ' + _value(outcome.matched_by)
+    if outcome.match_note is not None:
+        line += ', "match_note": ' + _value(outcome.match_note)
     line += "}\n"
     if not line.isascii():
         line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
@@ -290,6 +315,8 @@ def report_schema() -> dict[str, Any]:
     """Return the JSON Schema (draft 2020-12) of one line of the JSON report (`--format json`):
     a case outcome (its result tree compact, or full with `--full-results`), an unreadable
     line, an unmatched subject, or the final summary."""
+    from chatassert._suite import MATCHED_BY
+
     full = Result.json_schema()["$defs"]["result"]
     compact = {
         "type": "object",
@@ -319,7 +346,12 @@ def report_schema() -> dict[str, Any]:
                 "type": "object",
                 "required": ["unmatched", "suite"],
                 "additionalProperties": False,
-                "properties": {"unmatched": {"type": "string"}, "suite": {"type": "string"}},
+                "properties": {
+                    "unmatched": {"type": "string"},
+                    "suite": {"type": "string"},
+                    "subject_id": {"type": "string"},
+                    "reason": {"type": "string"},
+                },
             },
             {
                 "type": "object",
@@ -358,6 +390,16 @@ def report_schema() -> dict[str, Any]:
                     "recorded": {"type": "array", "items": {"type": "object"}},
                     "disagreements": {"type": "array", "items": {"type": "object"}},
                     "cost": {"$ref": "#/$defs/cost"},
+                    "matched_by": {
+                        "enum": list(MATCHED_BY),
+                        "description": "why the subject was checked against this case: "
+                        + "; ".join(f"{k}: {v}" for k, v in MATCHED_BY.items()),
+                    },
+                    "match_note": {
+                        "type": "string",
+                        "description": "what the pairing leaves to notice (a one-case suite "
+                        "checking a conversation whose id is not the case's)",
+                    },
                 },
             },
             "cost": {
@@ -423,8 +465,17 @@ class _JsonReport:
             if row.kind == "unreadable":
                 error = row.error if row.error is not None else "unreadable"
                 line = _record_line("unreadable", row.source, "error", error)
-            else:
+            elif row.subject_id is None and row.error is None:
                 line = _record_line("unmatched", row.source, "suite", row.suite or "")
+            else:  # with the subject's id and why no case matches it
+                from chatassert.reporting._summary import json_line
+
+                value = {"unmatched": row.source, "suite": row.suite or ""}
+                if row.subject_id is not None:
+                    value["subject_id"] = row.subject_id
+                if row.error is not None:
+                    value["reason"] = row.error
+                line = json_line(value)
         self.out.write(line)
 
     def finish(self, summary: Summary, meta: Mapping[str, Any] | None) -> None:

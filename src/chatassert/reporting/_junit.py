@@ -71,16 +71,19 @@ def relative_to_cwd(where: str) -> str:
     return relative + colon + line
 
 
-def _properties(cost: Mapping[str, Any] | None, indent: str) -> str:
-    """A `<properties>` element with what judging cost (`judge.requests`, ...), or nothing."""
-    if not cost:
-        return ""
+def _properties(
+    cost: Mapping[str, Any] | None, indent: str, more: Mapping[str, str | None] | None = None
+) -> str:
+    """A `<properties>` element with what judging cost (`judge.requests`, ...) and the
+    properties `more` gives (those that are not None), or nothing."""
+    pairs = [("judge." + key, value) for key, value in (cost or {}).items()]
+    pairs += list((more or {}).items())
     rows = "".join(
-        f"{indent}  <property name={_attr('judge.' + key)} value={_attr(str(value))} />\n"
-        for key, value in cost.items()
+        f"{indent}  <property name={_attr(key)} value={_attr(str(value))} />\n"
+        for key, value in pairs
         if value is not None
     )
-    return f"{indent}<properties>\n{rows}{indent}</properties>\n"
+    return f"{indent}<properties>\n{rows}{indent}</properties>\n" if rows else ""
 
 
 def flaky_only(result: Result) -> bool:
@@ -132,7 +135,9 @@ def render_junit_case(outcome: Outcome, *, verbose: bool = False, flaky: str = "
         f"    <testcase classname={_attr(outcome.suite)} name={_attr(name)} "
         f'time="{outcome.seconds:.6f}"'
     )
-    props = _properties(outcome.cost, "      ")
+    shown = result.status is not Status.PASSED or outcome.match_note is not None
+    match = {"matched_by": outcome.matched_by, "match_note": outcome.match_note} if shown else None
+    props = _properties(outcome.cost, "      ", match)
     if result.status in (Status.PASSED, Status.FAILED) and flaky_only(result):
         body = result.render(verbose=True)
         message = _attr(shorten("flaky: " + result.reason, 500))
@@ -203,9 +208,11 @@ class JUnitWriter:
         )
         self.add("unreadable log lines", "error", 0.0, xml)
 
-    def add_unmatched(self, where: str, suite: str) -> None:
-        """Record a subject that no case of `suite` matches, as an erroring test case."""
-        reason = f"no case of {suite!r} matches this subject (give it an 'id' or 'case' naming one)"
+    def add_unmatched(self, where: str, suite: str, reason: str | None = None) -> None:
+        """Record a subject that no case of `suite` matches, as an erroring test case, with
+        `reason` saying why (`Suite.match`)."""
+        if reason is None:
+            reason = f"no case of {suite!r} matches this subject (name one in its 'case' field)"
         xml = (
             f'    <testcase classname="log" name={_attr(relative_to_cwd(where))} time="0">\n'
             f'      <error message={_attr(shorten(reason, 500))} type="unmatched">'
@@ -275,13 +282,13 @@ class _JUnitReport:
                 row.source, row.error if row.error is not None else "unreadable"
             )
         else:
-            self.junit.add_unmatched(row.source, row.suite or "")
+            self.junit.add_unmatched(row.source, row.suite or "", row.error)
 
     def finish(self, summary: Summary, meta: Mapping[str, Any] | None) -> None:
         """Write the document, with a run error for a run that was interrupted or read
         nothing."""
         if summary.notice is not None:
-            name = "interrupted" if summary.interrupted else "nothing read"
+            name = "interrupted" if summary.interrupted else "nothing checked"
             self.junit.add_run_error(name, summary.notice)
         self.junit.write(self.out)
 

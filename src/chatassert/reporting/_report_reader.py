@@ -109,6 +109,8 @@ _RESULT_FIELDS: dict[str, _Check] = {
     "pointer": _STRING,
     "span": _SPAN,
     "excerpt": _EXCERPT,
+    "spec_name": _STRING,
+    "spec_path": _STRING,
     "children": ("a list of results", lambda v: isinstance(v, list)),
 }
 _COST_FIELDS: dict[str, _Check] = {
@@ -133,9 +135,16 @@ _OUTCOME_FIELDS: dict[str, _Check] = {
     "recorded": _OBJECTS,
     "disagreements": _OBJECTS,
     "cost": _OBJECT,
+    "matched_by": _STRING,
+    "match_note": _STRING,
 }
 _UNREADABLE_FIELDS: dict[str, _Check] = {"unreadable": _STRING, "error": _STRING}
-_UNMATCHED_FIELDS: dict[str, _Check] = {"unmatched": _STRING, "suite": _STRING}
+_UNMATCHED_FIELDS: dict[str, _Check] = {
+    "unmatched": _STRING,
+    "suite": _STRING,
+    "subject_id": _STRING,
+    "reason": _STRING,
+}
 
 
 def _fields(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from chatassert._judging import JudgeCosts
 from chatassert._result import Result, Status, shorten, strict_json
+from chatassert.reporting._words import counted, number
 
 if TYPE_CHECKING:
     from chatassert._rows import Row
@@ -24,9 +25,11 @@ __all__ = [
     "EXIT_USAGE",
     "Outcome",
     "Summary",
+    "assertion_counts",
     "assertion_statuses",
     "cost_text",
     "excerpt",
+    "failing_heading",
     "json_line",
     "pass_rate",
     "render_text",
@@ -40,9 +43,10 @@ EXIT_USAGE = 2
 """The command line or a spec was wrong; nothing was checked."""
 EXIT_ERRORS = 3
 """Nothing failed, but something could not be evaluated (a log line could not be read, or a
-subject matched no case)."""
+subject matched no case) beside the cases that were checked."""
 EXIT_NOTHING = 4
-"""Nothing was checked: the logs held no records (an empty log, or empty standard input)."""
+"""Nothing was checked: no case was checked against any subject (the logs held no records,
+every record was unreadable, or no subject matched a case; G17)."""
 EXIT_INTERRUPTED = 130
 """The run was interrupted (Ctrl-C, SIGINT) and its report is partial: 128 + SIGINT, as shells
 report a program that SIGINT ended."""
@@ -87,6 +91,11 @@ class Outcome:
             recorded verdict beside chatassert's (`recorded_verdicts`).
         disagreements: Those of them where the two verdicts differ.
         cost: What judging this case cost (`JudgeCosts.to_dict()`), when a judge was used.
+        matched_by: Why the subject was checked against this case, when it is known: `id`,
+            `case field`, `inputs`, `single case` or `every subject` (`Suite.match` says what
+            each means).
+        match_note: What the pairing leaves to notice, when anything (a one-case suite
+            checking a conversation whose id is not the case's).
     """
 
     suite: str
@@ -98,6 +107,8 @@ class Outcome:
     recorded: tuple[dict[str, Any], ...] | None = None
     disagreements: tuple[dict[str, Any], ...] | None = None
     cost: dict[str, Any] | None = None
+    matched_by: str | None = None
+    match_note: str | None = None
 
     @property
     def seconds(self) -> float:
@@ -131,6 +142,10 @@ class Outcome:
             out["disagreements"] = list(self.disagreements or ())
         if self.cost is not None:
             out["cost"] = dict(self.cost)
+        if self.matched_by is not None:
+            out["matched_by"] = self.matched_by
+        if self.match_note is not None:
+            out["match_note"] = self.match_note
         return out
 
 
@@ -146,6 +161,10 @@ class Summary:
         unreadable: Log lines that could not be read, as `(where, error)` (up to `keep`).
         unreadable_count: How many lines could not be read.
         unmatched: How many subjects had no case to check them against.
+        unmatched_ids: The ids of the first of them that have one (up to `keep`).
+        unanswered: How many case outcomes are of tests no record answered (an expect test
+            with no response in the logs: a case row without a source), not checks of a
+            subject.
         keep: How many examples to keep.
         records: How many log records (non-blank lines) were read, when the reader counts them.
         interrupted: Whether the run was interrupted before it read every record.
@@ -165,6 +184,8 @@ class Summary:
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     unreadable_count: int = 0
     unmatched: int = 0
+    unmatched_ids: list[str] = field(default_factory=list)
+    unanswered: int = 0
     keep: int = 20
     records: int | None = None
     interrupted: bool = False
@@ -228,6 +249,8 @@ class Summary:
         if kind == "case":
             suite, case = cast(str, row.suite), cast(str, row.case)  # a case row names both
             self.answered.add((suite, case))
+            if not row.source:  # only a test no record answered has no source
+                self.unanswered += 1
             for text in row.disagreements:
                 self.add_disagreement(f"{suite} / {case} ({row.source})", text)
             outcome = row.outcome
@@ -242,13 +265,17 @@ class Summary:
             self.add_unreadable(row.source, row.error if row.error is not None else "unreadable")
         else:
             self.unmatched += 1
+            if row.subject_id is not None and len(self.unmatched_ids) < self.keep:
+                self.unmatched_ids.append(row.subject_id)
 
     def merge(self, other: Summary) -> Summary:
         """Add another summary's counts to this one (a partition's: the order of merging
         changes only which examples are kept, never a count). Returns `self`.
 
         Example:
+            >>> from chatassert import Contains
             >>> a, b = Summary(records=2), Summary(records=3, unmatched=1)
+            >>> a.add(Outcome("s", "c", Contains("a").check("a"), "log:1"))
             >>> a.merge(b).records, a.unmatched, a.exit_code()
             (5, 1, 3)
         """
@@ -263,6 +290,10 @@ class Summary:
         self.unreadable.extend(other.unreadable[: max(0, self.keep - len(self.unreadable))])
         self.unreadable_count += other.unreadable_count
         self.unmatched += other.unmatched
+        self.unmatched_ids.extend(
+            other.unmatched_ids[: max(0, self.keep - len(self.unmatched_ids))]
+        )
+        self.unanswered += other.unanswered
         if other.records is not None:
             self.records = (self.records or 0) + other.records
         self.interrupted = self.interrupted or other.interrupted
@@ -295,6 +326,8 @@ class Summary:
             "unreadable": [list(pair) for pair in self.unreadable],
             "unreadable_count": self.unreadable_count,
             "unmatched": self.unmatched,
+            "unmatched_ids": list(self.unmatched_ids),
+            "unanswered": self.unanswered,
             "keep": self.keep,
             "records": self.records,
             "interrupted": self.interrupted,
@@ -321,6 +354,8 @@ class Summary:
                     tuple(f["disagreements"]) if f.get("recorded") is not None else None
                 ),
                 cost=f.get("cost"),
+                matched_by=f.get("matched_by"),
+                match_note=f.get("match_note"),
             )
             for f in data.get("failures", ())
         ]
@@ -336,6 +371,8 @@ class Summary:
             unreadable=[(w, e) for w, e in data.get("unreadable", ())],
             unreadable_count=int(data.get("unreadable_count", 0)),
             unmatched=int(data.get("unmatched", 0)),
+            unmatched_ids=[str(i) for i in data.get("unmatched_ids", ())],
+            unanswered=int(data.get("unanswered", 0)),
             keep=int(data.get("keep", 20)),
             records=data.get("records"),
             interrupted=bool(data.get("interrupted", False)),
@@ -369,29 +406,71 @@ class Summary:
         return sum(self.counts.values())
 
     @property
+    def checked(self) -> int:
+        """How many case outcomes checked a subject: every one but those of tests no record
+        answered (`unanswered`)."""
+        return self.total - self.unanswered
+
+    @property
     def notice(self) -> str | None:
         """What a report must say before its counts: that the run was interrupted, or that it
-        checked nothing; None for a run that read and checked its logs.
+        checked nothing and why (G17); None for a run that checked a case against a subject.
 
         Example:
             >>> Summary(records=0).notice
             'nothing was checked: the logs held no records (an empty log, or empty standard input)'
+            >>> Summary(records=63, unreadable_count=63).notice
+            'nothing was checked: 63 unreadable log lines, 0 conversations read'
+            >>> Summary(records=3, unmatched=3, unmatched_ids=["a", "b", "c"]).notice
+            'nothing was checked: 3 conversations matched no case of the suite (ids: a, b, c)'
             >>> Summary(records=12, interrupted=True).notice
             'interrupted after 12 log records (0 cases checked): this report is partial'
         """
         if self.interrupted:
-            read = "" if self.records is None else f" after {self.records} log records"
-            return f"interrupted{read} ({self.total} cases checked): this report is partial"
+            read = "" if self.records is None else f" after {counted(self.records, 'log record')}"
+            checked = counted(self.total, "case")
+            return f"interrupted{read} ({checked} checked): this report is partial"
         if self.records == 0:
             return NOTHING_READ
-        if self.records is None and not (self.total or self.unreadable_count or self.unmatched):
-            return "nothing was checked"
-        return None
+        if self.checked:
+            return None
+        return "nothing was checked" + self._why_nothing()
+
+    def _why_nothing(self) -> str:
+        """Why a run that read records checked no case against them (`: ...`), or nothing
+        to add when it read none either."""
+        from chatassert.reporting._words import counted, number
+
+        parts: list[str] = []
+        if self.unmatched:
+            part = f"{counted(self.unmatched, 'conversation')} matched no case of the suite"
+            if self.unmatched_ids:
+                shown = self.unmatched_ids[:5]
+                ids = ", ".join(shorten(i, 40) for i in shown)
+                if self.unmatched > len(shown):
+                    ids += f", … and {number(self.unmatched - len(shown))} more"
+                part += f" (ids: {ids})"
+            parts.append(part)
+        if self.unreadable_count:
+            part = counted(self.unreadable_count, "unreadable log line")
+            if not self.unmatched:
+                part += ", 0 responses read" if self.unanswered else ", 0 conversations read"
+            parts.append(part)
+        if self.unanswered:
+            parts.append(f"{counted(self.unanswered, 'test')} with no response in the logs")
+        if not parts:
+            if not self.records:
+                return ""
+            parts.append(
+                f"{counted(self.records, 'log record')} read, but no case was checked against "
+                "them (do -k or --tag leave out every case they match?)"
+            )
+        return ": " + "; ".join(parts)
 
     def exit_code(self) -> int:
-        """130 interrupted, 4 nothing checked (G17: nothing read is not success), 1 something
-        failed, 3 errors only (unevaluable checks, unreadable lines, or subjects no case
-        matched), 0 all passed."""
+        """130 interrupted, 4 nothing checked (G17: no case was checked against any subject),
+        1 something failed, 3 errors only (unevaluable checks, unreadable lines, or subjects
+        no case matched, beside checked cases), 0 all passed."""
         if self.interrupted:
             return EXIT_INTERRUPTED
         if self.notice is not None:
@@ -427,18 +506,19 @@ def render_text(
     lines: list[str] = []
     c = summary.counts
     head = (
-        f"{summary.total} checked: {c['passed']} passed, {c['failed']} failed, "
-        f"{c['error']} errors, {c['skipped']} skipped"
+        f"{number(summary.total)} checked: {number(c['passed'])} passed, "
+        f"{number(c['failed'])} failed, {counted(c['error'], 'error')}, "
+        f"{number(c['skipped'])} skipped"
     )
     if summary.flaky:
-        head += f"; {summary.flaky} flaky"
+        head += f"; {number(summary.flaky)} flaky"
     if summary.unreadable_count:
-        head += f"; {summary.unreadable_count} unreadable log lines"
+        head += f"; {counted(summary.unreadable_count, 'unreadable log line')}"
     if summary.unmatched:
-        head += f"; {summary.unmatched} without a matching case"
+        head += f"; {number(summary.unmatched)} without a matching case"
     if summary.disagreement_count:
         n = summary.disagreement_count
-        head += f"; {n} verdict{'s differ' if n != 1 else ' differs'} from the recording's"
+        head += f"; {counted(n, 'verdict differs', 'verdicts differ')} from the recording's"
     notice = summary.notice
     if notice is not None and not summary.interrupted:
         head = notice  # "0 checked" would read as a run that checked something
@@ -448,23 +528,18 @@ def render_text(
         lines.append("per assertion:")
         width_label = min(48, max(len(k) for k in summary.per_assertion))
         for label, counts in sorted(summary.per_assertion.items()):
-            rate = pass_rate(counts)
-            rate_text = "     —" if rate is None else f"{rate:6.1%}"
-            lines.append(
-                f"  {shorten(label, 48):<{width_label}}  {rate_text} passed  "
-                f"({counts['passed']}/{counts['passed'] + counts['failed'] + counts['error']}"
-                + (f", {counts['failed']} failed" if counts["failed"] else "")
-                + (f", {counts['error']} errors" if counts["error"] else "")
-                + (f", {counts['skipped']} skipped" if counts["skipped"] else "")
-                + ")"
-            )
+            lines.append(f"  {shorten(label, 48):<{width_label}}  {assertion_counts(counts)}")
     if summary.failures:
         lines.append("")
         shown = summary.failures[:max_failures]
-        lines.append(f"first {len(shown)} failing case{'s' if len(shown) != 1 else ''}:")
+        lines.append(failing_heading(len(shown), c["failed"] + c["error"]) + ":")
         for outcome in shown:
             where = outcome.source or outcome.subject_id or ""
+            if outcome.matched_by not in (None, "every subject"):  # --assert: every one
+                where += f"; matched by {outcome.matched_by}"
             lines.append(f"- {outcome.suite} / {outcome.case} ({where})")
+            if outcome.match_note is not None:
+                lines.append(f"  note: {outcome.match_note}")
             if outcome.cost is not None:
                 lines.append("  " + cost_text(outcome.cost))
             body = outcome.result.render(verbose=verbose, width=LONGEST)
@@ -483,6 +558,44 @@ def render_text(
         lines.append(cost_text(summary.costs.to_dict()))
     lines.append(head)
     return _SURROGATE.sub("\ufffd", "\n".join(lines))
+
+
+def assertion_counts(counts: Mapping[str, int]) -> str:
+    """One row of the per-assertion table after its label: the pass rate, then how many passed
+    of those evaluated, and how many failed, could not be evaluated, or were skipped.
+
+    Example:
+        >>> assertion_counts({"passed": 1, "failed": 0, "error": 1, "skipped": 0})
+        ' 50.0% passed  (1/2, 1 error)'
+        >>> assertion_counts({"passed": 0, "failed": 0, "error": 0, "skipped": 1200})
+        '     — passed  (0/0, 1,200 skipped)'
+    """
+    rate = pass_rate(counts)
+    passed, failed = counts.get("passed", 0), counts.get("failed", 0)
+    errors, skipped = counts.get("error", 0), counts.get("skipped", 0)
+    text = "     —" if rate is None else f"{rate:6.1%}"
+    text += f" passed  ({number(passed)}/{number(passed + failed + errors)}"
+    if failed:
+        text += f", {number(failed)} failed"
+    if errors:
+        text += f", {counted(errors, 'error')}"
+    if skipped:
+        text += f", {number(skipped)} skipped"
+    return text + ")"
+
+
+def failing_heading(shown: int, failing: int) -> str:
+    """What introduces the failing cases a report lists: `shown` of the run's `failing`
+    (failed or erroring) case outcomes.
+
+    Example:
+        >>> failing_heading(1, 1), failing_heading(3, 3), failing_heading(10, 1200)
+        ('the failing case', 'the 3 failing cases', 'the first 10 of 1,200 failing cases')
+    """
+    failing = max(failing, shown)
+    if shown == failing:
+        return "the failing case" if shown == 1 else f"the {number(shown)} failing cases"
+    return f"the first {number(shown)} of {number(failing)} failing cases"
 
 
 LONGEST = 2000
@@ -525,14 +638,14 @@ def cost_text(cost: Mapping[str, Any]) -> str:
         'judge: 3 requests, 1 from cache, 0 avoided; tokens 900 in, 60 out; cost 0.00042'
     """
     text = (
-        f"judge: {cost.get('requests', 0)} requests, {cost.get('cached', 0)} from cache, "
-        f"{cost.get('avoided', 0)} avoided; tokens {cost.get('tokens_in', 0)} in, "
-        f"{cost.get('tokens_out', 0)} out"
+        f"judge: {counted(cost.get('requests', 0), 'request')}, "
+        f"{number(cost.get('cached', 0))} from cache, {number(cost.get('avoided', 0))} avoided; "
+        f"tokens {number(cost.get('tokens_in', 0))} in, {number(cost.get('tokens_out', 0))} out"
     )
     if cost.get("cost") is not None:
         text += f"; cost {cost['cost']:.6g}"
     if cost.get("unpriced"):
-        text += f" ({cost['unpriced']} requests of models the price table lacks)"
+        text += f" ({counted(cost['unpriced'], 'request')} of models the price table lacks)"
     return text
 
 
