@@ -451,21 +451,20 @@ class Summary:
                     ids += f", … and {number(self.unmatched - len(shown))} more"
                 part += f" (ids: {ids})"
             parts.append(part)
+        others = (self.records or 0) - self.unreadable_count - self.unmatched
         if self.unreadable_count:
             part = counted(self.unreadable_count, "unreadable log line")
-            if not self.unmatched:
+            if not self.unmatched and others <= 0:
                 part += ", 0 responses read" if self.unanswered else ", 0 conversations read"
             parts.append(part)
         if self.unanswered:
             parts.append(f"{counted(self.unanswered, 'test')} with no response in the logs")
-        if not parts:
-            if not self.records:
-                return ""
+        if others > 0 and not self.unanswered:  # read, matched, and yet not checked
             parts.append(
-                f"{counted(self.records, 'log record')} read, but no case was checked against "
-                "them (do -k or --tag leave out every case they match?)"
+                f"{counted(others, 'log record')} read matched only cases left out (by -k, "
+                "--tag or a selection of the cases)"
             )
-        return ": " + "; ".join(parts)
+        return ": " + "; ".join(parts) if parts else ""
 
     def exit_code(self) -> int:
         """130 interrupted, 4 nothing checked (G17: no case was checked against any subject),
