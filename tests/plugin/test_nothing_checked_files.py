@@ -1,0 +1,76 @@
+"""A suite file whose transcript yields nothing checked never makes a green pytest run.
+
+pytest's own exit codes are left to pytest (5 when it collected nothing); a suite file it
+collects whose transcript is empty, wholly unreadable, or holds only conversations no case
+matches gives failing items that say why, so the run is red, as `chatassert check` exits 4.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+SUITE = """\
+chatassert: 1
+name: booking
+cases:
+  - name: books a table
+    id: T-book
+    turns:
+      - input: Book a table for 4
+        assertions: [{type: contains, value: confirmed}]
+  - name: declines past dates
+    turns:
+      - input: Can I book for last Tuesday?
+        assertions: [{type: contains, value: past}]
+"""
+
+
+def stranger(record_id: str) -> str:
+    messages = [
+        {"role": "user", "content": "What's the weather?"},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+    return json.dumps({"id": record_id, "messages": messages})
+
+
+@pytest.fixture
+def strict(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini("[pytest]\nfilterwarnings = error\n")
+    pytester.makefile(".chatassert.yaml", booking=SUITE)
+    return pytester
+
+
+@pytest.mark.parametrize(
+    "transcript",
+    ["", "{oops\nnot json\n", "\n".join(stranger(f"conv-{i}") for i in (1, 2))],
+    ids=["empty", "unreadable", "unmatched"],
+)
+def test_a_transcript_that_yields_nothing_checked_fails(
+    strict: pytest.Pytester, transcript: str
+) -> None:
+    (strict.path / "booking.jsonl").write_text(transcript, encoding="utf-8")
+    result = strict.runpytest()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) == 0
+    result.stdout.fnmatch_lines_random(
+        [
+            "*case 'books a table' was checked against no conversation of booking.jsonl*",
+            "*case 'declines past dates' was checked against no conversation of booking.jsonl*",
+        ]
+    )
+
+
+def test_an_unmatched_conversation_is_named_with_the_closest_case(
+    strict: pytest.Pytester,
+) -> None:
+    (strict.path / "booking.jsonl").write_text(stranger("T-bok") + "\n", encoding="utf-8")
+    result = strict.runpytest()
+    result.stdout.fnmatch_lines(
+        [
+            "*booking.jsonl:1: no case of 'booking' matches conversation 'T-bok': its id 'T-bok'"
+            " is no case's id or name;*the closest to 'T-bok': 'T-book'*"
+        ]
+    )
