@@ -574,7 +574,7 @@ def test_the_spec_schema_lists_the_policies_with_their_required_parameters() -> 
         check=True,
     )
     defs = json.loads(out.stdout)["$defs"]
-    kinds = [ref["$ref"] for ref in defs["assertion"]["oneOf"]]
+    kinds = [branch["then"]["$ref"] for branch in defs["assertion"]["allOf"]]
     required = {
         "tool_before": ["type", "first", "then"],
         "tool_never_after": ["type", "tool", "after"],

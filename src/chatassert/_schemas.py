@@ -3,9 +3,14 @@
 Each schema is built from the assertion registry (the parameters of every type, as
 `chatassert schema spec` does) and from the key lists of the dialect loaders, so a key the
 loader accepts validates, and a key it refuses as unknown fails (`additionalProperties:
-false`). The schemas are written in draft-07, the draft yaml-language-server reads. The package
-ships them, generated, under `chatassert/schemas/<dialect>.schema.json` (`schema_file`);
-`chatassert init` points spec files at them.
+false`). They are written for the messages an editor shows: a type name is an `enum` (a
+misspelt one is refused with the list of known names), each type's parameters apply by an
+`if`/`then` on its name (a mistake is reported in that type's terms, not as "not valid under
+any of the given schemas"), and a file's shape is told apart by the key the loader tells it
+apart by. The schemas are written in draft-07, the draft yaml-language-server reads. The
+package ships them, generated, under `chatassert/schemas/<dialect>.schema.json`
+(`schema_file`); `chatassert init` copies them into a repository and points spec files at
+the copies.
 
 Example:
     >>> schema = dialect_schema("flat")
@@ -16,7 +21,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -146,15 +151,63 @@ def _typed(name: str, cls: type[Any], defs: _Defs) -> Schema:
     }
 
 
+def _by_type(types: Mapping[str, Sequence[Schema]], what: str) -> Schema:
+    """An item of a dialect (`what`: "a native assertion"): an object whose `type` is one of
+    `types`, checked against the schema of that type alone.
+
+    The type names are an `enum`, so a misspelt one gets one message listing the known names
+    (an editor shows "Value is not accepted. Valid values: ..."), rather than the
+    "not valid under any of the given schemas" of a `oneOf` whose every branch failed; each
+    type's own schema is then applied by an `if`/`then` on its name, so only the branch of
+    the type written reports, and says which parameter is wrong.
+    """
+    return {
+        "description": f"{what}: {{type: NAME, ...}}, NAME one of the known types",
+        "type": "object",
+        "required": ["type"],
+        "properties": {"type": {"enum": list(types)}},
+        "allOf": [
+            {
+                "if": {"properties": {"type": {"const": name}}, "required": ["type"]},
+                "then": schemas[0] if len(schemas) == 1 else {"anyOf": list(schemas)},
+            }
+            for name, schemas in types.items()
+        ],
+    }
+
+
+def _first_of(*branches: tuple[Schema | None, Schema]) -> Schema:
+    """The schema of the first branch whose condition the document meets (the last one's
+    condition is None: otherwise), as nested `if`/`then`/`else`.
+
+    A file is one of several shapes, told apart by a key the loader tells them apart by; an
+    `anyOf` of the shapes would report, for a file with one mistake, only that it fits none,
+    where this reports the mistake in the shape the file has.
+    """
+    (condition, schema), *rest = branches
+    if condition is None:
+        return schema
+    return {"if": condition, "then": schema, "else": _first_of(*rest)}
+
+
+def _has(*keys: str) -> Schema:
+    """The condition that a mapping has one of `keys`."""
+    if len(keys) == 1:
+        return {"type": "object", "required": list(keys)}
+    return {"type": "object", "anyOf": [{"required": [key]} for key in keys]}
+
+
+_ARRAY: Schema = {"type": "array"}
+
+
 def _native_assertions(defs: _Defs) -> None:
-    """`kind_<kind>` for every registered kind, and `assertion`: one of them."""
+    """`kind_<kind>` for every registered kind, and `assertion`: one of them, by its type."""
     from chatassert._registry import registered
 
-    names = []
+    kinds: dict[str, list[Schema]] = {}
     for kind, cls in registered().items():
-        defs.add(f"kind_{kind}", _typed(kind, cls, defs))
-        names.append(f"kind_{kind}")
-    defs.add("assertion", {"oneOf": [defs.ref(n) for n in names]})
+        kinds[kind] = [defs.add(f"kind_{kind}", _typed(kind, cls, defs))]
+    defs.add("assertion", _by_type(kinds, "a native assertion"))
 
 
 def _keys(accepted: Iterable[str], types: Mapping[str, Schema], *, strict: bool = True) -> Schema:
@@ -240,15 +293,15 @@ def native_schema(draft: str = DRAFT_2020_12) -> Schema:
 # -- flat ----------------------------------------------------------------------------------
 
 
-def _dialect_definitions(dialect: str, prefix: str, defs: _Defs) -> list[str]:
-    """A definition per type name of `dialect` (`<prefix>_<name>`); their names."""
+def _dialect_definitions(dialect: str, prefix: str, defs: _Defs) -> dict[str, list[Schema]]:
+    """A definition per type name of `dialect` (`<prefix>_<name>`); the references to them
+    by type name."""
     from chatassert._registry import dialect_types
 
-    names = []
-    for name, cls in sorted(dialect_types(dialect).items()):
-        defs.add(f"{prefix}_{name}", _typed(name, cls, defs))
-        names.append(f"{prefix}_{name}")
-    return names
+    return {
+        name: [defs.add(f"{prefix}_{name}", _typed(name, cls, defs))]
+        for name, cls in sorted(dialect_types(dialect).items())
+    }
 
 
 def _flat_schema() -> Schema:
@@ -256,8 +309,8 @@ def _flat_schema() -> Schema:
 
     defs = _Defs(DRAFT_07)
     _native_assertions(defs)  # what a combinator's `assertion(s)` parameter holds
-    names = _dialect_definitions("flat", "flat", defs)
-    item = defs.add("flat_assertion", {"oneOf": [defs.ref(n) for n in names]})
+    types = _dialect_definitions("flat", "flat", defs)
+    item = defs.add("flat_assertion", _by_type(types, "a flat assertion"))
     items = {"type": "array", "items": item}
     turn = _keys(
         ["user_input", "assertions", *_flat._TURN_KEYS],
@@ -299,12 +352,12 @@ def _flat_schema() -> Schema:
         "title": "chatassert flat spec",
         "description": "A flat test file: `turns`, `test_cases` (eval-generator's test files), "
         "one assertion, or a list of assertions.",
-        "anyOf": [
-            defs.add("suite", suite),
-            defs.add("document", document),
-            item,
-            {"type": "array", "items": item, "minItems": 1},
-        ],
+        **_first_of(
+            (_ARRAY, {"type": "array", "items": item, "minItems": 1}),
+            (_has("type"), item),
+            (_has("test_cases"), defs.add("suite", suite)),
+            (None, defs.add("document", document)),
+        ),
         "definitions": defs.table,
     }
 
@@ -341,14 +394,17 @@ def _item(name: str, cls: type[Any], defs: _Defs) -> Schema:
     }
 
 
-def _items(level: str, defs: _Defs) -> Schema:
+def _items(level: str, defs: _Defs) -> dict[str, list[Schema]]:
+    """`<level>_<name>` for every PromptKit type of `level` (turn, conversation), and
+    `<level>_assertion`: one of them, by its type; the references to them by type name."""
     from chatassert._registry import dialect_types
 
-    names = []
-    for name, cls in sorted(dialect_types(f"promptkit.{level}").items()):
-        names.append(f"{level}_{name}")
-        defs.add(names[-1], _item(name, cls, defs))
-    return defs.add(f"{level}_assertion", {"oneOf": [defs.ref(n) for n in names]})
+    types = {
+        name: [defs.add(f"{level}_{name}", _item(name, cls, defs))]
+        for name, cls in sorted(dialect_types(f"promptkit.{level}").items())
+    }
+    defs.add(f"{level}_assertion", _by_type(types, f"a PromptKit {level} assertion"))
+    return types
 
 
 def _manifest(kind: str, spec: Schema, defs: _Defs) -> Schema:
@@ -387,8 +443,15 @@ def _promptkit_schema() -> Schema:
 
     defs = _Defs(DRAFT_07)
     _native_assertions(defs)  # what a combinator's `assertion(s)` parameter holds
-    turn_item = _items("turn", defs)
-    conversation_item = _items("conversation", defs)
+    turn_types = _items("turn", defs)
+    conversation_types = _items("conversation", defs)
+    turn_item, conversation_item = defs.ref("turn_assertion"), defs.ref("conversation_assertion")
+    either: dict[str, list[Schema]] = {}  # a bare list holds items of both levels
+    for name, refs in [*turn_types.items(), *conversation_types.items()]:
+        either.setdefault(name, []).extend(refs)
+    any_item = defs.add(
+        "any_assertion", _by_type(dict(sorted(either.items())), "a PromptKit assertion")
+    )
     turn_items = {"type": "array", "items": turn_item}
     conversation_items = {"type": "array", "items": conversation_item}
     part = _keys(
@@ -506,17 +569,23 @@ def _promptkit_schema() -> Schema:
         "title": "chatassert promptkit spec",
         "description": "A PromptKit Scenario or Eval manifest, a list of {type, params} items, "
         "or a workflow file (a pack, or its workflow section) that a Scenario names.",
-        "anyOf": [
-            defs.add("scenario", _manifest("Scenario", scenario_spec, defs)),
-            defs.add("eval", _manifest("Eval", eval_spec, defs)),
-            {
-                "type": "array",
-                "minItems": 1,
-                "items": {"anyOf": [turn_item, conversation_item]},
-            },
-            workflow_file,
-            defs.ref("workflow_section"),
-        ],
+        **_first_of(
+            (_ARRAY, {"type": "array", "minItems": 1, "items": any_item}),
+            (
+                _has("apiVersion", "kind"),
+                {
+                    "properties": {"kind": {"enum": ["Scenario", "Eval"]}},
+                    **_first_of(
+                        (
+                            {"properties": {"kind": {"const": "Eval"}}, "required": ["kind"]},
+                            defs.add("eval", _manifest("Eval", eval_spec, defs)),
+                        ),
+                        (None, defs.add("scenario", _manifest("Scenario", scenario_spec, defs))),
+                    ),
+                },
+            ),
+            (None, {"anyOf": [workflow_file, defs.ref("workflow_section")]}),
+        ),
         "definitions": defs.table,
     }
 
@@ -578,7 +647,8 @@ def _expect_schema() -> Schema:
             "properties": {
                 key: _expect_value(key, cls, defs) for key, cls in sorted(table.items())
             },
-            "additionalProperties": False,
+            # each key is a check's name: a misspelt one is refused naming the known ones
+            "propertyNames": {"enum": sorted(table)},
         },
     )
     step = _keys(
@@ -636,12 +706,12 @@ def _expect_schema() -> Schema:
         "title": "chatassert expect spec",
         "description": "An expect suite file (test_suites), one suite (tests), a list of test "
         "cases, one test case, or one expect object.",
-        "anyOf": [
-            defs.add("suite_file", top),
-            defs.ref("suite"),
-            defs.ref("case"),
-            {"type": "array", "items": defs.ref("case"), "minItems": 1},
-            defs.ref("expect"),
-        ],
+        **_first_of(
+            (_ARRAY, {"type": "array", "items": defs.ref("case"), "minItems": 1}),
+            (_has("test_suites"), defs.add("suite_file", top)),
+            (_has("tests"), defs.ref("suite")),
+            (_has(*[key for key in _expect._CASE_KEYS if key not in table]), defs.ref("case")),
+            (None, defs.ref("expect")),
+        ),
         "definitions": defs.table,
     }
