@@ -442,8 +442,9 @@ class Summary:
         from chatassert.reporting._words import counted, number
 
         parts: list[str] = []
+        subject = "response" if self.unanswered else "conversation"  # tests of responses
         if self.unmatched:
-            part = f"{counted(self.unmatched, 'conversation')} matched no case of the suite"
+            part = f"{counted(self.unmatched, subject)} matched no case of the suite"
             if self.unmatched_ids:
                 shown = self.unmatched_ids[:5]
                 ids = ", ".join(shorten(i, 40) for i in shown)
@@ -455,7 +456,7 @@ class Summary:
         if self.unreadable_count:
             part = counted(self.unreadable_count, "unreadable log line")
             if not self.unmatched and others <= 0:
-                part += ", 0 responses read" if self.unanswered else ", 0 conversations read"
+                part += f", 0 {subject}s read"
             parts.append(part)
         if self.unanswered:
             parts.append(f"{counted(self.unanswered, 'test')} with no response in the logs")
