@@ -28,10 +28,11 @@ from chatassert._base import Assertion
 from chatassert._errors import SpecError, SpecProblem
 from chatassert._params import did_you_mean
 from chatassert._registry import SpecContext, build, registered
-from chatassert._suite import Case, StepSpec, Suite, TurnSpec
+from chatassert._suite import MATCHED_BY, Case, Match, StepSpec, Suite, TurnSpec
 from chatassert.specs import (  # noqa: F401  (register their dialects)
     _expect,
     _flat,
+    _guess,
     _native,
     _promptkit,
 )
@@ -45,10 +46,12 @@ from chatassert.specs._yaml import (
 )
 
 __all__ = [
+    "MATCHED_BY",
     "Case",
     "Dialect",
     "LocatedDict",
     "LocatedList",
+    "Match",
     "StepSpec",
     "Suite",
     "TurnSpec",
@@ -84,6 +87,7 @@ def load_suite(
     *,
     dialect: str | None = None,
     unknown_types: str = "error",
+    unknown_params: str = "ignore",
     assume: Iterable[str] = (),
     **options: Any,
 ) -> Suite:
@@ -96,6 +100,11 @@ def load_suite(
         unknown_types: `error` (the default): an assertion type the dialect does not know
             is a problem; `skip`: it loads, and reports `skipped` with the reason
             `unknown assertion type 'X'` wherever it is checked (docs/semantics.md G13).
+        unknown_params: For PromptKit files, a parameter PromptKit itself ignores (it does
+            not validate parameters): `ignore` (the default) loads it as PromptKit does, with
+            no effect, kept in the case's metadata under `not_used_offline` and noted in the
+            details of the check's results; `error` refuses it. Every other dialect refuses a
+            parameter its type does not take, whatever this says.
         assume: Conditions that hold: a test whose `skip_if` is one of them (compared exactly
             as written) reports `skipped` with the reason `skip_if 'X' holds (assumed)`
             (see `Suite.assuming`).
@@ -113,6 +122,7 @@ def load_suite(
         filename=file,
         dialect=dialect,
         unknown_types=unknown_types,
+        unknown_params=unknown_params,
         assume=assume,
         **options,
     )
@@ -124,6 +134,7 @@ def loads_suite(
     filename: str | None = None,
     dialect: str | None = None,
     unknown_types: str = "error",
+    unknown_params: str = "ignore",
     assume: Iterable[str] = (),
     **options: Any,
 ) -> Suite:
@@ -131,7 +142,7 @@ def loads_suite(
     if isinstance(assume, str):  # one condition, not its characters
         raise TypeError("assume takes a list of conditions, got a string; write assume=[...]")
     quick = parse_json(text)
-    doc = parse_yaml(text, filename) if quick is None else quick
+    doc = _guess.parsed(text, filename) if quick is None else quick  # JSON Lines: a log
     if doc is None or (isinstance(doc, list | Mapping) and not doc):  # it would pass vacuously
         raise SpecError(
             [
@@ -140,15 +151,24 @@ def loads_suite(
                 )
             ]
         )
-    ctx = SpecContext(file=filename, options=options, unknown_types=unknown_types)
+    def context() -> SpecContext:
+        return SpecContext(
+            file=filename,
+            options=options,
+            unknown_types=unknown_types,
+            unknown_params=unknown_params,
+        )
+
+    ctx = context()
     chosen = _by_name(dialect) if dialect else detect_dialect(doc)
     cases = chosen.translate(doc, ctx)
     _check_unique_names(cases, ctx)
-    if ctx.problems and quick is not None:  # again from located nodes: every problem's line
-        doc = parse_yaml(text, filename)
-        ctx = SpecContext(file=filename, options=options, unknown_types=unknown_types)
+    if (ctx.problems or ctx.ignored) and quick is not None:  # again from located nodes: the
+        doc = parse_yaml(text, filename)  # line of every problem and of every ignored parameter
+        ctx = context()
         cases = chosen.translate(doc, ctx)
         _check_unique_names(cases, ctx)
+    _guess.explain(doc, chosen, ctx, forced=dialect is not None)  # a log, another vocabulary
     ctx.raise_if_problems()
     name = (
         doc.get("name") if isinstance(doc, Mapping) and isinstance(doc.get("name"), str) else None
@@ -179,14 +199,15 @@ def load_assertion(
     dialect: str = "native",
     filename: str | None = None,
     unknown_types: str = "error",
+    unknown_params: str = "ignore",
     **options: Any,
 ) -> Assertion:
     """Build one assertion from a mapping or from YAML/JSON text of one.
 
     `dialect` chooses the type names accepted: `native` (every registered kind) or a
     dialect's own (`flat`, `expect`, `promptkit.turn`, `promptkit.conversation`);
-    `unknown_types` is as for `load_suite`. A PromptKit assertion is read in its file shape,
-    `{type, params, message}`, at the level its dialect names.
+    `unknown_types` and `unknown_params` are as for `load_suite`. A PromptKit assertion is
+    read in its file shape, `{type, params, message}`, at the level its dialect names.
 
     Example:
         >>> load_assertion({"type": "content_includes", "params": {"patterns": ["Paris"]}},
@@ -203,7 +224,12 @@ def load_assertion(
     table = None if dialect == "native" else dialect_types(dialect)
     if table is not None and not table:
         raise SpecError([SpecProblem(f"dialect {dialect!r} has no assertion types", file=filename)])
-    ctx = SpecContext(file=filename, options=options, unknown_types=unknown_types)
+    ctx = SpecContext(
+        file=filename,
+        options=options,
+        unknown_types=unknown_types,
+        unknown_params=unknown_params,
+    )
     if dialect.startswith("promptkit."):  # PromptKit's shape: {type, params, message}
         from chatassert.specs._promptkit import build_item
 
