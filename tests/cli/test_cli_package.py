@@ -30,8 +30,11 @@ def _help(*argv: str) -> str:
 
 
 def test_the_parser_lists_the_commands_of_the_table_in_its_order() -> None:
-    listed = _help().split("{", 1)[1].split("}", 1)[0]
-    assert listed.split(",") == list(COMMANDS)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        main(["--help"])
+    listed = out.getvalue().split("commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line.split()[0] for line in listed if line[4:5].isalpha()] == list(COMMANDS)
     for name in COMMANDS:  # each command's module adds its part and runs it
         module = importlib.import_module(f"chatassert._cli.{name}")
         assert callable(module.add_parser)
@@ -40,7 +43,7 @@ def test_the_parser_lists_the_commands_of_the_table_in_its_order() -> None:
 
 
 def test_log_format_help_lists_the_formats_of_the_table_in_their_order() -> None:
-    listed = "".join(_help("check").split()).split("forcethelogformat(", 1)[1].split(")")[0]
+    listed = "".join(_help("check").split()).split("inthisformat(", 1)[1].split(")")[0]
     assert listed.split(",") == list(FORMATS)
 
 
@@ -48,10 +51,13 @@ def test_an_unknown_log_format_is_a_usage_error_naming_the_known_ones(tmp_path: 
     log = tmp_path / "log.jsonl"
     log.write_text("{}\n", encoding="utf-8")
     err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = main(["check", "-a", "{type: contains, value: x}", "--log-format", "yaml", str(log)])
-    assert code == EXIT_USAGE
-    assert err.getvalue() == f"unknown transcript format 'yaml'; known: {', '.join(FORMATS)}\n"
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as exited:
+        main(["check", "-a", "{type: contains, value: x}", "--log-format", "yaml", str(log)])
+    assert exited.value.code == EXIT_USAGE
+    known = ", ".join(repr(name) for name in FORMATS)
+    assert f"argument --log-format: invalid choice: 'yaml' (choose from {known})\n" in (
+        err.getvalue()
+    )
 
 
 def test_check_options_are_the_defaults_of_the_command_line_with_the_given_ones() -> None:
@@ -72,6 +78,14 @@ def test_the_check_pipeline_runs_as_a_function(tmp_path: Path) -> None:
     )
     out, err = io.StringIO(), io.StringIO()
     assert check_command.run(args, Output(out, STDOUT), err) == EXIT_FAILED
+    # the report went to a file: the summary and where it went are on the output
+    assert out.getvalue().endswith(f"1 checked: 0 passed, 1 failed, 0 errors, 0 skipped\n"
+                                   f"report written: {report} (json)\n")  # fmt: skip
+    quiet = check_command.options(
+        paths=[str(log)], asserts=["{type: contains, value: hey}"], output=[str(report)], quiet=True
+    )
+    out = io.StringIO()
+    assert check_command.run(quiet, Output(out, STDOUT), err) == EXIT_FAILED
     assert out.getvalue() == ""
     lines = [json.loads(x) for x in report.read_text(encoding="utf-8").splitlines()]
     assert lines[-1]["summary"]["failed"] == 1

@@ -142,7 +142,7 @@ def test_convert_reads_stdin_and_writes_stdout(tmp_path: Path) -> None:
     proc = _run(tmp_path, "-", stdin=line + "\n")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == line + "\n"
-    assert "converted 1 conversation(s)" in proc.stderr
+    assert "converted 1 conversation\n" in proc.stderr
 
 
 def test_a_forced_format_reads_every_line_as_it(tmp_path: Path) -> None:
@@ -261,7 +261,7 @@ def test_lone_surrogates_round_trip_through_native_lines(tmp_path: Path) -> None
     )
     proc = _run(tmp_path, "odd.jsonl", "-o", "native.jsonl")
     assert proc.returncode == 0, proc.stderr
-    assert "converted 4 conversation(s)\n" in proc.stderr
+    assert "converted 4 conversations\n" in proc.stderr
     written = (tmp_path / "native.jsonl").read_text(encoding="utf-8")
     assert "\\ud800" in written  # escaped, as JSON allows
     assert '"k\\udc00":"v\\udfff"' in written
@@ -281,7 +281,7 @@ def test_an_eval_set_names_a_record_with_a_lone_surrogate_and_writes_the_rest(
     refused = "skipped: cannot be written as an ADK eval set: it holds a lone surrogate"
     assert f"odd.jsonl:2: {refused} (U+D800)" in proc.stderr
     assert f"odd.jsonl:3: {refused} (U+DC00)" in proc.stderr
-    assert "converted 2 conversation(s); 2 could not be written as adk-evalset" in proc.stderr
+    assert "converted 2 conversations; 2 could not be written as adk-evalset" in proc.stderr
     doc = json.loads((tmp_path / "out.evalset.json").read_text(encoding="utf-8"))
     assert [c["eval_id"] for c in doc["eval_cases"]] == ["odd.jsonl:1", "odd.jsonl:4"]
 
@@ -294,7 +294,7 @@ def test_deep_arguments_are_written_or_named_and_the_rest_converted(tmp_path: Pa
         "odd.jsonl:3: skipped: cannot be written as a native line: it nests 607 levels, "
         "more than the 500 a native line may"
     ) in native.stderr
-    assert "converted 3 conversation(s); 1 could not be written as native" in native.stderr
+    assert "converted 3 conversations; 1 could not be written as native" in native.stderr
     read = [r.conversation for r in read_records(log)]
     again = [r.conversation for r in read_records(tmp_path / "native.jsonl")]
     assert again == [read[0], read[1], read[3]]  # 300 levels are written, and read back equal
@@ -329,7 +329,7 @@ def test_a_log_that_cannot_be_opened_is_named_and_the_document_still_closed(
     code = convert(args, [str(tmp_path / "gone.jsonl"), str(tmp_path / "odd.jsonl")], err, Output)
     assert code == 2
     assert f"cannot read log {tmp_path / 'gone.jsonl'}: No such file" in err.getvalue()
-    assert "converted 2 conversation(s); 1 log(s) could not be opened" in err.getvalue()
+    assert "converted 2 conversations; 1 log could not be opened" in err.getvalue()
     doc = json.loads(out.read_text(encoding="utf-8"))  # the logs after it are converted
     assert len(doc["eval_cases"]) == 2
 

@@ -41,6 +41,7 @@ from test_fuzz_logs import SAMPLES, mutated_record, odd_lines, odd_values, to_li
 
 from chatassert._cli.convert import native_line
 from chatassert.reporting._report_reader import read_report
+from chatassert.reporting._words import counted
 from chatassert.transcripts import parse_line, read_records
 
 _GUIDE = Path(__file__).parents[2] / "docs" / "offline.md"
@@ -165,7 +166,7 @@ def test_convert_writes_or_names_every_record_and_the_output_reads_back(
     assert (code == 1) == (skipped > 0), err
     written = list(_written(log, err))
     assert len(written) + skipped == len(records), err
-    assert f"converted {len(written)} conversation(s)" in err
+    assert f"converted {counted(len(written), 'conversation')}" in err
     with open(out, encoding="utf-8") as file:
         text = file.read()
     if to == "native":

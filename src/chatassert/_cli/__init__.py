@@ -10,16 +10,19 @@ its `run`, in the table `COMMANDS`.
     chatassert init SPEC [SPEC ...]                  point YAML spec files at their schema
     chatassert regate REPORT --min-score NAME=S      re-decide judged checks of a JSON report
     chatassert validate SUITE LABELS LOG [LOG ...]   a judge's agreement with human labels
-    chatassert convert [--to FORMAT] LOG [LOG ...]   rewrite logs as native lines or an ADK set
+    chatassert convert [-f FORMAT] LOG [LOG ...]     rewrite logs as native lines or an ADK set
 
-The modules below the commands: `_options` (the parser and the options several commands
-share), `_output` (where reports go), `_plan` (what the engine and the commands share: the
-run plan, the suites, the logs, the chunk sizes), `_engine` and `_worker` (chunks checked in
-this process or in worker processes), `_grouping` (`--group-by`), `_run` (the local run
-loop), `_progress`, `_interrupts`, `_messages` (what a run says on stderr) and `_ray` (the
-Ray engine's driver).
+The modules below the commands: `_options` (the parser, which suggests the closest spelling
+of a misspelt option, choice or command; its help formatter; the options several commands
+share under one name, older names kept as hidden aliases), `_output` (where reports go, and
+the summary on the terminal when they all go to files), `_plan` (what the engine and the
+commands share: the run plan, the suites, the logs, the chunk sizes), `_engine` and `_worker`
+(chunks checked in this process or in worker processes), `_grouping` (`--group-by`), `_run`
+(the local run loop), `_progress`, `_interrupts`, `_messages` (what a run says on stderr) and
+`_ray` (the Ray engine's driver).
 
-Exit codes: see `EXIT_CODES` in `_options` (shown by `chatassert --help`).
+Exit codes: see `EXIT_CODES` in `_options` (shown by `chatassert --help`); each command's
+help lists its own.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import time
 from collections.abc import Sequence
 
 from chatassert import __version__
-from chatassert._cli._options import EXIT_CODES, Parser
+from chatassert._cli._options import EXIT_CODES, HelpFormatter, Parser
 from chatassert._cli._output import EXIT_PIPE, STDOUT, Output, OutputError
 from chatassert.reporting import EXIT_INTERRUPTED, EXIT_USAGE
 
@@ -49,12 +52,22 @@ def parser() -> argparse.ArgumentParser:
     """The parser of the command line, each command's part added by its own module."""
     built = Parser(
         prog="chatassert",
-        description="Assertions over what LLM agents produce.",
-        epilog=EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Assertions over what LLM agents produce: check logged conversations "
+        "against a suite, and the tools around it. 'chatassert COMMAND --help' describes a "
+        "command and its options.",
+        epilog=EXIT_CODES.replace(
+            "exit codes:", "exit codes of check (each command's --help lists its own):", 1
+        ),
+        formatter_class=HelpFormatter,
     )
     built.add_argument("--version", action="version", version=f"chatassert {__version__}")
-    sub = built.add_subparsers(dest="command", required=True, parser_class=Parser)
+    sub = built.add_subparsers(
+        title="commands",
+        dest="command",
+        metavar="COMMAND",
+        required=True,
+        parser_class=Parser,
+    )
     for name in COMMANDS:
         importlib.import_module(f"chatassert._cli.{name}").add_parser(sub)
     return built

@@ -136,12 +136,15 @@ def report_outputs(
 ) -> tuple[tuple[str, str | None], ...] | None:
     """The reports of a run, `(format, path)` each (path None: standard output).
 
-    With no `--output`, one report on standard output; with several, each file's format is
-    the one its extension names, and `--format` (which would force one format on them all)
-    is a usage error, as is a file named twice (None, said on `err`).
+    With no `--output`, one report on standard output (`-o -` names it too); with several,
+    each file's format is the one its extension names, and `--format` (which would force one
+    format on them all) is a usage error, as is a file named twice (None, said on `err`).
     """
     if not outputs:
         return ((given or "text", None),)
+    if outputs.count("-") > 1:
+        err.write("chatassert check: --output - (standard output) is given twice\n")
+        return None
     if len(outputs) > 1 and given is not None:
         err.write(
             f"chatassert check: --format {given} forces one format, but {len(outputs)} "
@@ -151,6 +154,9 @@ def report_outputs(
     seen: set[str] = set()
     out: list[tuple[str, str | None]] = []
     for path in outputs:
+        if path == "-":  # standard output, as for every other command
+            out.append((given or "text", None))
+            continue
         key = os.path.normcase(os.path.abspath(path))
         if key in seen:
             err.write(f"chatassert check: --output {path} is given twice\n")
@@ -161,6 +167,26 @@ def report_outputs(
             return None
         out.append((fmt, path))
     return tuple(out)
+
+
+def with_summary(
+    outputs: tuple[tuple[str, str | None], ...], quiet: bool
+) -> tuple[tuple[str, str | None], ...]:
+    """The reports of a run and, when every one goes to a file, the text summary on standard
+    output too (as pytest prints its summary beside the reports it writes); `quiet`: not."""
+    if quiet or any(path is None for _, path in outputs):
+        return outputs
+    return (*outputs, ("text", None))
+
+
+def say_written(outputs: Sequence[tuple[str, str | None]], out: Output, quiet: bool) -> None:
+    """A line per report file written (`report written: report.html (html)`), on standard
+    output after the text summary (the only report that goes there beside files); `quiet`:
+    none."""
+    if not quiet:
+        for fmt, path in outputs:
+            if path is not None:
+                out.write(f"report written: {path} ({fmt})\n")
 
 
 def report_format(given: str | None, output: str | None, err: IO[str]) -> str | None:
@@ -190,8 +216,9 @@ def report_writer(
     """The writer of a run's reports, to the outputs `reports` opened (`subjects`: whether
     the rows come with their subjects, not read back from a report)."""
     outputs = {fmt: tee for fmt in plan.formats if (tee := reports.get(fmt)) is not None}
-    # the text report wraps at the terminal's width when it is read there
-    to_terminal = not getattr(args, "output", None) and isatty(sys.stdout)
+    # the text report wraps at the terminal's width when it is read there (and nowhere else)
+    texts = [path for fmt, path in plan.outputs if fmt == "text"]
+    to_terminal = texts == [None] and isatty(sys.stdout)
     return ReportWriter(
         outputs,
         show=args.show,

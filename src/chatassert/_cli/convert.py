@@ -28,7 +28,8 @@ from typing import IO, Any
 
 from chatassert._jsonlines import nesting_over
 from chatassert._models import Conversation
-from chatassert.transcripts import FORMATS, Record, read_records
+from chatassert.reporting._words import counted, number
+from chatassert.transcripts import Record, read_records
 
 __all__ = [
     "ADK_DEPTH",
@@ -70,7 +71,10 @@ exit codes:
 
 def add_parser(sub: Any) -> None:
     """Add the `convert` subcommand to the subparsers `sub`."""
-    parser = sub.add_parser(
+    from chatassert._cli._options import aliases, command, log_format_option
+
+    parser = command(
+        sub,
         "convert",
         help="rewrite logs in the native format (or as a Google ADK eval set)",
         description="Read each conversation of the logs, in any format chatassert reads, and "
@@ -78,28 +82,28 @@ def add_parser(sub: Any) -> None:
         "the same conversation) or a Google ADK eval set (one eval case per conversation). "
         "Records that cannot be read are named on stderr and skipped.",
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("logs", nargs="+", metavar="LOG", help="log files, globs, or - for stdin")
-    parser.add_argument(
+    aliases(
+        parser.add_argument(
+            "-f",
+            "--format",
+            "--to",
+            dest="to",
+            choices=TARGETS,
+            default="native",
+            metavar="FORMAT",
+            help="the format written: native (JSON lines, default) or adk-evalset (one EvalSet "
+            "JSON document) (--to is an older name of it)",
+        ),
         "--to",
-        choices=TARGETS,
-        default="native",
-        help="native (JSON lines, default) or adk-evalset (one EvalSet JSON document)",
     )
-    parser.add_argument(
-        "--from",
-        dest="source_format",
-        choices=list(FORMATS),
-        default=None,
-        metavar="FORMAT",
-        help=f"force the log format ({', '.join(FORMATS)}) instead of detecting it per line",
-    )
+    log_format_option(parser, older="--from", dest="source_format")
     parser.add_argument(
         "-o",
         "--output",
         default="-",
-        metavar="OUT",
+        metavar="PATH",
         help="where to write (default -, standard output)",
     )
 
@@ -330,15 +334,12 @@ def convert(
         return EXIT_EMPTY
     else:
         code = EXIT_UNREADABLE if skipped else 0
+    unreadable, unwritable, unopened = tally["unreadable"], tally["unwritable"], tally["unopened"]
     err.write(
-        f"converted {tally['written']} conversation(s)"
-        + (f"; {tally['unreadable']} record(s) could not be read" if tally["unreadable"] else "")
-        + (
-            f"; {tally['unwritable']} could not be written as {args.to}"
-            if tally["unwritable"]
-            else ""
-        )
-        + (f"; {tally['unopened']} log(s) could not be opened" if tally["unopened"] else "")
+        f"converted {counted(tally['written'], 'conversation')}"
+        + (f"; {counted(unreadable, 'record')} could not be read" if unreadable else "")
+        + (f"; {number(unwritable)} could not be written as {args.to}" if unwritable else "")
+        + (f"; {counted(unopened, 'log')} could not be opened" if unopened else "")
         + "\n"
     )
     return code

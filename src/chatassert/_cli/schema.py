@@ -8,6 +8,7 @@ import argparse
 import json
 from typing import IO, Any
 
+from chatassert._cli._options import command
 from chatassert._cli._output import Output
 from chatassert.reporting import (
     EXIT_OK,
@@ -17,7 +18,16 @@ from chatassert.reporting import (
 
 def add_parser(sub: Any) -> None:
     """Add the `schema` command to the subparsers `sub`."""
-    schema = sub.add_parser("schema", help="print the JSON Schema of the spec format or results")
+    schema = command(
+        sub,
+        "schema",
+        help="print the JSON Schema of the spec format, of results or of a dialect's files",
+        description="Print a JSON Schema on standard output: of the native spec format "
+        "(draft 2020-12, generated from the assertion registry), of a result tree, of a line "
+        "of the JSON report, or, with --dialect, of the files of a dialect (draft-07, the "
+        "schema editors read; chatassert init points YAML spec files at it).",
+        epilog="exit codes:\n  0    the schema was printed\n  2    usage error\n",
+    )
     schema.add_argument(
         "which",
         nargs="?",
