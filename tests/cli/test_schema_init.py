@@ -67,6 +67,13 @@ def copy(tmp_path: Path, name: str) -> Path:
     return target
 
 
+def target_of(spec: Path) -> str:
+    """The $schema target of the first line of `spec`."""
+    first = spec.read_text(encoding="utf-8").lstrip("\ufeff").splitlines()[0]
+    assert first.startswith(MODELINE)
+    return first.removeprefix(MODELINE)
+
+
 @pytest.mark.parametrize(
     ("name", "dialect"),
     [
@@ -81,34 +88,91 @@ def test_init_adds_the_schema_line_and_keeps_every_other_byte(
 ) -> None:
     spec = copy(tmp_path, name)
     before = spec.read_bytes()
-    done = run("init", str(spec))
+    done = run("init", spec.name, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert f"{dialect}: schema line added" in done.stdout
-    first, rest = spec.read_bytes().split(b"\n", 1)
-    assert rest == before
-    target = first.decode().removeprefix(MODELINE)
-    assert first.decode().startswith(MODELINE)
-    assert Path(target) == schema_file(dialect)
-    assert Path(target).is_absolute()
-    # the line points at a schema the file validates against, as an editor would check it
-    schema = json.loads(Path(target).read_text(encoding="utf-8"))
+    assert f"{dialect}: schema line added (./.chatassert/{dialect}.schema.json)" in done.stdout
+    assert spec.read_bytes().split(b"\n", 1)[1] == before
+    target = target_of(spec)
+    assert target == f"./.chatassert/{dialect}.schema.json"
+    # the line points at a copy of the shipped schema, which the file validates against
+    copied = spec.parent / target
+    assert copied.read_bytes() == schema_file(dialect).read_bytes()
+    schema = json.loads(copied.read_text(encoding="utf-8"))
     doc = json.loads(json.dumps(yaml.safe_load(spec.read_text(encoding="utf-8")), default=str))
     assert list(jsonschema.Draft7Validator(schema).iter_errors(doc)) == []
 
 
+def test_init_writes_nothing_of_this_machine(tmp_path: Path) -> None:
+    # spec files are committed: their line, and the copy it points at, hold no absolute path
+    evals = tmp_path / "evals" / "booking"
+    evals.mkdir(parents=True)
+    spec = evals / "booking.flat.yaml"
+    shutil.copyfile(EXAMPLES / "booking.flat.yaml", spec)
+    done = run("init", str(spec), cwd=tmp_path)  # an absolute argument, still a relative line
+    assert done.returncode == 0, done.stderr
+    target = target_of(spec)
+    assert target == "../../.chatassert/flat.schema.json"
+    assert not Path(target).is_absolute()
+    written = [spec.read_bytes(), *(p.read_bytes() for p in (tmp_path / ".chatassert").iterdir())]
+    machine = [str(tmp_path), str(Path.home()), sys.prefix, str(schema_file("flat").parent)]
+    for data in written:
+        for path in machine:
+            assert path.encode() not in data, path
+    # the tree can move to another machine: the line still finds its schema
+    moved = tmp_path.parent / (tmp_path.name + "-clone")
+    shutil.copytree(tmp_path, moved)
+    clone = moved / "evals" / "booking" / "booking.flat.yaml"
+    assert (clone.parent / target_of(clone)).resolve() == moved / ".chatassert/flat.schema.json"
+
+
 def test_init_again_changes_nothing(tmp_path: Path) -> None:
     spec = copy(tmp_path, "booking.flat.yaml")
-    assert run("init", str(spec)).returncode == 0
+    assert run("init", spec.name, cwd=tmp_path).returncode == 0
     once = spec.read_bytes()
-    again = run("init", str(spec))
+    again = run("init", spec.name, cwd=tmp_path)
     assert again.returncode == 0
-    assert "already points at the flat schema" in again.stdout
+    assert again.stdout == "booking.flat.yaml: already points at the flat schema\n"
     assert spec.read_bytes() == once
+
+
+def test_init_refreshes_a_stale_copy_of_the_schema(tmp_path: Path) -> None:
+    spec = copy(tmp_path, "booking.flat.yaml")
+    assert run("init", spec.name, cwd=tmp_path).returncode == 0
+    stale = tmp_path / ".chatassert" / "flat.schema.json"
+    stale.write_text("{}", encoding="utf-8")  # an older chatassert's schema
+    done = run("init", spec.name, cwd=tmp_path)
+    assert done.returncode == 0
+    assert ".chatassert/flat.schema.json: updated (the flat schema of chatassert" in done.stdout
+    assert stale.read_bytes() == schema_file("flat").read_bytes()
+
+
+def test_init_copies_into_the_schema_dir_it_is_given(tmp_path: Path) -> None:
+    (tmp_path / "specs").mkdir()
+    spec = tmp_path / "specs" / "s.yaml"
+    spec.write_text("- {type: contains, value: refund}\n", encoding="utf-8")
+    done = run("init", "--schema-dir", "tools/schemas", "specs/s.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert target_of(spec) == "../tools/schemas/flat.schema.json"
+    assert (tmp_path / "tools/schemas/flat.schema.json").is_file()
+    url = "https://e.org/{dialect}"
+    both = run("init", "--schema-dir", "x", "--schema-url", url, "specs/s.yaml", cwd=tmp_path)
+    assert both.returncode == 2
+    assert "not allowed with argument" in both.stderr
+
+
+def test_a_schema_that_cannot_be_copied_leaves_the_file_as_it_is(tmp_path: Path) -> None:
+    spec = copy(tmp_path, "booking.flat.yaml")
+    before = spec.read_bytes()
+    (tmp_path / ".chatassert").write_text("a file, not a directory", encoding="utf-8")
+    done = run("init", spec.name, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("booking.flat.yaml: not changed: cannot write .chatassert")
+    assert spec.read_bytes() == before
 
 
 def test_init_still_loads_the_suite_afterwards(tmp_path: Path) -> None:
     spec = copy(tmp_path, "booking.flat.yaml")
-    run("init", str(spec))
+    run("init", spec.name, cwd=tmp_path)
     done = run("lint", str(spec))
     assert done.returncode == 0, done.stderr
 
@@ -116,18 +180,21 @@ def test_init_still_loads_the_suite_afterwards(tmp_path: Path) -> None:
 def test_init_leaves_json_alone_and_says_where_its_schema_is(tmp_path: Path) -> None:
     spec = copy(tmp_path, "search.expect.json")
     before = spec.read_bytes()
-    done = run("init", str(spec))
+    done = run("init", spec.name, cwd=tmp_path)
     assert done.returncode == 0
     assert spec.read_bytes() == before
     assert "JSON, left as it is" in done.stdout
-    assert schema_file("expect").as_posix() in done.stdout
+    assert "(.chatassert/expect.schema.json)" in done.stdout
+    assert (tmp_path / ".chatassert/expect.schema.json").read_bytes() == (
+        schema_file("expect").read_bytes()
+    )
 
 
 def test_init_keeps_crlf_line_ends_and_a_byte_order_mark(tmp_path: Path) -> None:
     spec = tmp_path / "s.yaml"
     body = b"\xef\xbb\xbf- type: contains\r\n  value: refund\r\n"
     spec.write_bytes(body)
-    assert run("init", str(spec)).returncode == 0
+    assert run("init", str(spec), cwd=tmp_path).returncode == 0
     data = spec.read_bytes()
     assert data.startswith(b"\xef\xbb\xbf# yaml-language-server: $schema=")
     line, rest = data[3:].split(b"\r\n", 1)
@@ -138,26 +205,29 @@ def test_init_keeps_crlf_line_ends_and_a_byte_order_mark(tmp_path: Path) -> None
 def test_init_replaces_only_an_older_schema_line_of_its_own(tmp_path: Path) -> None:
     spec = tmp_path / "s.yaml"
     rest = b"- type: contains\n  value: refund   # kept exactly\n"
+    # the absolute path an older init wrote, of the machine it ran on
     spec.write_bytes(b"# yaml-language-server: $schema=/old/place/flat.schema.json\n" + rest)
-    done = run("init", str(spec))
+    done = run("init", str(spec), cwd=tmp_path)
     assert done.returncode == 0
     assert "replaced (was /old/place/flat.schema.json)" in done.stdout
-    assert spec.read_bytes() == (MODELINE + schema_file("flat").as_posix() + "\n").encode() + rest
+    assert spec.read_bytes() == (MODELINE + "./.chatassert/flat.schema.json\n").encode() + rest
 
 
 def test_init_with_a_schema_url_fills_in_the_dialect(tmp_path: Path) -> None:
     spec = copy(tmp_path, "support.scenario.yaml")
-    done = run("init", "--schema-url", "https://example.org/s/{dialect}.json", str(spec))
+    done = run("init", "--schema-url", "https://example.org/s/{dialect}.json", spec.name,
+               cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0
     first = spec.read_text(encoding="utf-8").splitlines()[0]
     assert first == MODELINE + "https://example.org/s/promptkit.json"
+    assert not (tmp_path / ".chatassert").exists()  # nothing copied
 
 
 def test_init_refuses_a_file_no_dialect_recognises_and_carries_on(tmp_path: Path) -> None:
     other = tmp_path / "config.yaml"
     other.write_text("colour: red\n", encoding="utf-8")
     spec = copy(tmp_path, "booking.flat.yaml")
-    done = run("init", str(other), str(spec), str(tmp_path / "missing.yaml"))
+    done = run("init", str(other), str(spec), str(tmp_path / "missing.yaml"), cwd=tmp_path)
     assert done.returncode == 2
     assert other.read_text(encoding="utf-8") == "colour: red\n"
     assert "config.yaml: not changed: no dialect recognises it" in done.stderr
@@ -168,7 +238,7 @@ def test_init_refuses_a_file_no_dialect_recognises_and_carries_on(tmp_path: Path
 def test_init_refuses_invalid_yaml_without_touching_it(tmp_path: Path) -> None:
     spec = tmp_path / "bad.yaml"
     spec.write_text("turns: [\n", encoding="utf-8")
-    done = run("init", str(spec))
+    done = run("init", str(spec), cwd=tmp_path)
     assert done.returncode == 2
     assert "bad.yaml: not changed" in done.stderr
     assert "invalid YAML" in done.stderr
