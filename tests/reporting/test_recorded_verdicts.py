@@ -169,7 +169,8 @@ def test_the_json_form_of_an_outcome_carries_both_lists_only_beside_a_recording(
 
 def test_the_text_report_lists_each_difference_and_counts_them() -> None:
     summary = Summary(keep=2, records=3)
-    for n in range(3):
+    for n in range(3):  # each a case checked, whose verdict differs from the recording's
+        summary.count("s", "c", "passed", [])
         summary.add_disagreement(f"s / c (run.json:{n})", "turns[1] state_is: recorded failed")
     text = render_text(summary)
     assert text.splitlines()[-5:] == [
@@ -177,10 +178,11 @@ def test_the_text_report_lists_each_difference_and_counts_them() -> None:
         "- s / c (run.json:0): turns[1] state_is: recorded failed",
         "- s / c (run.json:1): turns[1] state_is: recorded failed",
         "",
-        "0 checked: 0 passed, 0 failed, 0 errors, 0 skipped; 3 verdicts differ from the "
+        "3 checked: 3 passed, 0 failed, 0 errors, 0 skipped; 3 verdicts differ from the "
         "recording's",
     ]
     one = Summary(records=1)
+    one.count("s", "c", "passed", [])
     one.add_disagreement("s / c (r.json:1)", "x")
     assert render_text(one).endswith("; 1 verdict differs from the recording's")
     assert "differ" not in render_text(Summary(records=1))
