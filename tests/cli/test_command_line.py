@@ -277,3 +277,12 @@ def test_lint_and_convert_count_in_words_that_agree(tmp_path: Path) -> None:
     assert converted.stderr == "converted 1 conversation\n"
     none = run("check", str(suite), str(log), "-k", "nothing", cwd=tmp_path)
     assert "selects none of the 1 case of the suites" in none.stderr
+
+
+def test_the_documented_suggestion_is_what_the_command_line_says(tmp_path: Path) -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "offline.md").read_text()
+    block = page.split("```\n$ chatassert check suite.yaml logs.jsonl --ouput", 1)[1]
+    said = block.split("```", 1)[0].split("\n", 1)[1]
+    done = run("check", "suite.yaml", "logs.jsonl", "--ouput", "report.html", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.endswith(said)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import jsonschema
 import pytest
 import yaml
 
+from chatassert import __version__
 from chatassert._schemas import schema_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -243,3 +245,17 @@ def test_init_refuses_invalid_yaml_without_touching_it(tmp_path: Path) -> None:
     assert "bad.yaml: not changed" in done.stderr
     assert "invalid YAML" in done.stderr
     assert spec.read_text(encoding="utf-8") == "turns: [\n"
+
+
+def test_the_documented_init_is_what_init_says(tmp_path: Path) -> None:
+    page = (ROOT / "docs" / "offline.md").read_text(encoding="utf-8")
+    block = page.split("```\n$ chatassert init ", 1)[1].split("```", 1)[0]
+    argument, said = block.split("\n", 1)
+    (tmp_path / "evals").mkdir()
+    shutil.copyfile(EXAMPLES / "booking.flat.yaml", tmp_path / argument)
+    done = run("init", argument, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    version = re.escape(__version__)
+    assert re.sub(rf"chatassert {version}\)", "chatassert VERSION)", done.stdout) == re.sub(
+        r"chatassert [0-9][^)]*\)", "chatassert VERSION)", said
+    )
