@@ -393,6 +393,14 @@ def _failing_results_in_scope(tb: Any, limit: int = 3) -> Iterator[tuple[str, st
 # -- fixtures ------------------------------------------------------------------------------
 
 
+_JUDGE_HOW = (
+    "--chatassert-judge openai or anthropic (with CHATASSERT_JUDGE_MODEL and the API key's "
+    "variable), or fake:pass / fake:fail to run the suite files offline, or the "
+    "chatassert_judge ini option; see docs/pytest.md"
+)
+"""How a pytest run gives the judged checks of suite files a judge."""
+
+
 def _judge_choice(config: pytest.Config) -> str | None:
     """`--chatassert-judge`, else the `chatassert_judge` ini option, else None.
 
@@ -566,6 +574,17 @@ class SuiteFile(pytest.File):
         if repeat is not None:
             suite = suite.with_repeat(repeat)
         checked: set[str] = set()
+        unjudged = {c.name for c in suite.cases if c.missing_judges()}
+        if unjudged:  # said once, before the transcript is read; those cases are not run
+            from chatassert._suite import missing_judges_message
+
+            yield ProblemItem.from_parent(
+                self,
+                name="[no judge]",
+                problem=f"{self.path.name}: "
+                + missing_judges_message(suite.missing_judges(), how=_JUDGE_HOW),
+            )
+            checked |= unjudged
         for record in read_records(log):
             where = f"{log.name}:{record.line}"
             if record.conversation is None:
@@ -574,8 +593,8 @@ class SuiteFile(pytest.File):
                 )
                 continue
             match = suite.match(record.conversation)
-            cases = match.cases
-            if not cases:
+            cases = [c for c in match.cases if c.name not in unjudged]
+            if not match.cases:
                 yield ProblemItem.from_parent(
                     self, name=f"[{where}]", problem=f"{where}: {match.reason}"
                 )

@@ -74,3 +74,45 @@ def test_an_unmatched_conversation_is_named_with_the_closest_case(
             " is no case's id or name;*the closest to 'T-bok': 'T-book'*"
         ]
     )
+
+
+JUDGED = """\
+chatassert: 1
+name: support
+cases:
+  - name: polite
+    turns:
+      - input: hello
+        assertions: [{type: llm_rubric, value: Is polite}]
+  - name: plain
+    turns:
+      - input: bye
+        assertions: [{type: contains, value: bye}]
+"""
+
+
+def _chat(user: str, reply: str) -> str:
+    messages = [{"role": "user", "content": user}, {"role": "assistant", "content": reply}]
+    return json.dumps({"messages": messages})
+
+
+def test_a_missing_judge_is_one_failing_item_and_the_other_cases_run(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeini("[pytest]\nfilterwarnings = error\n")
+    pytester.makefile(".chatassert.yaml", support=JUDGED)
+    (pytester.path / "support.jsonl").write_text(
+        "\n".join([_chat("hello", "hi")] * 3 + [_chat("bye", "bye")]) + "\n", encoding="utf-8"
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*support.chatassert.yaml: 1 judged check has no judge to ask, so nothing was checked:",
+            "  - */support.chatassert.yaml: case 'polite', turns[[]0]: llm_rubric 'Is polite': no "
+            "judge configured",
+            "*give one: --chatassert-judge openai or anthropic*",
+        ]
+    )
+    assert result.stdout.str().count("no judge configured") == 1
+    pytester.runpytest("--chatassert-judge", "fake:pass").assert_outcomes(passed=4)
