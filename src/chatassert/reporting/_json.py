@@ -468,14 +468,16 @@ class _JsonReport:
             elif row.subject_id is None and row.error is None:
                 line = _record_line("unmatched", row.source, "suite", row.suite or "")
             else:  # with the subject's id and why no case matches it
-                from chatassert.reporting._summary import json_line
-
-                value = {"unmatched": row.source, "suite": row.suite or ""}
+                line = (
+                    '{"unmatched": ' + _value(row.source) + ', "suite": ' + _value(row.suite or "")
+                )
                 if row.subject_id is not None:
-                    value["subject_id"] = row.subject_id
+                    line += ', "subject_id": ' + _value(row.subject_id)
                 if row.error is not None:
-                    value["reason"] = row.error
-                line = json_line(value)
+                    line += ', "reason": ' + _value(row.error)
+                line += "}\n"
+                if not line.isascii():
+                    line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
         self.out.write(line)
 
     def finish(self, summary: Summary, meta: Mapping[str, Any] | None) -> None:
