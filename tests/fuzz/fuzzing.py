@@ -68,6 +68,7 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "spec.yaml_nodes": (250, 80_000),
     "spec.text": (200, 50_000),
     "spec.file_bytes": (60, 10_000),
+    "spec.guess": (60, 20_000),
     # transcript records, one adapter at a time
     "log.openai": (150, 50_000),
     "log.openai_responses": (150, 50_000),
@@ -84,6 +85,7 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "log.adk": (80, 80_000),
     "log.lines": (200, 60_000),
     "log.bytes": (60, 10_000),
+    "log.guess": (60, 20_000),
     # patterns and paths
     "regex.translate": (400, 100_000),
     "regex.search": (150, 30_000),

@@ -760,3 +760,59 @@ def test_a_log_of_any_bytes_reads_into_records(file: tuple[bytes, str]) -> None:
             check_conversation(record.conversation)
     for record in records[:-1]:
         assert not (record.error or "").startswith("cannot read the rest"), records
+
+
+# -- files that are not JSON Lines: suites, pretty-printed JSON --------------------------------
+
+
+@st.composite
+def not_json_lines(draw: st.DrawFn) -> tuple[bytes, str]:
+    """A file given where a log goes that is not JSON Lines, and its name: a suite of any
+    dialect (YAML or JSON), or records pretty-printed (one, an array of them, several one after
+    another, or cut short)."""
+    how = draw(st.sampled_from(["suite", "pretty", "array", "stream", "cut"]))
+    if how == "suite":
+        text = draw(specgen.texts(draw(specgen.documents())))
+        name = draw(st.sampled_from(["suite.yaml", "suite.yml", "suite.json", "suite.jsonl"]))
+        return text.encode("utf-8", "surrogatepass"), name
+    records = draw(st.lists(st.sampled_from(_ALL_SAMPLES), min_size=1, max_size=3))
+    if how == "array":
+        text = json.dumps(records, indent=2)
+    elif how == "stream":  # what `jq .` writes
+        text = "\n".join(json.dumps(record, indent=2) for record in records)
+    else:
+        text = json.dumps(records[0], indent=2)
+        if how == "cut":
+            text = text[: draw(st.integers(1, len(text)))]
+    name = draw(st.sampled_from(["log.jsonl", "log.ndjson", "log.json", "log"]))
+    return text.encode("utf-8"), name
+
+
+@given(not_json_lines())
+@fuzz_target("log.guess")
+def test_a_file_that_is_not_json_lines_is_read_whole_or_line_by_line_cleanly(
+    file: tuple[bytes, str],
+) -> None:
+    """Records with a conversation or an error of their own words; a file read whole
+    (`read_as_one`) is one record or its parts, never a line-by-line flood of errors; the
+    messages of what it was meant to be are strings, whatever the value."""
+    from chatassert.transcripts import read_as_one, read_records
+    from chatassert.transcripts._guess import suite_kind, text_suite_kind, unrecognised
+
+    data, name = file
+    path = os.path.join(_DIR.name, name)
+    with open(path, "wb") as out:
+        out.write(data)
+    records = list(read_records(path))
+    for record in records:
+        check_record(record)
+        if record.conversation is not None:
+            check_conversation(record.conversation)
+    if read_as_one(path) is not None:
+        assert len({record.line for record in records}) <= 1, records
+    kind = text_suite_kind(data.decode("utf-8", "surrogateescape"))
+    assert kind is None or kind.startswith(("a ", "an "))
+    for record in records:
+        if record.raw is not None:
+            assert isinstance(unrecognised(record.raw), str)
+            assert suite_kind(record.raw) is None or isinstance(suite_kind(record.raw), str)

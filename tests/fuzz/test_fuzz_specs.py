@@ -8,9 +8,11 @@ checks realistic subjects and returns a result tree that renders and serialises.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import specgen
@@ -236,3 +238,81 @@ def test_spec_files_of_any_bytes_fail_cleanly(data: bytes, suffix: str) -> None:
         exercise(suite)
         return
     assert path in files, "the problems name the file"
+
+
+# -- text meant as something else: a log, a dialect without its marker --------------------------
+
+_LOG_SAMPLES = [
+    record
+    for path in sorted((Path(__file__).parents[1] / "transcripts" / "samples").glob("*.json"))
+    for record in json.loads(path.read_text(encoding="utf-8"))
+]
+"""Records of every log format (the reader contract's samples)."""
+
+
+def _unmarked(doc: Any, word: str) -> Any:
+    """A dialect's document with its marker dropped or changed: no `chatassert`, another
+    `kind` and `apiVersion`, tests without `expect`."""
+    if not isinstance(doc, dict):
+        return doc
+    doc = {key: value for key, value in doc.items() if key != "chatassert"}
+    if "kind" in doc or "apiVersion" in doc:
+        doc.update(kind=word, apiVersion=word)
+    tests = doc.get("tests")
+    if isinstance(tests, list):
+        doc["tests"] = [
+            {k: v for k, v in t.items() if k != "expect"} if isinstance(t, dict) else t
+            for t in tests
+        ]
+    return doc
+
+
+@st.composite
+def wrong_guesses(draw: st.DrawFn) -> str:
+    """Text given where a suite goes that is not a suite as written: a log (JSON Lines of
+    records of any format, maybe cut; one record, compact or pretty-printed), a document of a
+    dialect with its marker dropped or changed, or any JSON value."""
+    how = draw(st.sampled_from(["lines", "record", "unmarked", "value"]))
+    if how == "lines":
+        records = draw(st.lists(st.sampled_from(_LOG_SAMPLES), min_size=1, max_size=4))
+        text = "\n".join(json.dumps(r) for r in records) + "\n"
+        return text[: draw(st.integers(len(text) // 2, len(text)))]
+    if how == "record":
+        return json.dumps(
+            draw(st.sampled_from(_LOG_SAMPLES)), indent=draw(st.sampled_from([None, 2]))
+        )
+    if how == "unmarked":
+        doc = _unmarked(draw(specgen.documents()), draw(specgen.words()))
+        return draw(specgen.texts(doc))
+    return json.dumps(draw(specgen.json_values()))
+
+
+def _json_lines(text: str) -> bool:
+    """Whether `text` is at least two lines, each a whole JSON object or array."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    for line in lines[:5]:
+        try:
+            if not isinstance(json.loads(line), dict | list):
+                return False
+        except (ValueError, RecursionError):
+            return False
+    return True
+
+
+@given(wrong_guesses())
+@fuzz_target("spec.guess")
+def test_text_meant_as_something_else_loads_or_says_what_it_is(text: str) -> None:
+    """Loads, or fails with a `SpecError` whose problems say what the text is; JSON Lines is
+    always one problem naming a log and which argument comes first."""
+    try:
+        suite = loads_suite(text, filename="fuzz.yaml", judge=JUDGE)
+    except SpecError as exc:
+        check_spec_error(exc)
+        if _json_lines(text):
+            (problem,) = exc.problems
+            assert problem.message.startswith("this looks like a log (JSON Lines"), problem
+            assert problem.hint == "the suite comes first: chatassert check SUITE LOG"
+        return
+    exercise(suite)

@@ -386,12 +386,12 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, filename: str | None) -> SpecProb
     if isinstance(exc, _Refused) or start is None or stop is None or start.line >= stop.line:
         mark = stop or start
         column = f", column {mark.column + 1}" if mark is not None else ""
-        refused = isinstance(exc, _Refused)
+        hint = exc.hint if isinstance(exc, _Refused) else None
         return SpecProblem(
-            f"{problem}{column}" if refused else f"invalid YAML: {problem}{column}",
+            f"invalid YAML: {problem}{column}" if hint is None else f"{problem}{column}",
             file=filename,
             line=mark.line + 1 if mark is not None else None,
-            hint=exc.hint if refused else "check the indentation and quoting around this line",
+            hint=hint or "check the indentation and quoting around this line",
         )
     gave_up = f"the parser gave up at line {stop.line + 1}"
     at = f"(column {start.column + 1})"
