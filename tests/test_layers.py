@@ -270,8 +270,10 @@ def test_the_command_lines_engine_and_plumbing_sit_below_its_commands() -> None:
 def test_log_readers_see_records_and_the_byte_reading_knows_no_format() -> None:
     # docs/internals/architecture.md: each format's module reads a parsed record, knowing nothing
     # of the reading of lines and files (`_reading`, the package), of the table that lists it
-    # (`_readers`), or of bytes (`_io`); the table knows no lines; `_io` imports nothing
+    # (`_readers`), or of bytes (`_io`); the table knows no lines; `_io` imports nothing;
+    # `_guess` words the errors of what no reader reads, from the table, beside `_reading`
     reading = {"transcripts", "transcripts._reading", "transcripts._readers", "transcripts._io"}
+    reading |= {"transcripts._guess"}
     formats = {
         m
         for m in GRAPH
