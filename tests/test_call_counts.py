@@ -76,11 +76,19 @@ def test_steps_before_answer_counts_calls_and_intermediate_messages() -> None:
     result = StepsBeforeAnswer(2).check(t)
     assert result.reason == (
         "expected at most 2 steps before the final answer but took 3 "
-        "(2 tool calls, 1 intermediate messages)"
+        "(2 tool calls, 1 intermediate message)"
     )
     assert result.details["turns"] == [
         {"turn": None, "steps": 3, "tool_calls": 2, "intermediate_messages": 1, "answered": True}
     ]
+
+
+def test_a_count_of_one_is_worded_in_the_singular() -> None:
+    one = Conversation(turns=[turn("a")])
+    assert MaxToolCalls(1).check(one).reason == "1 tool call"
+    assert MaxToolCalls(1).describe() == "makes at most 1 tool call"
+    over = MaxToolCalls(1).check(Conversation(turns=[turn("a", "b")]))
+    assert over.reason == "expected at most 1 tool call but got 2: a x1, b x1"
 
 
 def test_steps_before_answer_without_an_answer_fails_and_reads_each_turn() -> None:

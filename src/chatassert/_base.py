@@ -33,7 +33,14 @@ from chatassert._errors import ChatAssertError, RegexTimeoutError, UsageError
 from chatassert._judging import planning_enabled, record_judge_avoided, run_sync
 from chatassert._models import Conversation
 from chatassert._params import Param, register
-from chatassert._result import Result, Status, all_status, any_status, status_counts
+from chatassert._result import (
+    ReadOnlyDict,
+    Result,
+    Status,
+    all_status,
+    any_status,
+    status_counts,
+)
 
 __all__ = [
     "AllOf",
@@ -43,8 +50,11 @@ __all__ = [
     "Group",
     "Not",
     "QuickTest",
+    "SpecPlace",
     "status_counts_of",
     "SubjectTypeError",
+    "spec_of",
+    "with_spec",
 ]
 
 QuickTest = Callable[[Any], "Result | None"]
@@ -76,6 +86,67 @@ class SubjectTypeError(ChatAssertError, TypeError):
     """An assertion was given a subject it cannot check (misuse: raised, not reported)."""
 
 
+_PLACES_KEPT = 64
+
+
+class SpecPlace:
+    """Where a loaded assertion is in its spec file and the name the file gives it: what its
+    results carry as `spec_name` and `spec_path` (see `with_spec`).
+
+    Placing a fresh result sets the two fields on it; a shared one (a constant outcome) is
+    copied once, and the copy, shared in turn, is what later checks return, so a check that
+    allocates nothing still allocates nothing once placed.
+
+    Example:
+        >>> from chatassert import Contains
+        >>> place = SpecPlace("contains", "turns[0].assertions[1]")
+        >>> r = place.place(Contains("a").check("b"))
+        >>> r.spec_name, r.spec_path
+        ('contains', 'turns[0].assertions[1]')
+    """
+
+    __slots__ = ("_placed", "details", "name", "path")
+
+    def __init__(self, name: str, path: str, details: Mapping[str, Any] | None = None) -> None:
+        self.name = name
+        self.path = path
+        # what the file says of the assertion that its results carry in their details beside
+        # their own: the parameters PromptKit ignores that the file gave it (`ignored_params`)
+        self.details = dict(details) if details else None
+        self._placed: dict[int, tuple[Result, Result]] = {}
+
+    def place(self, result: Result) -> Result:
+        """`result` named and placed as the spec has it (a copy when it is shared)."""
+        fields = result.__dict__
+        if fields.get("spec_path") is self.path and fields.get("spec_name") is self.name:
+            return result
+        if "_shared" not in fields:  # nobody else has seen it: set the fields in place
+            fields["spec_name"] = self.name
+            fields["spec_path"] = self.path
+            if self.details is not None:
+                fields["details"] = {**fields["details"], **self.details}
+            return result
+        known = self._placed.get(id(result))
+        if known is not None and known[0] is result:
+            return known[1]
+        copy = object.__new__(Result)
+        copy.__dict__.update(fields)  # still shared: whoever annotates it further copies it
+        copy.__dict__["spec_name"] = self.name
+        copy.__dict__["spec_path"] = self.path
+        if self.details is not None:
+            copy.__dict__["details"] = ReadOnlyDict({**fields["details"], **self.details})
+        if len(self._placed) >= _PLACES_KEPT:
+            self._placed.clear()
+        self._placed[id(result)] = (result, copy)  # kept with it: its id is not reused
+        return copy
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SpecPlace, (self.name, self.path, self.details))
+
+    def __repr__(self) -> str:
+        return f"SpecPlace({self.name!r}, {self.path!r})"
+
+
 class Assertion:
     """Base class of every assertion.
 
@@ -87,7 +158,7 @@ class Assertion:
     because `a and b` would silently drop `a`.
     """
 
-    __slots__ = ("_described", "message")
+    __slots__ = ("_described", "_spec", "message")
 
     kind: ClassVar[str] = ""
     """The name of this assertion in the native spec form."""
@@ -126,11 +197,13 @@ class Assertion:
 
     message: str | None
     _described: str
+    _spec: SpecPlace | None
 
     def __init__(self, *, message: str | None = None) -> None:
         if message is not None and not isinstance(message, str):
             raise TypeError(f"message must be a string, got {type(message).__name__}")
         self._set("message", message)
+        self._set("_spec", None)
 
     # -- immutability and pickling ------------------------------------------------------
 
@@ -186,7 +259,16 @@ class Assertion:
             result = self._point_at_evidence(result, subject)
         if self.message is not None and result.message is not self.message:
             result = result._with_field("message", self.message)
+        spec = self._spec
+        if spec is not None:  # loaded from a spec file: named and placed as the file has it
+            result = spec.place(result)
         return result
+
+    def _in_spec(self, result: Result) -> Result:
+        """`result` (of this assertion, not made by `check`) named and placed as the spec file
+        that this assertion was loaded from has it; unchanged for an assertion built in code."""
+        spec = self._spec
+        return result if spec is None else spec.place(result)
 
     def _point_at_evidence(self, result: Result, subject: object) -> Result:
         """A leaf failure (or error) that does not say where its evidence is, pointed at it."""
@@ -238,6 +320,9 @@ class Assertion:
         result = result._with_field("duration", perf_counter() - start)
         if self.message is not None:
             result.__dict__["message"] = self.message  # a fresh or copied result by now
+        spec = self._spec
+        if spec is not None:
+            result = spec.place(result)
         return result
 
     def _crashed(self, exc: Exception) -> Result:
@@ -400,9 +485,34 @@ def not_needed(assertion: Assertion, why: str) -> Result:
     """The `skipped` result of a judged `assertion` that planning did not ask, because `why`
     (what already decides the outcome); its judge requests count as avoided."""
     record_judge_avoided(assertion._judge_calls())
-    return Result(
-        _S, assertion.kind, f"not needed: {why}", {"not_needed": True}, message=assertion.message
+    return assertion._in_spec(
+        Result(
+            _S,
+            assertion.kind,
+            f"not needed: {why}",
+            {"not_needed": True},
+            message=assertion.message,
+        )
     )
+
+
+def spec_of(assertion: Assertion) -> SpecPlace | None:
+    """Where `assertion` is in the spec file it was loaded from (None: built in code)."""
+    return assertion._spec
+
+
+def with_spec(assertion: Assertion, place: SpecPlace | None) -> Assertion:
+    """Name and place `assertion` as its spec file has it, and return it.
+
+    For loaders, on an assertion they have just built and nobody else has seen: its results
+    (and those `check` returns from then on) carry `place.name` as `spec_name` and
+    `place.path` as `spec_path`. A check the loader wraps around a written one (a turn check
+    the file puts at the top level, run on every turn) takes the written one's place, so the
+    report shows what the file says, not the wrapper. The place is not part of the spec:
+    two assertions that differ only in it are equal.
+    """
+    assertion._set("_spec", place)
+    return assertion
 
 
 def _parts(assertion: Assertion) -> list[Assertion]:

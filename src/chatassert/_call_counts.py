@@ -50,6 +50,10 @@ def _times(n: int) -> str:
     return f"{n} time" if n == 1 else f"{n} times"
 
 
+def _calls(n: int) -> str:
+    return f"{n} tool call" if n == 1 else f"{n} tool calls"
+
+
 @register
 class ToolCallCount(CallCheck):
     """Passes when `tool` was called between `min` and `max` times (inclusive).
@@ -160,7 +164,7 @@ class MaxToolCalls(CallCheck):
 
     def describe(self) -> str:
         """Describe the requirement."""
-        return f"makes at most {self.max} tool calls"
+        return f"makes at most {_calls(self.max)}"
 
     def _check(self, subject: object) -> Result:
         calls = located_calls(subject)
@@ -169,12 +173,12 @@ class MaxToolCalls(CallCheck):
             by_tool[c.call.name] = by_tool.get(c.call.name, 0) + 1
         details = {"max": self.max, "count": len(calls), "by_tool": by_tool}
         if len(calls) <= self.max:
-            return Result(_P, self.kind, f"{len(calls)} tool calls", details)
+            return Result(_P, self.kind, _calls(len(calls)), details)
         counts = ", ".join(f"{name} x{n}" for name, n in by_tool.items())
         return Result(
             _F,
             self.kind,
-            f"expected at most {self.max} tool calls but got {len(calls)}: {counts}",
+            f"expected at most {_calls(self.max)} but got {len(calls)}: {counts}",
             details,
         )
 
@@ -325,7 +329,8 @@ class StepsBeforeAnswer(CallCheck):
                 problems.append(f"{where}has no final answer".strip())
             elif steps > self.max:
                 problems.append(
-                    f"{where}took {steps} ({calls} tool calls, {messages} intermediate messages)"
+                    f"{where}took {steps} ({_calls(calls)}, {messages} intermediate "
+                    f"message{'' if messages == 1 else 's'})"
                 )
         details = {"max": self.max, "turns": rows}
         if not problems:

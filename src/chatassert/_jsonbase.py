@@ -369,7 +369,8 @@ class JsonCheck(Assertion):
             except Exception:  # let the full evaluation report it
                 result = None
             if result is not None:
-                return result
+                spec = self._spec  # named and placed as its spec file has it, as `check` does
+                return result if spec is None else spec.place(result)
         return super().check(subject)
 
     def _check_in_full(self, subject: object) -> Result:

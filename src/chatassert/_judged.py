@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from chatassert._base import Assertion
+from chatassert._base import Assertion, spec_of, with_spec
 from chatassert._judged_base import (
     JudgedAssertion,
     UnknownNameError,
@@ -326,8 +326,9 @@ def repeat_judged(assertion: Assertion, n: int, aggregate: str = "majority") -> 
         >>> repeat_judged(rule, 3).describe()
         "all_of(contains 'hi', majority of 3 verdicts: llm_rubric 'Is polite')"
     """
-    if isinstance(assertion, JudgedAssertion):
-        return Repeat(n, assertion, aggregate, message=assertion.message)
+    if isinstance(assertion, JudgedAssertion):  # named and placed as the check it repeats
+        repeated = Repeat(n, assertion, aggregate, message=assertion.message)
+        return with_spec(repeated, spec_of(assertion))
     if isinstance(assertion, Repeat) or not assertion.needs_judge():
         return assertion
     changed: dict[str, Any] = {}

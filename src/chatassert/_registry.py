@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chatassert._base import Assertion
+from chatassert._base import Assertion, SpecPlace, with_spec
 from chatassert._errors import SpecError, SpecProblem
 from chatassert._params import (
     BY_DIALECT,
@@ -29,7 +29,9 @@ from chatassert._params import (
 from chatassert._result import Result, Status
 
 __all__ = [
+    "UNKNOWN_PARAMS",
     "UNKNOWN_TYPES",
+    "IgnoredParam",
     "SpecContext",
     "UnknownType",
     "build",
@@ -156,6 +158,34 @@ class UnknownType(Assertion):
         return f"unknown assertion type {self.type_name!r} (not checked)"
 
 
+UNKNOWN_PARAMS = ("ignore", "error")
+"""What the PromptKit loader does with a parameter PromptKit itself ignores (PromptKit does
+not validate parameters): `ignore` it as PromptKit does, noted, or refuse it (docs/promptkit.md,
+"Parameters PromptKit ignores")."""
+
+
+@dataclass(frozen=True)
+class IgnoredParam:
+    """A parameter a loader accepted and set aside, because the format's own tool ignores it
+    (a PromptKit assertion's `case_insensitive`, loaded with `unknown_params="ignore"`).
+
+    Attributes:
+        param: The parameter as written (`case_insensitive`).
+        type_name: The assertion type it was given to, as written (`content_includes`).
+        value: Its value, as plain data.
+        path: Where it is in the document (`spec.turns[0].assertions[1].params.case_insensitive`).
+        line: Its 1-based line in the file, when known.
+        hint: The closest parameters the type does take, when one is close ("did you mean ...?").
+    """
+
+    param: str
+    type_name: str
+    value: Any
+    path: str
+    line: int | None = None
+    hint: str | None = None
+
+
 @dataclass
 class SpecContext:
     """Collects the problems found while building, and the options given to every assertion.
@@ -166,18 +196,33 @@ class SpecContext:
         problems: Every problem found so far.
         unknown_types: `error` (the default): an unknown assertion type is a problem; `skip`:
             it loads as an `UnknownType`, reported `skipped` when checked (docs/semantics.md G13).
+        unknown_params: `ignore` (the default): a parameter of a PromptKit assertion that
+            PromptKit itself ignores loads, has no effect, and is noted in `ignored`; `error`:
+            it is a problem. Other dialects always refuse a parameter their type does not take.
+        ignored: The parameters set aside so far (`unknown_params="ignore"`).
+        places: Whether the assertions built are named and placed as the document has them
+            (`with_spec`: their results carry `spec_name` and `spec_path`), as a spec file's
+            are; `from_spec` builds from a mapping in code, and does not.
     """
 
     file: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     problems: list[SpecProblem] = field(default_factory=list)
     unknown_types: str = "error"
+    unknown_params: str = "ignore"
+    ignored: list[IgnoredParam] = field(default_factory=list)
+    places: bool = True
 
     def __post_init__(self) -> None:
         if self.unknown_types not in UNKNOWN_TYPES:
             raise ValueError(
                 f"unknown_types must be one of {', '.join(UNKNOWN_TYPES)}, "
                 f"got {self.unknown_types!r}"
+            )
+        if self.unknown_params not in UNKNOWN_PARAMS:
+            raise ValueError(
+                f"unknown_params must be one of {', '.join(UNKNOWN_PARAMS)}, "
+                f"got {self.unknown_params!r}"
             )
 
     def unknown(
@@ -193,9 +238,14 @@ class SpecContext:
         """An assertion type this dialect does not know, written at `node[key]`: a problem,
         or (with `unknown_types="skip"`) an `UnknownType` that reports itself skipped (G13)."""
         if self.unknown_types == "skip":
-            return UnknownType(type_name)
+            return self.placed(UnknownType(type_name), str(type_name), path)
         self.problem(node, path, problem, key=key, hint=hint)
         return None
+
+    def placed(self, assertion: Assertion, name: str, path: str) -> Assertion:
+        """`assertion`, built from the document, named `name` and placed at `path` as the
+        document has it (`with_spec`), unless this context does not place (`places`)."""
+        return with_spec(assertion, SpecPlace(name, path)) if self.places else assertion
 
     def problem(
         self,
@@ -333,8 +383,14 @@ def build_typed(
     *,
     dialect: str = "native",
     ignore: Sequence[str] = (),
+    at: str | None = None,
 ) -> Assertion | None:
-    """Validate `node`'s parameters against `cls.params` and construct the assertion."""
+    """Validate `node`'s parameters against `cls.params` and construct the assertion.
+
+    The assertion is named and placed as the file has it (`with_spec`): its `type` as written,
+    at `at` (where the assertion is, when `path`, where its parameters are, is not: PromptKit's
+    `params`), else at `path`.
+    """
     before = len(ctx.problems)
     by_name: dict[str, Param] = {}
     for param in cls.params:
@@ -397,7 +453,7 @@ def build_typed(
         return None
     kwargs = {name: ctx.options[name] for name in cls.options if name in ctx.options}
     try:
-        return cls(**values, **kwargs, message=message)
+        built = cls(**values, **kwargs, message=message)
     except (ValueError, TypeError, OverflowError) as exc:  # a number too large, say
         text = str(exc)
         key = _blamed_key(text, {written: node.get(written) for written in given_as.values()})
@@ -408,6 +464,7 @@ def build_typed(
         named = key == "type" or re.match(rf"{re.escape(key)}(?![\w])", text) is not None
         ctx.problem(node, path if named or not written else join_path(path, key), text, key=key)
         return None
+    return ctx.placed(built, str(node.get("type")), path if at is None else at)
 
 
 def _blamed_key(message: str, given: Mapping[str, Any]) -> str:
@@ -490,7 +547,7 @@ def from_spec(spec: Mapping[str, Any], **options: Any) -> Assertion:
         >>> from_spec({"type": "contains", "value": "refund"}) == Contains("refund")
         True
     """
-    ctx = SpecContext(options=options)
+    ctx = SpecContext(options=options, places=False)
     built = build(spec, ctx)
     ctx.raise_if_problems()
     assert built is not None

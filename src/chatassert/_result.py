@@ -125,6 +125,14 @@ class Result:
             prefixes it with `/turns/i` as it sets `location`.
         span: For text evidence, the characters `[start, end)` of the text at `pointer`.
         excerpt: `(offset, text)`: the text around `span`, starting at character `offset`.
+        spec_name: The assertion's name as its spec file writes it (`status`,
+            `content_not_includes`, `not_contains`), when it was loaded from one; `name` is
+            then the native check that runs it (`expect_status`). A check the loader wraps
+            (a top-level turn check run on every turn) carries the name of what was written.
+        spec_path: Where the assertion is in its spec file, in the file's own keys
+            (`test_cases[0].turns[2].assertions[0]`, `tests[3].expect.status`,
+            `spec.conversation_assertions[1]`); a case's result carries the case's own place
+            and a turn's the turn's.
 
     Example:
         >>> r = Result(Status.FAILED, "contains", "Response does not contain 'refund'")
@@ -142,6 +150,8 @@ class Result:
     pointer: str | None = None
     span: tuple[int, int] | None = None
     excerpt: tuple[int, str] | None = None
+    spec_name: str | None = None
+    spec_path: str | None = None
     _shared: bool = False
 
     status: Status
@@ -162,6 +172,8 @@ class Result:
         "pointer",
         "span",
         "excerpt",
+        "spec_name",
+        "spec_path",
     )
 
     def __init__(
@@ -179,6 +191,8 @@ class Result:
         pointer: str | None = None,
         span: tuple[int, int] | None = None,
         excerpt: tuple[int, str] | None = None,
+        spec_name: str | None = None,
+        spec_path: str | None = None,
     ) -> None:
         d = self.__dict__
         d["status"] = status
@@ -201,6 +215,10 @@ class Result:
             d["span"] = span
         if excerpt is not None:
             d["excerpt"] = excerpt
+        if spec_name is not None:
+            d["spec_name"] = spec_name
+        if spec_path is not None:
+            d["spec_path"] = spec_path
 
     @classmethod
     def shared(
@@ -291,8 +309,9 @@ class Result:
 
     @property
     def label(self) -> str:
-        """The user's message if there is one, else the assertion's name."""
-        return self.message or self.name
+        """The user's message if there is one, else the assertion's name as its spec wrote it
+        (`spec_name`), else its native name."""
+        return self.message or self.spec_name or self.name
 
     def replace(self, **changes: Any) -> Result:
         """Return a copy with the given fields changed."""
@@ -394,6 +413,10 @@ class Result:
             out["location"] = self.location
         if self.duration is not None:
             out["duration"] = self.duration
+        if self.spec_name is not None:
+            out["spec_name"] = self.spec_name
+        if self.spec_path is not None:
+            out["spec_path"] = self.spec_path
         if not evidence:
             return
         if self.pointer is not None:
@@ -434,6 +457,8 @@ class Result:
             pointer=data.get("pointer"),
             span=None if span is None else (span[0], span[1]),
             excerpt=None if excerpt is None else (excerpt["offset"], excerpt["text"]),
+            spec_name=data.get("spec_name"),
+            spec_path=data.get("spec_path"),
         )
 
     @staticmethod
@@ -479,6 +504,8 @@ class Result:
                                 "text": {"type": "string"},
                             },
                         },
+                        "spec_name": {"type": "string"},
+                        "spec_path": {"type": "string"},
                         "children": {"type": "array", "items": {"$ref": "#/$defs/result"}},
                     },
                 }
@@ -516,12 +543,58 @@ class Result:
         indent, but keeps at least 40 characters of text.
         """
         lines: list[str] = []
-        self._render_into(lines, 0, verbose, width)
+        self._render_into(lines, 0, verbose, width, self.spec_path, self.spec_path)
         return "\n".join(lines)
 
-    def _render_into(self, lines: list[str], depth: int, verbose: bool, width: int) -> None:
+    def spec_place(self, root: str | None = None, above: str | None = None) -> str | None:
+        """`spec_path` as a report shows it: relative to `root` (the place of the case the
+        result belongs to) when it lies inside it, `the file's ...` when it lies outside (a
+        native suite's `assertions`, which every case checks), and None when it says nothing
+        new (no place, the root's own, or `above`: the place of the node shown above it, as
+        for the per-turn results of a check run on every turn).
+
+        Example:
+            >>> r = Result(Status.FAILED, "expect_status", spec_name="status",
+            ...            spec_path="tests[0].expect.status")
+            >>> r.spec_place("tests[0]"), r.spec_place(), r.spec_place(above=r.spec_path)
+            ('expect.status', 'tests[0].expect.status', None)
+            >>> r.replace(spec_path="assertions[0]").spec_place("cases[0]")
+            "the file's assertions[0]"
+        """
+        path = self.spec_path
+        if not path or path in (above, root):
+            return None
+        if not root:
+            return path
+        if path.startswith(root) and path[len(root)] in ".[":
+            return path[len(root) :].lstrip(".")
+        return f"the file's {path}"
+
+    def _heading(self, place: str | None) -> str:
+        """The node's name as a report shows it: the spec's name (the user's message first,
+        with it in brackets), and where the spec has it when that says more than the name."""
+        named = self.spec_name or self.name
+        label = self.message or named
+        if place is not None and _ends_with(place, label):
+            # `expect.status`, `spec.tool_policy.blocklist`: the place names the check too
+            return place if _ends_with(place, named) else f"{place} [{named}]"
+        if self.message is not None:
+            label = f"{self.message} [{named}]"
+        if place is not None and place != self.location:
+            label += f" at {place}"
+        return label
+
+    def _render_into(
+        self,
+        lines: list[str],
+        depth: int,
+        verbose: bool,
+        width: int,
+        root: str | None,
+        above: str | None,
+    ) -> None:
         where = f"{self.location} " if self.location else ""
-        label = self.label if self.message is None else f"{self.message} [{self.name}]"
+        label = self._heading(self.spec_place(root, above))
         text = f"{_MARKS[self.status]} {where}{label}"
         if self.reason:
             text += f": {self.reason}"
@@ -533,9 +606,31 @@ class Result:
         if self.excerpt is not None and self.status is not Status.PASSED:
             evidence = self.evidence()
             lines.append(indent + "  " + shorten(_CONTROL.sub(_escaped, evidence), width))
-        for child in self.children:
+        here = self.spec_path or above
+        for child in self._shown_children():
             if verbose or child.status is not Status.PASSED:
-                child._render_into(lines, depth + 1, verbose, width)
+                child._render_into(lines, depth + 1, verbose, width, root, here)
+
+    def _shown_children(self) -> Iterator[Result]:
+        """The children a rendering shows: a child that is this node again (the same place in
+        the spec, no place of its own in the subject, as the AND of an expect object's keys
+        under the key holding it) is not shown twice: its own children are, in its place."""
+        for child in self.children:
+            if (
+                child.children
+                and child.spec_path is not None
+                and child.spec_path == self.spec_path
+                and child.location is None
+                and child.message is None
+            ):
+                yield from child._shown_children()
+            else:
+                yield child
+
+
+def _ends_with(path: str, key: str) -> bool:
+    """Whether the spec path `path` is `key`, or ends with it as its last key (`a.key`)."""
+    return path == key or path.endswith("." + key)
 
 
 def _escaped(m: re.Match[str]) -> str:

@@ -181,8 +181,8 @@ class _Writer:
                 and "location" in cf
                 and len(cf) - ("_shared" in cf) - ("spec_name" in cf) - ("spec_path" in cf) == 5
             ):  # the commonest node: a passing leaf placed in the subject (and in its spec)
-                key = (cf["name"], None, cf["location"], cf.get("spec_name"), cf.get("spec_path"))
-                known = leaves.get(key)
+                seen = (cf["name"], None, cf["location"], cf.get("spec_name"), cf.get("spec_path"))
+                known = leaves.get(seen)
                 if known is not None:
                     parts.append(known[1])
                     continue

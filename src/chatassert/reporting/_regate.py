@@ -37,11 +37,11 @@ _P, _F, _E, _S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
 def regate(result: Result, thresholds: Mapping[str, float]) -> Result:
     """Return `result` with its judged checks decided again against `thresholds`.
 
-    A threshold applies to a judged check whose assertion name (its `message`) or kind is a key
-    of `thresholds` (the name wins). A check the judge failed stays failed; one it passed
-    passes when its score is at least the new threshold, fails below it, and is an error
-    without a score. A check that errored (no verdict) stays an error. Nodes whose children
-    did not change are returned as they are.
+    A threshold applies to a judged check whose assertion name (its `message`), name in its spec
+    file (`spec_name`) or kind is a key of `thresholds` (in that order). A check the judge
+    failed stays failed; one it passed passes when its score is at least the new threshold,
+    fails below it, and is an error without a score. A check that errored (no verdict) stays
+    an error. Nodes whose children did not change are returned as they are.
 
     Example:
         >>> from chatassert import Contains
@@ -127,8 +127,11 @@ def _unusable_rule(node: Result) -> str | None:
 
 
 def _threshold(node: Result, thresholds: Mapping[str, float]) -> float | None:
-    if node.message is not None and node.message in thresholds:
-        return thresholds[node.message]
+    """The threshold for a judged check: by its `message`, else by the name its spec file
+    gives it (`spec_name`), else by its kind."""
+    for key in (node.message, node.spec_name):
+        if key is not None and key in thresholds:
+            return thresholds[key]
     return thresholds.get(node.name)
 
 
@@ -261,5 +264,7 @@ def _recombine(node: Result, children: list[Result], thresholds: Mapping[str, fl
         location=node.location,
         duration=node.duration,
         pointer=node.pointer,
+        spec_name=node.spec_name,
+        spec_path=node.spec_path,
         children=tuple(children),
     )
