@@ -420,9 +420,13 @@ class _ConversationPatterns(Assertion):
         fold = (lambda s: s) if self.case_sensitive else str.lower
         return [(i, t, fold(t)) for i, t in assistant_texts(as_conversation(subject))]
 
+    _requirement: ClassVar[str] = "a response contains all of"
+    """How `describe` words the requirement, before the patterns (no native kind: a report
+    shows it as the reason of a pass, in the file's words)."""
+
     def describe(self) -> str:
         """Describe the requirement."""
-        return f"{self.kind} {quoted_list(self.patterns)}"
+        return f"{self._requirement} {quoted_list(self.patterns)}"
 
 
 @register
@@ -487,6 +491,7 @@ class ConversationContentIncludesAny(_ConversationPatterns):
 
     __slots__ = ()
     kind = "conversation_content_includes_any"
+    _requirement = "a response contains one of"
     dialect_names = {"promptkit.conversation": ("content_includes_any", "contains_any")}
 
     def _check(self, subject: object) -> Result:
@@ -633,7 +638,7 @@ class ConversationContentNotIncludes(_ConversationPatterns):
     def describe(self) -> str:
         """Describe the requirement."""
         words = " (whole words)" if self._words else ""
-        return f"{self.kind} {quoted_list(self.patterns)}{words}"
+        return f"no response contains {quoted_list(self.patterns)}{words}"
 
 
 @register

@@ -174,7 +174,7 @@ def test_if_results_with_no_results_skips_the_check_and_so_the_case() -> None:
     assert result.children[0].reason == "condition not met: no results"
     assert result.status is Status.SKIPPED
     assert result.reason == (
-        "the assertion skipped; first: expect_if_results: condition not met: no results"
+        "the assertion skipped; first: if_results: condition not met: no results"
     )
     assert result.details == {"passed": 0, "failed": 0, "error": 0, "skipped": 1}
 

@@ -170,7 +170,7 @@ def test_steps_are_paired_by_number_or_by_position() -> None:
         result = stepped().check(subject)
         assert result.status is Status.FAILED, subject
         assert result.reason == (
-            "1 assertion failed; first: expect_no_overlap: Value "
+            "1 assertion failed; first: no_overlap: Value "
             "'journal/2026/02/entry-2.md' at results[0].file is also in what step 1 stored as "
             "'first_page'"
         )
@@ -204,9 +204,17 @@ def test_a_missing_step_is_an_error_and_so_is_what_it_should_have_stored() -> No
     )
     only_first = stepped().check({1: {"status": "success", "results": [entry(1), entry(2)]}})
     assert only_first.status is Status.ERROR
+    # each check of the missing step is an error of its own, named as the file names it
     assert only_first.reason == (
-        "1 assertion could not be evaluated; first: step 2: no response was logged for step 2"
+        "2 assertions could not be evaluated; first: status: not checked: no response was "
+        "logged for step 2"
     )
+    unlogged = only_first.children[1]
+    assert [(c.spec_name, c.status) for c in unlogged.children] == [
+        ("status", Status.ERROR),
+        ("no_overlap", Status.ERROR),
+    ]
+    assert only_first.details == {"passed": 2, "failed": 0, "error": 2, "skipped": 0}
 
 
 def test_a_subject_that_is_not_one_response_per_step_is_an_error() -> None:
@@ -373,7 +381,7 @@ def test_check_reports_every_outcome_of_a_real_log(tmp_path: Path) -> None:
     overlapping = [o for o in found if o["subject_id"] == "JNL-011"][1]
     assert overlapping["source"].endswith("log.jsonl:8")  # where the run's first step is
     assert overlapping["result"]["reason"] == (
-        "1 assertion failed; first: expect_no_overlap: Value 'journal/2026/02/entry-6.md' at "
+        "1 assertion failed; first: no_overlap: Value 'journal/2026/02/entry-6.md' at "
         "results[0].file is also in what step 1 stored as 'first_page'"
     )
     assert summary["records"] == 11

@@ -99,7 +99,7 @@ CONTENT_CASES: list[tuple[str, Build, Conversation, Record]] = [
         ORDERS,
         (
             "passed",
-            "conversation_content_includes 'order', '#12345'",
+            "a response contains all of 'order', '#12345'",
             {"patterns": ["order", "#12345"], "turn_index": 1},
         ),
     ),
@@ -128,7 +128,7 @@ CONTENT_CASES: list[tuple[str, Build, Conversation, Record]] = [
         ORDERS,
         (
             "passed",
-            "conversation_content_includes_any 'credit', 'REFUND'",
+            "a response contains one of 'credit', 'REFUND'",
             {"patterns": ["credit", "REFUND"], "matched_pattern": "REFUND", "turn_index": 2},
         ),
     ),
@@ -148,7 +148,7 @@ CONTENT_CASES: list[tuple[str, Build, Conversation, Record]] = [
         ORDERS,
         (
             "passed",
-            "conversation_content_includes_any 'Refund'",
+            "a response contains one of 'Refund'",
             {"patterns": ["Refund"], "matched_pattern": "Refund", "turn_index": 2},
         ),
     ),
@@ -181,7 +181,7 @@ CONTENT_CASES: list[tuple[str, Build, Conversation, Record]] = [
         ORDERS,
         (
             "passed",
-            "conversation_content_not_includes 'zz'",
+            "no response contains 'zz'",
             {"violations": [], "responses_checked": 3},
         ),
     ),

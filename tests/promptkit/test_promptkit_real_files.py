@@ -420,7 +420,13 @@ def test_the_pack_workflow_drives_the_steps_on_a_failing_conversation() -> None:
     assert failed == [
         ("state_is", 'expected state "wrap_up" but workflow is in state "refunds"'),
         ("workflow_complete", "workflow is not complete"),
-        ("conversation_transitioned_to", 'workflow never transitioned to state "closed"'),
+        # named as the file writes it under conversation_assertions, not by its native kind
+        ("transitioned_to", 'workflow never transitioned to state "closed"'),
+    ]
+    assert [r.spec_path for r in result.leaves() if r.status is Status.FAILED] == [
+        "spec.steps[1].assertions[1]",
+        "spec.steps[2].assertions[0]",
+        "spec.conversation_assertions[1]",
     ]
 
 

@@ -183,7 +183,7 @@ def test_a_turn_the_transcript_lacks_is_an_error_record(subject: object, availab
     for got in both(three_turn_case(), subject):
         assert got["status"] == "error"
         assert len(got["children"]) == 3
-        missing = 3 - available  # each missing turn counts as one assertion in error
+        missing = 3 - available  # each assertion of a missing turn is an error of its own
         assert got["details"] == {"passed": available, "failed": 0, "error": missing, "skipped": 0}
         for index in range(available, 3):
             assert got["children"][index] == {
@@ -193,6 +193,18 @@ def test_a_turn_the_transcript_lacks_is_an_error_record(subject: object, availab
                 f"{available} user {turns}",
                 "details": {"turn_index": index, "user_turns": available, "input": f"q{index + 1}"},
                 "location": f"turns[{index}]",
+                "children": [
+                    {
+                        "status": "error",
+                        "name": "contains",
+                        "reason": f"not checked: the transcript has no user turn {index + 1}",
+                        "details": {
+                            "turn_index": index,
+                            "user_turns": available,
+                            "missing_turn": True,
+                        },
+                    }
+                ],
             }
         assert [c["status"] for c in got["children"][:available]] == ["passed"] * available
 
@@ -520,6 +532,14 @@ def test_the_missing_turn_hint_counts_the_turns_without_input_both_ways() -> Non
                 "`Turn(input=..., text=...)`)",
                 "details": {"turn_index": 0, "user_turns": 0, "input": "Weather?"},
                 "location": "turns[0]",
+                "children": [
+                    {
+                        "status": "error",
+                        "name": "contains",
+                        "reason": "not checked: the transcript has no user turn 1",
+                        "details": {"turn_index": 0, "user_turns": 0, "missing_turn": True},
+                    }
+                ],
             }
         ]
 

@@ -13,24 +13,34 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chatassert._base import AllOf, AnyOf, Assertion
+from chatassert._base import AllOf, AnyOf, Assertion, spec_of, with_spec
 from chatassert._combinators import OnEveryTurn
 from chatassert._params import MISSING, did_you_mean
-from chatassert._registry import SpecContext, UnknownType, build, dialect_types, join_path
+from chatassert._registry import (
+    IgnoredParam,
+    SpecContext,
+    UnknownType,
+    build,
+    dialect_types,
+    join_path,
+)
 from chatassert._suite import Case, TurnSpec
 
 __all__ = [
+    "IGNORED_PARAMS",
     "NOT_USED_OFFLINE",
     "Dialect",
     "build_list",
     "check_keys",
     "dialects",
     "children_of",
+    "keep_ignored",
     "keep_not_used",
     "manifest_metadata",
     "plain",
     "read_manifest",
     "levels",
+    "on_every_turn",
     "unknown_types",
     "register_dialect",
     "require_list",
@@ -238,14 +248,16 @@ def whole_subject(
     """Prepare assertions that check a whole conversation.
 
     Turn-level assertions are wrapped in `OnEveryTurn` when `wrap_turn_checks` is true and
-    reported as problems otherwise (they would not know which turn to read).
+    reported as problems otherwise (they would not know which turn to read). The wrapper takes
+    the name and place of the assertion it wraps: a report shows what the file wrote (a
+    `not_contains` at `[0]`, checked on every turn), not a check the file never named.
     """
     out: list[Assertion] = []
     for i, assertion in enumerate(assertions):
         needs = levels(assertion)
         if "turn" in needs:
             if wrap_turn_checks and needs == {"turn"}:
-                out.append(OnEveryTurn(assertion))
+                out.append(on_every_turn(assertion))
                 continue
             node = nodes[i] if i < len(nodes) else None
             ctx.problem(
@@ -260,6 +272,13 @@ def whole_subject(
             continue
         out.append(assertion)
     return out
+
+
+def on_every_turn(assertion: Assertion) -> Assertion:
+    """`assertion`, a check of one turn written where the whole conversation is checked, run
+    on every turn: an `OnEveryTurn` named and placed as the assertion is (its message too),
+    so that no report shows a wrapper the file never wrote."""
+    return with_spec(OnEveryTurn(assertion, message=assertion.message), spec_of(assertion))
 
 
 def table_for(dialect: str) -> dict[str, type[Assertion]]:
@@ -462,3 +481,28 @@ def keep_not_used(
     for key in keys:
         if key in node:
             kept[join_path(path, key)] = plain(node[key])
+
+
+IGNORED_PARAMS = "ignored_params"
+"""Where the parameters a PromptKit file gives that PromptKit ignores are noted (loaded with
+`unknown_params="ignore"`): in the details of every result of the check they were given to,
+as `{parameter: value}`; in `Case.metadata`, as the list of them, each `{param, type, path,
+line}` and a `hint` when a parameter the type takes is close (what `chatassert lint` warns
+about). Their values are also kept under `not_used_offline`, by spec path."""
+
+
+def keep_ignored(
+    ignored: Sequence[IgnoredParam], kept: dict[str, Any], metadata: dict[str, Any]
+) -> None:
+    """Keep the parameters set aside while a case was built: each value in `kept` under its
+    spec path (the case's `not_used_offline`), and the list of them in `metadata` under
+    `ignored_params`."""
+    if not ignored:
+        return
+    for item in ignored:
+        kept[item.path] = item.value
+    metadata[IGNORED_PARAMS] = [
+        {"param": i.param, "type": i.type_name, "path": i.path, "line": i.line}
+        | ({"hint": i.hint} if i.hint else {})
+        for i in ignored
+    ]

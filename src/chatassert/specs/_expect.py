@@ -347,6 +347,7 @@ def _case(
         metadata=meta,
         source=f"{ctx.file or ''}: {path}".strip(": "),
         steps=steps,
+        spec_path=path,
     )
 
 
@@ -592,7 +593,10 @@ def _and(node: Any, ctx: SpecContext, path: str, what: str) -> Assertion | None:
     checks = translate_expect(node, ctx, path)
     if len(ctx.problems) > before or not checks:
         return None
-    return checks[0] if len(checks) == 1 else AllOf(*checks)
+    if len(checks) == 1:
+        return checks[0]
+    # the AND of the object's keys is the object: named by the key (or index) that holds it
+    return ctx.placed(AllOf(*checks), path.rsplit(".", 1)[-1], path)
 
 
 def _node_with_lines(
@@ -634,7 +638,7 @@ def _key(
         ]
         if any(b is None for b in branches):
             return None
-        return OneOf(*[b for b in branches if b is not None])
+        return ctx.placed(OneOf(*[b for b in branches if b is not None]), key, path)
     if (
         cls is IfSensitiveResults
         and isinstance(value, Mapping)
@@ -650,7 +654,7 @@ def _key(
         options = {name: ctx.options[name] for name in cls.options if name in ctx.options}
         try:
             factory: Callable[..., Assertion] = cls
-            return factory(child, **options)
+            return ctx.placed(factory(child, **options), key, path)
         except (TypeError, ValueError) as exc:
             ctx.problem(parent, path, str(exc), key=key)
             return None

@@ -234,6 +234,7 @@ def _case(
         description=description,
         metadata=meta,
         source=f"{ctx.file or ''}: {path}".strip(": "),
+        spec_path=path,
     )
     if len(ctx.problems) == before:
         ensure_not_empty(case, node, ctx, path)
@@ -256,7 +257,9 @@ def _turn_extras(
             keep_not_used(node, _TURN_NOT_USED, turn.source, kept)
             agent = _optional_str(node, "expected_agent", ctx, turn.source)
             if agent is not None:
-                turn = replace(turn, assertions=(*turn.assertions, ActiveAgent(agent)))
+                where = join_path(turn.source, "expected_agent")
+                check = ctx.placed(ActiveAgent(agent), "expected_agent", where)
+                turn = replace(turn, assertions=(*turn.assertions, check))
         out.append(turn)
     return out
 

@@ -143,6 +143,7 @@ def _case(node: Any, ctx: SpecContext, path: str, fail_fast: bool) -> Case | Non
         if (own := optional_bool(node, "fail_fast", ctx, path)) is None
         else own,
         source=f"{ctx.file or ''}: {path}".strip(": "),
+        spec_path=path,
     )
     if len(ctx.problems) == before:
         ensure_not_empty(case, node, ctx, path)

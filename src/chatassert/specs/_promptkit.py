@@ -39,22 +39,24 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from chatassert._base import Assertion
+from chatassert._base import Assertion, SpecPlace, spec_of, with_spec
 from chatassert._call_counts import MaxToolCalls
-from chatassert._combinators import OnEveryTurn
 from chatassert._errors import SpecError, SpecProblem
 from chatassert._models import content_text
-from chatassert._params import MISSING, normalise_type
+from chatassert._params import MISSING, did_you_mean, normalise_type
 from chatassert._promptkit_names import ConversationToolsNotCalled
 from chatassert._registry import (
+    IgnoredParam,
     SpecContext,
+    UnknownType,
     build_typed,
     join_path,
+    line_of,
     unknown_type,
     written_type,
 )
@@ -69,12 +71,15 @@ from chatassert._workflow import (
     WorkflowComplete,
 )
 from chatassert.specs._common import (
+    IGNORED_PARAMS,
     NOT_USED_OFFLINE,
     Dialect,
     check_keys,
     children_of,
+    keep_ignored,
     keep_not_used,
     mapping_node,
+    on_every_turn,
     plain,
     read_manifest,
     register_dialect,
@@ -245,6 +250,8 @@ def build_item(node: Any, ctx: SpecContext, path: str, level: str) -> Assertion 
     flat.line = getattr(params, "line", None) or getattr(node, "line", None)
     lines = dict(getattr(params, "key_lines", {}))
     flat["type"] = raw_type
+    before = len(ctx.problems)
+    ignored: dict[str, Any] = {}
     for key, value in params.items():
         if key == "type":
             ctx.problem(
@@ -254,7 +261,10 @@ def build_item(node: Any, ctx: SpecContext, path: str, level: str) -> Assertion 
                 key=key,
             )
             return None
-        flat[key] = value
+        if key in ("message", "description") or key in _param_names(cls):
+            flat[key] = value
+        elif _set_aside(cls, raw_type, params, key, value, ctx, join_path(path, "params")):
+            ignored[str(key)] = plain(value)
     for key in ("message", "description"):
         if key in node:
             flat[key] = node[key]
@@ -262,7 +272,158 @@ def build_item(node: Any, ctx: SpecContext, path: str, level: str) -> Assertion 
             if key_line is not None:
                 lines[key] = key_line
     flat.key_lines = lines
-    return build_typed(cls, flat, ctx, join_path(path, "params"), dialect="promptkit")
+    refused = len(ctx.problems) > before  # its parameters' problems too, all of them (G4)
+    built = build_typed(cls, flat, ctx, join_path(path, "params"), dialect="promptkit", at=path)
+    if refused or built is None:
+        return None
+    return noting_ignored(built, ignored) if ignored else built
+
+
+_TOOL_RESULT_PARAMS = {
+    "result_includes": (
+        "texts the tool's result must contain",
+        "remove it, and check the result with the native check tool_result_contains",
+    ),
+    "result_matches": (
+        "a pattern the tool's result must match",
+        "remove it, and check the result with the native check tool_result_matches",
+    ),
+    "no_error": (
+        "the tool must not return an error",
+        "remove it, and check the result with the native check tool_result_matches",
+    ),
+}
+_MAX_CALLS = (
+    "how many times each tool may be called",
+    "remove it, and count the calls with the native check tool_call_count (tool, max)",
+)
+_VALIDATION = (
+    "whether calls whose arguments failed validation count",
+    "remove it: a log does not say which calls failed validation, so every call counts",
+)
+_REQUIRE_ARGS = (
+    "counting only the calls that have arguments",
+    "remove it: every call counts",
+)
+_SYSTEM_PROMPT = (
+    "the judge's system prompt",
+    "remove it, and name a configured prompt template with 'prompt' (docs/judges.md)",
+)
+_JUDGE_SETTING = (
+    "remove it: offline, the judge's settings come from its configuration (docs/judges.md)"
+)
+
+PROMPTKIT_READS: Mapping[str, Mapping[str, tuple[str, str]]] = {
+    "tools_called": {
+        "tool_names": ("the tools to be called", "at turn level, write them as 'tools'"),
+        "min_calls": (
+            "how many times each tool must be called",
+            "move the check under spec.conversation_assertions, where tools_called takes it",
+        ),
+        "max_calls": _MAX_CALLS,
+        "ignore_validation": _VALIDATION,
+        "require_args": _REQUIRE_ARGS,
+    },
+    "conversation_tools_called": {
+        "max_calls": _MAX_CALLS,
+        "ignore_validation": _VALIDATION,
+        "require_args": _REQUIRE_ARGS,
+    },
+    "tools_not_called": {
+        "tool_names": ("the tools not to be called", "at turn level, write them as 'tools'"),
+    },
+    "tool_calls_with_args": _TOOL_RESULT_PARAMS,
+    "conversation_tool_calls_with_args": _TOOL_RESULT_PARAMS,
+    "guardrail_triggered": {
+        "direction": (
+            "which side's guardrail is meant: input, output or both",
+            "remove it if either side will do: this check reads every guardrail of the turn",
+        ),
+    },
+    "content_matches": {
+        "expect_match": (
+            "false: the pattern must not match",
+            "write the check as type 'regex', which takes expect_match",
+        ),
+    },
+    "conversation_content_matches": {
+        "expect_match": (
+            "false: the pattern must not match",
+            "remove it, and forbid the pattern turn by turn with type 'regex' and "
+            "expect_match: false",
+        ),
+    },
+    "llm_judge": {
+        "temperature": ("the judge call's temperature", _JUDGE_SETTING),
+        "max_tokens": ("the judge call's token limit", _JUDGE_SETTING),
+        "system_prompt": _SYSTEM_PROMPT,
+    },
+    "llm_judge_conversation": {"system_prompt": _SYSTEM_PROMPT},
+}
+"""The parameters PromptKit reads that these checks do not implement, by native kind: what
+PromptKit does with each, and what to do instead. Such a parameter is always a problem: the
+check would not be the one PromptKit runs. Any other parameter a PromptKit assertion does not
+take, PromptKit ignores (it does not validate parameters): `unknown_params` decides.
+
+Read from PromptKit's sources: the arena's assertion validators
+(`tools/arena/assertions/*.go`) and the handlers of its later eval registry
+(`runtime/evals/handlers/*.go`), which also run the old names (`content_matches` is `regex`).
+"""
+
+
+def noting_ignored(assertion: Assertion, ignored: Mapping[str, Any]) -> Assertion:
+    """`assertion` (just built, seen by nobody else) with the parameters PromptKit ignores
+    that the file gave it: every result it returns carries them in its details under
+    `ignored_params`, so a reader who expected one of them to work sees that it did nothing."""
+    place = spec_of(assertion)
+    name = place.name if place is not None else assertion.kind
+    path = place.path if place is not None else ""
+    return with_spec(assertion, SpecPlace(name, path, {IGNORED_PARAMS: dict(ignored)}))
+
+
+def _set_aside(
+    cls: type[Assertion],
+    raw_type: str,
+    params: Mapping[str, Any],
+    key: object,
+    value: Any,
+    ctx: SpecContext,
+    at: str,
+) -> bool:
+    """A parameter `cls` does not take: True when it is set aside, as PromptKit ignores it
+    (noted in `ctx.ignored`), False when it is a problem (recorded in `ctx`)."""
+    name = str(key)
+    where = join_path(at, name)
+    read = PROMPTKIT_READS.get(cls.kind, {}).get(name)
+    if read is not None:
+        what, fix = read
+        ctx.problem(
+            params,
+            where,
+            f"PromptKit reads {name!r} of {raw_type!r} ({what}), which this library does not "
+            "implement: the check would not be the one PromptKit runs",
+            key=key,
+            hint=fix,
+        )
+        return False
+    takes = [p.name for p in cls.params]
+    close = did_you_mean(name, takes + [a for p in cls.params for a in p.aliases])
+    if ctx.unknown_params == "error":
+        valid = close or (f"valid parameters: {', '.join(takes)}" if takes else "it takes none")
+        ctx.problem(
+            params,
+            where,
+            f"unknown parameter {name!r} for promptkit type {raw_type!r}: PromptKit ignores "
+            "it, so it has no effect",
+            key=key,
+            hint=f"{valid}; remove it, or load the file with --unknown-params ignore to keep "
+            "it as PromptKit does",
+        )
+        return False
+    ctx.ignored.append(
+        IgnoredParam(name, raw_type, plain(value), where, line_of(params, key), close)
+    )
+    return True
 
 
 def _build_items(nodes: list[Any], ctx: SpecContext, path: str, level: str) -> list[Assertion]:
@@ -316,6 +477,7 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
 
 def _scenario(spec: Mapping[str, Any], ctx: SpecContext, name: str, meta: dict[str, Any]) -> Case:
     before = len(ctx.problems)
+    first_ignored = len(ctx.ignored)
     check_keys(spec, (*_SPEC_USED, *_SPEC_KEPT), ctx, "spec", "a Scenario spec")
     kept: dict[str, Any] = {}
     keep_not_used(spec, _SPEC_KEPT, "spec", kept)
@@ -356,6 +518,7 @@ def _scenario(spec: Mapping[str, Any], ctx: SpecContext, name: str, meta: dict[s
         value = _context(spec, key, ctx)
         if value is not None:
             meta[key] = value
+    keep_ignored(ctx.ignored[first_ignored:], kept, meta)
     if kept:
         meta[NOT_USED_OFFLINE] = kept
     case = Case(
@@ -368,6 +531,7 @@ def _scenario(spec: Mapping[str, Any], ctx: SpecContext, name: str, meta: dict[s
         fail_fast=fail_fast,
         metadata=meta,
         source=f"{ctx.file or ''}: spec".strip(": "),
+        spec_path="spec",
         workflow=_case_workflow(spec, ctx, [*(a for t in turns for a in t.assertions), *checks]),
     )
     if len(ctx.problems) == before and not case.assertions():
@@ -541,15 +705,15 @@ def _tool_policy(
     out: list[Assertion] = []
     blocklist = [t for t in str_list(node, "blocklist", ctx, path) if t.strip()]
     if blocklist:
-        out.append(ConversationToolsNotCalled(blocklist, message="tool_policy.blocklist"))
+        out.append(_policy(ConversationToolsNotCalled, (blocklist,), "blocklist", ctx, path))
     per_turn = _limit(node, "max_tool_calls_per_turn", ctx, path)
     if per_turn:
         out.append(
-            OnEveryTurn(MaxToolCalls(per_turn), message="tool_policy.max_tool_calls_per_turn")
+            _policy(MaxToolCalls, (per_turn,), "max_tool_calls_per_turn", ctx, path, every=True)
         )
     total = _limit(node, "max_total_tool_calls", ctx, path)
     if total:
-        out.append(MaxToolCalls(total, message="tool_policy.max_total_tool_calls"))
+        out.append(_policy(MaxToolCalls, (total,), "max_total_tool_calls", ctx, path))
     choice = node.get("tool_choice")
     if choice is not None and not isinstance(choice, str):
         ctx.problem(
@@ -561,10 +725,26 @@ def _tool_policy(
             found=choice,
         )
     elif choice == "none":
-        out.append(OnEveryTurn(MaxToolCalls(0), message="tool_policy.tool_choice"))
+        out.append(_policy(MaxToolCalls, (0,), "tool_choice", ctx, path, every=True))
     else:
         keep_not_used(node, ("tool_choice",), path, kept)
     return out
+
+
+def _policy(
+    cls: Callable[..., Assertion],
+    args: tuple[Any, ...],
+    key: str,
+    ctx: SpecContext,
+    path: str,
+    *,
+    every: bool = False,
+) -> Assertion:
+    """The check `tool_policy`'s `key` stands for, `cls(*args)`, labelled `tool_policy.<key>`
+    and named and placed as the key is; with `every`, run on every turn (a limit per turn,
+    `tool_choice: none`)."""
+    check = ctx.placed(cls(*args, message=f"tool_policy.{key}"), key, join_path(path, key))
+    return on_every_turn(check) if every else check
 
 
 def _limit(node: Mapping[str, Any], key: str, ctx: SpecContext, path: str) -> int | None:
@@ -781,9 +961,16 @@ def _bare_list(doc: list[Any], ctx: SpecContext) -> Case:
             else "conversation"
         )
         built = build_item(node, ctx, join_path("", i), level)
-        if built is not None:
-            checks.append(OnEveryTurn(built) if level == "turn" else built)
-    return Case(name=_stem(ctx), checks=tuple(checks), source=ctx.file or "")
+        if isinstance(built, UnknownType):  # reported skipped as it is: a selector passes it
+            checks.append(built)
+        elif built is not None:
+            checks.append(on_every_turn(built) if level == "turn" else built)
+    meta: dict[str, Any] = {}
+    kept: dict[str, Any] = {}
+    keep_ignored(ctx.ignored, kept, meta)
+    if kept:
+        meta[NOT_USED_OFFLINE] = kept
+    return Case(name=_stem(ctx), checks=tuple(checks), source=ctx.file or "", metadata=meta)
 
 
 def _stem(ctx: SpecContext) -> str:

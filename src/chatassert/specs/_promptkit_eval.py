@@ -36,14 +36,15 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from chatassert._base import Assertion
+from chatassert._base import Assertion, spec_of, with_spec
 from chatassert._combinators import OnEveryTurn
 from chatassert._registry import SpecContext, UnknownType, join_path
-from chatassert._result import shorten
 from chatassert._suite import Case
 from chatassert.specs._common import (
+    NOT_USED_OFFLINE,
     check_keys,
     ensure_not_empty,
+    keep_ignored,
     mapping_node,
     read_manifest,
     require_list,
@@ -90,6 +91,7 @@ def translate_eval(
     if spec is None:
         return []
     before = len(ctx.problems)
+    first_ignored = len(ctx.ignored)
     check_keys(spec, _SPEC_KEYS, ctx, "spec", "an Eval spec")
     checks: list[Assertion] = []
     for i, node in enumerate(require_list(spec, "turns", ctx, "spec", required=False) or []):
@@ -123,9 +125,9 @@ def translate_eval(
             built = build_item(item, ctx, join_path(join_path(at, "assertions"), j), "turn")
             if isinstance(built, UnknownType):  # reported skipped as it is, not as a pass
                 checks.append(built)
-            elif built is not None:
-                label = built.message or shorten(built.describe(), 60)
-                checks.append(OnEveryTurn(built, message=label))
+            elif built is not None:  # named and placed as written: the wrapper is not a row
+                every_turn = OnEveryTurn(built, message=built.message)
+                checks.append(with_spec(every_turn, spec_of(built)))
     nodes = require_list(spec, "conversation_assertions", ctx, "spec", required=False) or []
     for i, node in enumerate(nodes):
         built = build_item(node, ctx, join_path("spec.conversation_assertions", i), "conversation")
@@ -133,6 +135,10 @@ def translate_eval(
             checks.append(built)
     metadata.update(_recording(spec, ctx))
     metadata.update(_replay(spec, ctx))
+    kept: dict[str, Any] = {}
+    keep_ignored(ctx.ignored[first_ignored:], kept, metadata)
+    if kept:
+        metadata[NOT_USED_OFFLINE] = kept
     description = require_str(spec, "description", ctx, "spec", required=False)
     raw_id = spec.get("id")
     case = Case(
@@ -143,6 +149,7 @@ def translate_eval(
         description=description,
         metadata=metadata,
         source=f"{ctx.file or ''}: spec".strip(": "),
+        spec_path="spec",
     )
     if len(ctx.problems) == before:
         ensure_not_empty(case, spec, ctx, "spec")
