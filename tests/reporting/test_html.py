@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from chatassert import AllOf, Contains, Conversation, NotContains, OnTurn, Result, Status
 from chatassert.records import Checker, ReportWriter, Summary, inline_suite
 from chatassert.reporting import Outcome
@@ -133,8 +135,8 @@ def test_only_the_examples_are_spooled() -> None:
 def test_html_case_keys_identical_results_alike() -> None:
     def key(outcome: Outcome) -> str:
         rendered = json.loads(html_case(outcome))
-        assert len(rendered) == 4
-        value: str = rendered[3]
+        assert len(rendered) == 5
+        value: str = rendered[4]
         return value
 
     one = key(Outcome("s", "c", Contains("a").check("b"), "log.jsonl:1", "x", "user: b"))
@@ -143,7 +145,7 @@ def test_html_case_keys_identical_results_alike() -> None:
     assert one == two != other
     assert re.fullmatch("[0-9a-f]{16}", one)
     # a passing case has no key: passing cases are listed each
-    assert len(json.loads(html_case(Outcome("s", "c", Contains("a").check("a"))))) == 3
+    assert len(json.loads(html_case(Outcome("s", "c", Contains("a").check("a"))))) == 4
 
 
 def test_counts_say_their_words_as_every_report_does() -> None:
@@ -261,3 +263,46 @@ def test_the_grouped_page_is_the_same_with_worker_processes(tmp_path: Path) -> N
     assert alone["groups"] == [80]
     examples = [row[4][0] for row in alone["rows"] if row[1] == "f"]
     assert examples == ["log0.jsonl:2", "log0.jsonl:3", "log0.jsonl:5"]
+
+
+def test_why_a_case_was_checked_and_its_note_are_kept_for_every_case() -> None:
+    note = "the case's id is 'greet', the conversation's 'hello-1'"
+    passing = Outcome("s", "c", Contains("a").check("a"), "log.jsonl:1", matched_by="id")
+    failing = Outcome(
+        "s", "c", Contains("a").check("b"), "log.jsonl:2", matched_by="single case", match_note=note
+    )
+    assert json.loads(html_case(passing))[3] == "id"
+    assert json.loads(html_case(failing))[3] == ["single case", note]
+    assert json.loads(html_case(Outcome("s", "c", Contains("a").check("a"))))[3] is None
+
+
+def test_an_unmatched_conversation_keeps_why() -> None:
+    writer = HtmlWriter()
+    writer.add_unmatched("log.jsonl:4", "support", "no case of 'support' matches it: its id 'x'")
+    writer.add_unmatched("log.jsonl:5", "support")
+    out = io.StringIO()
+    writer.write_data(out, {})
+    assert json.loads(out.getvalue())["unmatched"] == [
+        ["log.jsonl:4", "support", "no case of 'support' matches it: its id 'x'"],
+        ["log.jsonl:5", "support"],
+    ]
+
+
+def test_past_the_bound_on_groups_failures_are_listed_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    import chatassert.reporting._html as html
+
+    monkeypatch.setattr(html, "GROUPS", 2)
+    outcomes = [
+        Outcome("s", "c", Contains(word).check("x"), f"log.jsonl:{n}")
+        for n, word in enumerate(["a", "b", "c", "c", "a"], start=1)
+    ]
+    data = _data(_page(outcomes))
+    # `a` and `b` are the two groups the writer tells apart; each `c` is listed on its own
+    assert data["groups"] == [2, 1]
+    assert [(row[4][0], row[5] if len(row) > 5 else None) for row in data["rows"]] == [
+        ("log.jsonl:1", 0),
+        ("log.jsonl:2", 1),
+        ("log.jsonl:3", None),
+        ("log.jsonl:4", None),
+        ("log.jsonl:5", 0),
+    ]

@@ -143,7 +143,9 @@ def test_the_page_data_lists_every_failing_case(report: Path) -> None:
     assert data["meta"]["logs"] == ["logs/run.jsonl"]  # relative to the working directory
     assert data["meta"]["suites"] == ["suite.yaml"]
     assert "--jobs 2" in data["meta"]["command"]
-    assert data["unmatched"] == [["logs/run.jsonl:82", "suite"]]
+    ((where, suite, why),) = data["unmatched"]  # with why no case matches it
+    assert (where, suite) == ("logs/run.jsonl:82", "suite")
+    assert "its id 'stranger' is no case's id or name" in why
     assert HOSTILE not in text  # escaped in the JSON document
     assert "<img" not in text
     assert text.count("</script>") == 2  # the data's and the script's own
@@ -188,6 +190,8 @@ def test_the_report_in_a_browser(
     assert HOSTILE in hostile.locator("pre.transcript").inner_text()
     assert page.locator("img").count() == 0
     assert page.title() == "chatassert report"
+    # the case says why the conversation was checked against it
+    assert "matched by id" in hostile.locator(":scope > summary").inner_text()
     # the failing span is marked, and the usage the log recorded is shown
     assert hostile.locator("mark").all_inner_texts() == ["internal error"]
     assert "120 tokens" in hostile.locator(":scope > summary").inner_text()
@@ -234,7 +238,9 @@ def test_the_report_in_a_browser(
     # the unmatched conversation is listed
     page.locator("#unmatched summary").click()
     page.locator("#unmatched li").first.wait_for()
-    assert "logs/run.jsonl:82" in page.locator("#unmatched").inner_text()
+    unmatched = page.locator("#unmatched").inner_text()
+    assert "logs/run.jsonl:82" in unmatched
+    assert "its id 'stranger' is no case's id or name" in unmatched
 
     assert errors == []
     assert all(url.startswith("file://") for url in requests)  # nothing from the network
@@ -286,6 +292,34 @@ def test_columns_align_with_their_headers_and_a_legend_explains_the_evidence(
     page.close()
 
 
+_CONTRAST = """els => els.map(e => {
+  const rgb = c => c.match(/[\\d.]+/g).map(Number);
+  const lum = c => { const v = rgb(c).slice(0, 3).map(x => { x /= 255;
+    return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  let n = e, bg = "rgb(255, 255, 255)";
+  while (n && n.nodeType === 1) { const b = getComputedStyle(n).backgroundColor;
+    if (b && b !== "transparent" && !(rgb(b).length === 4 && rgb(b)[3] === 0)) { bg = b; break; }
+    n = n.parentElement; }
+  const [a, b] = [lum(getComputedStyle(e).color), lum(bg)].sort((x, y) => y - x);
+  return [e.className || e.tagName, (a + 0.05) / (b + 0.05)]; })"""
+
+
+def test_every_kind_of_text_has_enough_contrast(report: Path, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(report.as_uri())
+    page.click("#expand")
+    selector = (
+        "th, td.num, .totals span, .st, .src, .usage, .why, .muted, .times, .span, mark, "
+        "dl.legend dd, .evidence code, pre.transcript, .group, #count"
+    )
+    ratios = page.locator(selector).evaluate_all(_CONTRAST)
+    assert len(ratios) > 50
+    low = [(name, round(ratio, 2)) for name, ratio in ratios if ratio < 4.5]
+    assert low == []  # WCAG AA for normal text
+    page.close()
+
+
 def test_twenty_thousand_identical_failures_in_a_browser(browser: Any, tmp_path: Path) -> None:
     from chatassert import Contains
     from chatassert.reporting import Outcome, Summary
@@ -312,6 +346,50 @@ def test_twenty_thousand_identical_failures_in_a_browser(browser: Any, tmp_path:
     assert page.locator("table td.num").first.inner_text() == "0"
     assert "The same result in 20,000 cases; the first 3" in page.locator("#cases").inner_text()
     assert errors == []
+    page.close()
+
+
+def test_pairing_notes_in_a_browser(browser: Any, tmp_path: Path) -> None:
+    from chatassert import Contains, Result, Status
+    from chatassert.reporting import Outcome, Summary
+    from chatassert.reporting._html import HtmlWriter, write_html
+
+    leaf = Result(
+        Status.FAILED, "expect_status", "Expected status 'success', got 'error'", pointer="/status"
+    )
+    case = Result(Status.FAILED, "case", "1 assertion failed", children=(leaf,))
+    note = "the suite's one case has id 'greet'; the conversation's id is 'hello-1'"
+    outcomes = [
+        Outcome("search", "finds notes", case, "log.jsonl:1", "r-1", matched_by="id"),
+        Outcome(
+            "greeting",
+            "greets",
+            Contains("welcome").check("hi"),
+            "log.jsonl:2",
+            "hello-1",
+            matched_by="single case",
+            match_note=note,
+        ),
+    ]
+    summary, writer = Summary(), HtmlWriter()
+    for outcome in outcomes:
+        summary.add(outcome)
+        writer.add_outcome(outcome)
+    writer.add_unmatched("log.jsonl:3", "search", "no case of 'search' matches it: its id 'x'")
+    path = tmp_path / "names.html"
+    with path.open("w", encoding="utf-8") as out:
+        write_html(summary, out, writer=writer)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(path.as_uri())
+    page.click("#expand")
+    search = page.locator("#cases details.case", has_text="finds notes")
+    assert "expect_status — Expected status" in search.inner_text()
+    assert "matched by id" in search.locator(":scope > summary").inner_text()
+    greeting = page.locator("#cases details.case", has_text="greets")
+    assert "matched by single case" in greeting.locator(":scope > summary").inner_text()
+    assert greeting.locator(".note").inner_text() == note
+    page.locator("#unmatched summary").click()
+    assert "its id 'x'" in page.locator("#unmatched li").first.inner_text()
     page.close()
 
 

@@ -22,10 +22,27 @@ from chatassert.reporting import (
     render_junit_case,
     render_text,
 )
+from chatassert.specs import loads_suite
 
 GOLDEN = Path(__file__).parent / "golden"
 
-SUITE = Suite(
+SPEC = """\
+chatassert: 1
+name: support
+cases:
+  - name: weather
+    turns:
+      - assertions:
+          - {type: contains_function_call, value: get_weather}
+          - {type: not_contains, value: internal error}
+          - {type: contains, value: Paris, message: names the city}
+"""
+"""The suite as a spec file (tests/cli/test_json_report_jobs.py writes the same file): the
+reports name each check as the file does, at its place in it."""
+
+SUITE = loads_suite(SPEC)
+
+CODE_SUITE = Suite(
     "support",
     (
         Case(
@@ -42,6 +59,7 @@ SUITE = Suite(
         ),
     ),
 )
+"""The same suite built in code: its results carry no spec names or places."""
 
 
 def _conversation(text: str, *, call: bool) -> Conversation:
@@ -65,14 +83,14 @@ def _conversation(text: str, *, call: bool) -> Conversation:
     return Conversation.from_messages(messages)
 
 
-def _outcomes() -> list[Outcome]:
+def _outcomes(suite: Suite = SUITE) -> list[Outcome]:
     subjects = [
         _conversation("It is 18C in Paris.", call=True),
         _conversation("Sorry, internal error <b>&</b>", call=False),
     ]
     out = []
     for i, conversation in enumerate(subjects):
-        result = SUITE.cases[0].check(conversation).replace(duration=0.25)
+        result = suite.cases[0].check(conversation).replace(duration=0.25)
         failing = not result.passed
         out.append(
             Outcome(
@@ -87,9 +105,9 @@ def _outcomes() -> list[Outcome]:
     return out
 
 
-def _summary() -> Summary:
+def _summary(suite: Suite = SUITE) -> Summary:
     summary = Summary()
-    for outcome in _outcomes():
+    for outcome in _outcomes(suite):
         summary.add(outcome)
     summary.add_unreadable("log.jsonl:3", "line is not JSON: Expecting value")
     return summary
@@ -110,6 +128,23 @@ def _golden(name: str, text: str) -> None:
 
 def test_text_report_golden() -> None:
     _golden("report.txt", render_text(_summary()) + "\n")
+
+
+def test_a_suite_built_in_code_is_reported_by_its_native_names_without_places() -> None:
+    # the same checks without a spec file: nothing to name them after but their native kind
+    for code, loaded in zip(_outcomes(CODE_SUITE), _outcomes(), strict=True):
+        assert code.result.spec_path is None
+        assert [leaf.spec_name for leaf in code.result.leaves()] == [None, None, None]
+        assert [leaf.spec_name for leaf in loaded.result.leaves()] == [
+            "contains_function_call",
+            "not_contains",
+            "contains",
+        ]
+        for plain, named in zip(code.result.walk(), loaded.result.walk(), strict=True):
+            assert plain[1] == named[1].replace(spec_name=None, spec_path=None)
+    text = render_text(_summary(CODE_SUITE))
+    assert "      FAIL not_contains: Response should not contain 'internal error'\n" in text
+    assert " at turns[0]" not in text
 
 
 def test_json_lines_golden() -> None:
@@ -171,7 +206,7 @@ def test_html_report_content() -> None:
     assert "line is not JSON" in " ".join(page.text["li"])
     data = json.loads(text.split('id="ca-data">')[1].split("</script>")[0])
     assert data["cases"] == [["support", "weather", []]]
-    ((case, status, _, assertions, (source, usage, detail), group),) = data["rows"]
+    ((case, status, _, assertions, (source, usage, detail, _matched), group),) = data["rows"]
     assert data["groups"][group] == 1
     assert (case, status, source, usage) == (0, "f", "log.jsonl:2", None)
     assert [data["labels"][i] for i, _ in assertions] == [

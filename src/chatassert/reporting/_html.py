@@ -126,16 +126,19 @@ def _same(node: Mapping[str, Any]) -> list[Any]:
 
 def html_case(outcome: Outcome, subject: object = None) -> str:
     """Render what the HTML report shows of one outcome, as a JSON array (not yet escaped for
-    the page): `[source, usage, detail]`, and for a case that did not pass a fourth item, the
-    key its identical results share (sixteen hex digits: suite, case, status and the nodes
-    that did not pass, `HtmlWriter` groups by it). `detail` (the result tree, the reason and
-    the transcript excerpt) is there only for a case that did not pass.
+    the page): `[source, usage, detail, matched]`, and for a case that did not pass a fifth
+    item, the key its identical results share (sixteen hex digits: suite, case, status and the
+    nodes that did not pass; `HtmlWriter` groups by it).
+
+    `detail` (the result tree, the reason and the transcript excerpt) is there only for a case
+    that did not pass; `matched` is why the subject was checked against the case
+    (`Outcome.matched_by`), or `[matched_by, match_note]` when the pairing has a note.
 
     Example:
         >>> from chatassert import Contains
         >>> from chatassert.reporting import Outcome
-        >>> html_case(Outcome("s", "c", Contains("a").check("a"), "log.jsonl:3"))
-        '["log.jsonl:3",null,null]'
+        >>> html_case(Outcome("s", "c", Contains("a").check("a"), "log.jsonl:3", matched_by="id"))
+        '["log.jsonl:3",null,null,"id"]'
         >>> one, two = (
         ...     html_case(Outcome("s", "c", Contains("a").check(text), source))
         ...     for text, source in (("b", "log.jsonl:4"), ("c", "log.jsonl:5"))
@@ -158,9 +161,12 @@ def html_case(outcome: Outcome, subject: object = None) -> str:
         same = _dump([outcome.suite, outcome.case, _same(tree)]).encode("utf-8", "surrogatepass")
         key = hashlib.blake2b(same, digest_size=8).hexdigest()
     source = relative_to_cwd(outcome.source) if outcome.source else ""
+    matched: str | list[str | None] | None = outcome.matched_by
+    if outcome.match_note:
+        matched = [outcome.matched_by, outcome.match_note]
     if key is None:
-        return _dump([source, _usage(subject), detail])
-    return _dump([source, _usage(subject), detail, key])
+        return _dump([source, _usage(subject), detail, matched])
+    return _dump([source, _usage(subject), detail, matched, key])
 
 
 class HtmlWriter:
@@ -238,12 +244,16 @@ class HtmlWriter:
             html_case(outcome, subject),
         )
 
-    def add_unmatched(self, where: str, suite: str) -> None:
-        """Spool a conversation that no case of `suite` matches."""
+    def add_unmatched(self, where: str, suite: str, why: str | None = None) -> None:
+        """Spool a conversation that no case of `suite` matches, with `why` when it is known
+        (its id, the suite's case ids, the closest one)."""
         if self._unmatched is None:
             self._unmatched = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
         comma = "," if self.unmatched else ""
-        self._unmatched.write(f"{comma}{_dump([relative_to_cwd(where), suite])}\n")
+        item = (
+            [relative_to_cwd(where), suite] if why is None else [relative_to_cwd(where), suite, why]
+        )
+        self._unmatched.write(f"{comma}{_dump(item)}\n")
         self.unmatched += 1
 
     def write_data(self, out: SupportsWrite[str], meta: Mapping[str, Any]) -> None:
@@ -251,9 +261,10 @@ class HtmlWriter:
         spools.
 
         Beside `meta`, `labels` and `cases` it holds `rows` (`[case, status, seconds,
-        assertions, [source, usage, detail], group]`, the group only for a case that did not
-        pass), `unmatched`, `groups` (how many cases each group holds) and `words` (each word
-        the script counts, singular and plural).
+        assertions, [source, usage, detail, matched], group]`, the group only for a case that
+        did not pass), `unmatched` (`[source, suite]`, and why when it is known), `groups`
+        (how many cases each group holds) and `words` (each word the script counts, singular
+        and plural).
         """
         cases = [
             [suite, case, list(self._tags.get((suite, case), ()))] for (suite, case) in self._cases
@@ -316,6 +327,7 @@ font-weight:600;background:#1d2330;color:#fff;font-variant-numeric:tabular-nums}
 ul.tree{list-style:none;padding-left:1.1rem;margin:.2rem 0}ul.tree li{margin:.1rem 0}
 .node-f,.node-e{font-weight:600}.why{margin:.1rem 0 .1rem 4.7rem;color:#7a2430}.muted{color:#5a6275}
 details.case[open]>summary>.why{display:none}
+.note{margin:.1rem 0 .1rem 4.7rem;color:#6b4a00}
 details.example{margin:.3rem 0 .3rem 1.1rem}details.example>summary{cursor:pointer}
 """
 
@@ -332,7 +344,7 @@ var items=[],groups={},total=0;
 D.rows.forEach(function(r,i){var c=D.cases[r[0]],src=r[4][0]||"",m=/^(.*):(\d+)$/.exec(src);
  var row={i:i,suite:c[0],name:c[1],tags:c[2],key:(c[0]+" / "+c[1]).toLowerCase(),st:r[1],
   secs:r[2],asserts:r[3],src:src,file:m?m[1]:src,line:m?+m[2]:0,usage:r[4][1],detail:r[4][2],
-  n:r.length>5?D.groups[r[5]]:1,examples:null};
+  by:r[4][3],n:r.length>5?D.groups[r[5]]:1,examples:null};
  if(row.n>1){var first=groups[r[5]];if(first){first.examples.push(row);return;}
   row.examples=[row];groups[r[5]]=row;}
  total+=row.n;items.push(row);});
@@ -391,7 +403,10 @@ function tree(node){var li=el("li","node-"+node.s),head=el("span");
  return li;}
 function where(s,r){s.appendChild(el("span","src",r.src));
  if(r.detail&&r.detail.id!==undefined)s.appendChild(el("span","src sid","id "+r.detail.id));
- var u=usageText(r.usage);if(u)s.appendChild(el("span","usage",u));}
+ var by=r.by,note=null;if(by&&typeof by!=="string"){note=by[1];by=by[0];}
+ if(by)s.appendChild(el("span","src by","matched by "+by));
+ var u=usageText(r.usage);if(u)s.appendChild(el("span","usage",u));
+ if(note)s.appendChild(el("div","note",note));}
 function transcript(to,x){if(x.cost)to.appendChild(el("p","judge",x.cost));
  if(x.excerpt)to.appendChild(el("pre","transcript",x.excerpt));}
 function fill(d,r){var x=r.detail;if(!x){d.appendChild(el("p","reason muted","passed: "+
@@ -442,7 +457,8 @@ var um=$("unmatched");if(um&&D.unmatched.length){um.hidden=false;
  $("unmatched-count").textContent=num(D.unmatched.length);
  um.addEventListener("toggle",function(){if(um.filled)return;um.filled=true;var ul=el("ul");
   D.unmatched.forEach(function(u){var li=el("li");li.appendChild(el("code",null,u[0]));
-   li.appendChild(el("span",null," — no case of "+u[1]+" matches it"));ul.appendChild(li);});
+   li.appendChild(el("span",null," — "+(u[2]||"no case of "+u[1]+" matches it")));
+   ul.appendChild(li);});
   um.appendChild(ul);});}
 })();
 """
@@ -675,7 +691,7 @@ class _HtmlReport:
                 rendered["html"],
             )
         elif kind == "unmatched":
-            cases.add_unmatched(row.source, row.suite or "")
+            cases.add_unmatched(row.source, row.suite or "", row.error)
 
     def finish(self, summary: Summary, meta: Mapping[str, Any] | None) -> None:
         """Write the page (`write_html`), with the run's `meta`."""
