@@ -14,7 +14,7 @@ BLOCK = re.compile(r"```python\n(.*?)```(?:\s*\nprints\s*\n+```text\n(.*?)```)?"
 
 def test_promptkit_page_examples_run() -> None:
     found = BLOCK.findall((ROOT / "docs" / "promptkit.md").read_text(encoding="utf-8"))
-    assert len(found) == 6
+    assert len(found) == 7
     namespace: dict[str, object] = {"__name__": "docs:promptkit"}
     cwd = os.getcwd()
     os.chdir(ROOT)

@@ -731,7 +731,7 @@ def test_lint_verbose_lists_the_kept_keys_per_case() -> None:
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == (
-        "tests/promptkit/data/real/refund-workflow.scenario.yaml: ok (promptkit, 1 cases, "
+        "tests/promptkit/data/real/refund-workflow.scenario.yaml: ok (promptkit, 1 case, "
         "10 assertions)"
     )
     assert lines[1] == "  duplicate-charge-refund: 10 assertions"
@@ -867,5 +867,5 @@ def test_lint_says_a_scenario_without_assertions_is_skipped(tmp_path: Path) -> N
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "ok (promptkit, 1 cases, 0 assertions, 1 skipped)" in done.stdout
+    assert "ok (promptkit, 1 case, 0 assertions, 1 skipped)" in done.stdout
     assert "skipped: the scenario has no assertions: nothing to check offline" in done.stdout

@@ -52,9 +52,11 @@ def errors(dialect: str, doc: Any) -> list[str]:
 
 def dialect_of_file(path: Path) -> str | None:
     """The dialect the loader reads the file in, or promptkit for a workflow file a Scenario
-    names; None when the loader refuses it (a log, a fixture of a bad spec)."""
+    names; None when the loader refuses it (a log, a fixture of a bad spec). Files are loaded
+    strictly, as the schema reads them: a parameter PromptKit ignores loads by default, and
+    the schema, like `unknown_params="error"`, flags it."""
     try:
-        return load_suite(path).dialect
+        return load_suite(path, unknown_params="error").dialect
     except (SpecError, OSError, ValueError, TypeError):
         pass
     try:
@@ -103,11 +105,11 @@ def doc_texts() -> Iterator[tuple[str, str]]:
 
 def doc_blocks() -> list[tuple[str, str, str]]:
     """Every ```yaml and ```json block of the docs and the README, and every spec a ```python
-    example loads, that the loader accepts as a spec: (where, dialect, text)."""
+    example loads, that the loader accepts as a spec, strictly: (where, dialect, text)."""
     found = []
     for where, text in doc_texts():
         try:
-            dialect = loads_suite(text).dialect
+            dialect = loads_suite(text, unknown_params="error").dialect
         except (SpecError, ValueError, TypeError):
             continue
         found.append((where, dialect, text))
@@ -263,7 +265,7 @@ REFUSED = [
 @pytest.mark.parametrize(("dialect", "text"), REFUSED)
 def test_what_the_loader_refuses_fails_validation(dialect: str, text: str) -> None:
     with pytest.raises(SpecError):
-        loads_suite(text, dialect=dialect)
+        loads_suite(text, dialect=dialect, unknown_params="error")
     assert errors(dialect, parse_yaml(text, "<spec>")) != []
 
 

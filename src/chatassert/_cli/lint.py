@@ -6,27 +6,50 @@ import argparse
 from collections.abc import Sequence
 from typing import IO, Any
 
-from chatassert._cli._options import assume_option, unknown_types_option
+from chatassert._cli._options import (
+    assume_option,
+    command,
+    unknown_params_option,
+    unknown_types_option,
+)
 from chatassert._cli._output import Output
 from chatassert._cli._plan import load_suite_or_say, say_unassumed, say_unknown
-from chatassert._errors import SpecError
+from chatassert._errors import SpecError, SpecProblem
 from chatassert._suite import Suite
 from chatassert.reporting import (
     EXIT_OK,
     EXIT_USAGE,
 )
+from chatassert.reporting._words import counted, number
+
+LINT_EXIT_CODES = """\
+exit codes:
+  0    every file loads (warnings, such as an --assume no test names, go to stderr)
+  2    a file could not be read or has problems: each problem is listed with its place
+"""
+"""The exit codes of `lint`, as its help lists them."""
 
 
 def add_parser(sub: Any) -> None:
     """Add the `lint` command to the subparsers `sub`."""
-    lint = sub.add_parser("lint", help="validate suites (and workflow files) without running them")
+    lint = command(
+        sub,
+        "lint",
+        help="validate suites (and workflow files) without running them",
+        description="Load each suite as check would, without reading a log, and say "
+        "'FILE: ok (dialect, cases, assertions)', or list every problem with its place. A "
+        "workflow file is validated as check --workflow loads it.",
+        epilog=LINT_EXIT_CODES,
+    )
     lint.add_argument(
         "suites",
         nargs="+",
+        metavar="SUITE",
         help="spec files; a workflow file (*.workflow.yaml, or a PromptKit pack with a "
         "'workflow' section) is validated as check --workflow loads it",
     )
     unknown_types_option(lint)
+    unknown_params_option(lint)
     assume_option(lint)
     lint.add_argument(
         "-v",
@@ -46,6 +69,7 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
         args.unknown_types,
         verbose=args.verbose,
         assume=tuple(args.assume),
+        unknown_params=args.unknown_params,
     )
 
 
@@ -57,23 +81,26 @@ def _lint(
     *,
     verbose: bool = False,
     assume: Sequence[str] = (),
+    unknown_params: str = "ignore",
 ) -> int:
     code = EXIT_OK
     for path in paths:
         if _is_workflow(path):
             code = max(code, _lint_workflow(path, out, err, verbose))
             continue
-        suite = load_suite_or_say(path, err, unknown_types, assume)
+        suite = load_suite_or_say(path, err, unknown_types, assume, unknown_params=unknown_params)
         if suite is None:
             code = EXIT_USAGE
             continue
         say_unknown([suite], err)
+        say_ignored([suite], err, each=True)
         say_unassumed([suite], assume, err)
         count = sum(len(c.assertions()) for c in suite.cases)
         skipped = sum(c.skip is not None for c in suite.cases)
-        also = f", {skipped} skipped" if skipped else ""
+        also = f", {number(skipped)} skipped" if skipped else ""
         out.write(
-            f"{path}: ok ({suite.dialect}, {len(suite.cases)} cases, {count} assertions{also})\n"
+            f"{path}: ok ({suite.dialect}, {counted(len(suite.cases), 'case')}, "
+            f"{counted(count, 'assertion')}{also})\n"
         )
         if verbose:
             _lint_cases(suite, out)
@@ -113,9 +140,8 @@ def _lint_workflow(path: str, out: Output, err: IO[str], verbose: bool) -> int:
         err.write(f"{path}: not a valid workflow: {exc}\n")
         return EXIT_USAGE
     terminal = ", ".join(flow.terminal_states) or "none"
-    count = len(flow.states)
     out.write(
-        f"{path}: ok (workflow, {count} state{'' if count == 1 else 's'}, entry "
+        f"{path}: ok (workflow, {counted(len(flow.states), 'state')}, entry "
         f"{flow.entry!r}, terminal: {terminal}; use it with check --workflow)\n"
     )
     if verbose:
@@ -131,7 +157,7 @@ def _lint_cases(suite: Suite, out: Output) -> None:
 
     for case in suite.cases:
         count = len(case.assertions())
-        out.write(f"  {case.name}: {count} assertion{'' if count == 1 else 's'}\n")
+        out.write(f"  {case.name}: {counted(count, 'assertion')}\n")
         if case.steps:
             out.write(f"    steps: {', '.join(str(s.step) for s in case.steps)}\n")
         if case.skip is not None:
@@ -142,3 +168,34 @@ def _lint_cases(suite: Suite, out: Output) -> None:
         kept = case.metadata.get(NOT_USED_OFFLINE) or {}
         if kept:
             out.write(f"    not used offline: {', '.join(kept)}\n")
+
+
+def say_ignored(suites: Sequence[Suite], err: IO[str], *, each: bool = False) -> None:
+    """Say which parameters of the suites' PromptKit assertions PromptKit ignores (loaded, as
+    PromptKit loads them, with `--unknown-params ignore`: they have no effect). With `each`
+    (`lint`), one warning per parameter, at its `file:line`; else (`check`) one line per
+    suite, naming them and the command that says where they are."""
+    from chatassert.specs._common import IGNORED_PARAMS
+
+    for suite in suites:
+        found = [e for case in suite.cases for e in case.metadata.get(IGNORED_PARAMS) or ()]
+        if not found:
+            continue
+        if each:
+            for entry in found:
+                warning = SpecProblem(
+                    f"{entry['param']!r} of {entry['type']}: PromptKit ignores this parameter; "
+                    "it has no effect",
+                    path=entry["path"],
+                    file=suite.source,
+                    line=entry.get("line"),
+                    hint=entry.get("hint"),
+                )
+                err.write(f"{warning}\n")
+            continue
+        where = suite.source or suite.name
+        names = ", ".join(dict.fromkeys(f"{e['param']} ({e['type']})" for e in found))
+        err.write(
+            f"{where}: {counted(len(found), 'parameter')} that PromptKit ignores, with no "
+            f"effect: {names}; 'chatassert lint {where}' says where\n"
+        )
