@@ -143,7 +143,12 @@ def test_compact_keeps_every_status_and_explains_only_what_did_not_pass(tmp_path
     statuses = [r["result"]["status"] for r in compact if "result" in r]
     assert statuses == ["failed", "failed", "failed", "failed"]
     turn = compact[0]["result"]["children"][0]
-    assert turn["children"][1] == {"status": "passed", "name": "not_contains"}
+    assert turn["children"][1] == {  # named and placed as the suite file has it
+        "status": "passed",
+        "name": "not_contains",
+        "spec_name": "not_contains",
+        "spec_path": "cases[0].turns[0].assertions[1]",
+    }
     assert turn["children"][0]["reason"].startswith("Expected tool 'get_weather'")
 
 

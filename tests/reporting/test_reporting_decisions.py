@@ -217,13 +217,13 @@ def test_text_report_of_errors_skips_and_unmatched_subjects() -> None:
     summary.unmatched = 2
     assert render_text(summary) == (
         "per assertion:\n"
-        "  judge    0.0% passed  (0/1, 1 errors, 1 skipped)\n"
+        "  judge    0.0% passed  (0/1, 1 error, 1 skipped)\n"
         "\n"
-        "first 1 failing case:\n"
+        "the failing case:\n"
         "- suite / e (conv-7)\n"
         "    ERROR judge: x\n"
         "\n"
-        "2 checked: 0 passed, 0 failed, 1 errors, 1 skipped; 2 without a matching case"
+        "2 checked: 0 passed, 0 failed, 1 error, 1 skipped; 2 without a matching case"
     )
 
 
@@ -249,7 +249,7 @@ def test_text_report_defaults_are_the_documented_ones() -> None:
     summary = many_failures(11)
     text = render_text(summary)
     assert text == render_text(summary, max_failures=10, verbose=False, width=120)
-    assert "first 10 failing cases:" in text
+    assert "the first 10 of 11 failing cases:" in text
     assert text.count("\n- suite / c") == 10
     assert "passing leaf" not in text.split("first 10")[1]
     verbose = render_text(summary, verbose=True).split("first 10")[1]
@@ -268,7 +268,7 @@ def test_text_report_table_cuts_labels_to_48_characters() -> None:
         "  a label much longer than the for…rs of the table    0.0% passed  (0/2, 2 failed)",
         "  passing leaf                                      100.0% passed  (2/2)",
     ]
-    assert "first 2 failing cases:" in text
+    assert "the 2 failing cases:" in text
 
 
 def test_text_report_of_a_run_that_read_nothing_is_the_notice_alone() -> None:
@@ -287,7 +287,7 @@ def test_text_report_of_an_interrupted_run_keeps_its_counts_and_says_it_is_parti
         "  leaf  100.0% passed  (1/1)\n"
         "\n"
         "1 checked: 1 passed, 0 failed, 0 errors, 0 skipped\n"
-        "interrupted after 5 log records (1 cases checked): this report is partial"
+        "interrupted after 5 log records (1 case checked): this report is partial"
     )
 
 
@@ -298,7 +298,7 @@ def test_text_report_shows_a_lone_surrogate_as_a_replacement_character() -> None
         "per assertion:\n"
         "  leaf    0.0% passed  (0/1, 1 failed)\n"
         "\n"
-        "first 1 failing case:\n"
+        "the failing case:\n"
         "- suite / c ()\n"
         "    FAIL leaf: bad \ufffd char\n"
         "\n"
