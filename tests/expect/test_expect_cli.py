@@ -80,7 +80,9 @@ def test_unreadable_lines_and_unknown_ids(tmp_path: Path) -> None:
     out = run("check", SUITE, log)
     assert out.returncode == 1
     assert f"{log}:7: skipped: " in out.stderr
-    assert f"{log}:8: no case of 'note-search' matches this subject" in out.stderr
+    assert f"{log}:8: no test of 'note-search' answers response 'nope': it is no test's id" in (
+        out.stderr
+    )
     assert "; 1 unreadable log lines;" in out.stdout
     assert "1 without a matching case" in out.stdout
     assert "has no response" not in out.stderr
@@ -101,9 +103,13 @@ def test_a_response_naming_no_test_is_unmatched_even_when_the_suite_has_one_test
     log.write_text(json.dumps({"id": "other", "response": {"status": "error"}}) + "\n")
     out = run("check", suite, log)
     assert "FAIL" not in out.stdout  # 'other' is not t1: it is not checked against it
-    assert "no case of 'one' matches this subject" in out.stderr
+    assert "no test of 'one' answers response 'other': it is no test's id or name" in out.stderr
     assert "test 't1' has no response in the logs" in out.stderr
-    assert out.returncode == 3  # nothing failed: t1 has no response and the line is unmatched
+    assert out.returncode == 4  # no response was checked: t1 has none, the line is unmatched
+    assert out.stderr.splitlines()[-1] == (
+        "nothing was checked: 1 response matched no case of the suite (ids: other); "
+        "1 test with no response in the logs"
+    )
 
 
 def test_junit_reports_tests_with_no_response_as_errors(tmp_path: Path) -> None:
