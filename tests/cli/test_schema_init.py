@@ -22,6 +22,8 @@ MODELINE = "# yaml-language-server: $schema="
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    # init writes its copies below the working directory: never the repository's own
+    assert args[:1] != ("init",) or cwd is not None, "run init in a temporary directory"
     return subprocess.run(
         [sys.executable, "-m", "chatassert", *args],
         capture_output=True,
