@@ -83,7 +83,7 @@ def test_unreadable_lines_and_unknown_ids(tmp_path: Path) -> None:
     assert f"{log}:8: no test of 'note-search' answers response 'nope': it is no test's id" in (
         out.stderr
     )
-    assert "; 1 unreadable log lines;" in out.stdout
+    assert "; 1 unreadable log line;" in out.stdout
     assert "1 without a matching case" in out.stdout
     assert "has no response" not in out.stderr
 
