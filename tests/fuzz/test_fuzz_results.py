@@ -37,6 +37,10 @@ def details() -> st.SearchStrategy[dict[str, Any]]:
     return st.dictionaries(specgen.words(), value, max_size=4)
 
 
+PLACES = ["", "cases[0]", "cases[0].turns[1].assertions[0]", "cases[0][1]", "[0]", "assertions[0]"]
+"""Spec paths that nest in one another (a case's, its checks'), and ones that do not."""
+
+
 @functools.cache
 def results() -> st.SearchStrategy[Result]:
     """Result trees of any shape."""
@@ -59,6 +63,8 @@ def results() -> st.SearchStrategy[Result]:
             children=children,
             location=st.one_of(st.none(), st.sampled_from(["turns[0]", "results[2].file"]), text),
             duration=st.one_of(st.none(), st.floats(0, 1e6)),
+            spec_name=st.one_of(st.none(), specgen.words()),
+            spec_path=st.one_of(st.none(), st.sampled_from(PLACES), specgen.odd_text()),
         )
 
     return st.recursive(

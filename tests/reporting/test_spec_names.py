@@ -183,6 +183,27 @@ def test_promptkit_a_conversation_assertion_is_reported_by_its_promptkit_name(
     assert (turn_check["status"], turn_check["spec_name"]) == ("passed", "content_includes")
 
 
+def test_promptkit_otel_events_are_named_as_the_file_names_each_check(tmp_path: Path) -> None:
+    (tmp_path / "refund.scenario.yaml").write_text(PROMPTKIT, encoding="utf-8")
+    record = chat(("Refund me", "I guarantee a refund"))
+    (tmp_path / "log.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    code, out = run(tmp_path, "check", "refund.scenario.yaml", "log.jsonl", "-f", "otel")
+    assert code == 1
+    (line,) = out.splitlines()
+    records = json.loads(line)["resourceLogs"][0]["scopeLogs"][0]["logRecords"]
+    events = [{a["key"]: next(iter(a["value"].values())) for a in r["attributes"]} for r in records]
+    failed = [e for e in events if e["gen_ai.evaluation.score.label"] == "failed"][1]
+    assert (
+        failed["gen_ai.evaluation.name"],
+        failed["chatassert.assertion"],
+        failed["chatassert.spec_path"],
+    ) == (
+        "content_not_includes",
+        "conversation_content_not_includes",
+        "spec.conversation_assertions[0]",
+    )
+
+
 EXPECT = json.dumps(
     {
         "name": "search",

@@ -7,7 +7,7 @@ result tree, in tree order. Each record is an event named `gen_ai.evaluation.res
 `eventName` field) with the attributes the GenAI semantic conventions define for it:
 
 - `gen_ai.evaluation.name`: the case's name for the tree's root, else the node's label (its
-  `message`, else its assertion kind);
+  `message`, else the name its suite file gives it, else its assertion kind);
 - `gen_ai.evaluation.score.label`: the node's status (`passed`, `failed`, `error`, `skipped`);
 - `gen_ai.evaluation.score.value`: the node's score, when it has a finite one;
 - `gen_ai.evaluation.explanation`: the node's reason, when it gives one;
@@ -17,7 +17,8 @@ result tree, in tree order. Each record is an event named `gen_ai.evaluation.res
 
 and, under the `chatassert.` prefix, what the conventions have no name for:
 `chatassert.status` (as the label), `chatassert.suite`, `chatassert.case`,
-`chatassert.assertion` (the node's assertion kind), `chatassert.location` (its full place in
+`chatassert.assertion` (the node's assertion kind), `chatassert.spec_path` (where its suite
+file has it, `cases[0].turns[1].assertions[0]`), `chatassert.location` (its full place in
 the subject, `turns[2].tool_calls`), `chatassert.pointer` (a JSON Pointer to the evidence),
 `chatassert.source` (`file:line`) and `chatassert.subject_id`.
 
@@ -105,7 +106,7 @@ def _record(
     now: str,
 ) -> dict[str, Any]:
     status = node.status.value
-    name = outcome.case if not ancestors else (node.message or node.name)
+    name = outcome.case if not ancestors else node.label
     location = node.full_location(ancestors)
     attributes: list[tuple[str, Any]] = [
         ("gen_ai.evaluation.name", name),
@@ -127,6 +128,7 @@ def _record(
         ("chatassert.assertion", node.name),
     ]
     for key, value in (
+        ("chatassert.spec_path", node.spec_path),
         ("chatassert.location", location or None),
         ("chatassert.pointer", node.pointer),
         ("chatassert.source", outcome.source or None),
