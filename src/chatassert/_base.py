@@ -105,7 +105,7 @@ class SpecPlace:
         ('contains', 'turns[0].assertions[1]')
     """
 
-    __slots__ = ("_placed", "details", "name", "path")
+    __slots__ = ("_last", "_placed", "details", "name", "path")
 
     def __init__(self, name: str, path: str, details: Mapping[str, Any] | None = None) -> None:
         self.name = name
@@ -114,20 +114,27 @@ class SpecPlace:
         # their own: the parameters PromptKit ignores that the file gave it (`ignored_params`)
         self.details = dict(details) if details else None
         self._placed: dict[int, tuple[Result, Result]] = {}
+        # the constant placed last and its placed copy, one tuple (read whole by any thread):
+        # a check mostly returns the same constant again, found here without a lookup
+        self._last: tuple[Result | None, Result | None] = (None, None)
 
     def place(self, result: Result) -> Result:
         """`result` named and placed as the spec has it (a copy when it is shared)."""
+        last = self._last
+        if last[0] is result:
+            return last[1]  # type: ignore[return-value]  # set together with last[0]
         fields = result.__dict__
-        if fields.get("spec_path") is self.path and fields.get("spec_name") is self.name:
-            return result
         if "_shared" not in fields:  # nobody else has seen it: set the fields in place
             fields["spec_name"] = self.name
             fields["spec_path"] = self.path
             if self.details is not None:
                 fields["details"] = {**fields["details"], **self.details}
             return result
+        if fields.get("spec_path") is self.path and fields.get("spec_name") is self.name:
+            return result  # placed already (a placed constant passed on)
         known = self._placed.get(id(result))
         if known is not None and known[0] is result:
+            self._last = known
             return known[1]
         copy = object.__new__(Result)
         copy.__dict__.update(fields)  # still shared: whoever annotates it further copies it
@@ -137,7 +144,7 @@ class SpecPlace:
             copy.__dict__["details"] = ReadOnlyDict({**fields["details"], **self.details})
         if len(self._placed) >= _PLACES_KEPT:
             self._placed.clear()
-        self._placed[id(result)] = (result, copy)  # kept with it: its id is not reused
+        self._placed[id(result)] = self._last = (result, copy)  # kept: its id is not reused
         return copy
 
     def __reduce__(self) -> tuple[Any, ...]:
