@@ -265,6 +265,20 @@ def test_the_grouped_page_is_the_same_with_worker_processes(tmp_path: Path) -> N
     assert examples == ["log0.jsonl:2", "log0.jsonl:3", "log0.jsonl:5"]
 
 
+def test_checks_are_named_as_the_spec_names_them_at_their_place() -> None:
+    from chatassert.specs import load_suite
+
+    suite = load_suite(Path(__file__).parents[2] / "examples" / "search.expect.json")
+    case = suite.cases[0]
+    outcome = Outcome(suite.name, case.name, case.check({"status": "error"}), "log.jsonl:1")
+    (_, _, detail, _, _) = json.loads(html_case(outcome))
+    status = detail["tree"]["c"][0]
+    # the expect dialect's `status`, at `expect.status` in its test; run by expect_status
+    assert (status["sn"], status["ps"], status["n"]) == ("status", "expect.status", "expect_status")
+    # a native name that is the spec's is said once
+    assert all(node.get("sn") != node["n"] for node in detail["tree"]["c"])
+
+
 def test_why_a_case_was_checked_and_its_note_are_kept_for_every_case() -> None:
     note = "the case's id is 'greet', the conversation's 'hello-1'"
     passing = Outcome("s", "c", Contains("a").check("a"), "log.jsonl:1", matched_by="id")

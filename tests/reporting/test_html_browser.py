@@ -190,7 +190,11 @@ def test_the_report_in_a_browser(
     assert HOSTILE in hostile.locator("pre.transcript").inner_text()
     assert page.locator("img").count() == 0
     assert page.title() == "chatassert report"
-    # the case says why the conversation was checked against it
+    # each check named as the suite file names it, at its place in the file; the case says
+    # why the conversation was checked against it
+    assert "no internal errors (not_contains) at turns[0].assertions[1]" in (
+        hostile.locator("ul.tree").first.inner_text()
+    )
     assert "matched by id" in hostile.locator(":scope > summary").inner_text()
     # the failing span is marked, and the usage the log recorded is shown
     assert hostile.locator("mark").all_inner_texts() == ["internal error"]
@@ -349,15 +353,21 @@ def test_twenty_thousand_identical_failures_in_a_browser(browser: Any, tmp_path:
     page.close()
 
 
-def test_pairing_notes_in_a_browser(browser: Any, tmp_path: Path) -> None:
+def test_names_places_and_pairing_notes_in_a_browser(browser: Any, tmp_path: Path) -> None:
     from chatassert import Contains, Result, Status
     from chatassert.reporting import Outcome, Summary
     from chatassert.reporting._html import HtmlWriter, write_html
 
     leaf = Result(
-        Status.FAILED, "expect_status", "Expected status 'success', got 'error'", pointer="/status"
+        Status.FAILED,
+        "expect_status",
+        "Expected status 'success', got 'error'",
+        spec_name="status",
+        spec_path="tests[0].expect.status",
+        pointer="/status",
     )
     case = Result(Status.FAILED, "case", "1 assertion failed", children=(leaf,))
+    case = case.replace(spec_path="tests[0]")
     note = "the suite's one case has id 'greet'; the conversation's id is 'hello-1'"
     outcomes = [
         Outcome("search", "finds notes", case, "log.jsonl:1", "r-1", matched_by="id"),
@@ -383,7 +393,8 @@ def test_pairing_notes_in_a_browser(browser: Any, tmp_path: Path) -> None:
     page.goto(path.as_uri())
     page.click("#expand")
     search = page.locator("#cases details.case", has_text="finds notes")
-    assert "expect_status — Expected status" in search.inner_text()
+    # the place says the name: `expect.status`, then the native check that runs it
+    assert "expect.status (native: expect_status) — Expected status" in search.inner_text()
     assert "matched by id" in search.locator(":scope > summary").inner_text()
     greeting = page.locator("#cases details.case", has_text="greets")
     assert "matched by single case" in greeting.locator(":scope > summary").inner_text()

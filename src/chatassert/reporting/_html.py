@@ -72,10 +72,20 @@ def _dump(value: Any) -> str:
     return INVALID_XML.sub("\ufffd", text)
 
 
-def _node(result: Result) -> dict[str, Any]:
+def _node(result: Result, root: str | None = None, above: str | None = None) -> dict[str, Any]:
     """One node of a result tree as the page's script reads it (short keys: the page of a
-    large run holds thousands of them)."""
+    large run holds thousands of them).
+
+    A node is named as the spec wrote it (`sn`, when that is not the native name `n`), with
+    its place in the spec (`ps`: `Result.spec_place` relative to the case's place `root`, left
+    out where the node above says it already).
+    """
     node: dict[str, Any] = {"s": _CODE[result.status.value], "n": result.name, "r": result.reason}
+    if result.spec_name is not None and result.spec_name != result.name:
+        node["sn"] = result.spec_name
+    place = result.spec_place(root, above)
+    if place is not None:
+        node["ps"] = place
     if result.message:
         node["m"] = result.message
     if result.location:
@@ -90,7 +100,8 @@ def _node(result: Result) -> dict[str, Any]:
             node["mk"] = text.split("\0")
             node["sp"] = list(result.span)
     if result.children:
-        node["c"] = [_node(child) for child in result.children]
+        here = result.spec_path or above
+        node["c"] = [_node(child, root, here) for child in result.children]
     return node
 
 
@@ -112,11 +123,13 @@ def _usage(subject: object) -> dict[str, float | int] | None:
 
 def _same(node: Mapping[str, Any]) -> list[Any]:
     """What two results share when they are the same result: each node that did not pass, by
-    its status, name, message, location, pointer and reason (not its evidence's text)."""
+    its status, names, message, places, pointer and reason (not its evidence's text)."""
     return [
         node["s"],
         node["n"],
         node.get("m"),
+        node.get("sn"),
+        node.get("ps"),
         node.get("at"),
         node.get("p"),
         node["r"],
@@ -150,7 +163,7 @@ def html_case(outcome: Outcome, subject: object = None) -> str:
     detail: dict[str, Any] | None = None
     key = None
     if result.status is not Status.PASSED:
-        tree = _node(result)
+        tree = _node(result, result.spec_path, result.spec_path)
         detail = {"tree": tree}
         if outcome.excerpt:
             detail["excerpt"] = outcome.excerpt
@@ -385,9 +398,14 @@ function checks(asserts){var n={f:0,e:0,s:0,p:0},p=[];
  ["f","e","s","p"].forEach(function(k){if(n[k])p.push(num(n[k])+" "+NAMES[k]);});
  return counted(asserts.length,"check")+(p.length?": "+p.join(", "):"");}
 function tree(node){var li=el("li","node-"+node.s),head=el("span");
+ var named=node.sn||node.n,place=node.ps,title=node.m||named;
+ if(!node.m&&place&&(place===named||place.slice(-named.length-1)==="."+named)){
+  title=place;place=null;}
  head.appendChild(el("span","st "+NAMES[node.s],NAMES[node.s]));
- head.appendChild(el("b",null,node.m||node.n));
- if(node.m)head.appendChild(el("span","muted"," ("+node.n+")"));
+ head.appendChild(el("b",null,title));
+ var more=[];if(node.m)more.push(named);if(node.sn)more.push("native: "+node.n);
+ if(more.length)head.appendChild(el("span","muted"," ("+more.join("; ")+")"));
+ if(place&&place!==node.at)head.appendChild(el("span","muted place"," at "+place));
  if(node.at)head.appendChild(el("span","muted loc"," @ "+node.at));
  if(node.r)head.appendChild(el("span",null," — "+node.r));
  if(node.p!==undefined){var ev=el("div","evidence");ev.appendChild(el("code","ptr",node.p));
@@ -482,6 +500,10 @@ _CONTROLS = """<div id="controls">
 </div>"""
 
 _LEGEND = f"""<dl class="legend" id="legend" aria-label="how to read a result">
+<dt><strong>contains_any</strong> <span class="muted">at turns[0].assertions[1]</span></dt>
+<dd>a check, named as the suite file names it, and its <dfn>place</dfn> in that file (in the
+file's own keys); <span class="muted">(native: expect_status)</span> names the check that runs
+it where the file's name is another</dd>
 <dt><span class="muted">@ turns[0]</span></dt>
 <dd>a <dfn>location</dfn>: where in what was checked a check applies (turns are counted from 0)
 </dd>
