@@ -99,6 +99,7 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "judge.secrets": (60, 10_000),
     # results
     "result.roundtrip": (300, 60_000),
+    "report.html": (150, 30_000),
     # media headers: any bytes, mutated files of every format read
     "media.headers": (300, 100_000),
     # the command line

@@ -320,3 +320,12 @@ def test_past_the_bound_on_groups_failures_are_listed_each(monkeypatch: pytest.M
         ("log.jsonl:4", None),
         ("log.jsonl:5", 0),
     ]
+
+
+def test_reasons_that_differ_only_in_characters_the_page_cannot_hold_are_not_merged() -> None:
+    # both read `bad �` on the page, yet they are two reasons
+    outcomes = [
+        Outcome("s", "c", Result(Status.FAILED, "contains", f"bad {char}"), f"log.jsonl:{n}")
+        for n, char in enumerate(["\ud800", "\udfff", "\ud800"], start=1)  # lone surrogates
+    ]
+    assert _groups(_page(outcomes)) == [("log.jsonl:1", 2), ("log.jsonl:2", 1)]

@@ -171,8 +171,9 @@ def html_case(outcome: Outcome, subject: object = None) -> str:
             detail["id"] = outcome.subject_id
         if outcome.cost is not None:
             detail["cost"] = cost_text(outcome.cost)
-        same = _dump([outcome.suite, outcome.case, _same(tree)]).encode("utf-8", "surrogatepass")
-        key = hashlib.blake2b(same, digest_size=8).hexdigest()
+        # the texts as they are (`_dump` would make two control characters one U+FFFD)
+        same = json.dumps([outcome.suite, outcome.case, _same(tree)], ensure_ascii=False)
+        key = hashlib.blake2b(same.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
     source = relative_to_cwd(outcome.source) if outcome.source else ""
     matched: str | list[str | None] | None = outcome.matched_by
     if outcome.match_note:
