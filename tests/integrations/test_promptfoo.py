@@ -109,9 +109,9 @@ def test_json_output_as_the_subject_of_expect_style_checks() -> None:
     )
     assert ok["pass"] is True
     assert bad["pass"] is False
-    assert [c["reason"] for c in bad["componentResults"]] == [
-        "expect_status: Expected status 'success', got 'error'",
-        "expect_results_min: Expected at least 1 result, got 0",
+    assert [c["reason"] for c in bad["componentResults"]] == [  # named as the config's keys
+        "status: Expected status 'success', got 'error'",
+        "results_min: Expected at least 1 result, got 0",
     ]
     assert single["pass"] is True
 
