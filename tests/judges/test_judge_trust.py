@@ -164,7 +164,7 @@ def test_costs_are_reported_per_case_and_per_run_cli(
     assert report[0]["cost"]["cost"] == pytest.approx(cost)
     assert report[-1]["summary"]["judge"]["tokens_in"] == 1200
     text = (tmp_path / "r.txt").read_text(encoding="utf-8")
-    assert "judge: 1 requests, 0 from cache, 0 avoided; tokens 1200 in, 30 out; cost 0.0027" in text
+    assert "judge: 1 request, 0 from cache, 0 avoided; tokens 1,200 in, 30 out; cost 0.0027" in text
     root = ET.parse(tmp_path / "r.xml").getroot()
     case_props = {
         p.get("name"): p.get("value") for p in root.findall(".//testcase/properties/property")
@@ -174,7 +174,7 @@ def test_costs_are_reported_per_case_and_per_run_cli(
     }
     assert case_props["judge.tokens_in"] == suite_props["judge.tokens_in"] == "1200"
     assert case_props["judge.requests"] == "1"
-    assert "judge: 1 requests" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "judge: 1 request," in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
 def test_cached_verdicts_are_counted_and_cost_nothing(
