@@ -174,16 +174,22 @@ def test_an_otel_trace_names_its_case(tmp_path: Path) -> None:
     assert done.returncode == 1  # the reply does not say "booked"
 
 
-def test_a_subject_without_a_matching_case_gives_exit_3_and_is_reported(tmp_path: Path) -> None:
+def test_a_subject_without_a_matching_case_beside_a_checked_one_gives_exit_3_and_is_reported(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "suite.yaml").write_text(SUITE, encoding="utf-8")
-    (tmp_path / "log.jsonl").write_text(_line(case="nobody") + "\n", encoding="utf-8")
+    lines = [_line(case="nobody"), _line(case="greets")]
+    (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     text = run("check", "suite.yaml", "log.jsonl", cwd=tmp_path)
     assert text.returncode == 3, text.stdout + text.stderr
+    assert "1 checked: 1 passed" in text.stdout
     assert "1 without a matching case" in text.stdout
+    assert text.stderr.startswith("log.jsonl:1: no case of 'suite' matches this conversation")
     as_json = run("check", "suite.yaml", "log.jsonl", "-f", "json", cwd=tmp_path)
     assert as_json.returncode == 3
     rows = [json.loads(line) for line in as_json.stdout.splitlines()]
-    assert rows[0] == {"unmatched": "log.jsonl:1", "suite": "suite"}
+    assert rows[0] | {"unmatched": "log.jsonl:1", "suite": "suite"} == rows[0]
+    assert "'nobody' names no case" in rows[0]["reason"]
     assert rows[-1]["summary"]["unmatched"] == 1
     junit = run("check", "suite.yaml", "log.jsonl", "-f", "junit", cwd=tmp_path)
     assert junit.returncode == 3
@@ -192,6 +198,15 @@ def test_a_subject_without_a_matching_case_gives_exit_3_and_is_reported(tmp_path
     error = root.find(".//testcase/error")
     assert error is not None
     assert error.get("type") == "unmatched"
+
+
+def test_subjects_that_match_no_case_alone_checked_nothing_exit_4(tmp_path: Path) -> None:
+    (tmp_path / "suite.yaml").write_text(SUITE, encoding="utf-8")
+    (tmp_path / "log.jsonl").write_text(_line(case="nobody") + "\n", encoding="utf-8")
+    for fmt in ("text", "json", "junit"):
+        done = run("check", "suite.yaml", "log.jsonl", "-f", fmt, cwd=tmp_path)
+        assert done.returncode == 4, done.stdout + done.stderr
+        assert "nothing was checked: 1 conversation matched no case of the suite" in done.stderr
 
 
 def test_a_byte_order_mark_and_carriage_returns_do_not_break_lines(tmp_path: Path) -> None:
