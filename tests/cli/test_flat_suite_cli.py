@@ -34,10 +34,17 @@ def test_a_regression_fails_with_exit_code_1_and_names_the_failing_turns() -> No
     done = run("check", "examples/booking.flat.yaml", "examples/booking-regressions.jsonl")
     assert done.returncode == 1
     out = done.stdout
-    assert "- booking / books a table for four (examples/booking-regressions.jsonl:1)" in out
+    case = "- booking / books a table for four"
+    assert f"{case} (examples/booking-regressions.jsonl:1; matched by inputs)" in out
     assert "FAIL turns[0] turn: 3 of 3 failed" in out
-    assert "FAIL contains_function_call: Expected tool 'check_availability', found: []" in out
-    assert "tool 'create_reservation' was called with party_size=2, expected 4" in out
+    assert (
+        "FAIL contains_function_call at turns[0].assertions[0]: "
+        "Expected tool 'check_availability', found: []"
+    ) in out
+    assert (
+        "FAIL contains_function_call at turns[1].assertions[0]: "
+        "tool 'create_reservation' was called with party_size=2,\n        expected 4"
+    ) in out  # wrapped at 120 columns, continued under its check
     assert "1 checked: 0 passed, 1 failed" in out
 
 

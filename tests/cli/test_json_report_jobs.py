@@ -336,7 +336,7 @@ def test_jobs_list_the_same_unreadable_and_unmatched_lines_as_jobs_one(tmp_path:
     assert said.count("- support / weather (log.jsonl:") == 2  # --show 2
     assert said.count(": skipped: line is not JSON") == 10
     assert "… and 19 more unreadable lines (only the first 10 are listed)" in said
-    assert said.count("no case of 'support' matches this subject") == 10
+    assert said.count(": no case of 'support' matches ") == 10
     assert "… and 10 more unmatched subjects (only the first 10 are listed)" in said
     summary = json.loads(report[-1])["summary"]
     assert (summary["unreadable"], summary["unmatched"], summary["records"]) == (29, 20, 6000)
