@@ -19,9 +19,11 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import importlib.util
 import inspect
 import itertools
 import json
+import pkgutil
 import re
 import sys
 import textwrap
@@ -264,16 +266,51 @@ def _attribute_docs(module: ModuleType) -> dict[str, str]:
     return docs
 
 
-def constant_doc(name: str, value: Any) -> str:
-    """The attribute docstring of a constant, found in the module of the package that
-    assigns it (the same object under the same name)."""
-    for module_name, module in sorted(sys.modules.items()):
-        if not module_name.startswith("chatassert") or module is None:
-            continue
+def constant_doc(name: str, module_name: str) -> str:
+    """The attribute docstring of constant `name` of module `module_name`: written where the
+    module assigns it, or where the module it imports it from does (followed through imports),
+    else in the first submodule of its package, by name, that holds the same object (a name the
+    package gives lazily). The page does not depend on which modules happen to be imported."""
+    found = _imported_doc(name, module_name)
+    if found:
+        return found
+    package = importlib.import_module(module_name)
+    value = getattr(package, name, _ABSENT)
+    subs = pkgutil.walk_packages(getattr(package, "__path__", []), module_name + ".")
+    for sub in sorted(subs, key=lambda info: info.name):
+        module = importlib.import_module(sub.name)
         if getattr(module, name, _ABSENT) is value:
             doc = _attribute_docs(module).get(name)
             if doc:
                 return doc
+    return ""
+
+
+def _imported_doc(name: str, module_name: str) -> str:
+    seen: set[tuple[str, str]] = set()
+    while (module_name, name) not in seen:
+        seen.add((module_name, name))
+        module = importlib.import_module(module_name)
+        doc = _attribute_docs(module).get(name)
+        if doc:
+            return doc
+        source = inspect.getsource(module)
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.ImportFrom) and node.module is not None:
+                for alias in node.names:
+                    if (alias.asname or alias.name) == name:
+                        package = module_name if hasattr(module, "__path__") else None
+                        package = package or module_name.rpartition(".")[0]
+                        module_name = importlib.util.resolve_name(
+                            "." * node.level + node.module, package
+                        )
+                        name = alias.name
+                        break
+                else:
+                    continue
+                break
+        else:
+            return ""
     return ""
 
 
@@ -348,7 +385,7 @@ def _object_section(qualified: str, name: str, obj: Any, canonical: dict[int, st
         text = _short(repr(obj))
         value = f" = {text}" if len(text) <= 80 else f": {type(obj).__name__}"
         out += ["```python", f"{name}{value}", "```", ""]
-        out += render_doc(constant_doc(name, obj))
+        out += render_doc(constant_doc(name, qualified.rpartition(".")[0]))
     return [*_tidy(out), ""]
 
 
@@ -393,7 +430,7 @@ def api_page() -> str:
                 rows.append(f"| `{name}` | same as [`{home}`](#{anchor(home)}) |")
                 continue
             doc = obj.__doc__ if inspect.isclass(obj) or callable(obj) else None
-            doc = doc or constant_doc(name, obj)
+            doc = doc or constant_doc(name, module_name)
             summary = inspect.cleandoc(doc).split("\n\n")[0].replace("\n", " ") if doc else ""
             rows.append(f"| [`{name}`](#{anchor(qualified)}) | {link_rules(_cell(summary))} |")
             sections += _object_section(qualified, name, obj, canonical)
