@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import compileall
+import os
 import sys
 from pathlib import Path
 
@@ -18,6 +20,49 @@ if Path(__file__).resolve().parent.parent.name == "mutants":
     # Under mutation testing (`mutmut run`, see docs/internals/mutation.md) every call of
     # mutated code passes through a trampoline, so deep trees need more stack frames than usual.
     sys.setrecursionlimit(20_000)
+
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile the package's bytecode once, before any test starts a `chatassert` process.
+
+    Where PYTHONDONTWRITEBYTECODE is set (as in many CI images and containers) no process writes
+    it, so each of the suite's ~2,000 command-line subprocesses would compile every module it
+    imports again: about 0.3 s of CPU each, a third of a short `chatassert check`. Python still
+    reads bytecode it finds, so writing it once here makes every later process start as a user's
+    installed one does. Under xdist only the controller does it.
+    """
+    if not hasattr(config, "workerinput") and (
+        sys.flags.dont_write_bytecode or os.environ.get("PYTHONDONTWRITEBYTECODE")
+    ):
+        compileall.compile_dir(SRC / "chatassert", quiet=1)
+
+
+# Tests that need a large optional install: Ray (about 600 MB), Dask, or Chromium driven by
+# Playwright. They carry the `heavy` marker, so `python -m pytest -m "not heavy"` runs the rest
+# (README.md, "Running the tests"); .ci/run runs everything and requires them. Each such module
+# stays on one worker process under pytest-xdist (its engine or browser starts once).
+HEAVY = {  # a test module, or a test module and a parameter id of its tests
+    "tests/integrations/test_ray.py": "ray",
+    "tests/integrations/test_dask.py": "dask",
+    "tests/reporting/test_html_browser.py": "browser",
+    "tests/docs/test_pages.py[docs/engines.md]": "dask",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that need Ray, Dask or the browser `heavy`, and keep each group on one
+    xdist worker."""
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        parameters = item.nodeid[item.nodeid.find("[") :] if "[" in item.nodeid else ""
+        group = HEAVY.get(path) or HEAVY.get(path + parameters)
+        if group is not None:
+            item.add_marker(pytest.mark.heavy)
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
