@@ -101,3 +101,9 @@ def test_an_array_of_messages_with_a_bad_message_is_an_error_with_its_place() ->
     bad = [{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": "x"}]
     record = parse_line(json.dumps(bad), "log.jsonl", 4)
     assert record.error == "record[1].tool_calls is not a list"
+
+
+def test_an_array_of_messages_under_an_unknown_format_names_the_format() -> None:
+    record = parse_line(json.dumps(CHAT), "log.jsonl", 2, "nope")  # found by fuzzing: KeyError
+    assert not record.ok
+    assert (record.error or "").startswith("unknown transcript format 'nope'; known: native")

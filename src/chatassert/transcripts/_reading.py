@@ -294,6 +294,8 @@ def _is_array_of_records(raw: Any, format: str | None) -> bool:
     array of messages or of calls is one conversation), some item of which is of a format."""
     if not isinstance(raw, list) or not raw or not all(isinstance(item, dict) for item in raw):
         return False
+    if format is not None and format not in FORMATS:
+        return False  # read_one names the unknown format
     fits = [FORMATS[format][0]] if format is not None else [d for d, _ in FORMATS.values()]
     try:
         if any(detect(raw) for detect in fits):
