@@ -405,6 +405,7 @@ TOOLS = (
 )
 
 
+@functools.cache  # strategies are immutable: built once, not on every draw
 def _arguments() -> st.SearchStrategy[dict[str, Any]]:
     return st.dictionaries(
         st.one_of(st.sampled_from(["invoice_id", "amount", "date", "party_size"]), words()),
@@ -528,6 +529,7 @@ def _native_one(kind: str, depth: int) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+@functools.cache  # strategies are immutable: built once, not on every draw
 def native_documents() -> st.SearchStrategy[Any]:
     """Native suites: `chatassert: 1`, cases of turns and whole-conversation checks."""
     turn = st.fixed_dictionaries(
@@ -557,6 +559,7 @@ def native_documents() -> st.SearchStrategy[Any]:
     )
 
 
+@functools.cache  # strategies are immutable: built once, not on every draw
 def flat_assertion() -> st.SearchStrategy[dict[str, Any]]:
     """One flat assertion `{type, value, arguments?, rubric?, model?}`."""
     table = dialect_types("flat")
@@ -565,6 +568,7 @@ def flat_assertion() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+@functools.cache  # strategies are immutable: built once, not on every draw
 def flat_documents() -> st.SearchStrategy[Any]:
     """Flat files: `test_cases:`, one case's `turns:`, or a list of assertions."""
     turn = st.fixed_dictionaries(
@@ -594,6 +598,7 @@ def flat_documents() -> st.SearchStrategy[Any]:
     )
 
 
+@functools.cache  # strategies are immutable: built once, not on every draw
 def _promptkit_item(level: str) -> st.SearchStrategy[dict[str, Any]]:
     table = dialect_types(f"promptkit.{level}")
     return st.one_of(
@@ -604,6 +609,7 @@ def _promptkit_item(level: str) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+@functools.cache  # strategies are immutable: built once, not on every draw
 def workflows() -> st.SearchStrategy[Any]:
     """A workflow inline (a pack's `workflow` section, or a whole pack) or a file name."""
     events = st.dictionaries(
@@ -628,6 +634,7 @@ def workflows() -> st.SearchStrategy[Any]:
     return st.one_of(section, section.map(lambda s: {"workflow": s}), files, json_values(2))
 
 
+@functools.cache  # strategies are immutable: built once, not on every draw
 def promptkit_documents() -> st.SearchStrategy[Any]:
     """PromptKit Scenario manifests (turns or workflow steps), or a bare list of items."""
     turn = st.fixed_dictionaries(
@@ -742,6 +749,7 @@ def expect_object(depth: int = 0) -> st.SearchStrategy[dict[str, Any]]:
     return st.lists(entries, min_size=1, max_size=4).map(dict)
 
 
+@functools.cache  # strategies are immutable: built once, not on every draw
 def expect_documents() -> st.SearchStrategy[Any]:
     """Expect files: a list of tests, one suite, `test_suites:`, or one bare expect object."""
     test = st.fixed_dictionaries(
@@ -770,6 +778,7 @@ def expect_documents() -> st.SearchStrategy[Any]:
     )
 
 
+@functools.cache  # strategies are immutable: built once, not on every draw
 def documents() -> st.SearchStrategy[Any]:
     """A document of any of the four dialects."""
     return st.one_of(
@@ -966,6 +975,7 @@ def deep(node: Any) -> st.SearchStrategy[Nested]:
     return st.builds(Nested, depth, st.just(node), st.booleans())
 
 
+@functools.cache  # strategies are immutable: built once, not on every draw
 def alias_bombs() -> st.SearchStrategy[Any]:
     """The billion-laughs shape: level i holds `width` aliases of level i-1.
 
