@@ -23,21 +23,9 @@ import pytest
 
 from chatassert._cli import main
 from chatassert.reporting import report_schema
+from support_suite import SUPPORT_SUITE
 
-SUITE = """\
-chatassert: 1
-name: support
-cases:
-  - name: refund
-    id: T-refund
-    turns:
-      - input: I was charged twice
-        assertions: [{type: contains, value: refund}]
-  - name: greeting
-    turns:
-      - input: Hello
-        assertions: [{type: contains, value: hello}]
-"""
+SUITE = SUPPORT_SUITE
 
 ONE = """\
 chatassert: 1

@@ -17,21 +17,9 @@ from chatassert import Contains
 from chatassert.records import Checker, Row, Summary
 from chatassert.reporting import EXIT_ERRORS, EXIT_NOTHING, Outcome
 from chatassert.specs import loads_suite
+from support_suite import SUPPORT_SUITE
 
-SUITE = """\
-chatassert: 1
-name: support
-cases:
-  - name: refund
-    id: T-refund
-    turns:
-      - input: I was charged twice
-        assertions: [{type: contains, value: refund}]
-  - name: greeting
-    turns:
-      - input: Hello
-        assertions: [{type: contains, value: hello}]
-"""
+SUITE = SUPPORT_SUITE
 
 
 def chat(user: str, reply: str, **fields: object) -> str:

@@ -15,20 +15,11 @@ import pytest
 from chatassert import Conversation
 from chatassert._suite import MATCHED_BY, Match, Suite
 from chatassert.specs import loads_suite
+from support_suite import SUPPORT_SUITE
 
-SUITE = """\
-chatassert: 1
-name: support
-cases:
-  - name: refund
-    id: T-refund
-    turns:
-      - input: I was charged twice
-        assertions: [{type: contains, value: refund}]
-  - name: greeting
-    turns:
-      - input: Hello
-        assertions: [{type: contains, value: hello}]
+SUITE = (
+    SUPPORT_SUITE
+    + """\
   - name: greeting again
     turns:
       - input: Hello
@@ -36,6 +27,7 @@ cases:
       - input: Bye
         assertions: [{type: contains, value: bye}]
 """
+)
 
 ONE = """\
 chatassert: 1
