@@ -12,6 +12,7 @@ import io
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -22,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from resume_helpers import run_files
 
 from chatassert.integrations.ray import check_dataset, summarize
 from chatassert.records import Checker, Row, Summary, inline_suite
@@ -261,35 +263,42 @@ def test_parquet_with_a_json_string_column_and_a_struct_column(
         pa.table({"record": [json.dumps(c) for c in conversations]}), tmp_path / "text.parquet"
     )
     pq.write_table(pa.table({"record": conversations}), tmp_path / "struct.parquet")
-    jsonl = tmp_path / "same.jsonl"
-    jsonl.write_text("".join(json.dumps(c) + "\n" for c in conversations), encoding="utf-8")
-    args = [f"--assert={spec}" for spec in ASSERTS]
-    local = _reports(cluster, tmp_path, "local", *args, str(jsonl))
-    for name in ("text", "struct"):
-        (tmp_path / name).mkdir()
-        out = tmp_path / name / "r.jsonl"
-        done = _cli(
-            cluster, "--engine", "ray", *args, str(tmp_path / f"{name}.parquet"), "-o", str(out)
+    names = ("text", "struct")
+    for name in names:  # the same conversations as JSONL, for the local run
+        (tmp_path / f"{name}.jsonl").write_text(
+            "".join(json.dumps(c) + "\n" for c in conversations), encoding="utf-8"
         )
-        assert done.returncode == local[0], done.stderr
-        rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-        assert rows[-1] == local[1][-1] | {"summary": rows[-1]["summary"]}
-        assert _without_durations(rows[-1]) == local[1][-1]
-        verdicts = [(r["source"], r["result"]["status"]) for r in rows[:-1]]
-        assert verdicts == [
-            (
-                f"{tmp_path / name}.parquet#row={int(r['source'].rsplit(':', 1)[1]) - 1}",
-                r["result"]["status"],
-            )
-            for r in local[1][:-1]
-        ]
+    args = [f"--assert={spec}" for spec in ASSERTS]
+    local = _reports(
+        cluster, tmp_path, "local", *args, *(str(tmp_path / f"{n}.jsonl") for n in names)
+    )
+    # both Parquet files in one run on Ray: a task each
+    out = tmp_path / "parquet.jsonl"
+    parquets = [str(tmp_path / f"{name}.parquet") for name in names]
+    done = _cli(cluster, "--engine", "ray", *args, *parquets, "-o", str(out))
+    assert done.returncode == local[0], done.stderr
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert rows[-1] == local[1][-1] | {"summary": rows[-1]["summary"]}
+    assert _without_durations(rows[-1]) == local[1][-1]
+    assert local[1][-1]["summary"]["records"] == 240
+    verdicts = [(r["source"], r["result"]["status"]) for r in rows[:-1]]
+
+    def located(source: str) -> str:  # text.jsonl:3 -> text.parquet#row=2
+        path, line = source.rsplit(":", 1)
+        return f"{path.removesuffix('.jsonl')}.parquet#row={int(line) - 1}"
+
+    assert verdicts == [(located(r["source"]), r["result"]["status"]) for r in local[1][:-1]]
+    assert {s.split("#")[0] for s, _ in verdicts} == set(parquets)
     # the same struct column through check_dataset, located by Ray's include_paths
     dataset = ray.data.read_parquet(str(tmp_path / "struct.parquet"), include_paths=True)
     rows = check_dataset(dataset, inline_suite(ASSERTS), column="record").take_all()
     assert [r["source"] for r in rows[:4]] == [  # a case row per assertion
         f"{tmp_path / 'struct.parquet'}#row={i}" for i in (0, 0, 1, 1)
     ]
-    assert [r["status"] for r in rows] == [r["result"]["status"] for r in local[1][:-1]]
+    struct = str(tmp_path / "struct.jsonl") + ":"
+    assert [r["status"] for r in rows] == [
+        r["result"]["status"] for r in local[1][:-1] if r["source"].startswith(struct)
+    ]
 
 
 COUNTER = "CHATASSERT_TEST_FAIL_ONCE"
@@ -387,11 +396,17 @@ def _judged_log(path: Path, count: int, first: int = 0, turns: int = 3) -> None:
 
 
 def _judged_cli(
-    address: str, server: LoopbackServer, *args: str, retries: int = 0, cache: str = "off"
+    address: str,
+    server: LoopbackServer,
+    *args: str,
+    retries: int = 0,
+    cache: str = "off",
+    engine: str = "ray",
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     env = {"RAY_ADDRESS": address, "CHATASSERT_JUDGE_API_KEY_ENV": "CHATASSERT_TEST_NO_KEY"}
-    check = ("check", "-q", "--engine", "ray")
-    return run_cli(None, server, *check, *args, retries=retries, cache=cache, env=env)
+    check = ("check", "-q", "--engine", engine)
+    return run_cli(cwd, server, *check, *args, retries=retries, cache=cache, env=env)
 
 
 @pytest.fixture
@@ -534,37 +549,48 @@ def test_tasks_share_one_verdict_store_and_a_later_run_reuses_its_file(
 # -- results directory and resume -------------------------------------------------------------
 
 
-def _run_reports(address: str, out: Path, *args: str) -> tuple[int, Any, str]:
+def _run(address: str, out: Path, *args: str, engine: str = "ray") -> tuple[Any, str]:
+    """A run's reports (exit code, JSON rows without durations, text) and what it said on
+    stderr, from one run."""
     out.mkdir()
     done = _cli(
-        address, "--engine", "ray", *args, "-o", str(out / "r.jsonl"), "-o", str(out / "r.txt")
+        address, "--engine", engine, *args, "-o", str(out / "r.jsonl"), "-o", str(out / "r.txt")
     )
     assert "Traceback" not in done.stderr, done.stderr
     lines = (out / "r.jsonl").read_text(encoding="utf-8").splitlines()
-    return (
+    report = (
         done.returncode,
         [_without_durations(json.loads(line)) for line in lines],
         (out / "r.txt").read_text(encoding="utf-8"),
     )
+    return report, done.stderr
 
 
-def _said(address: str, *args: str) -> str:
-    """What a run on Ray says on stderr (its reports are not asked for)."""
-    done = _cli(address, "--engine", "ray", *args)
-    assert "Traceback" not in done.stderr, done.stderr
-    return done.stderr
+def _run_reports(address: str, out: Path, *args: str, engine: str = "ray") -> Any:
+    """A run's reports: exit code, JSON rows without durations, text. A local run
+    (`engine="local"`) is the reference a run on Ray is compared with: that both write the
+    same reports is test_check_engine_ray_writes_the_reports_of_a_local_run's."""
+    return _run(address, out, *args, engine=engine)[0]
 
 
-def test_a_resumed_run_checks_only_the_unfinished_log_and_reports_as_a_fresh_run(
+def _rows_of(rows: list[Any], log: Path) -> list[Any]:
+    """The rows of a JSON report (its summary aside) located in `log`."""
+    return [r for r in rows[:-1] if r.get("source", r.get("unreadable")).startswith(f"{log}:")]
+
+
+def test_a_resumed_run_checks_again_only_unfinished_or_rewritten_logs_as_a_fresh_run(
     cluster: str, tmp_path: Path
 ) -> None:
+    """Resume reuses a log's results when what is read now has the hash of what was read: a
+    log whose results are missing is checked again, and so is one rewritten with other bytes
+    of the same size and modification time."""
     logs = tmp_path / "logs"
     logs.mkdir()
     for name, seed in (("a", 11), ("b", 12), ("c", 13)):
         _log(logs / f"{name}.jsonl", 60, seed=seed)
     paths = [str(logs / f"{name}.jsonl") for name in "abc"]
     args = [f"--assert={spec}" for spec in ASSERTS]
-    fresh = _run_reports(cluster, tmp_path / "fresh", *args, *paths)
+    fresh = _run_reports(cluster, tmp_path / "fresh", *args, *paths, engine="local")
     results = tmp_path / "results"
     saved = _run_reports(cluster, tmp_path / "saved", *args, *paths, "--results", str(results))
     assert saved == fresh
@@ -572,75 +598,64 @@ def test_a_resumed_run_checks_only_the_unfinished_log_and_reports_as_a_fresh_run
     assert [f.name.split(".")[0] for f in files] == ["a", "b", "c"]
     written = {f.name: f.stat().st_mtime_ns for f in files}
     next(f for f in files if f.name.startswith("b.")).unlink()  # b did not finish
+    c = logs / "c.jsonl"
+    info = c.stat()
+    c.write_bytes(b"x" * info.st_size)  # every line of c unreadable now
+    os.utime(c, ns=(info.st_atime_ns, info.st_mtime_ns))
+    fresh = _run_reports(cluster, tmp_path / "fresh-now", *args, *paths, engine="local")
+    assert [r["unreadable"] for r in _rows_of(fresh[1], c)] == [f"{c}:1"]
     resumed = _run_reports(
         cluster, tmp_path / "resumed", *args, *paths, "--results", str(results), "--resume"
     )
     assert resumed == fresh
     now = {f.name: f.stat().st_mtime_ns for f in results.iterdir()}
     assert now.keys() == written.keys()  # b's results again
-    assert [now[n] == written[n] for n in sorted(now)] == [True, False, True]  # a, c reused
+    assert [now[n] == written[n] for n in sorted(now)] == [True, False, False]  # a reused
 
 
-def test_a_log_rewritten_with_its_size_and_time_kept_is_checked_again(
-    cluster: str, tmp_path: Path
+def test_logs_changed_while_their_tasks_ran_are_checked_again_on_resume(
+    cluster: str, judge_server: LoopbackServer, tmp_path: Path
 ) -> None:
-    """Resume compares what is read now with the hash of what was read: other bytes of the
-    same size and modification time are another log."""
-    log = tmp_path / "a.jsonl"
-    _log(log, 60, seed=11)
-    args = [f"--assert={spec}" for spec in ASSERTS]
-    results = tmp_path / "results"
-    _run_reports(cluster, tmp_path / "saved", *args, str(log), "--results", str(results))
-    info = log.stat()
-    log.write_bytes(b"x" * info.st_size)  # every line unreadable now
-    os.utime(log, ns=(info.st_atime_ns, info.st_mtime_ns))
-    fresh = _run_reports(cluster, tmp_path / "fresh", *args, str(log))
-    assert fresh[1][-1]["summary"]["unreadable"] == 1
-    resumed = _run_reports(
-        cluster, tmp_path / "resumed", *args, str(log), "--results", str(results), "--resume"
-    )
-    assert resumed == fresh
-
-
-@pytest.mark.parametrize("change", ["rewritten", "appended"])
-def test_a_log_changed_while_its_task_ran_is_checked_again_on_resume(
-    cluster: str, judge_server: LoopbackServer, tmp_path: Path, change: str
-) -> None:
-    """The log changes after its task read it, while the task waits for the judge, before
-    its results are saved: resume gives a fresh run's verdicts and exit code (it used to
-    reuse the first run's, stamped with the changed file's size and time)."""
-    log = tmp_path / "a.jsonl"
-    said = [
-        {"id": f"c{i}", "turns": [{"input": "Hi", "text": "Your refund is ready."}]} for i in (1, 2)
-    ]
-    log.write_text("".join(json.dumps(x) + "\n" for x in said), encoding="utf-8")
-    old = log.read_bytes()
-    changed: list[bool] = []
+    """Each log changes after its task read it, while the task waits for the judge, before
+    its results are saved, one rewritten (the same size) and one appended to: resume gives a
+    fresh run's verdicts and exit code (it used to reuse the first run's, stamped with the
+    changed file's size and time)."""
+    texts = {"rewritten": "Your refund is ready.", "appended": "Your refund is on its way."}
+    logs = {change: tmp_path / f"{change}.jsonl" for change in texts}
+    for change, log in logs.items():
+        said = [{"id": f"{change}{i}", "turns": [{"input": "Hi", "text": texts[change]}]}
+                for i in (1, 2)]  # fmt: skip
+        log.write_text("".join(json.dumps(x) + "\n" for x in said), encoding="utf-8")
+    old = {change: log.read_bytes() for change, log in logs.items()}
+    changed: set[str] = set()
     lock = threading.Lock()
 
     def reply(recorded: Recorded) -> Reply:
+        asked = json.dumps(recorded.body)
         with lock:
-            if not changed:  # the task has read the log: it is checking it
-                changed.append(True)
-                if change == "rewritten":  # the same size: a record that passed now fails
-                    log.write_bytes(old.replace(b"refund", b"refuse"))
-                else:
-                    late = {"id": "late", "turns": [{"input": "Hi", "text": "No."}]}
-                    with log.open("a", encoding="utf-8") as f:
-                        f.write(json.dumps(late) + "\n")
+            for change, log in logs.items():
+                if texts[change] in asked and change not in changed:
+                    changed.add(change)  # its task has read the log: it is checking it
+                    if change == "rewritten":  # the same size: a record that passed now fails
+                        log.write_bytes(old[change].replace(b"refund", b"refuse"))
+                    else:
+                        late = {"id": "late", "turns": [{"input": "Hi", "text": "No."}]}
+                        with log.open("a", encoding="utf-8") as f:
+                            f.write(json.dumps(late) + "\n")
         return openai_verdict()
 
     judge_server.default = reply
-    args = [f"--assert={RUBRIC}", "--assert={type: contains, value: refund}", str(log)]
+    paths = [str(logs[change]) for change in texts]
+    args = [f"--assert={RUBRIC}", "--assert={type: contains, value: refund}", *paths]
     results = ["--results", str(tmp_path / "results")]
     out = {name: tmp_path / f"{name}.jsonl" for name in ("first", "resumed", "fresh")}
     first = _judged_cli(cluster, judge_server, *args, *results, "-o", str(out["first"]))
     assert first.returncode in (0, 1), first.stderr
-    assert changed
+    assert changed == set(texts)
     resumed = _judged_cli(
         cluster, judge_server, *args, *results, "--resume", "-o", str(out["resumed"])
     )
-    fresh = _judged_cli(cluster, judge_server, *args, "-o", str(out["fresh"]))
+    fresh = _judged_cli(cluster, judge_server, *args, "-o", str(out["fresh"]), engine="local")
     assert fresh.returncode == 1, fresh.stderr
     assert resumed.returncode == fresh.returncode, resumed.stderr
     reports = {
@@ -648,7 +663,9 @@ def test_a_log_changed_while_its_task_ran_is_checked_again_on_resume(
         for name, path in out.items()
     }
     assert reports["resumed"] == reports["fresh"]
-    assert reports["fresh"][-1]["summary"]["failed"] >= 1
+    for log in logs.values():  # each change alone makes a record fail
+        assert "failed" in {r["result"]["status"] for r in _rows_of(reports["fresh"], log)}
+    assert any(r["source"] == f"{logs['appended']}:3" for r in reports["fresh"][:-1])
 
 
 def _corrupt_results(results: Path, name: str, how: str) -> None:
@@ -685,97 +702,74 @@ def test_corrupt_results_files_are_refused_and_their_logs_checked_again(
     paths = [str(logs / f"{name}.jsonl") for name in names]
     args = [f"--assert={spec}" for spec in ASSERTS]
     results = tmp_path / "results"
-    fresh = _run_reports(cluster, tmp_path / "fresh", *args, *paths)
-    _run_reports(cluster, tmp_path / "saved", *args, *paths, "--results", str(results))
+    fresh = _run_reports(cluster, tmp_path / "fresh", *args, *paths, engine="local")
+    saved = _run_reports(cluster, tmp_path / "saved", *args, *paths, "--results", str(results))
+    assert saved == fresh
     for name, how in zip(names, corruptions, strict=False):  # the last log's results stand
         _corrupt_results(results, name, how)
     again = [*args, *paths, "--results", str(results), "--resume"]
-    said = _said(cluster, *again)
+    resumed, said = _run(cluster, tmp_path / "resumed", *again)
     lines = said.splitlines()
     assert len([x for x in lines if x.startswith("chatassert check: ")]) == len(corruptions)
     for name in names[:-1]:
         assert f"checking {logs / name}.jsonl again" in said
-    resumed = _run_reports(cluster, tmp_path / "resumed", *again)
     assert resumed == fresh  # every record: none lost, none counted twice
-    assert _said(cluster, *again).count("chatassert check: ") == 0  # refused files rewritten
+    # the refused files were written again: resume (its file tasks run here) takes them all
+    reused = run_files(paths, Checker([inline_suite(ASSERTS)]), results, resume=True)
+    assert (reused.said, reused.checked) == ([], [])
+    assert reused.records == fresh[1][-1]["summary"]["records"]
 
 
-def test_rejudge_errors_asks_only_for_the_errored_records(
+def test_rejudge_errors_asks_only_for_the_errored_records_however_the_logs_are_named(
     cluster: str, judge_server: LoopbackServer, tmp_path: Path
 ) -> None:
-    _judged_log(tmp_path / "a.jsonl", 8, first=0, turns=1)
-    _judged_log(tmp_path / "b.jsonl", 8, first=100, turns=1)
-    failing = 3
+    """The records to check again reach the task of their log however the log is named:
+    absolutely, relatively, relatively from `./` (a relative name used to miss them: every
+    record was judged again)."""
+    (tmp_path / "logs").mkdir()
+    logs = [str(tmp_path / "a.jsonl"), "logs/b.jsonl", "./logs/c.jsonl"]
+    for k, log in enumerate(logs):
+        _judged_log(tmp_path / log, 6, first=100 * k, turns=1)
     asked: list[str] = []
+    refused: dict[int, str] = {}  # the first request of each log's records: its judge fails
     lock = threading.Lock()
 
     def reply(recorded: Recorded) -> Reply:
+        body = json.dumps(recorded.body)
+        found = re.search(r"Reply 0 of (\d+)\.", body)
+        assert found, body
+        log = int(found[1]) // 100  # conversation 104 is of the second log
         with lock:
-            asked.append(json.dumps(recorded.body))
-            if len(asked) <= failing:
+            asked.append(body)
+            if log not in refused:
+                refused[log] = body
                 return Reply({"error": "overloaded"}, status=500)
         return openai_verdict()
 
     judge_server.default = reply
-    results = tmp_path / "results"
-    logs = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
+    run = ("--assert=" + RUBRIC, *logs, "--results", "results")
     first = _judged_cli(
-        cluster, judge_server, f"--assert={RUBRIC}", *logs, "--results", str(results),
-        "-o", str(tmp_path / "first.jsonl"),
-    )  # fmt: skip
+        cluster, judge_server, *run, "-o", str(tmp_path / "first.jsonl"), cwd=tmp_path
+    )
     assert first.returncode == 3, first.stderr  # errors only
     rows = [json.loads(x) for x in (tmp_path / "first.jsonl").read_text("utf-8").splitlines()]
-    errored = sorted(r["source"] for r in rows[:-1] if r["result"]["status"] == "error")
-    assert len(errored) == failing
-    assert len(asked) == 16
+    errored = [r["source"] for r in rows[:-1] if r["result"]["status"] == "error"]
+    assert len(errored) == len(refused) == 3  # one record of each log
+    assert len(asked) == 18
     again = _judged_cli(
-        cluster, judge_server, f"--assert={RUBRIC}", *logs, "--results", str(results),
-        "--resume", "--rejudge-errors", "-o", str(tmp_path / "again.jsonl"),
+        cluster, judge_server, *run, "--resume", "--rejudge-errors",
+        "-o", str(tmp_path / "again.jsonl"), cwd=tmp_path,
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
-    assert len(asked) == 16 + failing  # only the records that had errors
-    assert sorted(asked[:failing]) == sorted(asked[16:])  # the same subjects, asked again
+    assert len(asked) == 18 + 3  # only the records that had errors
+    assert sorted(refused.values()) == sorted(asked[18:])  # the same subjects, asked again
     rows = [json.loads(x) for x in (tmp_path / "again.jsonl").read_text("utf-8").splitlines()]
-    assert rows[-1]["summary"]["passed"] == 16
-    assert [r["source"] for r in rows[:-1]] == [f"{p}:{n}" for p in logs for n in range(1, 9)]
+    assert rows[-1]["summary"]["passed"] == 18
+    assert [r["source"] for r in rows[:-1]] == [f"{p}:{n}" for p in logs for n in range(1, 7)]
     # the results now hold the new rows: a plain resume asks nothing and passes
-    done = _judged_cli(
-        cluster, judge_server, f"--assert={RUBRIC}", *logs, "--results", str(results), "--resume"
-    )
-    assert done.returncode == 0
-    assert len(asked) == 16 + failing
-
-
-def test_rejudge_errors_of_logs_named_relatively_asks_only_for_the_errored_records(
-    cluster: str, judge_server: LoopbackServer, tmp_path: Path
-) -> None:
-    """The records to check again reach the task of their log however the log is named (a
-    relative name used to miss them: every record was judged again)."""
-    (tmp_path / "logs").mkdir()
-    _judged_log(tmp_path / "logs" / "a.jsonl", 6, first=0, turns=1)
-    asked: list[str] = []
-    lock = threading.Lock()
-
-    def reply(recorded: Recorded) -> Reply:
-        with lock:
-            asked.append(json.dumps(recorded.body))
-            if len(asked) == 1:
-                return Reply({"error": "overloaded"}, status=500)
-        return openai_verdict()
-
-    judge_server.default = reply
-    env = {"RAY_ADDRESS": cluster, "CHATASSERT_JUDGE_API_KEY_ENV": "CHATASSERT_TEST_NO_KEY"}
-    check = ("check", "-q", "--engine", "ray", f"--assert={RUBRIC}", "--results", "results")
-    for log in ("logs/a.jsonl", "./logs/a.jsonl"):
-        asked.clear()
-        first = run_cli(tmp_path, judge_server, *check, log, env=env)
-        assert first.returncode == 3, first.stderr
-        assert len(asked) == 6
-        again = run_cli(
-            tmp_path, judge_server, *check, log, "--resume", "--rejudge-errors", env=env
-        )
-        assert again.returncode == 0, again.stderr
-        assert len(asked) == 6 + 1  # the one record whose judge failed, not all six
+    done = _judged_cli(cluster, judge_server, *run, "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(asked) == 18 + 3
 
 
 def test_every_log_of_a_directory_uri_is_checked(cluster: str, tmp_path: Path) -> None:
@@ -787,7 +781,7 @@ def test_every_log_of_a_directory_uri_is_checked(cluster: str, tmp_path: Path) -
         _log(logs / f"{name}.jsonl", 40, seed=seed)
     (logs / "notes.txt").write_text("not a log\n", encoding="utf-8")
     args = [f"--assert={spec}" for spec in ASSERTS]
-    local = _run_reports(cluster, tmp_path / "local", *args, str(logs))
+    local = _run_reports(cluster, tmp_path / "local", *args, str(logs), engine="local")
     for name in ("uri", "uri-resumed"):
         on_ray = _run_reports(
             cluster, tmp_path / name, *args, logs.as_uri() + "/", "--results", str(tmp_path / "r"),
