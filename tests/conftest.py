@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from chatassert import ToolCall, Turn
 
@@ -23,6 +24,12 @@ if Path(__file__).resolve().parent.parent.name == "mutants":
 
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+
+# Hypothesis's deadline (200 ms an example) and its too-slow health check time the test on the
+# wall clock, which a loaded machine breaks; a property holds or not whatever the machine's load.
+# The fuzz targets have their own CPU-time limit per input (tests/fuzz/fuzzing.py).
+settings.register_profile("chatassert", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("chatassert")
 
 
 def pytest_configure(config: pytest.Config) -> None:
