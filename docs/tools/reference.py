@@ -27,6 +27,7 @@ import pkgutil
 import re
 import sys
 import textwrap
+import typing
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -87,8 +88,12 @@ def _short(text: str) -> str:
 
 
 def _annotation(value: Any) -> str:
+    """A type as the page shows it: `Annotated[T, ...]` as `T` (its metadata is the
+    validator's, rendered differently by each pydantic version: the page would drift)."""
     if isinstance(value, str):
         return _short(value)
+    if typing.get_origin(value) is typing.Annotated:
+        value = typing.get_args(value)[0]
     return _short(inspect.formatannotation(value))
 
 
