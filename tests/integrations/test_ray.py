@@ -782,16 +782,23 @@ def test_every_log_of_a_directory_uri_is_checked(cluster: str, tmp_path: Path) -
     (logs / "notes.txt").write_text("not a log\n", encoding="utf-8")
     args = [f"--assert={spec}" for spec in ASSERTS]
     local = _run_reports(cluster, tmp_path / "local", *args, str(logs), engine="local")
-    for name in ("uri", "uri-resumed"):
-        on_ray = _run_reports(
-            cluster, tmp_path / name, *args, logs.as_uri() + "/", "--results", str(tmp_path / "r"),
-            *(["--resume"] if name.endswith("resumed") else []),
-        )  # fmt: skip
-        assert on_ray[0] == local[0]
-        assert on_ray[1][-1] == local[1][-1]  # the same counts: 120 records
-        assert [json.dumps(r).replace(logs.as_uri(), str(logs)) for r in on_ray[1]] == [
-            json.dumps(r) for r in local[1]
-        ]
+    results = tmp_path / "r"
+    on_ray = _run_reports(
+        cluster, tmp_path / "uri", *args, logs.as_uri() + "/", "--results", str(results)
+    )
+    assert on_ray[0] == local[0]
+    assert on_ray[1][-1] == local[1][-1]  # the same counts: 120 lines
+    assert [json.dumps(r).replace(logs.as_uri(), str(logs)) for r in on_ray[1]] == [
+        json.dumps(r) for r in local[1]
+    ]
+    # resume (its file tasks run here) takes the results saved for each log of the URI
+    uris = [f"{logs.as_uri()}/{name}.jsonl" for name in "abc"]
+    reused = run_files(uris, Checker([inline_suite(ASSERTS)]), results, resume=True)
+    assert (reused.checked, reused.said) == ([], [])
+    assert reused.records == local[1][-1]["summary"]["records"]
+    assert [(v[1], v[4]) for v in reused.verdicts if v[0] == "case"] == [
+        (r["source"], r["result"]["status"]) for r in on_ray[1][:-1] if "source" in r
+    ]
 
 
 def test_a_record_with_a_lone_surrogate_is_reported_as_a_local_run_does(
