@@ -357,3 +357,11 @@ def test_the_output_may_not_be_one_of_the_logs(tmp_path: Path) -> None:
         assert proc.returncode == 2
         assert f"cannot write {output}: it is one of the logs to convert" in proc.stderr
         assert log.read_text(encoding="utf-8") == before  # not emptied
+
+
+def test_a_native_line_escapes_the_separators_splitlines_cuts_at() -> None:
+    text = "one\x85two\u2028three\u2029four"
+    conversation = Conversation.from_messages([{"role": "assistant", "content": text}])
+    line = native_line(conversation)
+    assert len(line.splitlines()) == 1
+    assert parse_line(line, "native.jsonl", 1).conversation == conversation

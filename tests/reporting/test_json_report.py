@@ -82,3 +82,18 @@ def test_compact_result_drops_reason_and_details_of_passing_nodes_only() -> None
     assert compact["children"][3]["details"] == {"k": {1: set()}}
     assert compact["reason"].startswith("odd values")
     assert compact["score"] == "NaN"
+
+
+@pytest.mark.parametrize("separator", ["\x85", "\u2028", "\u2029"])
+def test_a_line_separator_in_a_value_is_escaped_so_splitlines_keeps_one_line(
+    separator: str,
+) -> None:
+    """JSON allows NEL, U+2028 and U+2029 raw in a string, but `str.splitlines()` cuts a line
+    at each: every JSON Lines writer escapes them (found by the grouping fuzz target)."""
+    check = Contains("x", message=f"a{separator}b")
+    conversation = Conversation.from_messages([{"role": "assistant", "content": "y"}])
+    outcome = Outcome("s", f"case{separator}", check.check(conversation), f"log{separator}:1")
+    for line in (report_line(outcome), report_line(outcome, full=True), json_line([separator])):
+        assert separator not in line
+        assert len(line.splitlines()) == 1
+    assert json.loads(report_line(outcome))["case"] == f"case{separator}"

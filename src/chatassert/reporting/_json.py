@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 __all__ = ["JSON", "compact_result", "report_line", "report_schema", "result_json", "summary_line"]
 
 _PASSED = Status.PASSED
-_SURROGATE = re.compile("[\ud800-\udfff]")  # as `json_line`: a lone surrogate is escaped
+# as `json_line`: a lone surrogate is escaped, and so are the line separators (NEL, U+2028,
+# U+2029) that a reader splitting with `str.splitlines()` would cut a line at
+_SURROGATE = re.compile("[\ud800-\udfff\x85\u2028\u2029]")
 _LEAVES_KEPT = 4096  # distinct passing leaves whose text is remembered (then forgotten, all)
 
 

@@ -56,13 +56,16 @@ NOTHING_READ = (
 )
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate cannot be written as UTF-8
+# in a JSON line, also the line separators `str.splitlines()` cuts at (NEL, U+2028, U+2029)
+_JSON_ESCAPED = re.compile("[\ud800-\udfff\x85\u2028\u2029]")
 
 
 def json_line(value: Any) -> str:
     r"""Render `value` as one line of JSON, newline included, non-ASCII text kept as it is.
 
     A lone surrogate (JSON `"\ud800"` in a log) cannot be written as UTF-8; it is written as
-    its `\uXXXX` escape, so the line still reads back as the same value. An infinite or NaN
+    its `\uXXXX` escape, so the line still reads back as the same value. So are NEL, U+2028
+    and U+2029, at which `str.splitlines()` would cut the line. An infinite or NaN
     number is written as the string `"Infinity"`, `"-Infinity"` or `"NaN"`.
 
     Example:
@@ -73,7 +76,7 @@ def json_line(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False, default=repr, allow_nan=False)
     except ValueError:
         text = json.dumps(strict_json(value), ensure_ascii=False, default=repr)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    return _JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
 @dataclass(frozen=True, slots=True)
