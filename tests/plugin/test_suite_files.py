@@ -94,7 +94,8 @@ def test_each_case_and_conversation_is_an_item_with_its_own_outcome(
             "  FAIL turns[[]0] turn: 2 of 2 failed",
             "    FAIL contains_function_call at turns[[]0].assertions[[]0]: tool"
             " 'create_reservation' was called with party_size=2, expected 4",
-            "    FAIL contains at turns[[]0].assertions[[]1]: Response does not contain 'confirmed'",
+            "    FAIL contains at turns[[]0].assertions[[]1]:"
+            " Response does not contain 'confirmed'",
             "subject: conversation of 1 turn (id 'books a table'); last turn: input 'Book a table"
             " for 4 on Saturday'; text 'Sorry, something went wrong.'; calls"
             " create_reservation(party_size=2)",

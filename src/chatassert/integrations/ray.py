@@ -1186,7 +1186,14 @@ _HEADER = frozenset(
 _KINDS = frozenset({"case", "unmatched", "unreadable"})
 _STATUSES = frozenset(status.value for status in Status)
 _TEXT_COLUMNS = (
-    "suite", "case", "subject_id", "error", "result", "excerpt", "matched_by", "match_note"
+    "suite",
+    "case",
+    "subject_id",
+    "error",
+    "result",
+    "excerpt",
+    "matched_by",
+    "match_note",
 )
 _COST_COUNTS = ("requests", "cached", "avoided", "tokens_in", "tokens_out", "unpriced")
 

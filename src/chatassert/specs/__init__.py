@@ -151,6 +151,7 @@ def loads_suite(
                 )
             ]
         )
+
     def context() -> SpecContext:
         return SpecContext(
             file=filename,
