@@ -47,6 +47,11 @@ def pytest_configure(config: pytest.Config) -> None:
         compileall.compile_dir(SRC / "chatassert", quiet=1)
 
 
+# Likewise pytest caches the assertion-rewritten test modules only where bytecode may be written:
+# without this each worker rewrote and compiled all ~300 test modules on every run.
+sys.dont_write_bytecode = False
+
+
 # Tests that need a large optional install: Ray (about 600 MB), Dask, or Chromium driven by
 # Playwright. They carry the `heavy` marker, so `python -m pytest -m "not heavy"` runs the rest
 # (README.md, "Running the tests"); .ci/run runs everything and requires them. Each such module
