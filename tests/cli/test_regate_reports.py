@@ -57,10 +57,16 @@ def test_regate_reads_checks_report_whatever_line_separator_a_string_holds(
     code, _, err = run(tmp_path, "check", "--assert", rule, "log.jsonl", "-o", "r.jsonl", *flags)
     assert code == 1, err
     text = (tmp_path / "r.jsonl").read_text(encoding="utf-8")
-    assert sep in text  # written as it is: json.dumps leaves it unescaped
-    assert len(text.splitlines()) > len(_rows(tmp_path / "r.jsonl"))  # what regate split at
+    escape = f"\\u{ord(sep):04x}"
+    assert sep not in text  # escaped, so that str.splitlines() keeps each line whole
+    assert escape in text
+    assert len(text.splitlines()) == len(_rows(tmp_path / "r.jsonl"))
+    # a report that holds it raw (JSON allows it: an older chatassert, another writer) reads too
+    raw = text.replace(escape, sep)
+    (tmp_path / "raw.jsonl").write_text(raw, encoding="utf-8")
+    assert len(raw.splitlines()) > len(_rows(tmp_path / "raw.jsonl"))  # what regate must not cut
     code, _, err = run(
-        tmp_path, "regate", "r.jsonl", "--min-score", "llm_rubric=0.5", "-o", "s.jsonl", *flags
+        tmp_path, "regate", "raw.jsonl", "--min-score", "llm_rubric=0.5", "-o", "s.jsonl", *flags
     )
     assert code == 1, err
     assert _rows(tmp_path / "s.jsonl") == _rows(tmp_path / "r.jsonl")
