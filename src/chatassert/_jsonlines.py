@@ -17,15 +17,31 @@ import re
 from collections.abc import Iterator
 from itertools import accumulate
 
-__all__ = ["JSON_SPACE", "json_lines", "nesting_over", "not_utf8"]
+__all__ = ["JSON_SPACE", "escape_for_lines", "json_lines", "nesting_over", "not_utf8"]
 
 JSON_SPACE = " \t\n\r"
 """The whitespace JSON allows around a value (`str.isspace` and `str.strip()` take more)."""
 
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
+_UNWRITABLE = re.compile("[\ud800-\udfff\x85\u2028\u2029]")
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def escape_for_lines(line: str) -> str:
+    r"""`line` (JSON text) with each lone surrogate, NEL, U+2028 and U+2029 written as its
+    `\uXXXX` escape: JSON allows them raw inside a string, but a lone surrogate cannot be
+    written as UTF-8 and `str.splitlines()` cuts a line at the others. Every JSON Lines writer
+    passes its lines through here; they read back as the same value.
+
+    Example:
+        >>> escape_for_lines('{"a": "x\u2028y\ud800"}')
+        '{"a": "x\\u2028y\\ud800"}'
+    """
+    if line.isascii():
+        return line
+    return _UNWRITABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
 
 
 def json_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
-from chatassert._jsonlines import nesting_over
+from chatassert._jsonlines import escape_for_lines, nesting_over
 from chatassert._models import Conversation
 from chatassert.reporting._words import counted, number
 from chatassert.transcripts import Record, read_records
@@ -130,17 +130,10 @@ def native_line(conversation: Conversation) -> str:
     # and writes NaN as null) and nests as deep as the data (the JSON form stops at 255)
     data = conversation.model_dump(by_alias=True)
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
-    return text if text.isascii() else _ESCAPED.sub(_escape, text)
+    return escape_for_lines(text)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# escaped in a native line: a lone surrogate, and the line separators `str.splitlines()` would
-# cut the line at (NEL, U+2028, U+2029)
-_ESCAPED = re.compile("[\ud800-\udfff\x85\u2028\u2029]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
 
 
 def _jsonable(value: object) -> Any:

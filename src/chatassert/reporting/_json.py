@@ -17,11 +17,11 @@ whose text is built once and reused. The text is exactly `json_line(outcome.to_d
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import TYPE_CHECKING, Any
 
+from chatassert._jsonlines import escape_for_lines
 from chatassert._result import ReadOnlyDict, Result, Status, strict_json
 
 if TYPE_CHECKING:
@@ -32,9 +32,6 @@ if TYPE_CHECKING:
 __all__ = ["JSON", "compact_result", "report_line", "report_schema", "result_json", "summary_line"]
 
 _PASSED = Status.PASSED
-# as `json_line`: a lone surrogate is escaped, and so are the line separators (NEL, U+2028,
-# U+2029) that a reader splitting with `str.splitlines()` would cut a line at
-_SURROGATE = re.compile("[\ud800-\udfff\x85\u2028\u2029]")
 _LEAVES_KEPT = 4096  # distinct passing leaves whose text is remembered (then forgotten, all)
 
 
@@ -308,9 +305,7 @@ def report_line(outcome: Outcome, *, full: bool = False) -> str:
     if outcome.match_note is not None:
         line += ', "match_note": ' + _value(outcome.match_note)
     line += "}\n"
-    if not line.isascii():
-        line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
-    return line
+    return escape_for_lines(line)
 
 
 def report_schema() -> dict[str, Any]:
@@ -449,9 +444,7 @@ def _record_line(key: str, source: str, other: str, value: str) -> str:
     `{"unmatched": ..., "suite": ...}`), as `json_line` writes it."""
     line = "{" + encode_basestring(key) + ": " + _value(source) + ", "
     line += encode_basestring(other) + ": " + _value(value) + "}\n"
-    if not line.isascii():
-        line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
-    return line
+    return escape_for_lines(line)
 
 
 class _JsonReport:
@@ -477,9 +470,7 @@ class _JsonReport:
                     line += ', "subject_id": ' + _value(row.subject_id)
                 if row.error is not None:
                     line += ', "reason": ' + _value(row.error)
-                line += "}\n"
-                if not line.isascii():
-                    line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+                line = escape_for_lines(line + "}\n")
         self.out.write(line)
 
     def finish(self, summary: Summary, meta: Mapping[str, Any] | None) -> None:

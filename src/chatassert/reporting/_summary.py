@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from chatassert._jsonlines import escape_for_lines
 from chatassert._judging import JudgeCosts
 from chatassert._result import Result, Status, shorten, strict_json
 from chatassert.reporting._words import counted, number
@@ -56,8 +57,6 @@ NOTHING_READ = (
 )
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate cannot be written as UTF-8
-# in a JSON line, also the line separators `str.splitlines()` cuts at (NEL, U+2028, U+2029)
-_JSON_ESCAPED = re.compile("[\ud800-\udfff\x85\u2028\u2029]")
 
 
 def json_line(value: Any) -> str:
@@ -76,7 +75,7 @@ def json_line(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False, default=repr, allow_nan=False)
     except ValueError:
         text = json.dumps(strict_json(value), ensure_ascii=False, default=repr)
-    return _JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    return escape_for_lines(text) + "\n"
 
 
 @dataclass(frozen=True, slots=True)
