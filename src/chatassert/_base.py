@@ -29,9 +29,14 @@ from time import perf_counter
 from typing import Any, ClassVar, NoReturn
 
 from chatassert._budget import close_budget, open_budget
-from chatassert._errors import ChatAssertError, RegexTimeoutError, UsageError
+from chatassert._errors import (
+    ChatAssertError,
+    RegexTimeoutError,
+    UnrecordedError,
+    UsageError,
+)
 from chatassert._judging import planning_enabled, record_judge_avoided, run_sync
-from chatassert._models import Conversation
+from chatassert._models import Conversation, Turn
 from chatassert._params import Param, register
 from chatassert._result import (
     ReadOnlyDict,
@@ -182,6 +187,11 @@ class Assertion:
     """The part of a turn this check reads, as a JSON Pointer (`/text`, `/tool_calls`, ...):
     a failure that does not locate its own evidence points there, or at `/turns` when the
     subject is a conversation. None for combinators, whose children locate theirs."""
+    reads: ClassVar[frozenset[str]] = frozenset()
+    """The parts of a turn this check reads that a log may leave unrecorded (`"text"`): on a
+    turn or conversation whose log did not record one (`Turn.unrecorded`), checking is an
+    `error` with the log's reason, never a verdict. By default, a check whose evidence is the
+    text (`evidence_at` `/text`) reads the text."""
     _searches: ClassVar[bool] = False
     """Whether checking may run regular expressions (a `regex_timeout` option, or a
     combinator): such a check opens the regex time budget that all its searches share."""
@@ -194,6 +204,8 @@ class Assertion:
         super().__init_subclass__(**kwargs)
         if "regex_timeout" in cls.options:
             cls._searches = not cls._one_search
+        if "reads" not in cls.__dict__ and "evidence_at" in cls.__dict__:
+            cls.reads = frozenset({"text"}) if cls.evidence_at == "/text" else frozenset()
 
     judged: ClassVar[bool] = False
     """Whether checking may call a judge (then `acheck` is the efficient entry point)."""
@@ -250,6 +262,10 @@ class Assertion:
         leaves take microseconds and are not timed (suites time whole cases), which keeps the hot
         path lean.
         """
+        if self.reads and isinstance(subject, Turn | Conversation) and subject.unrecorded:
+            missing = self._unrecorded(subject)
+            if missing is not None:
+                return missing
         if self.judged:
             return self._timed_check(subject)
         budget = open_budget() if self._searches else None  # the regex limit bounds the check
@@ -309,6 +325,10 @@ class Assertion:
 
     async def acheck(self, subject: object, /) -> Result:
         """Check `subject` asynchronously; judged parts run concurrently. Always timed."""
+        if self.reads and isinstance(subject, Turn | Conversation) and subject.unrecorded:
+            missing = self._unrecorded(subject)
+            if missing is not None:
+                return missing
         start = perf_counter()
         budget = open_budget() if self._searches else None
         try:
@@ -332,7 +352,34 @@ class Assertion:
             result = spec.place(result)
         return result
 
+    def _unrecorded(self, subject: Turn | Conversation) -> Result | None:
+        """The error of checking a part of `subject` its log did not record (`reads`), or None
+        when every part this check reads was recorded."""
+        for part in sorted(self.reads):
+            why = subject.unrecorded.get(part)
+            if why is None:
+                continue
+            if isinstance(subject, Turn):
+                where, pointer = "this turn", f"/{part}"
+            else:  # the first turn that lacks it
+                index = next(i for i, t in enumerate(subject.turns) if part in t.unrecorded)
+                where, pointer = f"turns[{index}]", f"/turns/{index}/{part}"
+                why = subject.turns[index].unrecorded[part]
+            result = Result(
+                Status.ERROR,
+                self.kind,
+                f"the log did not record the {part} of {where}: {why}",
+                {"unrecorded": part, "why": why},
+                pointer=pointer,
+            )
+            if self.message is not None:
+                result = result._with_field("message", self.message)
+            return self._in_spec(result)
+        return None
+
     def _crashed(self, exc: Exception) -> Result:
+        if isinstance(exc, UnrecordedError):  # the log left out what the check reads
+            return Result(Status.ERROR, self.kind, str(exc), {"unrecorded": str(exc)})
         return Result(
             Status.ERROR,
             self.kind,

@@ -11,6 +11,7 @@ __all__ = [
     "SpecError",
     "SpecProblem",
     "TranscriptError",
+    "UnrecordedError",
     "UsageError",
 ]
 
@@ -99,6 +100,11 @@ class RegexTimeoutError(ChatAssertError, TimeoutError):
 
 class TranscriptError(ChatAssertError, ValueError):
     """A transcript record could not be read into a conversation."""
+
+
+class UnrecordedError(ChatAssertError, ValueError):
+    """A check needs a part of its subject that the log did not record (`Turn.unrecorded`, a
+    call's unrecorded arguments): the check is an `error` with this reason, never a verdict."""
 
 
 class UsageError(ChatAssertError, RuntimeError):

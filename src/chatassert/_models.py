@@ -25,6 +25,8 @@ from pydantic import (
 __all__ = [
     "Conversation",
     "GuardrailEvent",
+    "UNRECORDED_ARGUMENTS",
+    "UNRECORDED_TEXT",
     "JSONValue",
     "Media",
     "Message",
@@ -150,6 +152,13 @@ class ToolCall(BaseModel):
     id: str | None = None
     raw_arguments: str | None = None
     arguments_error: str | None = None
+
+    @property
+    def arguments_unrecorded(self) -> bool:
+        """Whether the log did not record the arguments (`arguments_error` says why): checks
+        of the arguments are errors, checks of the name and order still read the call."""
+        error = self.arguments_error
+        return error is not None and error.startswith(UNRECORDED_ARGUMENTS)
 
     @model_validator(mode="before")
     @classmethod
@@ -497,6 +506,20 @@ class Turn(_Derived):
     agent: str | None = None
     """The agent active after this turn (the one that answered it), when known: given in code
     or a native record, or set by a log adapter from the log's agent handoffs."""
+    unrecorded: dict[str, str] = Field(default_factory=dict)
+    """The parts of the turn its log did not record, each with why and how to record it:
+    `{"text": "..."}` for a turn whose text the log left out (a trace with message content
+    capture off, a span that keeps only the response's id). A check that reads such a part is
+    an `error` with that reason, never a verdict on text that is only missing from the log
+    (docs/semantics.md, "What the log did not record").
+
+    Example:
+        >>> from chatassert import Contains
+        >>> turn = Turn(unrecorded={"text": "content capture was off"})
+        >>> result = Contains("Rome").check(turn)
+        >>> result.status.value, result.reason
+        ('error', 'the log did not record the text of this turn: content capture was off')
+    """
 
     @model_validator(mode="before")
     @classmethod
@@ -704,6 +727,16 @@ class Conversation(_Derived):
         """Every tool call of the conversation as `(turn_index, call)`, in order."""
         return [(i, c) for i, t in enumerate(self.turns) for c in t.tool_calls]
 
+    @_CachedProperty
+    def unrecorded(self) -> dict[str, str]:
+        """The parts its log did not record in some turn (`Turn.unrecorded`), each with the
+        reason given for the first turn that lacks it."""
+        out: dict[str, str] = {}
+        for turn in self.turns:
+            for part, why in turn.unrecorded.items():
+                out.setdefault(part, why)
+        return out
+
 
 def split_turns(messages: Sequence[Any]) -> list[list[Any]]:
     """Split chat messages into turns: a new turn starts at each user message (G1).
@@ -777,6 +810,13 @@ def as_conversation(subject: object) -> Conversation:
     return Conversation(turns=(as_turn(subject),))
 
 
+UNRECORDED_ARGUMENTS = "the log did not record the arguments"
+"""How the `arguments_error` of a call whose arguments the log left out begins."""
+
+UNRECORDED_TEXT = "the log did not record the text of this turn"
+"""How a check of a turn's text begins its error when the log left the text out."""
+
+
 class NotJSONError(ValueError):
     """The subject has no JSON value (its text is not JSON)."""
 
@@ -793,6 +833,8 @@ def as_json(subject: object) -> Any:
     if isinstance(subject, Turn):
         if subject.data is not None:
             return subject.data
+        if "text" in subject.unrecorded:
+            raise NotJSONError(f"{UNRECORDED_TEXT}: {subject.unrecorded['text']}")
         subject = subject.text
     elif isinstance(subject, Conversation):
         if not subject.turns:

@@ -248,7 +248,9 @@ class ContainsFunctionCall(Assertion):
             return Result(
                 _E,
                 self.kind,
-                f"tool '{self.tool}' was called with arguments that "
+                f"cannot compare the arguments of tool '{self.tool}': {invalid.arguments_error}"
+                if invalid.arguments_unrecorded
+                else f"tool '{self.tool}' was called with arguments that "
                 f"are not valid JSON ({invalid.arguments_error})",
                 details,
             )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chatassert._base import Assertion
+from chatassert._errors import UnrecordedError
 from chatassert._matchers import ArgProblem, ExpectedCall, compare_arguments, render_arguments
 from chatassert._models import Conversation, ToolCall, ToolResult, Turn, as_turn
 from chatassert._params import did_you_mean
@@ -184,8 +185,16 @@ def call_key(call: ToolCall, ignore_keys: Sequence[str] = ()) -> tuple[str, str]
 
     Arguments compare as canonical JSON (`4` and `4.0` are equal) without `ignore_keys`;
     arguments that are not valid JSON compare as their raw text.
+
+    Raises:
+        UnrecordedError: for a call whose arguments the log did not record: whether it
+            repeats another call cannot be told.
     """
     if call.arguments_error is not None:
+        if call.arguments_unrecorded:
+            raise UnrecordedError(
+                f"cannot compare the arguments of {call.name}: {call.arguments_error}"
+            )
         return (call.name, "raw:" + (call.raw_arguments or ""))
     args = _canonical(_without(call.arguments, ignore_keys))
     return (call.name, json.dumps(args, sort_keys=True, default=str))

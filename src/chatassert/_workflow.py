@@ -191,7 +191,11 @@ class Workflow:
         event = call.arguments.get("event")
         error = None
         if call.arguments_error is not None:
-            error = f"{self.tool} was called with arguments that are not valid JSON"
+            error = (
+                f"{self.tool} was called with arguments it cannot read: {call.arguments_error}"
+                if call.arguments_unrecorded
+                else f"{self.tool} was called with arguments that are not valid JSON"
+            )
             event = None
         elif not isinstance(event, str) or not event:
             error = f"{self.tool} was called without an 'event'"

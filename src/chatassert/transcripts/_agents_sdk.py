@@ -45,6 +45,7 @@ from chatassert.transcripts._build import (
     match_tool_runs,
     record_metadata,
     tool_call,
+    unrecorded_call,
 )
 from chatassert.transcripts._openai_chat import messages as chat_messages
 from chatassert.transcripts._openai_responses import items as response_items
@@ -228,6 +229,18 @@ def _function(
     return name, data.get("input"), text, error is not None
 
 
+_NO_TEXT = (
+    "the trace keeps only the model call's id and usage (the OpenAI Agents SDK's default "
+    "export of a response span); record the messages by exporting the span's input and "
+    "response (a trace processor of your own), or run the agent with "
+    "OpenAIChatCompletionsModel, whose generation spans keep them"
+)
+_NO_ARGUMENTS = (
+    "the function span has no input (the OpenAI Agents SDK leaves it out when "
+    "RunConfig.trace_include_sensitive_data is false)"
+)
+
+
 class _Trace:
     """Walks a trace's spans in order, collecting messages and the facts attached to them."""
 
@@ -255,7 +268,13 @@ class _Trace:
     def span(self, span: Mapping[str, Any], index: int) -> None:
         where, data, kind = _span_data(span, index)
         before = len(self.history)
-        if kind in ("generation", "response"):
+        if self.spans_only and kind in ("generation", "response"):  # a call whose text is not kept
+            meta = call_metadata(data, places=(f"{where}.span_data",))
+            latency = iso_latency(span.get("started_at"), span.get("ended_at"))
+            if latency is not None:
+                meta.setdefault("latency_ms", latency)
+            self.history.append(Msg(role="assistant", metadata=meta, unrecorded=_NO_TEXT))
+        elif kind in ("generation", "response"):
             request, response = _model_call(span, kind, data, where)
             if self.history:  # a later agent's instructions open its requests: not new messages
                 start = 0
@@ -267,9 +286,12 @@ class _Trace:
             name, arguments, text, errored = _function(span, data, where)
             if self.spans_only:
                 call_id = str(span.get("id", f"call_{index}"))
-                self.history.append(
-                    Msg(role="assistant", tool_calls=[tool_call(name, arguments, call_id)])
+                call = (
+                    unrecorded_call(name, call_id, _NO_ARGUMENTS)
+                    if arguments is None
+                    else tool_call(name, arguments, call_id)
                 )
+                self.history.append(Msg(role="assistant", tool_calls=[call]))
                 self.history.append(
                     Msg(role="tool", content=text, tool_call_id=call_id, is_error=errored)
                 )

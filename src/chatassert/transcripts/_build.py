@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from chatassert._agents import HANDOFF_PREFIX, handoff_target, is_handoff
 from chatassert._errors import TranscriptError
 from chatassert._models import (
+    UNRECORDED_ARGUMENTS,
     Conversation,
     GuardrailEvent,
     Media,
@@ -45,21 +46,22 @@ __all__ = [
     "duration",
     "fold_calls",
     "guarded",
-    "match_tool_runs",
     "iso_latency",
     "make_conversation",
     "make_message",
     "make_turn",
+    "match_tool_runs",
     "media_from_part",
     "media_parts",
-    "message_agent",
     "merge_exchange",
+    "message_agent",
     "number",
     "parent",
     "record_metadata",
     "split",
     "text_of",
     "tool_call",
+    "unrecorded_call",
 ]
 
 
@@ -102,6 +104,10 @@ class Msg:
             merged into its turn's metadata.
         agent: The agent the log says is active from this message on (it wrote the message, or
             was handed the conversation), with the place in the record that says so.
+        unrecorded: For an assistant message whose text the log did not record (content
+            capture off, a span that keeps only the response's id): why, and how to record
+            it. A turn with no other text then has `Turn.unrecorded["text"]`, and its text
+            checks are errors with this reason.
     """
 
     role: str
@@ -114,6 +120,7 @@ class Msg:
     metadata: dict[str, Any] | None = None
     media: list[Media] = field(default_factory=list)
     agent: tuple[str, str] | None = None
+    unrecorded: str | None = None
 
 
 def media_from_part(part: object, role: str = "assistant", where: str = "") -> Media | None:
@@ -166,6 +173,21 @@ def tool_call(name: object, arguments: object, call_id: object = None) -> ToolCa
         "arguments_error": error,
     }
     return _new(ToolCall, fields)  # type: ignore[no-any-return]
+
+
+def unrecorded_call(name: object, call_id: object, why: str) -> ToolCall:
+    """A call whose arguments the log did not record: `why` (and how to record them) is its
+    `arguments_error`, so every check of its arguments is an error with that reason, while
+    checks of its name and order still read it.
+
+    Example:
+        >>> call = unrecorded_call("search", "c1", "content capture was off")
+        >>> call.arguments, call.arguments_error
+        ({}, 'the log did not record the arguments: content capture was off')
+    """
+    call = tool_call(name, None, call_id)
+    call.__dict__["arguments_error"] = f"{UNRECORDED_ARGUMENTS}: {why}"
+    return call
 
 
 def number(value: object) -> float | int | None:
@@ -303,6 +325,7 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
     outputs: list[Msg] = []
     media: list[Media] = []
     metadata: dict[str, Any] = {}
+    unrecorded: str | None = None
     for msg in group:
         if msg.media:
             media.extend(msg.media)
@@ -313,6 +336,8 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
         elif role == "assistant":
             if msg.content:
                 text = msg.content
+            elif msg.unrecorded is not None:
+                unrecorded = msg.unrecorded
             if msg.tool_calls:
                 calls.extend(msg.tool_calls)
         elif role == "tool":
@@ -320,7 +345,10 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
         if msg.metadata is not None:  # a model call's response, even one that logged no facts
             _merge_metadata(metadata, msg.metadata)
     messages = tuple([_message(m) for m in group])
-    return make_turn(messages, input_text, text, calls, outputs, media, metadata, agent)
+    turn = make_turn(messages, input_text, text, calls, outputs, media, metadata, agent)
+    if unrecorded is not None and not text:  # no text recorded, and some left out
+        turn.__dict__["unrecorded"] = {"text": unrecorded}
+    return turn
 
 
 def make_turn(
@@ -365,6 +393,7 @@ def make_turn(
             "media": tuple(media),
             "metadata": metadata,
             "agent": None if agent is None else agent[0],
+            "unrecorded": {},
         },
     )
 
