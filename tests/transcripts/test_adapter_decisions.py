@@ -1918,7 +1918,9 @@ _DEEP = "[" * 100_000 + "]" * 100_000
             {"spans": [{"attributes": {"gen_ai.operation.name": "execute_tool"}}]},
             (
                 "the trace has no GenAI inference span (gen_ai.operation.name 'chat') "
-                "to read messages from"
+                "to read messages from, nor an OpenLLMetry (llm.request.type 'chat') or "
+                "OpenInference (openinference.span.kind LLM) model call, nor a tool span "
+                "with a tool name"
             ),
         ),
         (

@@ -6,10 +6,11 @@ A Jaeger export is one JSON document, `{"data": [{"traceID", "spans": [...], "pr
 `logs` as `[{"timestamp", "fields": [...]}]`) is turned into the OpenTelemetry span it was
 exported from (tags → attributes, a log's `event` field → the event's name, its other fields →
 the event's attributes, an `otel.status_code` of `ERROR` or an `error` tag of true → an ERROR
-status) and the spans are then read by the OpenTelemetry GenAI reader, so a GenAI span means
-the same in both. As in an OTLP export, the spans are grouped into conversations by session
-or trace (`group_spans`): an export of several is a record of several conversations,
-each named by its session or trace id.
+status, with `otel.status_description` as its message) and the spans are then read by the
+OpenTelemetry reader, so a span means the same in both, whatever convention it follows
+(GenAI, OpenLLMetry, OpenInference). As in an OTLP export, the spans are grouped into
+conversations by session or trace (`group_spans`): an export of several is a record of
+several conversations, each named by its session or trace id.
 """
 
 from __future__ import annotations
@@ -103,6 +104,9 @@ def _otel_span(span: Mapping[str, Any], where: str) -> dict[str, Any]:
             out["endTimeUnixNano"] = (start + duration) * 1000
     if str(attrs.get("otel.status_code", "")).upper() == "ERROR" or attrs.get("error") is True:
         out["status"] = {"code": 2}
+        description = attrs.get("otel.status_description")
+        if isinstance(description, str):
+            out["status"]["message"] = description
     events = []
     logs = span.get("logs")
     for k, log in enumerate(logs if isinstance(logs, list) else ()):

@@ -35,18 +35,23 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import chatassert.transcripts._openinference as openinference
+import chatassert.transcripts._openllmetry as openllmetry
 from chatassert._errors import TranscriptError
-from chatassert._models import Conversation
+from chatassert._models import Conversation, GuardrailEvent, Media
 from chatassert.transcripts._build import (
     Exchanges,
     Msg,
     conversation,
     count,
     described,
+    guarded,
     list_at,
+    media_from_part,
     record_metadata,
     tool_call,
 )
+from chatassert.transcripts._spans import ToolRun, join_tool_runs, result_text
 
 __all__ = [
     "SESSION_KEYS",
@@ -83,12 +88,27 @@ def is_span(record: Any) -> bool:
     )
 
 
+_SCOPES = ("scopeSpans", "instrumentationLibrarySpans")
+
+
+def _is_batches(record: Mapping[str, Any]) -> bool:
+    """Whether `record` is Grafana Tempo's envelope: `batches` of resource spans."""
+    batches = record.get("batches")
+    return (
+        isinstance(batches, list)
+        and bool(batches)
+        and isinstance(batches[0], Mapping)
+        and any(key in batches[0] for key in (*_SCOPES, "resource"))
+    )
+
+
 def detect(record: Any) -> bool:
-    """Whether `record` is an exported trace (`resourceSpans`, or `spans` of span objects), or
-    one span of a span-per-line log (read as a trace of that span)."""
+    """Whether `record` is an exported trace (`resourceSpans`, Tempo's `batches` of them, or
+    `spans` of span objects), or one span of a span-per-line log (read as a trace of that
+    span)."""
     if not isinstance(record, Mapping):
         return False
-    if isinstance(record.get("resourceSpans"), list) or is_span(record):
+    if isinstance(record.get("resourceSpans"), list) or is_span(record) or _is_batches(record):
         return True
     spans = record.get("spans")
     return (
@@ -215,10 +235,11 @@ def raw_spans(record: Mapping[str, Any]) -> list[tuple[str, object]]:
     Raises:
         TranscriptError: when the record's span lists are malformed.
     """
-    if isinstance(record.get("resourceSpans"), list):
+    envelope = "resourceSpans" if isinstance(record.get("resourceSpans"), list) else "batches"
+    if envelope == "resourceSpans" or _is_batches(record):
         places: list[tuple[str, object]] = []
-        for i, rs in enumerate(record["resourceSpans"]):
-            at = f"resourceSpans[{i}]"
+        for i, rs in enumerate(record[envelope]):
+            at = f"{envelope}[{i}]"
             if not isinstance(rs, Mapping):
                 raise TranscriptError(f"{at} must be an object, got {described(rs)}")
             key = "scopeSpans" if "scopeSpans" in rs else "instrumentationLibrarySpans"
@@ -361,6 +382,26 @@ def _is_error(span: Mapping[str, Any], attrs: Mapping[str, Any]) -> bool:
     return code in (2, "STATUS_CODE_ERROR", "ERROR", "error") or "error.type" in attrs
 
 
+def _status_message(span: Mapping[str, Any]) -> object:
+    status = span.get("status")
+    return status.get("message") if isinstance(status, Mapping) else None
+
+
+_MODALITIES = frozenset({"image", "audio", "video"})
+
+
+def _part_media(part: Mapping[str, Any], role: str, where: str) -> Media | None:
+    """The media of a `blob`, `uri` or `file` part (`modality` image, audio or video)."""
+    kind = part.get("modality")
+    if not isinstance(kind, str) or kind not in _MODALITIES:
+        return None
+    fields: dict[str, Any] = {}
+    for key, name in (("content", "data"), ("uri", "url"), ("mime_type", "mime_type")):
+        if part.get(key) is not None and (key != "content" or part.get("type") == "blob"):
+            fields[name] = part[key]
+    return media_from_part({"type": kind, "media": fields}, role, where)
+
+
 def _parts_message(raw: object, where: str) -> list[Msg]:
     """A message of the current conventions: `{"role", "parts": [...]}`."""
     if not isinstance(raw, Mapping) or not isinstance(raw.get("role"), str):
@@ -369,11 +410,12 @@ def _parts_message(raw: object, where: str) -> list[Msg]:
     texts: list[str] = []
     calls = []
     results: list[Msg] = []
+    media: list[Media] = []
     for j, part in enumerate(list_at(raw.get("parts"), f"{where}.parts")):
         if not isinstance(part, Mapping):
             raise TranscriptError(f"{where}.parts[{j}] is not an object")
         kind = part.get("type")
-        if kind == "text":
+        if kind in ("text", "refusal"):  # a refusal is what the model said
             texts.append(str(part.get("content", "")))
         elif kind == "tool_call":
             calls.append(tool_call(part.get("name"), part.get("arguments"), part.get("id")))
@@ -388,10 +430,18 @@ def _parts_message(raw: object, where: str) -> list[Msg]:
                     data=response if isinstance(response, dict | list) else None,
                 )
             )
+        elif kind in ("blob", "uri", "file"):
+            found = _part_media(part, role, f"{where}.parts[{j}]")
+            if found is not None:
+                media.append(found)
     text = "".join(texts) if texts else None
     if results:
-        return results + ([Msg(role="user", content=text)] if text and role == "user" else [])
-    return [Msg(role=role, content=text, tool_calls=calls)]
+        return results + (
+            [Msg(role="user", content=text, media=media)]
+            if (text or media) and role == "user"
+            else []
+        )
+    return [Msg(role=role, content=text, tool_calls=calls, media=media)]
 
 
 def _event_message(event: Mapping[str, Any], where: str) -> Msg | None:
@@ -430,9 +480,43 @@ def _event_message(event: Mapping[str, Any], where: str) -> Msg | None:
     )
 
 
+CONTENT_OFF = (
+    "the span records no messages: GenAI instrumentations record them only with message "
+    "content capture on (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, or "
+    "span_only / span_and_event where the instrumentation takes a mode); content captured "
+    "as log events is not in a trace export: export the events' logs with the trace"
+)
+"""Why a GenAI inference span without its messages has no text, and how to record it."""
+
+_TOOL_CONTENT_OFF = (
+    "the tool span records no arguments: GenAI instrumentations record "
+    "gen_ai.tool.call.arguments only with message content capture on "
+    "(OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)"
+)
+_ADK_CONTENT_OFF = (
+    "the tool span records its arguments and response as {}: the ADK leaves them out while "
+    "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS is false; set it to true to record them"
+)
+_NO_CALL_ID = "<not specified>"  # what the ADK writes for a tool run it cannot tie to a call
+
+
+def _has_standard_messages(span: Mapping[str, Any], attrs: Mapping[str, Any]) -> bool:
+    if "gen_ai.input.messages" in attrs or "gen_ai.output.messages" in attrs:
+        return True
+    events = span.get("events")
+    return isinstance(events, list) and any(
+        isinstance(e, Mapping)
+        and (e.get("name") == "gen_ai.choice" or e.get("name") in _EVENT_ROLES)
+        for e in events
+        if isinstance(e, Mapping) and isinstance(e.get("name"), str)
+    )
+
+
 def _inference(
     span: Mapping[str, Any], attrs: Mapping[str, Any], where: str
-) -> tuple[list[Msg], list[Msg]]:
+) -> tuple[list[Msg], list[Msg], str | None]:
+    """A GenAI inference span's request and response messages, and why its response has no
+    text when the span records no messages at all (content capture off), else None."""
     request: list[Msg] = []
     response: list[Msg] = []
     if "gen_ai.input.messages" in attrs or "gen_ai.output.messages" in attrs:
@@ -455,22 +539,38 @@ def _inference(
                 raise TranscriptError(f"{where}: {key} is not a list of messages")
             for i, m in enumerate(raw):
                 target.extend(_parts_message(m, f"{where}: {key}[{i}]"))
-    else:
-        for i, event in enumerate(list_at(span.get("events"), f"{where}: events")):
-            if not isinstance(event, Mapping):
-                continue
-            msg = _event_message(event, f"{where}.events[{i}]")
-            if msg is not None:
-                (response if event.get("name") == "gen_ai.choice" else request).append(msg)
-    meta: dict[str, Any] = {}
+        return request, response, None
+    for i, event in enumerate(list_at(span.get("events"), f"{where}: events")):
+        if not isinstance(event, Mapping):
+            continue
+        msg = _event_message(event, f"{where}.events[{i}]")
+        if msg is not None:
+            (response if event.get("name") == "gen_ai.choice" else request).append(msg)
+    if not request and not response:
+        return [], [], CONTENT_OFF
+    return request, response, None
+
+
+def _standard_facts(attrs: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The model and token counts of a GenAI inference span."""
+    facts: dict[str, Any] = {}
     model = attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model")
     if isinstance(model, str):
-        meta["model"] = model
+        facts["model"] = model
     for key, older in (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens")):
         name = f"gen_ai.usage.{key}" if f"gen_ai.usage.{key}" in attrs else f"gen_ai.usage.{older}"
         value = count(attrs.get(name), f"{where}: {name}")
         if value is not None:
-            meta[key] = value
+            facts[key] = value
+    return facts
+
+
+def _call_meta(
+    span: Mapping[str, Any], attrs: Mapping[str, Any], where: str, facts: dict[str, Any]
+) -> dict[str, Any]:
+    """A model call's metadata: the facts its convention gives, its latency, its span and
+    trace ids and its response id."""
+    meta = facts
     start = _nanos(span, "startTimeUnixNano", where)
     end = _nanos(span, "endTimeUnixNano", where)
     if start is not None and end is not None and end >= start:  # an unfinished span ends at 0
@@ -483,57 +583,345 @@ def _inference(
     response_id = attrs.get("gen_ai.response.id")
     if isinstance(response_id, str):
         meta["response_id"] = response_id
-    if response:
-        response[-1].metadata = meta
-    return request, response
+    return meta
+
+
+def _tool_run(span: Mapping[str, Any], attrs: Mapping[str, Any], where: str) -> ToolRun:
+    """The tool run of a GenAI `execute_tool` span (and the ADK's own attributes for it)."""
+    name = attrs.get("gen_ai.tool.name")
+    if not isinstance(name, str) or not name:
+        span_name = span.get("name")
+        name = None
+        if isinstance(span_name, str) and span_name.startswith("execute_tool "):
+            name = span_name.removeprefix("execute_tool ").strip() or None
+    call_id = attrs.get("gen_ai.tool.call.id")
+    if call_id is not None and (isinstance(call_id, bool) or call_id in ("", _NO_CALL_ID)):
+        call_id = None
+    run = ToolRun(
+        name=name,
+        call_id=None if call_id is None else str(call_id),
+        is_error=_is_error(span, attrs),
+    )
+    arguments = attrs.get(
+        "gen_ai.tool.call.arguments", attrs.get("gcp.vertex.agent.tool_call_args")
+    )
+    response = attrs.get("gcp.vertex.agent.tool_response")
+    if arguments is None:
+        run.unrecorded = _TOOL_CONTENT_OFF
+    elif arguments == "{}" and response == "{}":  # the ADK with content capture off
+        run.unrecorded = _ADK_CONTENT_OFF
+    else:
+        run.arguments = arguments
+    result = attrs.get("gen_ai.tool.call.result")
+    if result is None and response is not None and run.unrecorded is None:
+        result = response
+    if result is None:
+        result = attrs.get("error.type", "")
+    run.result, run.data = result_text(result)
+    run.data = None  # a result is kept as its text, as the GenAI span writes it
+    return run
+
+
+_CHECKABLE = ("model", "input_tokens", "output_tokens", "total_tokens")
+
+
+def _checkable(msg: Msg) -> bool:
+    """Whether a message holds anything a check reads: text, calls, a result, media, or a
+    model call's model or tokens."""
+    if msg.content or msg.tool_calls or msg.role == "tool" or msg.media:
+        return True
+    if msg.role == "assistant" and msg.metadata is None and msg.unrecorded is None:
+        return True  # a run stopped before any answer (by a guardrail): its events
+    return msg.metadata is not None and any(key in msg.metadata for key in _CHECKABLE)
+
+
+def _key(msg: Msg) -> tuple[Any, ...]:
+    return (msg.role, msg.content or "", tuple([c.id for c in msg.tool_calls]), msg.tool_call_id)
+
+
+class _Walk:
+    """Walks a trace's spans in start order, whatever convention each follows, collecting the
+    conversation's messages and the facts attached to them."""
+
+    def __init__(self, tripped: set[str]) -> None:
+        self.exchanges = Exchanges()
+        self.history = self.exchanges.history
+        self.tripped = tripped
+        self.runs: list[ToolRun] = []
+        self.events: dict[int, list[GuardrailEvent]] = {}
+        self.pending_agent: tuple[str, str] | None = None
+        self.pending_events: list[GuardrailEvent] = []
+        self.last_trace: str | None = None
+        self.calls = 0
+        self.reasons: list[str] = []
+        self.agent_spans: list[tuple[Mapping[str, Any], dict[str, Any], str]] = []
+        # the previous model call, while its response is unrecorded: its request's keys and
+        # the messages standing for its response
+        self.unrecorded: tuple[list[tuple[Any, ...]], list[Msg]] | None = None
+        # the instructions of agents that took over once the conversation had begun, held out
+        # of the history the model calls are merged into (later requests open with them, so
+        # where they were added they would stop those requests from repeating the history)
+        # and put where the call that brought them happened, once all are merged
+        self.prompt_keys: set[tuple[Any, ...]] = set()
+        self.withheld: list[tuple[int, list[Msg]]] = []
+        self.conversation_id: Any = None
+        self.session: str | None = None
+        self.agent: Any = None
+
+    def span(self, where: str, span: Mapping[str, Any], attrs: dict[str, Any]) -> None:
+        """Read one span."""
+        self.conversation_id = self.conversation_id or attrs.get("gen_ai.conversation.id")
+        self.session = self.session or session_of(attrs)
+        self.agent = self.agent or attrs.get("gen_ai.agent.name")
+        operation = attrs.get("gen_ai.operation.name")
+        if operation is not None and not isinstance(operation, str):
+            raise TranscriptError(
+                f"{where}: gen_ai.operation.name must be a string, got {described(operation)}"
+            )
+        kind = openinference.span_kind(attrs)
+        if kind is not None and (kind != "LLM" or not _has_standard_messages(span, attrs)):
+            self.openinference(kind, where, span, attrs)
+        elif operation == "execute_tool":
+            self.run(_tool_run(span, attrs, where))
+        elif operation in _INFERENCE or (operation is None and "gen_ai.input.messages" in attrs):
+            if not _has_standard_messages(span, attrs) and openllmetry.has_messages(attrs):
+                self.openllmetry_call(where, span, attrs)
+            else:
+                request, response, reason = _inference(span, attrs, where)
+                facts = _standard_facts(attrs, where)
+                self.model_call(where, span, attrs, request, response, reason, facts)
+        elif operation is None and openllmetry.is_model_call(attrs):
+            self.openllmetry_call(where, span, attrs)
+        else:
+            if "gen_ai.input.messages" in attrs:  # an agent span: its messages repeat the chats'
+                self.agent_spans.append((span, attrs, where))
+            if operation == "invoke_agent":
+                self.agent_fact(attrs.get("gen_ai.agent.name"), f"{where}: gen_ai.agent.name")
+            traceloop = openllmetry.span_kind(attrs)
+            if traceloop == "tool":
+                self.run(
+                    openllmetry.tool_run(span.get("name"), attrs, _is_error(span, attrs), where)
+                )
+            elif traceloop == "agent":
+                self.agent_fact(openllmetry.agent_name(attrs), f"{where}: traceloop.entity.name")
+
+    def openllmetry_call(self, where: str, span: Mapping[str, Any], attrs: dict[str, Any]) -> None:
+        """Read an OpenLLMetry model-call span."""
+        request, response, reason = openllmetry.model_call(attrs, where)
+        facts = openllmetry.call_facts(attrs, where)
+        self.model_call(where, span, attrs, request, response, reason, facts)
+
+    def openinference(
+        self, kind: str, where: str, span: Mapping[str, Any], attrs: dict[str, Any]
+    ) -> None:
+        """Read an OpenInference span of `kind`."""
+        errored = _is_error(span, attrs)
+        if kind == "LLM":
+            request, response, reason = openinference.model_call(attrs, errored, where)
+            facts = openinference.call_facts(attrs, where)
+            self.model_call(where, span, attrs, request, response, reason, facts)
+        elif kind == "TOOL":
+            target = openinference.handoff_target(span.get("name"), attrs)
+            if target is not None:
+                self.handoff(target, f"{where}: output.value")
+            else:
+                self.run(openinference.tool_run(attrs, errored, where))
+        elif kind == "AGENT":
+            self.agent_fact(openinference.agent_name(attrs), f"{where}: agent.name")
+        elif kind == "GUARDRAIL":
+            found = openinference.guardrail(span.get("name"), attrs, errored, self.tripped, where)
+            if found is not None:
+                message = _status_message(span)
+                event = GuardrailEvent(
+                    name=found[0],
+                    triggered=found[1],
+                    message=message if isinstance(message, str) and message else None,
+                )
+                self.guardrail(event, _trace_of(span))
+
+    def model_call(
+        self,
+        where: str,
+        span: Mapping[str, Any],
+        attrs: Mapping[str, Any],
+        request: list[Msg],
+        response: list[Msg],
+        reason: str | None,
+        facts: dict[str, Any],
+    ) -> None:
+        """Merge one model call into the history."""
+        self.calls += 1
+        if reason is not None:
+            self.reasons.append(reason)
+            if not response:  # the response happened; only its text is not in the log
+                response = [Msg(role="assistant", unrecorded=reason)]
+        meta = _call_meta(span, attrs, where, facts)
+        if response:
+            response[-1].metadata = meta
+        request = self.prompts(request)
+        self.recover(request)
+        before = len(self.history)
+        self.exchanges.merge(request, response)
+        unrecorded = [m for m in response if m.unrecorded is not None]
+        if unrecorded:
+            self.unrecorded = ([_key(m) for m in request if m.role not in _PROMPTS], unrecorded)
+        elif request or response:
+            self.unrecorded = None
+        self.last_trace = _trace_of(span)
+        self.added(before)
+
+    def prompts(self, request: list[Msg]) -> list[Msg]:
+        """`request` without the system and developer prompts that open it once the
+        conversation has begun: those seen before are dropped, new ones withheld."""
+        start = 0
+        while start < len(request) and request[start].role in _PROMPTS:
+            start += 1
+        if not start:
+            return request
+        if not self.history:
+            self.prompt_keys.update(_key(m) for m in request[:start])
+            return request
+        new = []
+        for msg in request[:start]:
+            key = _key(msg)
+            if key not in self.prompt_keys:
+                self.prompt_keys.add(key)
+                new.append(msg)
+        if new:
+            self.withheld.append((len(self.history), new))
+        return request[start:]
+
+    def place_prompts(self) -> None:
+        """Put the withheld prompts where the calls that brought them happened (after the
+        tool runs seen before those calls)."""
+        if not self.withheld:
+            return
+        at: dict[int, list[Msg]] = {}
+        for position, msgs in self.withheld:
+            at.setdefault(position, []).extend(msgs)
+        for run in self.runs:
+            run.position += sum(len(m) for p, m in self.withheld if p < run.position)
+        out: list[Msg] = []
+        for position, msg in enumerate(self.history):
+            out.extend(at.get(position, ()))
+            out.append(msg)
+        out.extend(at.get(len(self.history), ()))
+        self.history[:] = out
+        self.withheld = []
+
+    def recover(self, request: list[Msg]) -> None:
+        """Give the previous call's unrecorded response the text this call's request repeats
+        of it (an instrumentation that hides outputs may still record inputs)."""
+        if self.unrecorded is None or not request:
+            return
+        keys, standing = self.unrecorded
+        rest = [m for m in request if m.role not in _PROMPTS]
+        if [_key(m) for m in rest[: len(keys)]] != keys:
+            return
+        following = []
+        for msg in rest[len(keys) :]:
+            if msg.role != "assistant":
+                break
+            following.append(msg)
+        if len(following) != len(standing):
+            return
+        for placeholder, recorded in zip(standing, following, strict=True):
+            if placeholder.tool_calls and [c.id for c in placeholder.tool_calls] != [
+                c.id for c in recorded.tool_calls
+            ]:
+                return
+        for placeholder, recorded in zip(standing, following, strict=True):
+            placeholder.content = recorded.content
+            placeholder.tool_calls = placeholder.tool_calls or recorded.tool_calls
+            placeholder.media = placeholder.media or recorded.media
+            placeholder.unrecorded = None if recorded.content else placeholder.unrecorded
+        self.unrecorded = None
+
+    def run(self, run: ToolRun) -> None:
+        """Keep a tool run, to join to its call once every model call is read."""
+        run.position = len(self.history)
+        self.runs.append(run)
+
+    def agent_fact(self, name: object, where: str) -> None:
+        """An agent span: its agent runs from the next message on."""
+        if isinstance(name, str) and name.strip():
+            self.pending_agent = (name, where)
+
+    def handoff(self, target: str, where: str) -> None:
+        """A handoff: the conversation is the target's from the last message on."""
+        if self.history:
+            self.history[-1].agent = (target, where)
+        else:
+            self.pending_agent = (target, where)
+
+    def guardrail(self, event: GuardrailEvent, trace: str | None) -> None:
+        """A guardrail that ran: an event of the turn its trace's last message is in, or of
+        the next message's when its trace has added none yet."""
+        if self.history and trace == self.last_trace:
+            self.events.setdefault(id(self.history[-1]), []).append(event)
+        else:
+            self.pending_events.append(event)
+
+    def added(self, before: int) -> None:
+        """Give the messages added since `before` what was waiting for a message."""
+        if len(self.history) <= before:
+            return
+        first = self.history[before]
+        if self.pending_agent is not None:
+            first.agent = first.agent or self.pending_agent
+            self.pending_agent = None
+        if self.pending_events:
+            self.events.setdefault(id(first), []).extend(self.pending_events)
+            self.pending_events = []
+
+
+_PROMPTS = ("system", "developer")
 
 
 def parse(record: Any) -> Conversation:
     """Build a conversation from one exported trace.
 
     Raises:
-        TranscriptError: when the record is not a trace or a span's messages are malformed.
+        TranscriptError: when the record is not a trace, a span's messages are malformed, or
+            the trace holds nothing to check.
     """
     if not detect(record):
         raise TranscriptError("expected an exported trace with 'resourceSpans' or 'spans'")
-    exchanges = Exchanges()
-    history = exchanges.history
-    tools: dict[str, tuple[Mapping[str, Any], bool]] = {}
-    conversation_id: Any = None
-    session: str | None = None
-    agent: Any = None
-    inference = 0
-    agent_spans: list[tuple[Any, dict[str, Any], str]] = []
     spans = _spans(record)
-    for where, span in spans:
-        attrs = attributes(span.get("attributes"), where)
-        conversation_id = conversation_id or attrs.get("gen_ai.conversation.id")
-        session = session or session_of(attrs)
-        agent = agent or attrs.get("gen_ai.agent.name")
-        operation = attrs.get("gen_ai.operation.name")
-        if operation is not None and not isinstance(operation, str):
-            raise TranscriptError(
-                f"{where}: gen_ai.operation.name must be a string, got {described(operation)}"
+    read = [(where, span, attributes(span.get("attributes"), where)) for where, span in spans]
+    tripped = {
+        name for _, span, _ in read for name in openinference.tripwires(_status_message(span))
+    }
+    walk = _Walk(tripped)
+    for where, span, attrs in read:
+        walk.span(where, span, attrs)
+    history = walk.history
+    if not walk.calls:  # a trace of agent spans only: they are all there is to read
+        for agent_span, agent_attrs, agent_where in walk.agent_spans:
+            walk.calls += 1
+            request, response, _ = _inference(agent_span, agent_attrs, agent_where)
+            meta = _call_meta(
+                agent_span, agent_attrs, agent_where, _standard_facts(agent_attrs, agent_where)
             )
-        if operation == "execute_tool":
-            call_id = attrs.get("gen_ai.tool.call.id")
-            if call_id is not None:
-                tools[str(call_id)] = (attrs, _is_error(span, attrs))
-        elif operation in _INFERENCE or (operation is None and "gen_ai.input.messages" in attrs):
-            inference += 1
-            exchanges.merge(*_inference(span, attrs, where))
-        elif "gen_ai.input.messages" in attrs:  # an agent span: its messages repeat the chats'
-            agent_spans.append((span, attrs, where))
-    if not inference:  # a trace of agent spans only: they are all there is to read
-        for agent_span, agent_attrs, agent_where in agent_spans:
-            inference += 1
-            exchanges.merge(*_inference(agent_span, agent_attrs, agent_where))
-    if not inference:
+            if response:
+                response[-1].metadata = meta
+            walk.exchanges.merge(request, response)
+    walk.place_prompts()
+    join_tool_runs(history, walk.runs)
+    if walk.pending_events:  # guardrails that ran after the last message
+        if not history:  # and before any: a run its guardrail stopped, with no answer
+            history.append(Msg(role="assistant", agent=walk.pending_agent))
+        walk.events.setdefault(id(history[-1]), []).extend(walk.pending_events)
+    if not any(_checkable(m) for m in history):
+        if walk.reasons:
+            raise TranscriptError(
+                f"the record holds no messages to check, nor tool calls or usage: {walk.reasons[0]}"
+            )
         raise TranscriptError(
-            "the trace has no GenAI inference span (gen_ai.operation.name "
-            "'chat') to read messages from"
+            "the trace has no GenAI inference span (gen_ai.operation.name 'chat') to read "
+            "messages from, nor an OpenLLMetry (llm.request.type 'chat') or OpenInference "
+            "(openinference.span.kind LLM) model call, nor a tool span with a tool name"
         )
-    _apply_tool_spans(history, tools)
     found: dict[str, Any] = {}
     root = _root([span for _, span in spans])
     if root is not None:  # where an evaluation of the whole conversation links to
@@ -545,15 +933,16 @@ def parse(record: Any) -> Conversation:
     traces = list(dict.fromkeys(t for _, span in spans if (t := _trace_of(span)) is not None))
     if len(traces) > 1:
         found["trace_ids"] = traces
-    if session is not None and session != conversation_id:
-        found["session_id"] = session
+    if walk.session is not None and walk.session != walk.conversation_id:
+        found["session_id"] = walk.session
     for msg in history:  # a turn's trace is the conversation's, unless sessions join traces
         if msg.metadata and msg.metadata.get("trace_id", found) == found.get("trace_id"):
             del msg.metadata["trace_id"]
-    if agent is not None:
-        found["agent"] = agent
+    if walk.agent is not None:
+        found["agent"] = walk.agent
     metadata = record_metadata(record, found)
-    return conversation(history, id=record.get("id", conversation_id), metadata=metadata)
+    built = conversation(history, id=record.get("id", walk.conversation_id), metadata=metadata)
+    return guarded(built, history, walk.events)
 
 
 def _root(spans: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
@@ -564,37 +953,3 @@ def _root(spans: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
         if parent is None or parent not in ids:
             return span
     return spans[0] if spans else None
-
-
-def _apply_tool_spans(
-    history: list[Msg], tools: Mapping[str, tuple[Mapping[str, Any], bool]]
-) -> None:
-    """Mark results errored from their spans, and add results only the tool spans show."""
-    answered = set()
-    for msg in history:
-        if msg.role == "tool" and msg.tool_call_id is not None and msg.tool_call_id in tools:
-            answered.add(msg.tool_call_id)
-            attrs, errored = tools[msg.tool_call_id]
-            msg.is_error = msg.is_error or errored
-    out: list[Msg] = []
-    position = 0
-    while position < len(history):
-        msg = history[position]
-        position += 1
-        out.append(msg)
-        if msg.role != "assistant":
-            continue
-        missing = [c for c in msg.tool_calls if c.id in tools and c.id not in answered]
-        if not missing:
-            continue
-        while position < len(history) and history[position].role == "tool":
-            out.append(history[position])
-            position += 1
-        for call in missing:  # after the results the message's calls already had
-            assert call.id is not None
-            attrs, errored = tools[call.id]
-            result = attrs.get("gen_ai.tool.call.result", attrs.get("error.type", ""))
-            text = result if isinstance(result, str) else json.dumps(result)
-            out.append(Msg(role="tool", content=text, tool_call_id=call.id, is_error=errored))
-            answered.add(call.id)
-    history[:] = out

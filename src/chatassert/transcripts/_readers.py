@@ -55,6 +55,11 @@ class Reader:
             some is described as closest to this one.
         wants: What a record needs to be of this format, as a fragment after "no" ("'turns'
             list"), for the message of a record of no known format.
+        fills: The fields of the subject model its records fill: `text`, `tool_calls`,
+            `call_ids`, `arguments`, `tool_results`, `media`, `agent`, `guardrails`,
+            `tokens`, `model`, `latency` (`docs/tools/formats_table.py` says what each means).
+            The table of docs/offline.md is generated from what its records read into, and
+            the reader conformance test checks this declaration says the same.
     """
 
     name: str
@@ -63,13 +68,18 @@ class Reader:
     parts: Callable[[Any], list[tuple[str, Any]] | None] | None = None
     keys: tuple[str, ...] = ()
     wants: str = "record it recognises"
+    fills: frozenset[str] = frozenset()
 
+
+_TURN = ("text", "tool_calls", "call_ids", "arguments", "tool_results")
+"""What the formats that log a turn's tool use with it fill (`Reader.fills`)."""
 
 READERS: tuple[Reader, ...] = (
     Reader(
         "native",
         _native.detect,
         _native.parse,
+        fills=frozenset({*_TURN, "media", "agent", "guardrails", "tokens", "model", "latency"}),
         keys=("turns", "workflow"),
         wants="'turns' list",
     ),
@@ -78,14 +88,17 @@ READERS: tuple[Reader, ...] = (
         _otel.detect,
         _otel.parse,
         _otel.parts,
-        keys=("resourceSpans", "spans", "traceId", "spanId", "attributes"),
-        wants="'resourceSpans' list, 'spans' list, or span ('traceId', 'spanId', 'attributes')",
+        fills=frozenset({*_TURN, "media", "agent", "guardrails", "tokens", "model", "latency"}),
+        keys=("resourceSpans", "batches", "spans", "traceId", "spanId", "attributes"),
+        wants="'resourceSpans' list, 'spans' list, or span ('traceId', 'spanId', "
+        "'attributes'), nor Tempo's 'batches' of resource spans",
     ),
     Reader(
         "jaeger",
         _jaeger.detect,
         _jaeger.parse,
         _jaeger.parts,
+        fills=frozenset({*_TURN, "tokens", "model", "latency"}),
         keys=("data", "traceID", "processes"),
         wants="'data' list of traces with 'traceID' and 'spans'",
     ),
@@ -93,6 +106,7 @@ READERS: tuple[Reader, ...] = (
         "openai-responses",
         _openai_responses.detect,
         _openai_responses.parse,
+        fills=frozenset({*_TURN, "media", "agent", "tokens", "model", "latency"}),
         keys=("output", "input", "instructions", "items", "request", "calls"),
         wants="'output' with 'input', {request: {input}, response} call, 'calls' of them or "
         "'items' list",
@@ -103,6 +117,7 @@ READERS: tuple[Reader, ...] = (
         "anthropic",
         _anthropic.detect,
         _anthropic.parse,
+        fills=frozenset({*_TURN, "media", "agent", "tokens", "model", "latency"}),
         keys=("messages", "system", "request", "response", "calls"),
         wants="'messages' list with a 'system' or an Anthropic block (tool_use, tool_result, "
         "thinking), or {request, response} calls",
@@ -111,6 +126,7 @@ READERS: tuple[Reader, ...] = (
         "openai",
         _openai_chat.detect,
         _openai_chat.parse,
+        fills=frozenset({*_TURN, "media", "agent", "tokens", "model", "latency"}),
         keys=("messages", "request", "response", "calls", "choices"),
         wants="'messages' list, {request: {messages}, response} call or 'calls' of them",
     ),
@@ -118,6 +134,7 @@ READERS: tuple[Reader, ...] = (
         "promptkit-arena",
         _promptkit.detect_arena,
         _promptkit.parse_arena,
+        fills=frozenset({*_TURN, "guardrails", "tokens", "latency"}),
         keys=("Messages", "RunID", "ScenarioID", "ProviderID"),
         wants="'Messages' list with 'RunID', 'ScenarioID' or 'ProviderID'",
     ),
@@ -125,6 +142,7 @@ READERS: tuple[Reader, ...] = (
         "promptkit-session",
         _promptkit.detect_session,
         _promptkit.parse_session,
+        fills=frozenset({*_TURN, "guardrails", "tokens", "model", "latency"}),
         keys=("events", "metadata"),
         wants="'events' list with a 'metadata' object",
     ),
@@ -133,6 +151,7 @@ READERS: tuple[Reader, ...] = (
         _agents_sdk.detect,
         _agents_sdk.parse,
         _agents_sdk.parts,
+        fills=frozenset({*_TURN, "agent", "guardrails", "tokens", "model", "latency"}),
         keys=("object", "span_data", "spans", "data"),
         wants="trace or span 'object', or spans with 'span_data'",
     ),
@@ -141,6 +160,7 @@ READERS: tuple[Reader, ...] = (
         _inspect.detect,
         _inspect.parse,
         _inspect.parts,
+        fills=frozenset({*_TURN, "media", "tokens", "model"}),
         keys=("eval", "samples", "status"),
         wants="'eval' object with 'task' beside 'samples' or 'status'",
     ),
@@ -149,14 +169,17 @@ READERS: tuple[Reader, ...] = (
         _langsmith.detect,
         _langsmith.parse,
         _langsmith.parts,
-        keys=("run_type", "inputs", "outputs", "child_runs"),
-        wants="'run_type' with 'inputs', 'outputs' or 'child_runs'",
+        fills=frozenset({*_TURN, "tokens", "model", "latency"}),
+        keys=("run_type", "inputs", "outputs", "child_runs", "post", "patch"),
+        wants="'run_type' with 'inputs', 'outputs' or 'child_runs', or 'post' / 'patch' lists "
+        "of runs (a /runs/batch payload)",
     ),
     Reader(
         "promptfoo",
         _promptfoo.detect,
         _promptfoo.parse,
         _promptfoo.parts,
+        fills=frozenset({"text", "tool_calls", "call_ids", "arguments", "tokens", "latency"}),
         keys=("results", "prompt", "response"),
         wants="'results' of {prompt, response} results",
     ),
@@ -165,6 +188,7 @@ READERS: tuple[Reader, ...] = (
         _adk.detect,
         _adk.parse,
         _adk.parts,
+        fills=frozenset({*_TURN, "media", "agent", "tokens", "model", "latency"}),
         keys=("eval_set_id", "eval_cases", "eval_id", "conversation", "evalSetId", "evalCases"),
         wants="'eval_set_id' with 'eval_cases', or an eval case's 'eval_id' and 'conversation'",
     ),
