@@ -249,7 +249,8 @@ def test_audio_and_video_contents_and_reasoning_only_messages() -> None:
     [
         (
             {"llm.output_messages.0.message.role": 3},
-            "span 'response': llm.output_messages.0.message.role must be a string, got 3",
+            "span 'response': llm.output_messages.0.message.role must be a role (system, "
+            "developer, user, assistant or tool), got 3",
         ),
         (
             {"llm.input_messages.0.message.content": {"a": 1}},

@@ -334,7 +334,8 @@ def test_a_chat_span_with_nothing_at_all_is_still_an_unreadable_record() -> None
     [
         (
             {"gen_ai.prompt.0.role": 5},
-            "span 'openai.chat': gen_ai.prompt.0.role must be a string, got 5",
+            "span 'openai.chat': gen_ai.prompt.0.role must be a role (system, developer, user, "
+            "assistant or tool), got 5",
         ),
         (
             {"gen_ai.completion.0.content": ["a"]},

@@ -44,7 +44,7 @@ from chatassert.transcripts._build import (
     media_from_part,
     tool_call,
 )
-from chatassert.transcripts._spans import ToolRun, indexed, result_text
+from chatassert.transcripts._spans import ToolRun, indexed, result_text, role_of
 
 __all__ = [
     "KIND",
@@ -91,7 +91,6 @@ _HIDDEN_TOOL_INPUT = (
 
 _INPUT = "llm.input_messages."
 _OUTPUT = "llm.output_messages."
-_ROLES = {"function": "tool", "model": "assistant", "human": "user", "ai": "assistant"}
 
 
 def span_kind(attrs: Mapping[str, Any]) -> str | None:
@@ -183,10 +182,7 @@ def _messages(attrs: Mapping[str, Any], prefix: str, where: str) -> list[Msg]:
 
 def _message(fields: Mapping[str, Any], where: str) -> Msg | None:
     """One message (`message.*` fields), or None for one that holds only reasoning."""
-    role = fields.get("message.role", "assistant")
-    if not isinstance(role, str):
-        raise TranscriptError(f"{where}.message.role must be a string, got {described(role)}")
-    role = _ROLES.get(role, role)
+    role = role_of(fields.get("message.role", "assistant"), f"{where}.message.role")
     content = fields.get("message.content")
     if content is not None and not isinstance(content, str):
         raise TranscriptError(f"{where}.message.content must be a string, got {described(content)}")

@@ -42,7 +42,7 @@ from chatassert.transcripts._build import (
     text_of,
     tool_call,
 )
-from chatassert.transcripts._spans import ToolRun, indexed, result_text
+from chatassert.transcripts._spans import ToolRun, indexed, result_text, role_of
 
 __all__ = [
     "CONTENT_OFF",
@@ -69,7 +69,6 @@ _TOOL_CONTENT_OFF = (
 _PROMPT = "gen_ai.prompt."
 _COMPLETION = "gen_ai.completion."
 _REQUEST_TYPES = ("chat", "completion")
-_ROLES = {"function": "tool", "model": "assistant", "human": "user", "ai": "assistant"}
 
 
 def is_model_call(attrs: Mapping[str, Any]) -> bool:
@@ -137,10 +136,7 @@ def call_facts(attrs: Mapping[str, Any], where: str) -> dict[str, Any]:
 
 
 def _role(fields: Mapping[str, Any], where: str, default: str) -> str:
-    role = fields.get("role", default)
-    if not isinstance(role, str):
-        raise TranscriptError(f"{where}.role must be a string, got {described(role)}")
-    return _ROLES.get(role, role)
+    return role_of(fields.get("role", default), f"{where}.role")
 
 
 def _content(value: object, role: str, where: str) -> tuple[str | None, list[Media]]:

@@ -98,7 +98,7 @@ READERS: tuple[Reader, ...] = (
         _jaeger.detect,
         _jaeger.parse,
         _jaeger.parts,
-        fills=frozenset({*_TURN, "tokens", "model", "latency"}),
+        fills=frozenset({*_TURN, "agent", "tokens", "model", "latency"}),
         keys=("data", "traceID", "processes"),
         wants="'data' list of traces with 'traceID' and 'spans'",
     ),

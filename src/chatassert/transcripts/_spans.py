@@ -17,10 +17,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from chatassert._errors import TranscriptError
 from chatassert._models import ToolCall
-from chatassert.transcripts._build import Msg, tool_call, unrecorded_call
+from chatassert.transcripts._build import Msg, described, tool_call, unrecorded_call
 
-__all__ = ["ToolRun", "indexed", "join_tool_runs", "result_text"]
+__all__ = ["ToolRun", "indexed", "join_tool_runs", "result_text", "role_of"]
+
+_ROLES = {
+    **{role: role for role in ("system", "developer", "user", "assistant", "tool")},
+    "function": "tool",  # OpenAI's legacy function result
+    "ipython": "tool",  # Llama's tool result
+    "model": "assistant",  # Gemini
+    "chatbot": "assistant",  # Cohere
+    "ai": "assistant",  # LangChain
+    "human": "user",  # LangChain
+}
 
 _MAX_INDEX_DIGITS = 9  # more is no list an instrumentation wrote, and int() of it stays cheap
 
@@ -50,6 +61,27 @@ def indexed(attrs: Mapping[str, Any], prefix: str) -> list[tuple[int, dict[str, 
         ):
             groups.setdefault(int(index), {})[field] = value
     return sorted(groups.items())
+
+
+def role_of(value: object, where: str) -> str:
+    """A flattened message's role as the subject model names it (`system`, `developer`,
+    `user`, `assistant`, `tool`), from the names instrumentations write, in any case.
+
+    Raises:
+        TranscriptError: naming `where`, for anything else: a message of no known role has no
+            place in a conversation's turns.
+
+    Example:
+        >>> role_of("Model", "gen_ai.completion.0.role")
+        'assistant'
+    """
+    role = _ROLES.get(value.lower()) if isinstance(value, str) else None
+    if role is None:
+        raise TranscriptError(
+            f"{where} must be a role (system, developer, user, assistant or tool), got "
+            f"{described(value)}"
+        )
+    return role
 
 
 def result_text(value: object) -> tuple[str, Any]:
