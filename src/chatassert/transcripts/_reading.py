@@ -167,10 +167,17 @@ def parse_line(
         >>> parse_line("[1, 2]", "log.jsonl", 4).error[:31]
         'unrecognised transcript record '
     """
+    raw, error = _line_value(line, source, number)
+    return error if error is not None else read_value(raw, source, number, format)
+
+
+def _line_value(line: str, source: str, number: int) -> tuple[Any, Record | None]:
+    """The JSON value of one log line: `(value, None)`, or `(None, the record of why the
+    line cannot be decoded)`."""
     bad = None if line.isascii() else undecodable(line)  # most lines are ASCII
     if bad is not None:
         byte, index = bad
-        return Record(
+        return None, Record(
             source,
             number,
             error=f"line is not UTF-8 (byte 0x{byte:02x} at column {index + 1})",
@@ -178,15 +185,16 @@ def parse_line(
     try:
         raw = loads_json(line)
     except RecursionError:
-        return Record(source, number, error="line is nested too deeply to read")
+        return None, Record(source, number, error="line is nested too deeply to read")
     except json.JSONDecodeError as exc:
         # the record's place is the log's line: JSON's own "line 1" would only mislead
         reason = exc.msg.removesuffix(" at")  # "Invalid control character at"
-        return Record(source, number, error=f"line is not JSON: {reason} at column {exc.colno}")
+        error = f"line is not JSON: {reason} at column {exc.colno}"
+        return None, Record(source, number, error=error)
     except ValueError as exc:  # a number too long to convert
         reason = str(exc).split(";")[0]
-        return Record(source, number, error=f"line cannot be read: {reason}")
-    return read_value(raw, source, number, format)
+        return None, Record(source, number, error=f"line cannot be read: {reason}")
+    return raw, None
 
 
 def parse_document(
@@ -203,24 +211,31 @@ def parse_document(
         >>> parse_document('{"turns": [\n  {"text": "Hi"}\n', "run.json", 3).error
         "the file is not JSON: Expecting ',' delimiter: line 5 column 1"
     """
+    raw, error = _document_value(text, source, number)
+    return error if error is not None else read_value(raw, source, number, format)
+
+
+def _document_value(text: str, source: str, number: int) -> tuple[Any, Record | None]:
+    """The JSON value of a whole one-document file: `(value, None)`, or `(None, the record
+    of why the file cannot be decoded)`, naming the file's lines."""
     bad = None if text.isascii() else undecodable(text)
     if bad is not None:
         byte, index = bad
         line = number + text.count("\n", 0, index)
-        return Record(
+        return None, Record(
             source, number, error=f"the file is not UTF-8 (byte 0x{byte:02x} on line {line})"
         )
     try:
         raw = json.loads(text)
     except RecursionError:
-        return Record(source, number, error="the file is nested too deeply to read")
+        return None, Record(source, number, error="the file is nested too deeply to read")
     except json.JSONDecodeError as exc:
         where = f"line {number + exc.lineno - 1} column {exc.colno}"
-        return Record(source, number, error=not_json(text, source, f"{exc.msg}: {where}"))
+        return None, Record(source, number, error=not_json(text, source, f"{exc.msg}: {where}"))
     except ValueError as exc:  # a number too long to convert
         reason = str(exc).split(";")[0]
-        return Record(source, number, error=f"the file cannot be read: {reason}")
-    return read_value(raw, source, number, format)
+        return None, Record(source, number, error=f"the file cannot be read: {reason}")
+    return raw, None
 
 
 def parse_text(
@@ -228,9 +243,26 @@ def parse_text(
 ) -> Record:
     """Read what `numbered_lines` gave: one line of a log, or a whole one-document file (text
     that holds a line break before its end)."""
+    raw, error = decoded(text, source, number)
+    return error if error is not None else read_value(raw, source, number, format)
+
+
+def decoded(text: str, source: str = "<stream>", number: int = 0) -> tuple[Any, Record | None]:
+    r"""The JSON value of what `numbered_lines` gave, decoded as `parse_text` decodes it
+    before reading it: `(value, None)`, or `(None, the record of why it cannot be decoded)`.
+
+    An engine that spreads the parts of a large record over processes decodes it here, splits
+    it (`split_value`) and sends each process its `Piece`s.
+
+    Example:
+        >>> decoded('{"turns": []}\n', "log.jsonl", 2)
+        ({'turns': []}, None)
+        >>> decoded("{oops", "log.jsonl", 3)[1].error
+        'line is not JSON: Expecting property name enclosed in double quotes at column 2'
+    """
     if 0 <= text.find("\n") < len(text) - 1:  # a line break before the end: a whole file
-        return parse_document(text, source, number, format)
-    return parse_line(text, source, number, format)
+        return _document_value(text, source, number)
+    return _line_value(text, source, number)
 
 
 RESPONSES = "responses"
@@ -261,31 +293,87 @@ def read_value(
         name = format if format is not None else detected(raw)
     except TranscriptError as exc:
         return Record(source, number, error=str(exc), raw=raw)
-    if _is_array_of_records(raw, format):
-        parts = tuple(
-            replace(one, part=f"[{i}]" if one.part is None else f"[{i}]/{one.part}")
-            for i, item in enumerate(raw)
-            for one in read_value(item, source, number, format).each()
-        )
-        return Record(source, number, raw=raw, parts=parts)
-    split = PARTS.get(name) if name is not None else None
-    pieces: list[tuple[str, Any]] | None = None
-    if split is not None:
-        try:
-            pieces = split(raw)
-        except TranscriptError as exc:
-            return Record(source, number, error=str(exc), raw=raw)
-        except RecursionError:
-            return Record(source, number, error="malformed record: nested too deeply", raw=raw)
-        except Exception as exc:  # one odd record never ends the reading of a log
-            error = f"malformed record ({type(exc).__name__} while reading it: {exc})"
-            return Record(source, number, error=error, raw=raw)
+    try:
+        pieces = _pieces(raw, name, format)
+    except TranscriptError as exc:
+        return Record(source, number, error=str(exc), raw=raw)
+    except RecursionError:
+        return Record(source, number, error="malformed record: nested too deeply", raw=raw)
+    except Exception as exc:  # one odd record never ends the reading of a log
+        error = f"malformed record ({type(exc).__name__} while reading it: {exc})"
+        return Record(source, number, error=error, raw=raw)
     if pieces is None:
         record = read_one(raw, source, number, name)
         suite = _suite_given(raw) if format is None and record.error is not None else None
         return record if suite is None else replace(record, error=suite)
-    parts = tuple(read_one(sub, source, number, name, label) for label, sub in pieces)
+    parts = tuple(one for piece in pieces for one in piece.read(source, number))
     return Record(source, number, raw=raw, parts=parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One conversation of a record of several, split from it and not yet read
+    (`split_value`): picklable, so that the process that checks it is the one that reads it.
+
+    Attributes:
+        value: Its JSON value: a sub-record of the format, or an item of a JSON array of
+            records.
+        format: The format it is read in; for an item, the format forced on the log (None:
+            detected).
+        part: Its label among the record's parts (a sample id, a trace id, `[2]`).
+        item: Whether it is an item of a JSON array of records: read as a record of its own,
+            whose own parts are named under its label (`[2]/sample-id`).
+    """
+
+    value: Any
+    format: str | None
+    part: str
+    item: bool = False
+
+    def read(self, source: str, number: int) -> tuple[Record, ...]:
+        """Its records (several for an item that holds several conversations), as
+        `read_value` reads them among the parts of the record `source:number`."""
+        if not self.item:
+            return (read_one(self.value, source, number, self.format, self.part),)
+        return tuple(
+            replace(one, part=self.part if one.part is None else f"{self.part}/{one.part}")
+            for one in read_value(self.value, source, number, self.format).each()
+        )
+
+
+def _pieces(raw: Any, name: str | None, format: str | None) -> list[Piece] | None:
+    """The pieces of a value of the format `name` (`format`: the one forced on the log), or
+    None when it is one conversation; raises what the format's split raises."""
+    if _is_array_of_records(raw, format):
+        return [Piece(item, format, f"[{i}]", item=True) for i, item in enumerate(raw)]
+    split = PARTS.get(name) if name is not None else None
+    pieces = split(raw) if split is not None else None
+    return None if pieces is None else [Piece(sub, name, label) for label, sub in pieces]
+
+
+def split_value(raw: Any, format: str | None = None) -> list[Piece] | None:
+    """The conversations of a record of several (an Inspect log's samples, a trace export's
+    traces, a JSON array's records), split from it and not read: the `Piece`s whose records
+    (`Piece.read`) are the `parts` `read_value` gives, in order. None when `read_value` reads
+    the value whole: one conversation, a JSON response, or a value it reports an error for.
+
+    Example:
+        >>> log = {"eval": {"task": "t", "model": "m"}, "samples": [
+        ...     {"id": s, "epoch": 1, "messages": [{"role": "user", "content": "Hi"}]}
+        ...     for s in ("a", "b")]}
+        >>> [(piece.part, piece.format) for piece in split_value(log)]
+        [('a', 'inspect'), ('b', 'inspect')]
+        >>> [one.where for one in split_value(log)[1].read("log.json", 1)]
+        ['log.json:1#b']
+        >>> split_value({"turns": [{"text": "Hi"}]}) is None
+        True
+    """
+    if format == RESPONSES:
+        return None
+    try:
+        return _pieces(raw, format if format is not None else detected(raw), format)
+    except Exception:  # an error of the value: read_value reports it
+        return None
 
 
 def _is_array_of_records(raw: Any, format: str | None) -> bool:
