@@ -2,10 +2,15 @@
 cut into byte ranges that workers read themselves), checked in this process or in `--jobs`
 worker processes, and each chunk's items yielded in input order.
 
+A record of several conversations that is large (a one-document log: an Inspect eval log, a
+promptfoo output, an ADK eval set, a trace export; or a line of a chunk's size) is spread by
+its parts: the main process decodes and splits it (`transcripts._reading.split_value`) and
+each task reads and checks a batch of its parts, so one document is checked on every core.
+
 What a chunk produces, in input order, is a list of `Item`s (`chatassert.records`): rows
 (case outcomes, unmatched and unreadable records), held steps of multi-step tests (paired by
 the main process's checker, where every chunk's lines meet), and `RECORD_END` after the items
-of each log record.
+of each log record (after its last batch of parts, for a record spread by its parts).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import sys
 from collections import deque
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from chatassert._cli import _worker
 from chatassert._cli._grouping import grouped_items
@@ -40,6 +45,10 @@ from chatassert.records import (
 from chatassert.reporting import (
     REPORT_FORMATS,
 )
+
+if TYPE_CHECKING:
+    from chatassert.transcripts import Record
+    from chatassert.transcripts._reading import Piece
 
 
 def foldable(plan: Plan, jobs: int, args: argparse.Namespace) -> bool:
@@ -73,6 +82,114 @@ def _work_range(path: str, start: int, end: int, first: int) -> list[Item] | Fol
         error = f"cannot read the log: {exc.strerror or exc}"
         return [Row(kind="unreadable", source=f"{path}:{first}", error=error), RECORD_END]
     return _worker.fold(_check_lines(checker, path, first, split_lines(data, start == 0)))
+
+
+def _work_record(record: Record, where: str) -> list[Item] | Folded:
+    """Check a record the main process read (a document that could not be decoded)."""
+    checker = _worker.task_checker()
+    items: list[Item] = []
+    checker.record_into(record, where, items)
+    return _worker.fold(items)
+
+
+def _work_value(source: str, number: int, raw: Any) -> list[Item] | Folded:
+    """Read and check a decoded record that is not spread by its parts (one conversation)."""
+    from chatassert.transcripts import read_value
+
+    checker = _worker.task_checker()
+    items: list[Item] = []
+    record = read_value(raw, source, number, checker.read_as)
+    checker.record_into(record, f"{source}:{number}", items)
+    return _worker.fold(items)
+
+
+def _work_pieces(source: str, number: int, pieces: list[Piece], last: bool) -> list[Item] | Folded:
+    """Read and check a batch of the parts of the record `source:number` (its last batch
+    ends the record)."""
+    return _worker.fold(_check_pieces(_worker.task_checker(), source, number, pieces, last))
+
+
+def _check_pieces(
+    checker: Checker, source: str, number: int, pieces: Sequence[Piece], last: bool
+) -> list[Item]:
+    """The items of some of the parts of the record `source:number`, read here, as
+    `Checker.record_into` gives them for the whole record: `RECORD_END` only after the last."""
+    from chatassert.transcripts import Record
+
+    parts = tuple(one for piece in pieces for one in piece.read(source, number))
+    items: list[Item] = []
+    checker.record_into(Record(source, number, parts=parts), f"{source}:{number}", items)
+    if not last:
+        items.pop()  # the record goes on in the next batch
+    return items
+
+
+def spread(text: str) -> bool:
+    r"""Whether a record's text is checked part by part, where it may hold several
+    conversations: a whole one-document file (`.json`, pretty-printed JSON), or a line of at
+    least a chunk's size (`CHUNK_BYTES`). Smaller lines are checked a chunk of lines at a time.
+
+    Example:
+        >>> spread('{"turns": []}\n'), spread('{\n "samples": []\n}\n')
+        (False, True)
+    """
+    return 0 <= text.find("\n") < len(text) - 1 or len(text) >= CHUNK_BYTES
+
+
+def _record_items(
+    checker: Checker, source: str, number: int, text: str
+) -> Iterator[tuple[list[Item], float]]:
+    """Check a record to spread (`spread`) in this process, a part at a time: the items of
+    each part (the last ending with `RECORD_END`), each with how much of the record is done,
+    from 0 to 1. What `Checker.line_into` gives for the whole record, read lazily: one part's
+    conversation in memory at a time, and its rows given as soon as it is checked."""
+    from chatassert.transcripts import read_value
+    from chatassert.transcripts._reading import decoded, split_value
+
+    raw, error = decoded(text, source, number)
+    pieces = None if error is not None else split_value(raw, checker.read_as)
+    if not pieces:
+        items: list[Item] = []
+        record = error if error is not None else read_value(raw, source, number, checker.read_as)
+        del raw
+        checker.record_into(record, f"{source}:{number}", items)
+        yield items, 1.0
+        return
+    del raw  # each piece holds its own part of the record, let go once it is checked
+    count = len(pieces)
+    left = deque(pieces)
+    del pieces
+    while left:
+        items = _check_pieces(checker, source, number, [left.popleft()], not left)
+        yield items, (count - len(left)) / count
+
+
+def _record_tasks(
+    read_as: str | None, source: str, number: int, text: str, moved: int, jobs: int
+) -> Iterator[tuple[tuple[Any, ...], int]]:
+    """The tasks of a record to spread (`spread`), decoded and split here, each with the
+    bytes of the log it accounts for: batches of its parts (about a chunk's bytes each, and
+    at least two batches a job), or the whole record when it is one conversation."""
+    from chatassert.transcripts._reading import decoded, split_value
+
+    raw, error = decoded(text, source, number)
+    if error is not None:
+        yield (_work_record, error, f"{source}:{number}"), moved
+        return
+    pieces = split_value(raw, read_as)
+    if not pieces:
+        yield (_work_value, source, number, raw), moved
+        return
+    del raw  # each piece holds its own part of the record, let go once it is sent
+    count = len(pieces)
+    size = max(1, min(CHUNK_BYTES * count // max(len(text), 1), -(-count // (2 * jobs))))
+    tasks = -(-count // size)
+    left = deque(pieces)
+    del pieces
+    for task in range(tasks):
+        batch = [left.popleft() for _ in range(min(size, len(left)))]
+        share = moved * (task + 1) // tasks - moved * task // tasks
+        yield (_work_pieces, source, number, batch, not left), share
 
 
 def split_lines(data: bytes, at_start: bool) -> list[str]:
@@ -110,14 +227,24 @@ def _splittable(path: str) -> bool:
 
 def byte_ranges(path: str, size: int = CHUNK_BYTES) -> Iterator[tuple[int, int, int, str | None]]:
     """Cut a log into pieces of whole lines of about `size` bytes: `(start, end, number of the
-    first line, None)`, in order. A piece ends at the last newline of a block of `size`
-    bytes, so a line longer than a block makes its piece longer; the last line needs no
-    newline. When the rest of the file cannot be read, the last item is
-    `(offset, offset, number of the next line, error)`.
+    first line, None)`, in order. A line of `size` bytes or more is a piece of its own (see
+    `line_pieces`); the last line needs no newline. When the rest of the file cannot be read,
+    the last item is `(offset, offset, number of the next line, error)`.
 
     The file is read once, in blocks, to find the cuts and count the lines (so each piece
     knows its line numbers); nothing is decoded or sent but the offsets.
     """
+    for start, end, first, error, _ in line_pieces(path, size):
+        yield start, end, first, error
+
+
+def line_pieces(
+    path: str, size: int = CHUNK_BYTES
+) -> Iterator[tuple[int, int, int, str | None, bool]]:
+    """`byte_ranges`, each piece saying whether it is one line of `size` bytes or more (a
+    record the main process spreads by its parts: `spread`), the others at most `2 * size`
+    bytes: a piece ends at the last newline of a block of `size` bytes, or before a line that
+    began in it and is `size` bytes long or more."""
     from chatassert.transcripts import READ_ERRORS, read_error
 
     try:
@@ -125,26 +252,32 @@ def byte_ranges(path: str, size: int = CHUNK_BYTES) -> Iterator[tuple[int, int, 
     except OSError as exc:
         raise LogError(f"cannot read log {path}: {exc.strerror or exc}") from None
     block = bytearray(size)
-    start = read = 0
+    start = read = 0  # `start` always begins a line: only the line there can be this long
     line = 1
     with stream:
         while True:
             try:
                 n = stream.readinto(block)
             except READ_ERRORS as exc:
-                yield read, read, line, f"cannot read the rest of the log: {read_error(exc)}"
+                yield read, read, line, f"cannot read the rest of the log: {read_error(exc)}", False
                 return
             if not n:
                 break
             cut = block.rfind(b"\n", 0, n)
             if cut >= 0:  # else a line longer than a block: the piece grows
-                end = read + cut + 1
-                yield start, end, line, None
-                line += block.count(b"\n", 0, cut + 1)
-                start = end
+                after = 0
+                first = block.find(b"\n", 0, n)
+                if read + first + 1 - start >= size:  # the line at `start` ends here
+                    yield start, read + first + 1, line, None, True
+                    start, after, line = read + first + 1, first + 1, line + 1
+                if cut >= after:
+                    end = read + cut + 1
+                    yield start, end, line, None, False
+                    line += block.count(b"\n", after, cut + 1)
+                    start = end
             read += n
     if start < read:
-        yield start, read, line, None
+        yield start, read, line, None, read - start >= size
 
 
 def _check_lines(checker: Checker, source: str, first: int, lines: list[str]) -> list[Item]:
@@ -279,16 +412,25 @@ def checked_items(
         for source, first, lines, error, moved in _chunks(paths):
             before, seen, length = meter.done, 0, sum(map(len, lines)) or 1
             for offset, line in enumerate(lines):
+                if not line.strip():
+                    seen += len(line)
+                    continue
+                if spread(line):  # a part at a time
+                    for items, done in _record_items(checker, source, first + offset, line):
+                        meter.done = before + moved * (seen + int(len(line) * done)) // length
+                        yield items
+                    seen += len(line)
+                    continue
                 seen += len(line)
-                if line.strip():
-                    items: list[Item] = []
-                    checker.line_into(line, source, first + offset, items)
-                    meter.done = before + moved * seen // length
-                    yield items
+                items = []
+                checker.line_into(line, source, first + offset, items)
+                meter.done = before + moved * seen // length
+                yield items
             meter.done = before + moved
             if error is not None:
                 yield read_failure(source, first, lines, error)
         return
+    read_as = make_checker(plan, suites).read_as
     pool = _worker.start_pool(plan, suites, jobs)
     pending: deque[tuple[Future[list[Item] | Folded], int]] = deque()
 
@@ -299,7 +441,7 @@ def checked_items(
         return result
 
     try:
-        for task, moved in _tasks(paths):
+        for task, moved in _tasks(paths, read_as, jobs):
             if isinstance(task, list):  # a read failure, reported in its place
                 failed: Future[list[Item] | Folded] = Future()
                 failed.set_result(task)
@@ -317,23 +459,73 @@ def checked_items(
         _worker.end_pool(pool)
 
 
-def _tasks(paths: Sequence[str]) -> Iterator[tuple[tuple[Any, ...] | list[Item], int]]:
+def _tasks(
+    paths: Sequence[str], read_as: str | None, jobs: int
+) -> Iterator[tuple[tuple[Any, ...] | list[Item], int]]:
     """What workers do, in input order, each with the bytes of the log it covers:
     `(function, *arguments)` for a piece of a log, or the items of a read failure. A regular
     file is cut into byte ranges that workers read themselves; other logs (standard input,
-    pipes, `.gz`, `.json`) are read here, in chunks of lines sent along."""
+    pipes, `.gz`, `.json`) are read here, in chunks of lines sent along. A record to spread
+    (`spread`: a one-document file, a line of a chunk's size) is decoded and split here,
+    and its parts sent in batches (`_record_tasks`: `read_as`, the format records are read in,
+    and `jobs` say how)."""
     for path in paths:
         if _splittable(path):
-            for start, end, first, error in byte_ranges(path):
+            for start, end, first, error, long in line_pieces(path):
                 if error is not None:
                     row = Row(kind="unreadable", source=f"{path}:{first}", error=error)
                     yield [row, RECORD_END], 0
+                elif long:
+                    yield from _long_line_tasks(path, start, end, first, read_as, jobs)
                 else:
                     yield (_work_range, path, start, end, first), end - start
             continue
         for source, first, lines, error, moved in _chunks([path]):
-            if lines:
-                yield (_work, source, first, lines), moved
-                moved = 0
-            if error is not None:
-                yield read_failure(source, first, lines, error), moved
+            yield from _line_tasks(source, first, lines, moved, read_as, jobs)
+            if error is not None:  # the bytes moved are the chunk's, when it has lines
+                yield read_failure(source, first, lines, error), 0 if lines else moved
+
+
+def _line_tasks(
+    source: str, first: int, lines: list[str], moved: int, read_as: str | None, jobs: int
+) -> Iterator[tuple[tuple[Any, ...], int]]:
+    """The tasks of a chunk of lines read here: its runs of lines sent along, and each
+    record to spread among them split into tasks of its own; the chunk's bytes shared by
+    line (by the length of each)."""
+    length = sum(map(len, lines)) or 1
+    run = 0  # where the lines not yet sent begin
+    seen = done = 0  # the length of the lines before this one; the bytes accounted for
+
+    def share(upto: int) -> int:
+        nonlocal done
+        now = moved * upto // length
+        step, done = now - done, now
+        return step
+
+    for offset, line in enumerate(lines):
+        if spread(line) and line.strip():
+            if offset > run:
+                yield (_work, source, first + run, lines[run:offset]), share(seen)
+            share_of_line = share(seen + len(line))
+            yield from _record_tasks(read_as, source, first + offset, line, share_of_line, jobs)
+            run = offset + 1
+        seen += len(line)
+    if run < len(lines):
+        yield (_work, source, first + run, lines[run:] if run else lines), share(seen)
+
+
+def _long_line_tasks(
+    path: str, start: int, end: int, first: int, read_as: str | None, jobs: int
+) -> Iterator[tuple[tuple[Any, ...] | list[Item], int]]:
+    """The tasks of a line of a chunk's size or more (`line_pieces`), read here and spread."""
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(start)
+            data = stream.read(end - start)
+    except OSError as exc:
+        error = f"cannot read the log: {exc.strerror or exc}"
+        yield [Row(kind="unreadable", source=f"{path}:{first}", error=error), RECORD_END], 0
+        return
+    lines = split_lines(data, start == 0)
+    del data
+    yield from _line_tasks(path, first, lines, end - start, read_as, jobs)
