@@ -83,6 +83,10 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "log.langsmith": (80, 80_000),
     "log.promptfoo": (80, 80_000),
     "log.adk": (80, 80_000),
+    # the span conventions inside traces (OpenLLMetry, OpenInference) and Tempo's envelope
+    "log.openllmetry": (60, 50_000),
+    "log.openinference": (60, 50_000),
+    "log.tempo": (40, 30_000),
     "log.lines": (200, 60_000),
     "log.bytes": (60, 10_000),
     "log.guess": (60, 20_000),
