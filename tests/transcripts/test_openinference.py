@@ -310,3 +310,76 @@ def test_the_openinference_example_of_the_docs_reads_as_documented() -> None:
     meta = turn.metadata
     assert (meta["model"], meta["input_tokens"], meta["output_tokens"]) == ("gpt-4.1", 270, 22)
     assert json.loads(line)  # one line of JSON, as the docs say
+
+
+# -- the order of what the spans say ----------------------------------------------------------
+
+
+def test_an_agents_instructions_go_where_it_took_over_and_its_calls_still_join() -> None:
+    """A new agent's system prompt opens every later request: it is added once, where the
+    call that brought it happened, and the calls after it still repeat the history (they read
+    as one turn, not a second copy of it); a tool span that joins no call is placed after it."""
+    triage = {"role": "system", "content": "Triage."}
+    billing = {"role": "system", "content": "Billing."}
+    handoff = {
+        "role": "assistant",
+        "tool_calls.0.tool_call.id": "h1",
+        "tool_calls.0.tool_call.function.name": "transfer_to_billing",
+    }
+    moved = {"role": "tool", "tool_call_id": "h1", "content": '{"assistant": "Billing"}'}
+    spans = [
+        llm(1, [triage, ASK], [handoff]),
+        llm(2, [billing, ASK, handoff, moved], [{"role": "assistant", "content": "__REDACTED__"}]),
+        span(3, "TOOL", "refund", **{"tool.name": "refund", "input.value": "{}"}),
+        llm(4, [billing, ASK, handoff, moved, {"role": "assistant", "content": "Checking."}],
+            [ANSWER]),
+    ]  # fmt: skip
+    (turn,) = parse_record({"spans": spans}).turns
+    assert [(m.role, m.content) for m in turn.messages] == [
+        ("system", "Triage."),
+        ("user", "Weather in Oslo?"),
+        ("assistant", None),
+        ("system", "Billing."),
+        ("tool", '{"assistant": "Billing"}'),
+        ("assistant", "Checking."),  # the redacted answer, as the next request repeats it
+        ("assistant", None),  # the refund tool's span, a call of its own
+        ("tool", ""),
+        ("assistant", "It is 4 C in Oslo."),
+    ]
+    assert [c.name for c in turn.tool_calls] == ["transfer_to_billing", "refund"]
+
+
+def test_a_guardrail_is_an_event_of_the_turn_of_its_own_trace() -> None:
+    """Two traces of one session: the second run's input guardrail starts before its model
+    call, and belongs to the second turn, not to the last message of the first trace."""
+    first = llm(1, [ASK], [ANSWER], **{"session.id": "s"})
+    guard = span(5, "GUARDRAIL", "no_pii", **{"session.id": "s"})
+    second = llm(6, [ASK, ANSWER, {"role": "user", "content": "Thanks"}],
+                 [{"role": "assistant", "content": "Bye."}], **{"session.id": "s"})  # fmt: skip
+    for later in (guard, second):
+        later["traceId"] = "1" * 32
+    turns = parse_record({"spans": [first, guard, second]}).turns
+    assert [[g.name for g in t.guardrails] for t in turns] == [[], ["no_pii"]]
+
+
+def test_a_tripwire_in_a_jaeger_export_triggers_its_guardrail() -> None:
+    def jaeger(span_id: str, name: str, start: int, **tags: Any) -> dict[str, Any]:
+        return {
+            "traceID": TRACE,
+            "spanID": span_id,
+            "operationName": name,
+            "startTime": start,
+            "duration": 10,
+            "tags": [{"key": k, "type": "string", "value": v} for k, v in tags.items()],
+        }
+
+    spans = [
+        jaeger("01", "Support", 1, **{"openinference.span.kind": "AGENT", "agent.name": "Support",
+               "otel.status_code": "ERROR",
+               "otel.status_description": "Guardrail tripwire triggered: {'guardrail': 'no_pii'}"}),
+        jaeger("02", "no_pii", 2, **{"openinference.span.kind": "GUARDRAIL"}),
+        jaeger("03", "polite", 3, **{"openinference.span.kind": "GUARDRAIL"}),
+    ]  # fmt: skip
+    (turn,) = parse_record({"data": [{"traceID": TRACE, "spans": spans}]}).turns
+    assert [(g.name, g.triggered) for g in turn.guardrails] == [("no_pii", True), ("polite", False)]
+    assert turn.agent == "Support"

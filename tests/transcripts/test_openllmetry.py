@@ -448,3 +448,33 @@ def test_the_openllmetry_example_of_the_docs_reads_as_documented() -> None:
         131,
     )
     assert (meta["model_calls"], meta["latency_ms"]) == (2, 700.0)
+
+
+def test_image_parts_of_the_current_conventions_are_the_turns_media() -> None:
+    """OpenLLMetry from 0.55 on writes an image as a `uri` part, or a `blob` of its bytes."""
+    user = {
+        "role": "user",
+        "parts": [
+            {"type": "text", "content": "Where is this?"},
+            {"type": "uri", "modality": "image", "uri": "https://example.com/rome.jpg"},
+            {
+                "type": "blob",
+                "modality": "image",
+                "mime_type": "image/png",
+                "content": "iVBORw0KGgo=",
+            },
+            {"type": "blob", "modality": "text", "content": "not media"},
+        ],
+    }
+    answer = {"role": "assistant", "parts": [{"type": "refusal", "content": "I can't say."}]}
+    attrs = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.input.messages": json.dumps([user]),
+        "gen_ai.output.messages": json.dumps([answer]),
+    }
+    (turn,) = parse_record(trace({"name": "chat", "attributes": attrs})).turns
+    assert (turn.input, turn.text) == ("Where is this?", "I can't say.")
+    assert [(m.kind, m.url, m.mime_type, m.data) for m in turn.media] == [
+        ("image", "https://example.com/rome.jpg", None, None),
+        ("image", None, "image/png", "iVBORw0KGgo="),
+    ]
