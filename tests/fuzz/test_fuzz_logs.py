@@ -110,6 +110,24 @@ OPENAI: list[Any] = [
         ],
         "id": "calls-1",
     },
+    {  # PromptKit's media parts under `parts`, beside content and instead of it
+        "id": "media-1",
+        "messages": [
+            {"role": "user", "content": "Draw a cat"},
+            {
+                "role": "assistant",
+                "content": "Here.",
+                "parts": [{"type": "image", "media": {"mime_type": "image/png", "width": 8}}],
+            },
+            {
+                "role": "assistant",
+                "parts": [
+                    {"type": "text", "text": "And its purr."},
+                    {"type": "audio", "media": {"url": "u", "duration": 2}},
+                ],
+            },
+        ],
+    },
 ]
 
 RESPONSES: list[Any] = [

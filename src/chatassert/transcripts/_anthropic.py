@@ -16,7 +16,8 @@ arguments); `tool_result` blocks (inside user messages) give tool results linked
 `tool_use_id`, with `is_error` carried. A user message holding only `tool_result` blocks
 continues the turn: it is the tools answering, not the user speaking. `image` blocks (a
 `base64` or `url` source) are media parts of their message, or of the tool result that holds
-them.
+them, and so are PromptKit's `{type: image|audio|video, media}` parts, in `content` or in a
+`parts` list beside it.
 """
 
 from __future__ import annotations
@@ -123,8 +124,12 @@ def message(raw: object, where: str) -> list[Msg]:
         raise TranscriptError(f"{where} is not a message object with a 'role'")
     role = raw["role"]
     content = raw.get("content")
+    parts = raw.get("parts")  # PromptKit's parts, beside or instead of `content`
+    extra = media_parts(parts, role, f"{where}.parts")
+    if content is None and isinstance(parts, list):
+        content = text_of(parts, where=f"{where}.parts")
     if content is None or isinstance(content, str):
-        return [Msg(role=role, content=content, agent=message_agent(raw, where))]
+        return [Msg(role=role, content=content, media=extra, agent=message_agent(raw, where))]
     if not isinstance(content, list):
         raise TranscriptError(f"{where}.content must be a string or a list of blocks")
     texts: list[str] = []
@@ -137,7 +142,7 @@ def message(raw: object, where: str) -> list[Msg]:
         kind = block["type"]
         if kind == "text":
             texts.append(str(block.get("text", "")))
-        elif kind == "image":
+        elif kind in ("image", "audio", "video"):  # Anthropic's image, PromptKit's media
             image = media_from_part(block, role, f"{where}.content[{j}]")
             if image is not None:
                 media.append(image)
@@ -160,6 +165,7 @@ def message(raw: object, where: str) -> list[Msg]:
                     media=media_parts(inner, "tool", f"{where}.content[{j}].content"),
                 )
             )
+    media.extend(extra)
     text = "".join(texts) if texts else None
     if role == "assistant":
         agent = message_agent(raw, where)

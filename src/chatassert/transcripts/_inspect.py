@@ -6,7 +6,10 @@ sample is one of its conversations (`Record.parts`, named by the sample id, with
 the log ran several epochs). A sample's `messages` are Inspect chat messages:
 
 - `{"role": "system" | "user" | "assistant" | "tool", "content": str | [content parts]}`; the
-  `text` parts are the text (`reasoning`, image and other parts are not);
+  `text` parts are the text (`reasoning`, media and other parts are not); `image` (`image`,
+  `detail`), `audio` (`audio`, `format`: wav, mp3) and `video` (`video`, `format`: mp4, mpeg,
+  mov) parts are the message's media, each a data URL (base64 bytes and MIME type), a URL or
+  a file path;
 - an assistant message's `tool_calls`: `[{"id", "function", "arguments": {...}}]`, its `model`;
 - a tool message's `tool_call_id`, `function` and `error` (`{"type", "message"}`, or the older
   `tool_error` string): a result with an error is errored.
@@ -25,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chatassert._errors import TranscriptError
-from chatassert._models import Conversation
+from chatassert._models import Conversation, Media, make_media
 from chatassert.transcripts._build import (
     Msg,
     call_metadata,
@@ -39,6 +42,14 @@ __all__ = ["detect", "parse", "parts"]
 
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 _ATTACHMENT = "attachment://"
+_MEDIA = ("image", "audio", "video")
+_MIME = {  # Inspect's audio and video formats (`ContentAudio.format`, `ContentVideo.format`)
+    ("audio", "wav"): "audio/wav",
+    ("audio", "mp3"): "audio/mpeg",
+    ("video", "mp4"): "video/mp4",
+    ("video", "mpeg"): "video/mpeg",
+    ("video", "mov"): "video/quicktime",
+}
 
 
 def detect(record: Any) -> bool:
@@ -99,6 +110,46 @@ def _text(content: object, attachments: Mapping[str, Any], where: str) -> str | 
     return text_of(_resolved(content, attachments), ("text",), where)
 
 
+def _media(content: object, role: str, attachments: Mapping[str, Any], where: str) -> list[Media]:
+    """The image, audio and video parts of a message's content, in order."""
+    if not isinstance(content, list):
+        return []
+    out = []
+    for i, part in enumerate(content):
+        if not isinstance(part, Mapping) or part.get("type") not in _MEDIA:
+            continue
+        kind = str(part["type"])
+        at = f"{where}[{i}]"
+        source = _resolved(part.get(kind), attachments)
+        if not isinstance(source, str) or not source:
+            raise TranscriptError(
+                f"{at}.{kind} must be a data URL, URL or file path, got {described(source)}"
+            )
+        fields: dict[str, Any] = {"kind": kind, "role": role, **_source(source)}
+        detail, fmt = part.get("detail"), part.get("format")
+        if kind == "image" and isinstance(detail, str):
+            fields["detail"] = detail
+        if kind != "image" and isinstance(fmt, str) and fmt:
+            fields["format"] = fmt
+            fields.setdefault("mime_type", _MIME.get((kind, fmt.lower())))
+        out.append(make_media(at, **fields))  # every value a string: nothing to reject
+    return out
+
+
+def _source(value: str) -> dict[str, Any]:
+    """Where a media part's bytes are: a `data:` URL's base64 data and MIME type, a URL, or a
+    file path (Inspect's `image`, `audio` and `video` take all three)."""
+    if value.startswith("data:"):
+        head, comma, payload = value[5:].partition(",")
+        if comma and head.endswith(";base64"):
+            mime = head.removesuffix(";base64").split(";", 1)[0]
+            return {"data": payload, **({"mime_type": mime} if mime else {})}
+        return {"url": value}
+    if "://" in value:
+        return {"url": value}
+    return {"file_path": value}
+
+
 def _resolved(value: object, attachments: Mapping[str, Any]) -> Any:
     if isinstance(value, str) and value.startswith(_ATTACHMENT):
         found = attachments.get(value[len(_ATTACHMENT) :])
@@ -115,7 +166,12 @@ def _message(raw: object, where: str, attachments: Mapping[str, Any]) -> Msg:
         raise TranscriptError(
             f"{where}.role must be system, user, assistant or tool, got {described(role)}"
         )
-    msg = Msg(role=role, content=_text(raw.get("content"), attachments, f"{where}.content"))
+    content = raw.get("content")
+    msg = Msg(
+        role=role,
+        content=_text(content, attachments, f"{where}.content"),
+        media=_media(content, role, attachments, f"{where}.content"),
+    )
     if role == "assistant":
         calls = raw.get("tool_calls") or []
         if not isinstance(calls, list):

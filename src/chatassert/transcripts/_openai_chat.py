@@ -14,8 +14,10 @@ Three line shapes are read:
 Tool calls come from `tool_calls[].function` (arguments as a JSON string, kept with its parse
 error when invalid) or the legacy `function_call`; `tool` messages are linked to their calls by
 `tool_call_id`, and legacy `function` messages (`{"role": "function", "name", "content"}`) are
-read as tool results too. Media: `image_url` and `input_audio` content parts, and an assistant's
-`audio` (its base64 `data`), become the message's media parts.
+read as tool results too. Media: `image_url` and `input_audio` content parts, PromptKit's
+`{type, media}` parts in `content` or in a `parts` list beside it (whose text parts are the
+message's text when it has no `content`), and an assistant's `audio` (its base64 `data`) become
+the message's media parts, as `Message` reads them.
 """
 
 from __future__ import annotations
@@ -120,6 +122,12 @@ def message(raw: object, where: str, index: int | None = None) -> Msg:
     if content is not None and type(content) is not str:  # content parts: text and media
         at = f"{_place(where, index)}.content"
         content, media = text_of(content, where=at), media_parts(content, role, at)
+    parts = raw.get("parts")
+    if isinstance(parts, list):  # PromptKit's parts, beside or instead of `content`
+        at = f"{_place(where, index)}.parts"
+        media.extend(media_parts(parts, role, at))
+        if raw.get("content") is None:
+            content = text_of(parts, where=at)
     audio = raw.get("audio")
     if audio is not None and isinstance(audio, Mapping) and isinstance(audio.get("data"), str):
         at = f"{_place(where, index)}.audio"  # a spoken reply
@@ -159,8 +167,8 @@ def plain_turns(raw: list[Any]) -> list[Turn] | None:
     """The turns of a transcript whose messages are all plain, read in one pass; else None.
 
     Most logged transcripts hold only plain messages: a known role, string content (or
-    none), tool calls with a name, tool results; no content parts, audio, refusal, legacy
-    function call, handoff or per-message metadata. For them this builds the models straight
+    none), tool calls with a name, tool results; no content parts, PromptKit `parts`, audio,
+    refusal, legacy function call, handoff or per-message metadata. For them this builds the models straight
     from the JSON, without the intermediate `Msg` of each message, splitting turns and
     deriving each turn's fields exactly as `messages` + `conversation` do (a test holds the
     two paths to the same conversation). Anything else, including anything malformed,
@@ -186,6 +194,7 @@ def plain_turns(raw: list[Any]) -> list[Turn] | None:
             or m.get("function_call") is not None
             or m.get("audio") is not None
             or m.get("metadata") is not None
+            or m.get("parts") is not None
             or (not content and m.get("refusal") is not None)
         ):
             return None

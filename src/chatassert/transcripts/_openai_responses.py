@@ -13,8 +13,9 @@ Items: messages (`{"type": "message", "role", "content": str | [input_text/outpu
 or `{"role", "content"}`), `function_call` (`call_id`, `name`, `arguments` as a JSON string) and
 `function_call_output` (`call_id`, `output`); `reasoning` and other items are skipped. A
 `previous_response_id` chain is not followed: log the whole input. Media: a message's
-`input_image` and `input_audio` parts, and the image an `image_generation_call` item returns
-(its base64 `result`), which is the assistant's.
+`input_image` and `input_audio` parts and PromptKit's `{type, media}` parts (in `content` or in
+a `parts` list beside it), and the image an `image_generation_call` item returns (its base64
+`result`), which is the assistant's.
 
 The OpenAI Agents SDK's run items are read too, as the SDK serialises them (`RunState`):
 `{"type": "message_output_item" | "tool_call_item" | "tool_call_output_item" |
@@ -149,11 +150,19 @@ def items(raw: object, where: str) -> list[Msg]:
             if not isinstance(role, str):
                 raise TranscriptError(f"{at} (message) has no 'role'")
             content = item.get("content")
+            parts = item.get("parts")  # PromptKit's parts, beside or instead of `content`
+            if content is None and isinstance(parts, list):
+                text = text_of(parts, where=f"{at}.parts")
+            else:
+                text = text_of(content, where=f"{at}.content")
             out.append(
                 Msg(
                     role=role,
-                    content=text_of(content, where=f"{at}.content"),
-                    media=media_parts(content, role, f"{at}.content"),
+                    content=text,
+                    media=[
+                        *media_parts(content, role, f"{at}.content"),
+                        *media_parts(parts, role, f"{at}.parts"),
+                    ],
                     agent=agent or message_agent(item, at),
                 )
             )
