@@ -457,7 +457,7 @@ def test_the_sample_lines_of_the_guide_are_read() -> None:
         record = parse_line(line, "offline.md")
         assert all(r.ok for r in record.each()), (line[:80], [r.error for r in record.each()])
         read += 1
-    assert read == 18  # every sample, the one-document exports and the ADK set included
+    assert read == 22  # every sample, the one-document exports and the ADK set included
 
 
 def test_a_handoff_to_an_agent_with_other_instructions_repeats_no_turn() -> None:

@@ -168,10 +168,10 @@ def plain_turns(raw: list[Any]) -> list[Turn] | None:
 
     Most logged transcripts hold only plain messages: a known role, string content (or
     none), tool calls with a name, tool results; no content parts, PromptKit `parts`, audio,
-    refusal, legacy function call, handoff or per-message metadata. For them this builds the models straight
-    from the JSON, without the intermediate `Msg` of each message, splitting turns and
-    deriving each turn's fields exactly as `messages` + `conversation` do (a test holds the
-    two paths to the same conversation). Anything else, including anything malformed,
+    refusal, legacy function call, handoff or per-message metadata. For them this builds the
+    models straight from the JSON, without the intermediate `Msg` of each message, splitting
+    turns and deriving each turn's fields exactly as `messages` + `conversation` do (a test
+    holds the two paths to the same conversation). Anything else, including anything malformed,
     returns None, and the general path reads the transcript (and reports its errors).
     """
     turns: list[Turn] = []
