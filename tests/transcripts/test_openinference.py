@@ -383,3 +383,19 @@ def test_a_tripwire_in_a_jaeger_export_triggers_its_guardrail() -> None:
     (turn,) = parse_record({"data": [{"traceID": TRACE, "spans": spans}]}).turns
     assert [(g.name, g.triggered) for g in turn.guardrails] == [("no_pii", True), ("polite", False)]
     assert turn.agent == "Support"
+
+
+def test_a_tool_input_that_is_no_json_object_is_the_calls_input() -> None:
+    spans = [
+        span(1, "LLM", "response", **{"llm.token_count.prompt": 3}),
+        span(2, "TOOL", "search", **{"tool.name": "search", "input.value": "weather Oslo"}),
+        span(3, "TOOL", "count", **{"tool.name": "count", "input.value": "[1, 2]"}),
+        span(4, "TOOL", "get", **{"tool.name": "get", "input.value": '{"id": 7}'}),
+    ]
+    (turn,) = parse_record({"spans": spans}).turns
+    assert [(c.name, c.arguments, c.arguments_error) for c in turn.tool_calls] == [
+        ("search", {"input": "weather Oslo"}, None),
+        ("count", {"input": [1, 2]}, None),
+        ("get", {"id": 7}, None),
+    ]
+    assert turn.tool_calls[2].raw_arguments == '{"id": 7}'

@@ -9,11 +9,12 @@ Every span names its kind in `openinference.span.kind`:
   function.arguments` (arguments are left out when they are `{}`); `llm.model_name`
   (`llm.response.model_name`, `llm.request.model_name`) and `llm.token_count.prompt|completion|
   total` are its facts; `input.images.{k}.image.url` are images of its input.
-- `TOOL`: a tool run: `tool.name`, its arguments in `input.value` (JSON), its result in
-  `output.value`, an ERROR status when it failed (`tool.id` or `tool_call.id`, when given, is the
-  call it answers). `tool.parameters` is the tool's schema, not the call's arguments. A `TOOL`
-  span named `handoff to <agent>` without a `tool.name` (how the OpenAI Agents SDK's handoffs are
-  traced) hands the conversation to the agent in its `output.value`.
+- `TOOL`: a tool run: `tool.name`, its arguments in `input.value` (a JSON object; any other
+  input, such as a plain string, as `{"input": ...}`), its result in `output.value`, an ERROR
+  status when it failed (`tool.id` or `tool_call.id`, when given, is the call it answers).
+  `tool.parameters` is the tool's schema, not the call's arguments. A `TOOL` span named
+  `handoff to <agent>` without a `tool.name` (how the OpenAI Agents SDK's handoffs are traced)
+  hands the conversation to the agent in its `output.value`.
 - `AGENT`: the agent in `agent.name` runs from there on.
 - `GUARDRAIL`: a guardrail that ran, named by the span; triggered when an attribute says so
   (`guardrail.triggered`, or `triggered` / `tripwire_triggered` in a JSON `output.value`), when
@@ -314,11 +315,25 @@ def tool_run(attrs: Mapping[str, Any], errored: bool, where: str) -> ToolRun:
     if raw == REDACTED:
         run.unrecorded = _HIDDEN_TOOL_INPUT
     elif raw is not None:
-        run.arguments = raw if isinstance(raw, Mapping | str) else {"input": raw}
+        run.arguments = _arguments(raw)
     output = attrs.get("output.value")
     if output is not None:
         run.result, run.data = result_text(output)
     return run
+
+
+def _arguments(raw: object) -> object:
+    """A tool span's arguments from its `input.value`: a JSON object as it was written, any
+    other input (a plain string, as many frameworks' tools take) as `{"input": ...}`."""
+    if isinstance(raw, Mapping):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError):
+            return {"input": raw}
+        return raw if isinstance(value, dict) else {"input": value}
+    return {"input": raw}
 
 
 _TRIGGERED_KEYS = ("triggered", "tripwire_triggered")

@@ -1,10 +1,12 @@
-"""The OpenTelemetry GenAI adapter: exported traces, one per line or a whole export.
+"""The OpenTelemetry adapter: exported traces, one per line or a whole export, whatever span
+conventions their instrumentations follow.
 
 Shapes read: OTLP JSON (`{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}`, with
-attributes as `[{"key", "value": {"stringValue": ...}}]`, ids in hex or base64), a plain
-`{"spans": [...]}` with attributes as a mapping, or one span on its own (`traceId`, `spanId`,
-`attributes`: a span-per-line log, which `check --group-by` joins into conversations). Spans
-are ordered by start time.
+attributes as `[{"key", "value": {"stringValue": ...}}]`, ids in hex or base64), Grafana
+Tempo's export (the same resource spans under `batches`, their spans under `scopeSpans` or
+`instrumentationLibrarySpans`), a plain `{"spans": [...]}` with attributes as a mapping, or
+one span on its own (`traceId`, `spanId`, `attributes`: a span-per-line log, which
+`check --group-by` joins into conversations). Spans are ordered by start time.
 
 A record whose spans belong to several conversations (an OTLP JSON export of many traces) is
 split into them (`parts`): spans are grouped by their trace, and traces by the conversation
@@ -12,17 +14,33 @@ they belong to when a span names one (`gen_ai.conversation.id`, else `session.id
 group is named by that id, else by its trace id. (`thread.id` is not used: in OpenTelemetry it
 names an operating-system thread, not a chat thread.)
 
-- Inference spans (`gen_ai.operation.name` `chat`, `text_completion` or `generate_content`) give
-  the messages: the `gen_ai.system_instructions`, `gen_ai.input.messages` and
-  `gen_ai.output.messages` attributes (JSON with `parts` of type `text`, `tool_call`,
-  `tool_call_response`), or the older message events (`gen_ai.system.message`,
-  `gen_ai.user.message`, `gen_ai.assistant.message`, `gen_ai.tool.message`, `gen_ai.choice`)
-  with their body in `body` or a JSON `gen_ai.event.content` attribute. Each span's model,
-  `gen_ai.usage.input_tokens`/`output_tokens` and duration become its turn's metadata.
-- Tool-execution spans (`execute_tool`: `gen_ai.tool.name`, `gen_ai.tool.call.id`,
-  `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`) supply results the inference spans
-  do not show, and mark a result `is_error` when the span's status is ERROR or it has
-  `error.type`.
+Each span is read by the convention it follows, and all of a trace's spans make one
+conversation:
+
+- GenAI inference spans (`gen_ai.operation.name` `chat`, `text_completion` or
+  `generate_content`) give the messages: the `gen_ai.system_instructions`,
+  `gen_ai.input.messages` and `gen_ai.output.messages` attributes (JSON with `parts` of type
+  `text`, `tool_call`, `tool_call_response`, and `blob` / `uri` / `file` media), or the older
+  message events (`gen_ai.system.message`, `gen_ai.user.message`, `gen_ai.assistant.message`,
+  `gen_ai.tool.message`, `gen_ai.choice`) with their body in `body` or a JSON
+  `gen_ai.event.content` attribute. Each span's model, `gen_ai.usage.input_tokens` /
+  `output_tokens` and duration become its turn's metadata. `invoke_agent` spans name the
+  agent that runs from there on.
+- OpenLLMetry (Traceloop) model-call spans (`_openllmetry`) and OpenInference `LLM` spans
+  (`_openinference`) give messages and facts the same way, from their flattened attributes;
+  their tool, agent, handoff and guardrail spans are read as those modules say.
+- Tool spans (GenAI `execute_tool`: `gen_ai.tool.name`, `gen_ai.tool.call.id`,
+  `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, and the ADK's
+  `gcp.vertex.agent.tool_call_args` / `tool_response`; OpenLLMetry and OpenInference tool
+  spans) are joined to the calls the model-call spans show (`_spans.join_tool_runs`): they
+  supply results those do not show and mark a result `is_error` when the span's status is
+  ERROR or it has `error.type`; one that joins no call is a call of its own, where it ran.
+- A model call whose span records no messages (content capture off, content redacted) is
+  still a model call of its turn, whose text is unrecorded (`Msg.unrecorded`, saying which
+  setting records it); a trace with nothing at all to check is an error that says why.
+- Once the conversation has begun, the system prompts that open a call's request are the
+  instructions of the agent then running: those seen before are not added again, and a new
+  agent's are added once, where the call that brought them happened.
 
 As in the other formats, the line's `id`, `metadata` and case keys (`case`, `test_case`,
 `name`, `tags`) are kept, so a trace can name the suite case it answers.
