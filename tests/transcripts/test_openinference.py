@@ -399,3 +399,19 @@ def test_a_tool_input_that_is_no_json_object_is_the_calls_input() -> None:
         ("get", {"id": 7}, None),
     ]
     assert turn.tool_calls[2].raw_arguments == '{"id": 7}'
+
+
+def test_a_span_of_another_kind_is_read_by_the_attributes_it_has() -> None:
+    """A chain span is no part of the conversation as OpenInference: a GenAI chat span that
+    also names a kind of chain (an exporter writing both conventions) is still a model call."""
+    said = [{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}]
+    answer = [{"role": "assistant", "parts": [{"type": "text", "content": "Hello!"}]}]
+    messages = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.input.messages": json.dumps(said),
+        "gen_ai.output.messages": json.dumps(answer),
+    }
+    (turn,) = parse_record({"spans": [span(1, "CHAIN", "chat", **messages)]}).turns
+    assert (turn.input, turn.text) == ("Hi", "Hello!")
+    with pytest.raises(TranscriptError, match="no GenAI inference span"):
+        parse_record({"spans": [span(1, "CHAIN", "chain", **{"input.value": "Hi"})]})

@@ -635,10 +635,13 @@ def _tool_run(span: Mapping[str, Any], attrs: Mapping[str, Any], where: str) -> 
         result = response
     if result is None:
         result = attrs.get("error.type", "")
-    run.result, run.data = result_text(result)
-    run.data = None  # a result is kept as its text, as the GenAI span writes it
+    run.result = result_text(result)[0]  # kept as its text, as the GenAI span writes it
     return run
 
+
+_OPENINFERENCE_KINDS = frozenset({"LLM", "TOOL", "AGENT", "GUARDRAIL"})
+"""The OpenInference span kinds that are part of a conversation; a span of another kind (a
+chain, a retriever) is read as any other span, by the attributes it has."""
 
 _CHECKABLE = ("model", "input_tokens", "output_tokens", "total_tokens")
 
@@ -697,7 +700,9 @@ class _Walk:
                 f"{where}: gen_ai.operation.name must be a string, got {described(operation)}"
             )
         kind = openinference.span_kind(attrs)
-        if kind is not None and (kind != "LLM" or not _has_standard_messages(span, attrs)):
+        if kind in _OPENINFERENCE_KINDS and (
+            kind != "LLM" or not _has_standard_messages(span, attrs)
+        ):
             self.openinference(kind, where, span, attrs)
         elif operation == "execute_tool":
             self.run(_tool_run(span, attrs, where))
@@ -732,7 +737,7 @@ class _Walk:
     def openinference(
         self, kind: str, where: str, span: Mapping[str, Any], attrs: dict[str, Any]
     ) -> None:
-        """Read an OpenInference span of `kind`."""
+        """Read an OpenInference span of `kind` (one of `_OPENINFERENCE_KINDS`)."""
         errored = _is_error(span, attrs)
         if kind == "LLM":
             request, response, reason = openinference.model_call(attrs, errored, where)
