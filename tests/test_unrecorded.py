@@ -193,3 +193,50 @@ def test_check_gives_an_error_not_a_failure_for_a_log_that_holds_no_text(
     assert row["result"]["status"] == "error"
     assert "the log did not record the text" in json.dumps(row)
     assert "Response does not contain" not in out.getvalue()
+
+
+CALLS_WHY = "the span records no completion (set TRACELOOP_TRACE_CONTENT=true)"
+
+
+def test_checks_of_calls_the_log_did_not_record_are_errors() -> None:
+    from chatassert.policies import OnlyTools
+    from chatassert.promptkit import ToolsCalled, ToolsNotCalled
+
+    turn = Turn(unrecorded={"text": CALLS_WHY, "tool_calls": CALLS_WHY})
+    for check in (ToolsCalled(["get_weather"]), ToolsNotCalled(["delete"])):  # fail, pass
+        result = check.check(turn)
+        assert result.status is Status.ERROR
+        assert result.reason == f"the log did not record the tool calls of this turn: {CALLS_WHY}"
+    conv = Conversation(turns=[Turn(text="hi"), turn])
+    assert OnlyTools(["get_weather"]).check(conv).status is Status.ERROR
+
+
+def test_calls_a_tool_span_recorded_are_checked_though_the_model_call_kept_none() -> None:
+    from chatassert.promptkit import ToolsCalled
+    from chatassert.transcripts._build import tool_call
+
+    history = [
+        Msg(role="user", content="Weather in Rome?"),
+        Msg(role="assistant", unrecorded=CALLS_WHY, unrecorded_calls=CALLS_WHY),
+        Msg(role="assistant", tool_calls=[tool_call("get_weather", {}, "c1")]),  # a tool span
+        Msg(role="tool", content="sunny", tool_call_id="c1"),
+    ]
+    (turn,) = conversation(history).turns
+    assert turn.unrecorded == {"text": CALLS_WHY}
+    assert ToolsCalled(["get_weather"]).check(turn).status is Status.PASSED
+
+
+def test_an_instrumented_trace_with_content_capture_off_fails_no_check() -> None:
+    """Written by OpenLLMetry itself with TRACELOOP_TRACE_CONTENT=false: the calls and the
+    answer are not in the log, so neither `tools_called` nor `contains` can fail on it."""
+    from chatassert.promptkit import ToolsCalled
+    from chatassert.transcripts import read_records
+
+    fixture = Path(__file__).parent / "fixtures" / "instrumented" / "openllmetry-no-content.json"
+    (record,) = read_records(fixture)
+    assert record.conversation is not None
+    (turn,) = record.conversation.turns
+    for check in (ToolsCalled(["get_weather"]), Contains("Rome")):
+        result = check.check(turn)
+        assert result.status is Status.ERROR
+        assert "TRACELOOP_TRACE_CONTENT" in result.reason

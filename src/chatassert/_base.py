@@ -159,6 +159,11 @@ class SpecPlace:
         return f"SpecPlace({self.name!r}, {self.path!r})"
 
 
+_UNRECORDABLE = {"/text": "text", "/tool_calls": "tool_calls"}
+"""The parts of a turn a log may leave unrecorded (`Turn.unrecorded`), by where a check's
+evidence is (`Assertion.evidence_at`)."""
+
+
 class Assertion:
     """Base class of every assertion.
 
@@ -188,10 +193,11 @@ class Assertion:
     a failure that does not locate its own evidence points there, or at `/turns` when the
     subject is a conversation. None for combinators, whose children locate theirs."""
     reads: ClassVar[frozenset[str]] = frozenset()
-    """The parts of a turn this check reads that a log may leave unrecorded (`"text"`): on a
-    turn or conversation whose log did not record one (`Turn.unrecorded`), checking is an
-    `error` with the log's reason, never a verdict. By default, a check whose evidence is the
-    text (`evidence_at` `/text`) reads the text."""
+    """The parts of a turn this check reads that a log may leave unrecorded (`"text"`,
+    `"tool_calls"`): on a turn or conversation whose log did not record one
+    (`Turn.unrecorded`), checking is an `error` with the log's reason, never a verdict. By
+    default, a check reads the part its evidence is in (`evidence_at` `/text`,
+    `/tool_calls`)."""
     _searches: ClassVar[bool] = False
     """Whether checking may run regular expressions (a `regex_timeout` option, or a
     combinator): such a check opens the regex time budget that all its searches share."""
@@ -205,7 +211,8 @@ class Assertion:
         if "regex_timeout" in cls.options:
             cls._searches = not cls._one_search
         if "reads" not in cls.__dict__ and "evidence_at" in cls.__dict__:
-            cls.reads = frozenset({"text"}) if cls.evidence_at == "/text" else frozenset()
+            part = _UNRECORDABLE.get(cls.evidence_at or "")
+            cls.reads = frozenset() if part is None else frozenset({part})
 
     judged: ClassVar[bool] = False
     """Whether checking may call a judge (then `acheck` is the efficient entry point)."""
@@ -368,7 +375,7 @@ class Assertion:
             result = Result(
                 Status.ERROR,
                 self.kind,
-                f"the log did not record the {part} of {where}: {why}",
+                f"the log did not record the {part.replace('_', ' ')} of {where}: {why}",
                 {"unrecorded": part, "why": why},
                 pointer=pointer,
             )

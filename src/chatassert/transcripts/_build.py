@@ -108,6 +108,10 @@ class Msg:
             capture off, a span that keeps only the response's id): why, and how to record
             it. A turn with no other text then has `Turn.unrecorded["text"]`, and its text
             checks are errors with this reason.
+        unrecorded_calls: For an assistant message whose tool calls the log did not record
+            (the same: a model call's whole output left out): why. A turn with no calls from
+            elsewhere (tool spans) then has `Turn.unrecorded["tool_calls"]`, and its checks of
+            calls are errors with this reason.
     """
 
     role: str
@@ -121,6 +125,7 @@ class Msg:
     media: list[Media] = field(default_factory=list)
     agent: tuple[str, str] | None = None
     unrecorded: str | None = None
+    unrecorded_calls: str | None = None
 
 
 def media_from_part(part: object, role: str = "assistant", where: str = "") -> Media | None:
@@ -326,6 +331,7 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
     media: list[Media] = []
     metadata: dict[str, Any] = {}
     unrecorded: str | None = None
+    unrecorded_calls: str | None = None
     for msg in group:
         if msg.media:
             media.extend(msg.media)
@@ -340,14 +346,21 @@ def _turn(group: Sequence[Msg], agent: tuple[str, str] | None = None) -> Turn:
                 unrecorded = msg.unrecorded
             if msg.tool_calls:
                 calls.extend(msg.tool_calls)
+            elif msg.unrecorded_calls is not None:
+                unrecorded_calls = msg.unrecorded_calls
         elif role == "tool":
             outputs.append(msg)
         if msg.metadata is not None:  # a model call's response, even one that logged no facts
             _merge_metadata(metadata, msg.metadata)
     messages = tuple([_message(m) for m in group])
     turn = make_turn(messages, input_text, text, calls, outputs, media, metadata, agent)
+    missing: dict[str, str] = {}
     if unrecorded is not None and not text:  # no text recorded, and some left out
-        turn.__dict__["unrecorded"] = {"text": unrecorded}
+        missing["text"] = unrecorded
+    if unrecorded_calls is not None and not calls:
+        missing["tool_calls"] = unrecorded_calls
+    if missing:
+        turn.__dict__["unrecorded"] = missing
     return turn
 
 

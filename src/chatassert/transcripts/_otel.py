@@ -777,7 +777,7 @@ class _Walk:
         if reason is not None:
             self.reasons.append(reason)
             if not response:  # the response happened; only its text is not in the log
-                response = [Msg(role="assistant", unrecorded=reason)]
+                response = [Msg(role="assistant", unrecorded=reason, unrecorded_calls=reason)]
         meta = _call_meta(span, attrs, where, facts)
         if response:
             response[-1].metadata = meta
@@ -858,6 +858,7 @@ class _Walk:
             placeholder.tool_calls = placeholder.tool_calls or recorded.tool_calls
             placeholder.media = placeholder.media or recorded.media
             placeholder.unrecorded = None if recorded.content else placeholder.unrecorded
+            placeholder.unrecorded_calls = None  # the request repeats the message whole
         self.unrecorded = None
 
     def run(self, run: ToolRun) -> None:
