@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from chatassert import Conversation
+from chatassert import Contains, Conversation
 from chatassert._errors import TranscriptError
 from chatassert.transcripts import FORMATS, parse_line, parse_record, read_records
 from chatassert.transcripts._adk import write_case
@@ -264,6 +264,103 @@ def test_an_eval_set_is_detected_as_adk_and_by_no_other_format() -> None:
         assert [n for n, (detect, _) in FORMATS.items() if detect(record)] == ["adk"]
 
 
+def test_an_answer_to_a_call_of_an_earlier_invocation_is_read_first() -> None:
+    asked = _events_invocation()
+    answer = {"function_response": {"id": "c2", "name": "refund", "response": {"status": "done"}}}
+    later = {
+        "user_content": {"role": "user", "parts": [{"text": "Any news?"}, answer]},
+        "final_response": _text("model", "It went through."),
+    }
+    _, turn = parse_record(_case("c", asked, later)).turns
+    assert [(m.role, m.content, m.tool_call_id) for m in turn.messages] == [
+        ("user", "Any news?", None),
+        ("tool", '{"status": "done"}', "c2"),
+        ("assistant", "It went through.", None),
+    ]
+    assert (turn.input, [r.data for r in turn.tool_results]) == ("Any news?", [{"status": "done"}])
+
+
+def test_an_audio_only_answer_makes_text_checks_errors_not_failures() -> None:
+    audio = {"inline_data": {"mime_type": "audio/pcm;rate=24000", "data": "AAAA"}}
+    live = {
+        "user_content": _text("user", "Capital of Italy?"),
+        "final_response": {"role": "model", "parts": [audio]},
+    }
+    (turn,) = parse_record(_case("live", live)).turns
+    assert (turn.text, [m.kind for m in turn.media]) == ("", ["audio"])
+    result = Contains("Rome").check(turn)
+    assert result.status.value == "error"
+    assert "holds no transcript" in result.reason
+    assert "output_audio_transcription" in result.reason
+    spoken = {**live, "final_response": {"role": "model", "parts": [{"text": "Rome."}, audio]}}
+    (turn,) = parse_record(_case("live", spoken)).turns
+    assert (turn.unrecorded, Contains("Rome").check(turn).passed) == ({}, True)
+
+
+def test_only_image_audio_and_video_parts_are_media() -> None:
+    pdf = {"file_data": {"file_uri": "gs://b/r.pdf", "mime_type": "application/pdf"}}
+    clip = {"fileData": {"fileUri": "gs://b/c.mp4", "mimeType": "video/mp4"}}
+    asked = {"role": "user", "parts": [{"text": "Summarise"}, pdf, clip]}
+    (turn,) = parse_record(_case("c", {"user_content": asked})).turns
+    assert [(m.kind, m.url, m.mime_type, m.role) for m in turn.media] == [
+        ("video", "gs://b/c.mp4", "video/mp4", "user")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("invocation", "error"),
+    [
+        (
+            {"user_content": {"parts": [{"text": "q"}, {"inline_data": "aGk="}]}},
+            'conversation[0].user_content.parts[1].inline_data must be an object, got "aGk="',
+        ),
+        (
+            {"user_content": {"parts": [{"inline_data": {"mime_type": 7}}]}},
+            "conversation[0].user_content.parts[0].inline_data.mime_type must be a MIME "
+            "type, got 7",
+        ),
+        (
+            {"user_content": _text("user", "q"), "app_details": {"agent_details": ["a"]}},
+            "conversation[0].app_details.agent_details must be an object of agents by name, "
+            "got a list",
+        ),
+        (
+            {
+                "user_content": _text("user", "q"),
+                "app_details": {"agent_details": {"a": {"tool_declarations": [3]}}},
+            },
+            "conversation[0].app_details.agent_details.a.tool_declarations[0] must be a tool "
+            "object, got 3",
+        ),
+        (
+            {"user_content": _text("user", "q"), "rubrics": [{"rubric_id": "r"}, "x"]},
+            'conversation[0].rubrics[1] must be a rubric object, got "x"',
+        ),
+        (
+            {"user_content": _text("user", "q"), "model_duration": -1},
+            "conversation[0].model_duration must be a duration (a number from 0 to 2**63 - 1), "
+            "got -1",
+        ),
+    ],
+)
+def test_a_malformed_field_of_adks_newer_shapes_is_reported_with_its_place(
+    invocation: dict[str, Any], error: str
+) -> None:
+    with pytest.raises(TranscriptError) as raised:
+        parse_record(_case("c", invocation))
+    assert str(raised.value) == error
+
+
+def test_invocation_metadata_that_is_not_a_list_of_objects_is_reported() -> None:
+    case = _case("c", _steps_invocation(), invocation_metadata=[{"span": "a"}, 3])
+    with pytest.raises(TranscriptError, match=r"^invocation_metadata\[1\] must be an object"):
+        parse_record(case)
+    (turn,) = parse_record(
+        _case("c", _steps_invocation(), invocation_metadata=[{"span": "a"}])
+    ).turns
+    assert turn.metadata["span"] == "a"
+
+
 # -- writing ------------------------------------------------------------------------------------
 
 
@@ -358,6 +455,101 @@ def test_a_turn_given_by_its_fields_only_is_written_from_them() -> None:
     (turn,) = again.turns
     assert (turn.input, turn.text, [c.name for c in turn.tool_calls]) == ("Hi", "Hello", ["f"])
     assert [(r.content, r.is_error) for r in turn.tool_results] == [("boom", True)]
+
+
+def _written(case: dict[str, Any], kind: str) -> list[Any]:
+    """The function calls or responses an eval case holds, in either form of invocation."""
+    out = []
+    for invocation in case["conversation"]:
+        data = invocation.get("intermediate_data", {})
+        key = {"function_call": "tool_uses", "function_response": "tool_responses"}[kind]
+        out += data.get(key, [])
+        for event in data.get("invocation_events", []):
+            out += [p[kind] for p in event.get("content", {}).get("parts", []) if kind in p]
+    return out
+
+
+def test_what_the_log_did_not_record_stays_unrecorded_after_writing() -> None:
+    from chatassert.transcripts._build import unrecorded_call
+
+    why = "the span records only the response id"
+    call = unrecorded_call("capital", "c1", "content capture was off")
+    conv = Conversation.model_validate({"id": "c", "turns": [
+        {"input": "Capital of Italy?", "unrecorded": {"text": why}},
+        {"messages": [
+            {"role": "user", "content": "And of France?"},
+            {"role": "assistant", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "Paris"},
+            {"role": "assistant", "content": "Paris."},
+        ]},
+    ]})  # fmt: skip
+    case = write_case(conv, "c", None)
+    assert case["invocation_unrecorded"] == [
+        {"turn": {"text": why}},
+        {"arguments": {"0": call.arguments_error}},
+    ]
+    first, second = parse_record(case).turns
+    result = Contains("Rome").check(first)  # an error, never a failure on an empty text
+    assert (result.status.value, result.reason) == (
+        "error", f"the log did not record the text of this turn: {why}",
+    )  # fmt: skip
+    assert second.tool_calls[0].arguments_error == call.arguments_error
+    assert second.tool_calls[0].arguments_unrecorded
+
+
+def test_arguments_that_were_not_a_json_object_are_written_with_why_and_their_text() -> None:
+    conv = Conversation.model_validate({"id": "c", "turns": [{"messages": [
+        {"role": "user", "content": "Refund"},
+        {"role": "assistant", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "refund", "arguments": "42"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "done"},
+        {"role": "assistant", "content": "Refunded."},
+    ]}]})  # fmt: skip
+    (before,) = conv.turns[0].tool_calls
+    case = write_case(conv, "c", None)
+    assert [c["args"] for c in _written(case, "function_call")] == [{}]
+    (after,) = parse_record(case).turns[0].tool_calls
+    assert (after.arguments, after.raw_arguments, after.arguments_error) == (
+        {}, "42", before.arguments_error,
+    )  # fmt: skip
+    assert after.arguments_error is not None
+
+
+def test_an_error_response_without_text_is_an_errored_result() -> None:
+    # ADK writes `{"error": str(exc)}`, which is "" for an exception raised without a message
+    conv = Conversation.model_validate({"id": "c", "turns": [{"messages": [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "tool_calls": [{"name": "weather", "id": "w1"}]},
+        {"role": "tool", "tool_call_id": "w1", "content": ""},
+        {"role": "assistant", "content": "It failed."},
+    ], "tool_results": [{"content": "", "call_id": "w1", "is_error": True}]}]})  # fmt: skip
+    case = write_case(conv, "c", None)
+    assert [r["response"] for r in _written(case, "function_response")] == [{"error": ""}]
+    (result,) = parse_record(case).turns[0].tool_results
+    assert (result.content, result.is_error) == ("", True)
+
+
+def test_a_call_named_empty_is_written_and_read_back() -> None:
+    conv = Conversation.model_validate({"id": "c", "turns": [{"messages": [
+        {"role": "user", "content": "Go"},
+        {"role": "assistant", "content": "Done.", "tool_calls": [{"name": "", "id": "x"}]},
+    ]}]})  # fmt: skip
+    again = parse_record(write_case(conv, "c", None))
+    assert [(c.name, c.id) for c in again.turns[0].tool_calls] == [("", "x")]
+
+
+def test_tool_calls_a_turn_gives_beside_its_messages_are_written() -> None:
+    turn = {
+        "input": "Refund INV-1", "text": "Done.",
+        "messages": [{"role": "user", "content": "Refund INV-1"}],
+        "tool_calls": [{"name": "refund", "arguments": {"invoice": "INV-1"}, "id": "c1"}],
+        "tool_results": [{"content": "ok", "call_id": "c1"}],
+    }  # fmt: skip
+    conv = Conversation.model_validate({"id": "c", "turns": [turn]})
+    (again,) = parse_record(write_case(conv, "c", None)).turns
+    assert [(c.name, c.arguments) for c in again.tool_calls] == [("refund", {"invoice": "INV-1"})]
+    assert [(r.content, r.call_id) for r in again.tool_results] == [("ok", "c1")]
+    assert (again.input, again.text) == ("Refund INV-1", "Done.")
 
 
 # -- the example of docs/offline.md ------------------------------------------------------------

@@ -57,7 +57,8 @@ class Reader:
             list"), for the message of a record of no known format.
         fills: The fields of the subject model its records fill: `text`, `tool_calls`,
             `call_ids`, `arguments`, `tool_results`, `media`, `agent`, `guardrails`,
-            `tokens`, `model`, `latency` (`docs/tools/formats_table.py` says what each means).
+            `tokens`, `model`, `latency`, `unrecorded` (`docs/tools/formats_table.py` says
+            what each means).
             The table of docs/offline.md is generated from what its records read into, and
             the reader conformance test checks this declaration says the same.
     """
@@ -79,7 +80,9 @@ READERS: tuple[Reader, ...] = (
         "native",
         _native.detect,
         _native.parse,
-        fills=frozenset({*_TURN, "media", "agent", "guardrails", "tokens", "model", "latency"}),
+        fills=frozenset(
+            {*_TURN, "media", "agent", "guardrails", "tokens", "model", "latency", "unrecorded"}
+        ),
         keys=("turns", "workflow"),
         wants="'turns' list",
     ),
@@ -88,7 +91,9 @@ READERS: tuple[Reader, ...] = (
         _otel.detect,
         _otel.parse,
         _otel.parts,
-        fills=frozenset({*_TURN, "media", "agent", "guardrails", "tokens", "model", "latency"}),
+        fills=frozenset(
+            {*_TURN, "media", "agent", "guardrails", "tokens", "model", "latency", "unrecorded"}
+        ),
         keys=("resourceSpans", "batches", "spans", "traceId", "spanId", "attributes"),
         wants="'resourceSpans' list, 'spans' list, or span ('traceId', 'spanId', "
         "'attributes'), nor Tempo's 'batches' of resource spans",
@@ -98,7 +103,7 @@ READERS: tuple[Reader, ...] = (
         _jaeger.detect,
         _jaeger.parse,
         _jaeger.parts,
-        fills=frozenset({*_TURN, "agent", "tokens", "model", "latency"}),
+        fills=frozenset({*_TURN, "agent", "tokens", "model", "latency", "unrecorded"}),
         keys=("data", "traceID", "processes"),
         wants="'data' list of traces with 'traceID' and 'spans'",
     ),
@@ -151,7 +156,9 @@ READERS: tuple[Reader, ...] = (
         _agents_sdk.detect,
         _agents_sdk.parse,
         _agents_sdk.parts,
-        fills=frozenset({*_TURN, "agent", "guardrails", "tokens", "model", "latency"}),
+        fills=frozenset(
+            {*_TURN, "agent", "guardrails", "tokens", "model", "latency", "unrecorded"}
+        ),
         keys=("object", "span_data", "spans", "data"),
         wants="trace or span 'object', or spans with 'span_data'",
     ),
@@ -169,7 +176,7 @@ READERS: tuple[Reader, ...] = (
         _langsmith.detect,
         _langsmith.parse,
         _langsmith.parts,
-        fills=frozenset({*_TURN, "tokens", "model", "latency"}),
+        fills=frozenset({*_TURN, "tokens", "model", "latency", "unrecorded"}),
         keys=("run_type", "inputs", "outputs", "child_runs", "post", "patch"),
         wants="'run_type' with 'inputs', 'outputs' or 'child_runs', or 'post' / 'patch' lists "
         "of runs (a /runs/batch payload)",
@@ -188,7 +195,7 @@ READERS: tuple[Reader, ...] = (
         _adk.detect,
         _adk.parse,
         _adk.parts,
-        fills=frozenset({*_TURN, "media", "agent", "tokens", "model", "latency"}),
+        fills=frozenset({*_TURN, "media", "agent", "tokens", "model", "latency", "unrecorded"}),
         keys=("eval_set_id", "eval_cases", "eval_id", "conversation", "evalSetId", "evalCases"),
         wants="'eval_set_id' with 'eval_cases', or an eval case's 'eval_id' and 'conversation'",
     ),
