@@ -21,8 +21,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from chatassert._cli._engine import CHUNK_BYTES, _tasks, checked_items, line_pieces
-from chatassert._cli._plan import Plan, load_suites
+from chatassert._cli._engine import (
+    CHUNK_BYTES,
+    _record_items,
+    _tasks,
+    checked_items,
+    line_pieces,
+)
+from chatassert._cli._plan import Plan, load_suites, make_checker
 from chatassert.records import RECORD_END, RecordEnd, Row
 from chatassert.transcripts import PARTS, numbered_lines, open_text
 
@@ -232,6 +238,34 @@ def test_a_line_of_a_chunks_size_is_spread_and_the_lines_around_it_read_by_worke
     assert sum(moved for _, moved in tasks) == path.stat().st_size
 
 
+_PEAKS = """
+import resource, sys
+from chatassert._cli import main
+main(sys.argv[1:])
+own = resource.getrusage(resource.RUSAGE_SELF)
+workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(own.ru_maxrss, workers.ru_maxrss)
+"""
+
+
+def test_no_worker_holds_the_document_the_main_process_decoded(tmp_path: Path) -> None:
+    # the workers start before any log is read: one forked once the main process holds a
+    # decoded document would hold it too (its pages resident in the worker, shared until a
+    # collection there writes to them)
+    padding = 32 << 20
+    log = json.dumps(_inspect_log(4, padding=padding), indent=1)
+    (tmp_path / "eval.json").write_text(log, encoding="utf-8")
+    args = ["check", "--assert", PARIS, "eval.json", "--jobs", "2", "-o", "report.jsonl", "-q"]
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAKS, *args], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    main_kb, worker_kb = map(int, out.stdout.split())
+    # the main process held the text and the value of the document, 64 MB; no worker did
+    assert main_kb - worker_kb > padding // 1024, (main_kb, worker_kb)
+    assert '"records": 1' in (tmp_path / "report.jsonl").read_text(encoding="utf-8")
+
+
 def test_one_job_checks_a_document_a_part_at_a_time(tmp_path: Path) -> None:
     # each part's rows as soon as it is checked: an interrupted run reports every part checked
     path = tmp_path / "eval.json"
@@ -266,6 +300,50 @@ def test_a_document_read_as_a_json_response_is_one_record_with_two_jobs(tmp_path
     assert one["code"] == 0
     summary = _rows(one)[-1]["summary"]
     assert (summary["passed"], summary["records"]) == (1, 1)
+
+
+def _sample_records() -> list[Any]:
+    """Every format's sample records (`tests/transcripts/samples`)."""
+    records: list[Any] = []
+    for path in sorted(SAMPLES.glob("*.json")):
+        records.extend(json.loads(path.read_text(encoding="utf-8")))
+    return records
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=100)
+@given(
+    items=st.lists(st.sampled_from(_sample_records()) | _JSON, min_size=1, max_size=6),
+    whole=st.booleans(),
+)
+def test_a_record_checked_a_part_at_a_time_gives_the_rows_of_the_whole_record(
+    items: list[Any], whole: bool
+) -> None:
+    # a JSON array of records (or its first item alone): what the engine gives a part at a
+    # time is what the checker gives for the whole record, row for row
+    value = items[0] if whole else items
+    text = json.dumps(value, indent=1)
+    plan = Plan(None, (E, PARIS), None, (("json", None),), False)
+    suites = load_suites(plan, sys.stderr)
+    assert suites is not None
+    checker = make_checker(plan, suites)
+    whole_items: list[Any] = []
+    checker.line_into(text, "log.json", 1, whole_items)
+    parts = [item for batch, _ in _record_items(checker, "log.json", 1, text) for item in batch]
+
+    def seen(item: Any) -> Any:
+        if isinstance(item, Row):
+            rendered = {fmt: _timeless(str(text)) for fmt, text in (item.rendered or {}).items()}
+            return (item.kind, item.source, item.case, item.status, item.error, rendered)
+        return item
+
+    assert [seen(item) for item in parts] == [seen(item) for item in whole_items]
 
 
 @settings(max_examples=150)

@@ -526,6 +526,6 @@ def _long_line_tasks(
         error = f"cannot read the log: {exc.strerror or exc}"
         yield [Row(kind="unreadable", source=f"{path}:{first}", error=error), RECORD_END], 0
         return
-    lines = split_lines(data, start == 0)
-    del data
-    yield from _line_tasks(path, first, lines, end - start, read_as, jobs)
+    line = data.decode("utf-8-sig" if start == 0 else "utf-8", "surrogateescape")
+    del data  # the piece is one line: `split_lines` would copy it twice more
+    yield from _line_tasks(path, first, [line], end - start, read_as, jobs)

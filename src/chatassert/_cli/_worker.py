@@ -97,7 +97,12 @@ def start_pool(plan: Plan, suites: list[Suite], jobs: int) -> ProcessPoolExecuto
     left for the workers it forks (`end_pool` forgets them)."""
     global _LOADED
     _LOADED = (plan, suites)
-    return ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(plan,))
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(plan,))
+    # Forked at the first task: one now, before any log is read. A worker forked later
+    # inherits what the main process holds then (a decoded document), and its collections
+    # would copy those pages: each worker would hold the document too.
+    pool.submit(int)
+    return pool
 
 
 def end_pool(pool: ProcessPoolExecutor) -> None:
