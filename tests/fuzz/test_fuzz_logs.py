@@ -662,7 +662,49 @@ def test_promptfoo_outputs_read_or_fail_cleanly(doc: Any, forced: bool, ascii_on
     read(to_line(doc, ascii_only), "promptfoo" if forced else None)
 
 
-@given(mutated_record(MORE_SAMPLES["adk"]), st.booleans(), st.booleans())
+ADK_FIXTURES: list[Any] = [
+    json.loads(path.read_text(encoding="utf-8"))
+    for path in sorted((Path(__file__).parents[1] / "fixtures" / "adk").glob("*.evalset.json"))
+]
+"""The eval sets ADK itself wrote (tests/fixtures/adk): played cases, paused and resumed
+invocations, media, app details, a conversation scenario, in snake_case, camelCase and with
+every null."""
+
+
+@functools.cache
+def adk_parts() -> st.SearchStrategy[Any]:
+    """A genai part of the kinds a reader may trip on: a function response (in a user's
+    message too), media inline or by URI, of any MIME type or none."""
+    mime = st.one_of(
+        st.sampled_from(["image/png", "audio/wav", "video/mp4", "text/plain"]), odd_values()
+    )
+    blob = st.fixed_dictionaries({"mime_type": mime}, optional={"data": odd_values()})
+    uri = st.fixed_dictionaries({"mimeType": mime}, optional={"fileUri": odd_values()})
+    answer = st.fixed_dictionaries(
+        {"response": st.one_of(st.just({"confirmed": True}), odd_values())},
+        optional={"id": st.sampled_from(["fc-1", "adk-call-1"]), "name": odd_values()},
+    )
+    return st.one_of(
+        st.fixed_dictionaries({"function_response": answer}),
+        st.fixed_dictionaries({"inline_data": st.one_of(blob, odd_values())}),
+        st.fixed_dictionaries({"fileData": st.one_of(uri, odd_values())}),
+    )
+
+
+@st.composite
+def adk_records(draw: st.DrawFn) -> Any:
+    """A mutated eval set, sometimes with an odd part added to one of its `parts` lists."""
+    doc = draw(mutated_record(MORE_SAMPLES["adk"] + ADK_FIXTURES))
+    lists = [p for p in specgen._node_paths(doc) if p and p[-1] == "parts"]
+    if lists and draw(st.booleans()):
+        where = lists[draw(st.integers(0, len(lists) - 1))]
+        found = specgen._get(doc, where)
+        if isinstance(found, list):
+            doc = specgen._put(doc, where, [*found, draw(adk_parts())])
+    return doc
+
+
+@given(adk_records(), st.booleans(), st.booleans())
 @fuzz_target("log.adk")
 def test_adk_eval_sets_read_or_fail_cleanly(doc: Any, forced: bool, ascii_only: bool) -> None:
     read(to_line(doc, ascii_only), "adk" if forced else None)
