@@ -7,6 +7,7 @@ subprocess; and the engine's pieces: what it sends each worker, how it cuts a fi
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import os
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from chatassert._cli import _worker
 from chatassert._cli._engine import (
     CHUNK_BYTES,
     _record_items,
@@ -300,6 +302,48 @@ def test_a_document_read_as_a_json_response_is_one_record_with_two_jobs(tmp_path
     assert one["code"] == 0
     summary = _rows(one)[-1]["summary"]
     assert (summary["passed"], summary["records"]) == (1, 1)
+
+
+def test_a_document_is_kept_out_of_collections_while_it_is_checked_and_only_then(
+    tmp_path: Path,
+) -> None:
+    # each full collection would traverse the decoded document again: it is frozen while its
+    # parts are checked, then unfrozen, whether the run reads it to its end or stops early
+    text = json.dumps(_inspect_log(6), indent=1)
+    plan = Plan(None, (PARIS,), None, (("json", None),), False)
+    suites = load_suites(plan, sys.stderr)
+    assert suites is not None
+    checker = make_checker(plan, suites)
+    assert gc.get_freeze_count() == 0
+    parts = _record_items(checker, "eval.json", 1, text)
+    next(parts)
+    assert gc.get_freeze_count() > 0
+    assert gc.isenabled()
+    assert len(list(parts)) == 5
+    assert gc.get_freeze_count() == 0
+    stopped = _record_items(checker, "eval.json", 1, text)
+    next(stopped)
+    stopped.close()  # --max-failures, --strict, Ctrl-C
+    assert gc.get_freeze_count() == 0
+    # a process that froze objects of its own is left as it is
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert len(list(_record_items(checker, "eval.json", 1, text))) == 6
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_a_worker_keeps_what_it_holds_for_its_life_out_of_collections() -> None:
+    plan = Plan(None, (PARIS,), None, (("json", None),), False)
+    suites = load_suites(plan, sys.stderr)
+    assert suites is not None
+    pool = _worker.start_pool(plan, suites, 1)
+    try:
+        assert pool.submit(gc.get_freeze_count).result() > 0
+    finally:
+        _worker.end_pool(pool)
 
 
 def _sample_records() -> list[Any]:

@@ -7,6 +7,7 @@ reference.
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import signal
 import sys
@@ -52,6 +53,9 @@ def init_worker(plan: Plan) -> None:
         raise SystemExit(EXIT_USAGE)
     _WORKER = make_checker(plan, suites)
     _WORKER_PLAN = plan
+    # what the worker holds for its life (modules, suites, its checker) is kept out of the
+    # collections its tasks trigger, each full one of which would traverse it all again
+    gc.freeze()
 
 
 def fold(items: list[Item]) -> list[Item] | Folded:
