@@ -105,11 +105,19 @@ FIELDS: dict[str, tuple[str, Callable[[Conversation], bool]]] = {
         "latency",
         lambda c: any("latency_ms" in m for m in _metadata(c)),
     ),
+    "unrecorded": (
+        "unrecorded",
+        lambda c: any(
+            t.unrecorded or any(call.arguments_unrecorded for call in _calls(t)) for t in c.turns
+        ),
+    ),
 }
 """Each field the table reports, in its column order: name (as `Reader.fills` says it) →
 (column heading, whether a conversation has it filled in some turn). `arguments` is a call
 with at least one argument; `tokens` is `input_tokens`, `output_tokens` or `total_tokens` in
-the metadata of the conversation or of a turn; `model` and `latency` (`latency_ms`) likewise."""
+the metadata of the conversation or of a turn; `model` and `latency` (`latency_ms`) likewise;
+`unrecorded` is a turn whose text, or a call whose arguments, the log says it did not record
+(`Turn.unrecorded`, `ToolCall.arguments_unrecorded`)."""
 
 
 def filled(conversation: Conversation) -> set[str]:

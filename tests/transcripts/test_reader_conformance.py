@@ -23,6 +23,7 @@ import importlib.util
 import io
 import json
 import math
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -36,6 +37,7 @@ from chatassert import Conversation, Turn
 from chatassert._cli import main
 from chatassert._cli.convert import _write_adk, _write_native
 from chatassert.transcripts import Record, parse_document, parse_line, read_records
+from chatassert.transcripts._build import unrecorded_call
 from chatassert.transcripts._readers import READERS, detected
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,9 +113,54 @@ def dumped(conversation: Conversation) -> dict[str, Any]:
 # XPASS as a failure, and the mark and the allowance go together.
 
 
+def media_beyond_messages(turn: Turn) -> bool:
+    """A turn whose `media` its messages do not carry (a native turn given by its fields):
+    the messages written for it carry none, so the eval set holds none of it."""
+    return bool(turn.media) and [m for msg in turn.messages for m in msg.media] != list(turn.media)
+
+
+# -- what an eval set holds (docs/offline.md, "Converting logs") ---------------------------------
+
+_NOT_HELD = ("guardrails", "workflow", "data")
+"""A turn's fields an eval set does not hold."""
+
+
+_KINDS = ("image", "audio", "video")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]*={0,2}")
+
+
+def _held_media(media: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The media as an eval set holds them, a genai `Part` each: the MIME type (of an image,
+    audio or video: the kind it names), and the bytes in base64, else the URI (a file's path
+    reads back as a URL); a part with neither is left out, as is one of no such MIME type."""
+    kept = []
+    for item in media:
+        mime = item["mime_type"]
+        kind = mime.split("/", 1)[0].lower() if mime else None
+        if kind not in _KINDS:
+            continue
+        data = item["data"]
+        if data is not None and not (_BASE64.fullmatch(data) and len(data.rstrip("=")) % 4 != 1):
+            data = None
+        uri = None if data is not None else item["url"] or item["file_path"]
+        if data is None and uri is None and item["data"] is not None:
+            continue
+        kept.append(
+            {"kind": kind, "mime_type": mime, "data": data, "url": uri, "role": item["role"]}
+        )
+    return kept
+
+
+def _answers(turn: Turn) -> list[Any]:
+    """The assistant messages of a turn after its last tool result: its answer."""
+    after = [m for m in turn.messages if m.role in ("assistant", "tool")]
+    last = max((i for i, m in enumerate(after) if m.role == "tool"), default=-1)
+    return after[last + 1 :]
+
+
 def fields_beyond_messages(turn: Turn) -> bool:
-    """A turn whose messages do not show its input, tool calls or results (a native turn may
-    give both, each as it likes): the eval case is written from the messages alone."""
+    """Whether a turn's messages do not show its input, tool calls or results (a native turn
+    may give both, each as it likes): it is written from those fields."""
     if not turn.messages:
         return False
     shown = Turn(messages=turn.messages)
@@ -124,35 +171,6 @@ def fields_beyond_messages(turn: Turn) -> bool:
         or sum(m.role == "tool" for m in turn.messages) != len(turn.tool_results)
     )
 
-
-def errored_without_text(result: Mapping[str, Any]) -> bool:
-    """An errored tool result with no text: written as `{"error": ""}`, read back as a result
-    that did not fail."""
-    return bool(result["is_error"] and not result["content"])
-
-
-def unnamed_call(conversation: Conversation) -> bool:
-    """A tool call named "" (the readers take one): written as an eval set ADK's reader
-    refuses ("must be the tool's name")."""
-    return any(call.name == "" for turn in conversation.turns for call in turn.tool_calls)
-
-
-def unrecorded(call: Mapping[str, Any]) -> bool:
-    """Tool arguments the log did not record (`unrecorded_call`): written as `{}`, read back
-    as arguments recorded empty, which argument checks then judge."""
-    return bool(call["arguments_error"] and call["raw_arguments"] is None)
-
-
-def unrecorded_text(turn: Mapping[str, Any]) -> bool:
-    """A turn whose text the log did not record (`Turn.unrecorded`): written with no final
-    response, read back as a turn that answered nothing, which text checks then fail."""
-    return bool(turn.get("unrecorded"))
-
-
-# -- what an eval set holds (docs/offline.md, "Converting logs") ---------------------------------
-
-_NOT_HELD = ("guardrails", "workflow", "data", "media")
-"""A turn's fields an eval set does not hold."""
 
 _SYSTEM = ("system", "developer")
 
@@ -190,9 +208,10 @@ def _held_side(turn: dict[str, Any]) -> None:
         del turn["metadata"]["model"]
     for result in turn["tool_results"]:
         result["name"] = result["name"] or None  # nor does an empty tool name
+    turn["media"] = _held_media(turn["media"])
     messages = []
     for message in turn["messages"]:
-        message.pop("media")
+        message["media"] = _held_media(message["media"])
         message["content"] = message["content"] or None  # an empty text is no text
         message["name"] = message["name"] or None
         # system prompts are not held, nor a message that says nothing
@@ -200,21 +219,20 @@ def _held_side(turn: dict[str, Any]) -> None:
             messages.append(message)
     turn["messages"] = messages
     for call in [*turn["tool_calls"], *(c for m in messages for c in m["tool_calls"])]:
-        # an eval set holds arguments as an object, not the text they were logged as; of
-        # arguments that were not a JSON object it holds nothing
-        if call["raw_arguments"] is not None or unrecorded(call):
-            call["arguments_error"] = None
-        call["raw_arguments"] = None
-    turn.pop("unrecorded", None)  # unrecorded_text (above)
+        # an eval set holds arguments as an object, not the text they were logged as (but the
+        # text of arguments that were not a JSON object, with why)
+        if call["arguments_error"] is None:
+            call["raw_arguments"] = None
 
 
 def _held_turn(turn: Turn, back: Turn) -> tuple[dict[str, Any], dict[str, Any]]:
     a, b = turn.model_dump(), back.model_dump()
     _held_side(a)
     _held_side(b)
-    if fields_beyond_messages(turn):
-        return a, a
-    if not turn.messages:  # a turn given by its fields: written as the messages they imply
+    if media_beyond_messages(turn):
+        a["media"] = b["media"]
+    if not turn.messages or fields_beyond_messages(turn):
+        # a turn given by its fields: written as the messages they imply
         a.pop("messages")
         b.pop("messages")
     elif (
@@ -230,8 +248,6 @@ def _held_turn(turn: Turn, back: Turn) -> tuple[dict[str, Any], dict[str, Any]]:
             again["data"] = None
         if result["name"] is None:  # a result is named after its call
             again["name"] = None
-        if errored_without_text(result):
-            again["is_error"] = True
     latency, again_latency = a["metadata"].get("latency_ms"), b["metadata"].get("latency_ms")
     # written as ADK's `duration`, in seconds: read back within a float's rounding
     if (
@@ -240,6 +256,11 @@ def _held_turn(turn: Turn, back: Turn) -> tuple[dict[str, Any], dict[str, Any]]:
         and math.isclose(latency, again_latency, rel_tol=1e-12)
     ):
         b["metadata"]["latency_ms"] = latency
+    if not turn.text and not turn.unrecorded and any(m.media for m in _answers(turn)):
+        # an answer of media alone: ADK reads a final response of media alone as one whose
+        # text (the transcript of what the agent said) it did not record
+        b.pop("unrecorded", None)
+        a.pop("unrecorded", None)
     if a["agent"] is not None and b["agent"] is None and not _body(a):
         b["agent"] = a["agent"]  # the agent of a turn whose messages do not show it
     return a, b
@@ -301,8 +322,6 @@ def as_eval_set(conversation: Conversation, where: str) -> Conversation | None:
         return None
     assert tally == {"written": 1}, err.getvalue()
     (again,) = parse_document(out.getvalue(), "out.evalset.json", 1).each()
-    if again.conversation is None and unnamed_call(conversation):
-        return None
     assert again.conversation is not None, again.error
     return again.conversation
 
@@ -510,16 +529,37 @@ def test_each_reader_declares_what_its_records_fill(reader: Any) -> None:
     )
 
 
-# -- the eval set's writer's losses (see `fields_beyond_messages` and the others above) --------
-
-_LOSS = "convert -f adk-evalset loses it: docs/offline.md does not say it may"
+# -- what an eval set keeps that other formats hold ------------------------------------------
 
 
 def _one_turn(**fields: Any) -> Conversation:
     return Conversation(turns=(Turn(**fields),), id="c")
 
 
-@pytest.mark.xfail(strict=True, reason=_LOSS)
+def test_an_eval_set_keeps_arguments_the_log_did_not_record_as_unrecorded() -> None:
+    call = unrecorded_call("refund", "c1", "the span records no arguments")
+    conversation = _one_turn(
+        messages=[
+            {"role": "user", "content": "Refund"},
+            {"role": "assistant", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+            {"role": "assistant", "content": "Done."},
+        ]
+    )
+    assert call.arguments_unrecorded
+    back = as_eval_set(conversation, "log:1")
+    assert back is not None
+    assert back.turns[0].tool_calls[0].arguments_error == call.arguments_error
+
+
+def test_an_eval_set_keeps_a_turn_whose_text_the_log_did_not_record_as_unrecorded() -> None:
+    reason = "the span records only the response id"
+    conversation = _one_turn(input="Capital of Italy?", unrecorded={"text": reason})
+    back = as_eval_set(conversation, "log:1")
+    assert back is not None
+    assert back.turns[0].unrecorded == {"text": reason}
+
+
 def test_an_eval_set_keeps_the_tool_calls_a_turn_gives_beside_its_messages() -> None:
     turn = Turn(
         input="Refund INV-1",
@@ -528,13 +568,11 @@ def test_an_eval_set_keeps_the_tool_calls_a_turn_gives_beside_its_messages() -> 
         tool_calls=[{"name": "refund", "arguments": {"invoice": "INV-1"}, "id": "c1"}],
         tool_results=[{"content": "ok", "call_id": "c1"}],
     )
-    assert fields_beyond_messages(turn)
     back = as_eval_set(Conversation(turns=(turn,), id="c"), "log:1")
     assert back is not None
     assert back.turns[0].called_tools == ["refund"]
 
 
-@pytest.mark.xfail(strict=True, reason=_LOSS)
 def test_an_eval_set_keeps_an_errored_tool_result_without_text() -> None:
     conversation = _one_turn(
         messages=[
@@ -550,7 +588,6 @@ def test_an_eval_set_keeps_an_errored_tool_result_without_text() -> None:
     assert back.turns[0].tool_results[0].is_error
 
 
-@pytest.mark.xfail(strict=True, reason=_LOSS)
 def test_an_eval_set_of_a_tool_call_named_empty_reads_back() -> None:
     conversation = _one_turn(
         messages=[
@@ -558,34 +595,19 @@ def test_an_eval_set_of_a_tool_call_named_empty_reads_back() -> None:
             {"role": "assistant", "content": "Done.", "tool_calls": [{"name": "", "id": "x"}]},
         ]
     )
-    assert unnamed_call(conversation)
     assert as_eval_set(conversation, "log:1") is not None
 
 
-@pytest.mark.xfail(strict=True, reason=_LOSS)
-def test_an_eval_set_keeps_arguments_the_log_did_not_record_as_unrecorded() -> None:
-    from chatassert.transcripts._build import unrecorded_call
+# -- the eval set's writer's losses (see `media_beyond_messages` above) ------------------------
 
-    call = unrecorded_call("refund", "c1", "the span records no arguments")
-    conversation = _one_turn(
-        messages=[
-            {"role": "user", "content": "Refund"},
-            {"role": "assistant", "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": "c1", "content": "ok"},
-            {"role": "assistant", "content": "Done."},
-        ]
-    )
-    assert unrecorded(call.model_dump())
-    back = as_eval_set(conversation, "log:1")
-    assert back is not None
-    assert back.turns[0].tool_calls[0].arguments_error == call.arguments_error
+_LOSS = "convert -f adk-evalset loses it: docs/offline.md does not say it may"
 
 
 @pytest.mark.xfail(strict=True, reason=_LOSS)
-def test_an_eval_set_keeps_a_turn_whose_text_the_log_did_not_record_as_unrecorded() -> None:
-    reason = "the span records only the response id"
-    conversation = _one_turn(input="Capital of Italy?", unrecorded={"text": reason})
-    assert unrecorded_text(conversation.turns[0].model_dump())
+def test_an_eval_set_keeps_the_media_a_turn_gives_beside_its_messages() -> None:
+    image = {"kind": "image", "mime_type": "image/png", "url": "https://example.com/a.png"}
+    conversation = _one_turn(input="Draw a cat", text="Here it is.", media=[image])
+    assert media_beyond_messages(conversation.turns[0])
     back = as_eval_set(conversation, "log:1")
     assert back is not None
-    assert back.turns[0].unrecorded == {"text": reason}
+    assert [m.url for m in back.turns[0].media] == ["https://example.com/a.png"]
