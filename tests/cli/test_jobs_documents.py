@@ -223,6 +223,20 @@ def test_the_parts_of_a_one_document_log_go_to_the_workers_a_batch_at_a_time(
     assert sum(moved for _, moved in tasks) == size  # the progress of the bytes checked
 
 
+def test_a_document_of_one_conversation_or_none_goes_to_a_worker_whole(tmp_path: Path) -> None:
+    # nothing to spread: its text (or the record of why it cannot be decoded) is sent
+    one, broken = tmp_path / "one.json", tmp_path / "broken.json"
+    one.write_text(json.dumps({"turns": [{"text": "Paris"}]}, indent=1), encoding="utf-8")
+    broken.write_text('{\n "samples": [\n', encoding="utf-8")
+    ((task, moved),) = _tasks([str(one)], None, 2)
+    assert task[0].__name__ == "_work"
+    assert task[1:] == (str(one), 1, [one.read_text(encoding="utf-8")])
+    assert moved == one.stat().st_size
+    ((task, _),) = _tasks([str(broken)], None, 2)
+    assert task[0].__name__ == "_work_record"
+    assert task[1].error.startswith("the file is not JSON")
+
+
 def test_a_line_of_a_chunks_size_is_spread_and_the_lines_around_it_read_by_workers(
     tmp_path: Path,
 ) -> None:

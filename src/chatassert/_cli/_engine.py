@@ -93,17 +93,6 @@ def _work_record(record: Record, where: str) -> list[Item] | Folded:
     return _worker.fold(items)
 
 
-def _work_value(source: str, number: int, raw: Any) -> list[Item] | Folded:
-    """Read and check a decoded record that is not spread by its parts (one conversation)."""
-    from chatassert.transcripts import read_value
-
-    checker = _worker.task_checker()
-    items: list[Item] = []
-    record = read_value(raw, source, number, checker.read_as)
-    checker.record_into(record, f"{source}:{number}", items)
-    return _worker.fold(items)
-
-
 def _work_pieces(source: str, number: int, pieces: list[Piece], last: bool) -> list[Item] | Folded:
     """Read and check a batch of the parts of the record `source:number` (its last batch
     ends the record)."""
@@ -174,7 +163,8 @@ def _record_tasks(
 ) -> Iterator[tuple[tuple[Any, ...], int]]:
     """The tasks of a record to spread (`spread`), decoded and split here, each with the
     bytes of the log it accounts for: batches of its parts (about a chunk's bytes each, and
-    at least two batches a job), or the whole record when it is one conversation."""
+    at least two batches a job), or the whole record when it is one conversation or cannot
+    be decoded."""
     from chatassert.transcripts._reading import split_value
 
     raw, error, frozen = _decoded_frozen(text, source, number)
@@ -183,8 +173,9 @@ def _record_tasks(
             yield (_work_record, error, f"{source}:{number}"), moved
             return
         pieces = split_value(raw, read_as)
-        if not pieces:
-            yield (_work_value, source, number, raw), moved
+        if not pieces:  # one conversation: its text travels (a copy), not its value (a pickle)
+            del raw
+            yield (_work, source, number, [text]), moved
             return
         del raw  # each piece holds its own part of the record, let go once it is sent
         count = len(pieces)
