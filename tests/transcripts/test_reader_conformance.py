@@ -176,8 +176,10 @@ _SYSTEM = ("system", "developer")
 
 
 def _said(message: Mapping[str, Any]) -> bool:
-    """Whether a dumped message says anything an eval set holds: text or tool calls."""
-    return bool(message["content"] or message["tool_calls"] or message["role"] == "tool")
+    """Whether a dumped message says anything an eval set holds: text, tool calls, media."""
+    return bool(
+        message["content"] or message["tool_calls"] or message["media"] or message["role"] == "tool"
+    )
 
 
 def _answer(message: Mapping[str, Any], text: str) -> bool:
@@ -240,8 +242,8 @@ def _held_turn(turn: Turn, back: Turn) -> tuple[dict[str, Any], dict[str, Any]]:
         and _answer(b["messages"][-1], b["text"])
         and not (a["messages"] and _answer(a["messages"][-1], a["text"]))
     ):
-        # the answer is the invocation's final response: one that came with tool calls or
-        # before a tool result reads back as a message of its own, after the others
+        # the answer is the invocation's final response: one that came before a tool result
+        # reads back as a message of its own, after the others
         b["messages"].pop()
     for result, again in zip(a["tool_results"], b["tool_results"], strict=False):
         if result["data"] is None:  # the eval set's response object, read back as the data
@@ -269,11 +271,12 @@ def _held_turn(turn: Turn, back: Turn) -> tuple[dict[str, Any], dict[str, Any]]:
 def held(read: Conversation, back: Conversation) -> tuple[dict[str, Any], dict[str, Any]]:
     """The two conversations as far as an eval set holds them, to compare: without what
     docs/offline.md says it cannot hold (system prompts, guardrail events, workflow states, a
-    turn's data and media, the raw text of arguments, the agent of a turn whose messages do not
+    turn's data, media an eval set has no part for, the agent of a turn whose messages do not
     show it), with what writing it adds (the case's eval id and the set's id, where the
     conversation had none; a result's response object as its data), and with what it holds
-    in its own way (a latency in seconds, an empty text as none, the answer as a message of its
-    own)."""
+    in its own way (arguments as an object, media as genai parts, a latency in seconds, an
+    empty text as none, the answer as a message of its own, a turn given by its fields as the
+    messages they imply)."""
     a, b = dumped(read), dumped(back)
     a.pop("workflow")
     b.pop("workflow")
