@@ -240,3 +240,20 @@ def test_an_instrumented_trace_with_content_capture_off_fails_no_check() -> None
         result = check.check(turn)
         assert result.status is Status.ERROR
         assert "TRACELOOP_TRACE_CONTENT" in result.reason
+
+
+def test_a_check_of_your_own_that_meets_what_was_not_recorded_is_an_error() -> None:
+    from chatassert import Assertion
+    from chatassert.errors import UnrecordedError
+
+    class QuotesOrderId(Assertion):
+        """The reply quotes the order id (the log may not have recorded it)."""
+
+        kind = "quotes_order_id"
+
+        def _check(self, subject: object) -> Any:
+            raise UnrecordedError("the log did not record the order id: enable order logging")
+
+    result = QuotesOrderId().check(Turn(text="Your order 42 ships today."))
+    assert result.status is Status.ERROR
+    assert result.reason == "the log did not record the order id: enable order logging"

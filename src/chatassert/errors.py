@@ -23,6 +23,7 @@ from chatassert._errors import (
     SpecError,
     SpecProblem,
     TranscriptError,
+    UnrecordedError,
     UsageError,
 )
 
@@ -35,5 +36,6 @@ __all__ = [
     "SpecProblem",
     "SubjectTypeError",
     "TranscriptError",
+    "UnrecordedError",
     "UsageError",
 ]
