@@ -445,7 +445,7 @@ def changed(draw: st.DrawFn, record: Any, most: int = 3) -> Any:
 
 
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=25)
+@settings(max_examples=50)
 @given(data=st.data())
 def test_a_record_with_changed_values_that_reads_reads_back_equal_after_convert(
     name: str, data: st.DataObject
