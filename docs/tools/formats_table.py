@@ -4,7 +4,7 @@ Every registered format (`chatassert.transcripts._readers.READERS`) reads its re
 sample records (`tests/transcripts/samples/<format>.json`, which the reader contract holds each
 reader to), the records that show what else it reads (`tests/transcripts/conformance/
 <format>.json`, where a format has more than its samples show), and the files written by the
-tools themselves that are detected as it (`tests/fixtures/instrumented/*.json`). The table
+tools themselves that are detected as it (`tests/fixtures/*/`). The table
 marks the fields of `Turn` and `Conversation` that come out filled (`FIELDS`), and is written
 into docs/offline.md between its two marker comments under "## Log formats". Each reader also
 declares what it fills (`Reader.fills`), and tests/transcripts/test_reader_conformance.py
@@ -23,23 +23,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from chatassert import Conversation, Turn
-from chatassert.transcripts import parse_document, parse_line
+from chatassert.transcripts import parse_line, read_records
 from chatassert.transcripts._readers import READERS
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "offline.md"
 SAMPLES = ROOT / "tests" / "transcripts" / "samples"
 MORE = ROOT / "tests" / "transcripts" / "conformance"
-FIXTURES = ("tests/fixtures/instrumented/*.json",)
+FIXTURES = ("tests/fixtures/*/*.json", "tests/fixtures/*/*.jsonl")
 """Globs (from the repository root) of richer records the table reads beside the samples:
-files written by the tools themselves, each read as one document and counted for the format
-it is detected as."""
+logs written by the tools themselves (traces of instrumented agents, ADK eval sets, Inspect
+logs, LangSmith payloads), read as `chatassert check` reads them, each record counted for
+the format it is detected as."""
 
 REGENERATE = "python docs/tools/formats_table.py"
 BEGIN = (
@@ -155,20 +157,18 @@ def conversations(name: str) -> Iterator[tuple[str, Conversation]]:
 
 def fixtures() -> Iterator[tuple[str, str, Conversation]]:
     """Every conversation of the fixture files (`FIXTURES`), with the format it is detected
-    as and its place. A fixture is what a tool wrote, which a reader may not read (yet): its
-    own tests say whether it must; here, what does not read adds nothing to the table."""
+    as and its place. A fixture is what a tool wrote, which a reader may not read whole (a
+    capture of one request of many, a case with no recorded turns): its own tests say what it
+    must give; here, a record that does not read adds nothing to the table."""
     from chatassert.transcripts._readers import detected
 
     for pattern in FIXTURES:
         for path in sorted(ROOT.glob(pattern)):
-            text = path.read_text(encoding="utf-8")
-            where = str(path.relative_to(ROOT))
-            name = detected(json.loads(text))
-            if name is None:
-                continue
-            for one in parse_document(text, where, 1).each():
-                if one.conversation is not None:
-                    yield name, one.where, one.conversation
+            for record in read_records(path):
+                name = detected(record.raw) if record.raw is not None else None
+                if name is not None and record.conversation is not None:
+                    where = record.where.removeprefix(f"{ROOT}{os.sep}")
+                    yield name, where, record.conversation
 
 
 def observed() -> dict[str, set[str]]:

@@ -363,7 +363,7 @@ def test_every_record_of_every_format_reads_back_equal_after_convert(name: str) 
 
 
 FIXTURES = list(table.fixtures())
-"""What the tools themselves wrote (tests/fixtures/instrumented/), as read: format, place and
+"""What the tools themselves wrote (tests/fixtures/*/), as read: format, place and
 conversation."""
 
 
