@@ -513,3 +513,22 @@ def test_parse_text_reads_a_line_or_a_whole_document() -> None:
     assert parse_text("{\n oops\n", "run.json", 7).error == (
         "the file is not JSON: Expecting property name enclosed in double quotes: line 8 column 2"
     )
+
+
+def test_media_parts_of_arena_and_session_messages_are_the_turns_media() -> None:
+    """docs/offline.md: PromptKit `{type, media}` parts are read, as `Turn(messages=...)`
+    reads them; the arena and session readers kept only their text."""
+    samples = Path(__file__).parent / "samples" / "promptkit-arena.json"
+    arena = parse_record(json.loads(samples.read_text(encoding="utf-8"))[0])
+    assert [(m.kind, m.url, m.mime_type) for m in arena.turns[0].media] == [
+        ("image", "https://example.com/receipt.png", "image/png")
+    ]
+    assert arena.turns[0].text.startswith("I'm sorry about the double charge")
+    session_file = Path(__file__).parent / "conformance" / "promptkit-session.json"
+    session = parse_record(json.loads(session_file.read_text(encoding="utf-8"))[0])
+    (image,) = session.turns[0].media
+    assert (image.kind, image.role, session.turns[0].input) == (
+        "image",
+        "user",
+        "Is this receipt a duplicate?",
+    )

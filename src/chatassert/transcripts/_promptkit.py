@@ -42,6 +42,7 @@ from chatassert.transcripts._build import (
     count,
     described,
     duration,
+    media_parts,
     split,
     text_of,
     tool_call,
@@ -202,7 +203,12 @@ class _Reader:
             joined = text_of(parts, _TEXT, f"{where}.parts")
             if joined is not None:
                 text = joined  # PromptKit: parts, when given, are the content
-        msg = Msg(role=role, content=text, tool_calls=self._calls(raw, where))
+        msg = Msg(
+            role=role,
+            content=text,
+            tool_calls=self._calls(raw, where),
+            media=media_parts(parts, role, f"{where}.parts"),
+        )
         call_id, name = raw.get("tool_call_id"), raw.get("name")
         result = raw.get("tool_result")
         if result is not None:
