@@ -552,6 +552,71 @@ def test_tool_calls_a_turn_gives_beside_its_messages_are_written() -> None:
     assert (again.input, again.text) == ("Refund INV-1", "Done.")
 
 
+def test_the_agent_no_event_content_shows_is_written_as_the_answers_own_event() -> None:
+    # ADK records the final response's own event with its author and no content: the writer
+    # writes it whenever no other event names the agent, model or token counts or not
+    audio = {"inline_data": {"mime_type": "audio/pcm;rate=24000", "data": "AAAAAA=="}}
+    live = {
+        "user_content": _text("user", "Capital of Italy?"),
+        "final_response": {"role": "model", "parts": [audio]},
+        "intermediate_data": {
+            "invocation_events": [{"author": "voice_agent", "model_version": ""}]
+        },
+    }
+    read = parse_record(_set(_case("live_audio", live)))
+    assert read.turns[0].agent == "voice_agent"
+    case = write_case(read, "live_audio", "voice")
+    assert case["conversation"][0]["intermediate_data"] == {
+        "invocation_events": [{"author": "voice_agent"}]
+    }
+    (again,) = parse_record(case).turns
+    assert (again.agent, [m.kind for m in again.media]) == ("voice_agent", ["audio"])
+    # so too a turn given by its fields, whose messages do not show who answered
+    conv = Conversation.model_validate(
+        {"id": "c", "turns": [{"input": "Plot it", "text": "Here.", "agent": "Analyst"}]}
+    )
+    (again,) = parse_record(write_case(conv, "c", None)).turns
+    assert again.agent == "Analyst"
+
+
+def test_media_a_turn_gives_beside_its_messages_go_on_the_message_of_their_role() -> None:
+    def image(name: str, role: str) -> dict[str, Any]:
+        url = f"https://example.com/{name}.png"
+        return {"kind": "image", "mime_type": "image/png", "url": url, "role": role}
+
+    media = [image("drawn", "assistant"), image("sketch", "user"), image("chart", "tool")]
+    conv = Conversation.model_validate({"id": "c", "turns": [{
+        "input": "Draw it", "media": media,
+        "tool_calls": [{"name": "draw", "id": "d1"}],
+        "tool_results": [{"content": "ok", "call_id": "d1"}],
+    }]})  # fmt: skip
+    case = write_case(conv, "c", None)
+    (invocation,) = case["conversation"]
+    assert invocation["user_content"]["parts"][1]["file_data"]["file_uri"].endswith("sketch.png")
+    assert invocation["final_response"]["parts"][0]["file_data"]["file_uri"].endswith("drawn.png")
+    (again,) = parse_record(case).turns
+    assert [(m.role, m.url) for m in again.media] == [
+        ("user", "https://example.com/sketch.png"),
+        ("tool", "https://example.com/chart.png"),
+        ("assistant", "https://example.com/drawn.png"),
+    ]
+    # beside messages that carry some of them: the others are added, none twice
+    given = Conversation.model_validate({"id": "c", "turns": [{
+        "messages": [
+            {"role": "user", "content": "Draw it", "media": [media[1]]},
+            {"role": "assistant", "content": "Here."},
+        ],
+        "media": media[:2],
+    }]})  # fmt: skip
+    (again,) = parse_record(write_case(given, "c", None)).turns
+    assert [m.url for m in again.media] == [
+        "https://example.com/sketch.png", "https://example.com/drawn.png",
+    ]  # fmt: skip
+    assert [(m.role, m.content, len(m.media)) for m in again.messages] == [
+        ("user", "Draw it", 1), ("assistant", "Here.", 1),
+    ]  # fmt: skip
+
+
 # -- the example of docs/offline.md ------------------------------------------------------------
 
 _GUIDE = Path(__file__).parents[2] / "docs" / "offline.md"

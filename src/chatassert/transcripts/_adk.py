@@ -948,19 +948,54 @@ def _function_call(call: Any) -> dict[str, Any]:
 def _messages(turn: Turn) -> tuple[Message, ...]:
     """The turn's messages; for a turn given by its fields only, or whose messages do not
     show its tool calls and results (a native turn may give both), the messages its fields
-    imply."""
+    imply. The turn's media that none of them carries are added (`_with_media`)."""
     if turn.messages:
         calls = tuple(c for m in turn.messages if m.role == "assistant" for c in m.tool_calls)
         results = sum(m.role == "tool" for m in turn.messages)
         if calls == turn.tool_calls and results == len(turn.tool_results):
-            return turn.messages
+            return _with_media(list(turn.messages), turn)
     out = [make_message("user", turn.input)]
     if turn.tool_calls:
         out.append(make_message("assistant", None, turn.tool_calls))
     out.extend(make_message("tool", r.content, (), r.call_id, r.name) for r in turn.tool_results)
     if turn.text:
         out.append(make_message("assistant", turn.text))
-    return tuple(out)
+    return _with_media(out, turn)
+
+
+def _with_media(messages: list[Message], turn: Turn) -> tuple[Message, ...]:
+    """The messages, with the turn's media that none of them carries (a native turn may give
+    its `media` beside its messages, or give no messages) on the message of each one's role:
+    the user's, the last tool result's, else the answer's (the last message when it is an
+    assistant's that calls no tool, else a message of media alone after the others)."""
+    carried = [m for message in messages for m in message.media]
+    beyond: list[Media] = []
+    for media in turn.media:
+        if media in carried:
+            carried.remove(media)
+        else:
+            beyond.append(media)
+    if not beyond:
+        return tuple(messages)
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    if not users and any(m.role == "user" for m in beyond):
+        messages.insert(0, make_message("user", turn.input))
+        users = [0]
+    tools = [i for i, m in enumerate(messages) if m.role == "tool"]
+    last = messages[-1] if messages else None
+    answer = None if last is None or last.role != "assistant" or last.tool_calls else -1
+    for media in beyond:
+        if media.role == "user":
+            at = users[0]
+        elif media.role == "tool" and tools:
+            at = tools[-1]
+        else:
+            if answer is None:
+                messages.append(make_message("assistant", None))
+                answer = -1
+            at = answer
+        messages[at] = messages[at].model_copy(update={"media": (*messages[at].media, media)})
+    return tuple(messages)
 
 
 def _body(
@@ -1048,11 +1083,13 @@ def _as_events(turn: Turn, before: tuple[str, str] | None) -> dict[str, Any]:
             said = {"role": "model", "parts": pieces}
             events.append({"author": author, "content": said})
     fields, facts, _ = _turn_fields(turn)
+    model_events = [e for e in events if e["content"]["role"] == "model"]
+    if (facts and not model_events) or (author and not events):
+        # the final response's own event, as ADK writes it (no content): it holds the
+        # answer's usage and model, and says who answered when no other event does
+        events.append({"author": author})
+        model_events = events[-1:]
     if facts:
-        model_events = [e for e in events if e["content"]["role"] == "model"]
-        if not model_events:
-            events.append({"author": author})
-            model_events = events[-1:]
         model_events[-1].update(facts)
     out = _invocation_head(turn, user, final)
     last = messages[-1] if messages else None
