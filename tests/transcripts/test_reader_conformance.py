@@ -105,20 +105,6 @@ def dumped(conversation: Conversation) -> dict[str, Any]:
     return conversation.model_dump()
 
 
-# -- what the eval set's writer loses today ----------------------------------------------------
-#
-# What `convert -f adk-evalset` loses that docs/offline.md does not say it may. Each loss is
-# shown by a test marked xfail(strict=True) at the end of this module and allowed in `held` by
-# the function of the same name here: when it is fixed, its test passes, pytest reports the
-# XPASS as a failure, and the mark and the allowance go together.
-
-
-def media_beyond_messages(turn: Turn) -> bool:
-    """A turn whose `media` its messages do not carry (a native turn given by its fields):
-    the messages written for it carry none, so the eval set holds none of it."""
-    return bool(turn.media) and [m for msg in turn.messages for m in msg.media] != list(turn.media)
-
-
 # -- what an eval set holds (docs/offline.md, "Converting logs") ---------------------------------
 
 _NOT_HELD = ("guardrails", "workflow", "data")
@@ -231,8 +217,6 @@ def _held_turn(turn: Turn, back: Turn) -> tuple[dict[str, Any], dict[str, Any]]:
     a, b = turn.model_dump(), back.model_dump()
     _held_side(a)
     _held_side(b)
-    if media_beyond_messages(turn):
-        a["media"] = b["media"]
     if not turn.messages or fields_beyond_messages(turn):
         # a turn given by its fields: written as the messages they imply
         a.pop("messages")
@@ -601,16 +585,10 @@ def test_an_eval_set_of_a_tool_call_named_empty_reads_back() -> None:
     assert as_eval_set(conversation, "log:1") is not None
 
 
-# -- the eval set's writer's losses (see `media_beyond_messages` above) ------------------------
-
-_LOSS = "convert -f adk-evalset loses it: docs/offline.md does not say it may"
-
-
-@pytest.mark.xfail(strict=True, reason=_LOSS)
 def test_an_eval_set_keeps_the_media_a_turn_gives_beside_its_messages() -> None:
     image = {"kind": "image", "mime_type": "image/png", "url": "https://example.com/a.png"}
     conversation = _one_turn(input="Draw a cat", text="Here it is.", media=[image])
-    assert media_beyond_messages(conversation.turns[0])
+    assert not conversation.turns[0].messages  # given by its fields: no message carries it
     back = as_eval_set(conversation, "log:1")
     assert back is not None
     assert [m.url for m in back.turns[0].media] == ["https://example.com/a.png"]
