@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_judging",
             "_history",
             "_jsonlines",
+            "plugins",  # the plugins' loading; each registry installs its group's plugins
         },
     ),
     (

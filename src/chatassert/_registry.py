@@ -12,6 +12,7 @@ import importlib
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from chatassert._base import Assertion, SpecPlace, with_spec
@@ -25,8 +26,10 @@ from chatassert._params import (
     WrongValueError,
     did_you_mean,
     normalise_type,
+    register,
 )
 from chatassert._result import Result, Status
+from chatassert.plugins import CHECKS, PluginTable, installer, load_group
 
 __all__ = [
     "UNKNOWN_PARAMS",
@@ -44,15 +47,41 @@ __all__ = [
 
 
 def registered() -> dict[str, type[Assertion]]:
-    """Return every registered native kind and its class, sorted by kind."""
+    """Return every registered native kind and its class, sorted by kind: the built-in ones
+    and those of every installed plugin (`chatassert.plugins.load_group`).
+
+    Raises:
+        PluginError: when an installed plugin of checks cannot be loaded.
+    """
     _load_builtins()
+    load_group(CHECKS)
     return dict(sorted(REGISTRY.items()))
 
 
-def dialect_types(dialect: str) -> dict[str, type[Assertion]]:
-    """Return the type names of a dialect and the classes they build."""
+def dialect_types(dialect: str) -> Mapping[str, type[Assertion]]:
+    """Return the type names of a dialect and the classes they build: a live view, in which
+    a name no type registered so far has is looked for among the installed plugins of checks
+    (`chatassert.plugins.PluginTable`); iterating it lists the types registered so far."""
     _load_builtins()
-    return dict(BY_DIALECT.get(dialect, {}))
+    return PluginTable(CHECKS, lambda: BY_DIALECT.get(dialect, _NONE), prepare=_load_builtins)
+
+
+_NONE: Mapping[str, type[Assertion]] = {}
+
+
+def _install_check(name: str, value: object) -> None:
+    """Install a `chatassert.checks` entry point's value: a module (importing it registered
+    its checks) or an assertion class (registered here unless it registered itself)."""
+    if isinstance(value, ModuleType):
+        return
+    if isinstance(value, type) and issubclass(value, Assertion):
+        if REGISTRY.get(value.kind) is not value:
+            register(value)
+        return
+    raise TypeError(
+        f"a {CHECKS} entry point must name a module that registers checks or an assertion "
+        f"class (a subclass of chatassert.Assertion), not {type(value).__name__} {value!r}"
+    )
 
 
 _BUILTIN_MODULES = (
@@ -96,6 +125,12 @@ def _load_builtins() -> None:
         for module in _BUILTIN_MODULES:
             importlib.import_module(module)
         _builtins_loaded = True
+
+
+_NATIVE: Mapping[str, type[Assertion]] = PluginTable(CHECKS, REGISTRY, prepare=_load_builtins)
+"""Every native kind, a kind no type has looked for among the installed plugins."""
+
+installer(CHECKS, _install_check, prepare=_load_builtins)
 
 
 # -- building ------------------------------------------------------------------------------
@@ -319,7 +354,7 @@ def build(
     """
     if table is None:
         _load_builtins()
-        table = REGISTRY
+        table = _NATIVE
     if not isinstance(node, Mapping):
         ctx.problem(
             node,

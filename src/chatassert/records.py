@@ -182,6 +182,7 @@ class Checker:
         JudgeError: when a judged check of a selected case has no judge to ask (none given
             in code, none configured by the environment: `Suite.missing_judges`), naming
             every such check once, before any record is read.
+        ValueError: when `formats` names a format no reporter has (nor an installed plugin).
 
     Multi-step tests (expect suites with `multi_step`): the lines of one run, one per step,
     are held by the checker until the run is whole, then checked (one row). A step that comes
@@ -252,6 +253,9 @@ class Checker:
         """Whether the lines of multi-step tests are paired here (else given as they come,
         for `pair` to pair where every partition's lines meet)."""
         self._options = ReportOptions(full_results=full_results, verbose=verbose, flaky=flaky)
+        unknown = sorted(name for name in self.formats if name not in REPORT_FORMATS)
+        if unknown:  # a format of a plugin is loaded by this lookup
+            raise ValueError(f"unknown report formats {unknown}; known: {tuple(REPORT_FORMATS)}")
         self._renderers = [
             reporter
             for name, reporter in REPORT_FORMATS.items()

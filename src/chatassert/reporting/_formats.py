@@ -9,7 +9,8 @@ renderings (`Checker(formats=...)`) and the command line's `--format` choices, `
 extensions and help are all read from it.
 
 Adding a format is one module (its reporter and report), one line of `_BUILT_IN` (or a call
-to `register_reporter`) and a row in docs/records.md's table of formats.
+to `register_reporter`, or a `chatassert.reports` entry point: docs/plugins.md) and a row in
+docs/records.md's table of formats.
 
 Docs: docs/records.md ("Report formats"). Tests: tests/reporting/test_report_formats.py.
 """
@@ -22,6 +23,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from chatassert import plugins
+from chatassert.plugins import PluginTable
 from chatassert.reporting._html import HTML
 from chatassert.reporting._json import JSON
 from chatassert.reporting._junit import JUNIT
@@ -145,9 +148,14 @@ class Reporter(Protocol):
 
 _TABLE: dict[str, Reporter] = {}
 
-REPORT_FORMATS: Mapping[str, Reporter] = MappingProxyType(_TABLE)
+REPORT_FORMATS: Mapping[str, Reporter] = PluginTable(plugins.REPORTS, MappingProxyType(_TABLE))
 """The report formats by name, in the order the command line lists them (read-only: change
-it with `register_reporter` and `unregister_reporter`)."""
+it with `register_reporter` and `unregister_reporter`). A name no format has is looked for
+among the installed plugins (`chatassert.reports`); iterating it lists the formats
+registered so far."""
+
+_ATTRIBUTES = ("name", "extensions", "description", "rows", "excerpts", "needs_subject")
+_METHODS = ("render", "open")
 
 
 def register_reporter(reporter: Reporter) -> None:
@@ -155,12 +163,25 @@ def register_reporter(reporter: Reporter) -> None:
     `Checker(formats=...)` renders it, `chatassert check` offers it in `--format`, names it
     by its extensions in `--output`, and lists it in its help.
 
+    A `chatassert.reports` entry point names a reporter, which is registered when the
+    plugins of that group are loaded: when `--format` names a format no reporter has, or an
+    `--output` file's extension names none.
+
     Raises:
+        TypeError: when `reporter` lacks an attribute or method of `Reporter`.
         ValueError: when the name is taken or empty, an extension is another format's or
             does not start with a dot, or `rows` is not one of the modes.
     """
+    missing = [a for a in _ATTRIBUTES if not hasattr(reporter, a)] + [
+        m for m in _METHODS if not callable(getattr(reporter, m, None))
+    ]
+    if missing:
+        raise TypeError(
+            f"a report format is a Reporter (docs/plugins.md): {reporter!r} lacks "
+            f"{', '.join(missing)}"
+        )
     name = reporter.name
-    if not name or name in _TABLE:
+    if not isinstance(name, str) or not name or name in _TABLE:
         raise ValueError(f"a report format needs a name of its own: {name!r} is taken or empty")
     if reporter.rows not in ROWS_MODES:
         raise ValueError(
@@ -202,6 +223,15 @@ def format_named_by(path: str) -> str | None:
     """
     lower = path.lower()
     last = os.path.splitext(lower)[1]
+    named = _named_by(lower, last)
+    if named is None and last:  # a format of a plugin, perhaps: its entry point named so
+        plugins.find(plugins.REPORTS, last[1:], lambda: _named_by(lower, last) is not None)
+        named = _named_by(lower, last)
+    return named
+
+
+def _named_by(lower: str, last: str) -> str | None:
+    """The registered format the lower-case path `lower` (of last extension `last`) names."""
     found: tuple[int, str] | None = None
     for reporter in _TABLE.values():
         for extension in reporter.extensions:
@@ -209,6 +239,12 @@ def format_named_by(path: str) -> str | None:
             if named and (found is None or len(extension) > found[0]):
                 found = (len(extension), reporter.name)
     return None if found is None else found[1]
+
+
+def _install(name: str, value: object) -> None:
+    if any(reporter is value for reporter in _TABLE.values()):
+        return  # registered by its module when imported
+    register_reporter(value)  # type: ignore[arg-type]  # checked there
 
 
 def render(
@@ -226,3 +262,5 @@ _BUILT_IN: tuple[Reporter, ...] = (TEXT, JSON, JUNIT, HTML, OTEL)
 
 for _reporter in _BUILT_IN:
     register_reporter(_reporter)
+
+plugins.installer(plugins.REPORTS, _install)

@@ -77,7 +77,7 @@ class ReportWriter:
         width: int = 120,
         subjects: bool = True,
     ) -> None:
-        unknown = set(outputs) - set(REPORT_FORMATS)
+        unknown = {name for name in outputs if name not in REPORT_FORMATS}  # plugins looked up
         if unknown:
             raise ValueError(
                 f"unknown report formats {sorted(unknown)}; known: {tuple(REPORT_FORMATS)}"

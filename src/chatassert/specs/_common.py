@@ -281,8 +281,9 @@ def on_every_turn(assertion: Assertion) -> Assertion:
     return with_spec(OnEveryTurn(assertion, message=assertion.message), spec_of(assertion))
 
 
-def table_for(dialect: str) -> dict[str, type[Assertion]]:
-    """Return the types of a dialect, keyed by their names in that dialect."""
+def table_for(dialect: str) -> Mapping[str, type[Assertion]]:
+    """Return the types of a dialect, keyed by their names in that dialect (a live view: a
+    name no type registered so far has is looked for among the installed plugins)."""
     return dialect_types(dialect)
 
 

@@ -33,6 +33,7 @@ from chatassert._registry import SpecContext, build_typed, join_path, line_of
 from chatassert._responses import NoOverlap
 from chatassert._results import IfSensitiveResults, OneOf
 from chatassert._suite import Case, StepSpec
+from chatassert.plugins import CHECKS, PluginTable
 from chatassert.specs._common import (
     NOT_USED_OFFLINE,
     Dialect,
@@ -124,13 +125,24 @@ _OTHER_DIALECTS = (
 )
 
 
-def expect_keys() -> dict[str, type[Assertion]]:
-    """Return every expect key (aliases included) and the class it builds."""
-    table = dict(table_for("expect"))
-    for alias, key in ALIASES.items():
-        if key in table:
-            table[alias] = table[key]
-    return table
+def expect_keys() -> Mapping[str, type[Assertion]]:
+    """Return every expect key (aliases included) and the class it builds (a live view: a key
+    no type registered so far has is looked for among the installed plugins)."""
+    keys = table_for("expect")
+    built: dict[int, dict[str, type[Assertion]]] = {}  # by the number of keys it was built of
+
+    def entries() -> dict[str, type[Assertion]]:
+        count = len(keys)
+        if count not in built:  # first, or again when a plugin registered keys since
+            table = dict(keys)
+            for alias, key in ALIASES.items():
+                if key in table:
+                    table[alias] = table[key]
+            built.clear()
+            built[count] = table
+        return built[count]
+
+    return PluginTable(CHECKS, entries)
 
 
 # -- detection -----------------------------------------------------------------------------

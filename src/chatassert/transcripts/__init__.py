@@ -15,7 +15,9 @@ its error (`transcripts._guess`): a suite given where a log goes says so.
 
 Each log format is one module, listed once among the readers (`transcripts._readers`, from
 which `FORMATS` and `PARTS` derive, in detection order); the native format's is
-`transcripts._native`. Lines, documents and values become records in `transcripts._reading`;
+`transcripts._native`. A log format of one's own is a `Reader` given to `register_reader`
+(or named by a `chatassert.readers` entry point): it is asked after the built-in ones
+(docs/plugins.md). Lines, documents and values become records in `transcripts._reading`;
 a log's bytes become numbered lines in `transcripts._io`.
 
 Example:
@@ -38,7 +40,7 @@ from chatassert.transcripts._io import (
     read_error,
     whole_file_note,
 )
-from chatassert.transcripts._readers import FORMATS, PARTS
+from chatassert.transcripts._readers import FORMATS, PARTS, Reader, readers, register_reader
 from chatassert.transcripts._reading import (
     RESPONSES,
     Record,
@@ -56,6 +58,7 @@ __all__ = [
     "PARTS",
     "READ_ERRORS",
     "RESPONSES",
+    "Reader",
     "Record",
     "numbered_lines",
     "open_text",
@@ -67,6 +70,8 @@ __all__ = [
     "read_error",
     "read_records",
     "read_value",
+    "readers",
+    "register_reader",
     "require_format",
     "whole_file_note",
 ]

@@ -26,7 +26,7 @@ import re
 from collections.abc import Collection, Iterator
 from typing import Any
 
-from chatassert.transcripts._readers import FORMATS, READERS
+from chatassert.transcripts._readers import FORMATS, readers
 
 __all__ = ["SUITE_FIRST", "not_json", "suite_kind", "text_suite_kind", "unrecognised"]
 
@@ -132,7 +132,7 @@ def _closest(record: dict[Any, Any]) -> list[str]:
     keys = {key for key in record if isinstance(key, str)}
     scored = [
         (-len(keys & set(reader.keys)), index, reader.name)
-        for index, reader in enumerate(READERS)
+        for index, reader in enumerate(readers())
         if keys & set(reader.keys)
     ]
     names = [name for _, _, name in sorted(scored)[:_CLOSEST]]
@@ -162,7 +162,7 @@ def unrecognised(record: Any) -> str:
     known = f"known formats: {', '.join(FORMATS)}"
     if isinstance(record, dict):
         shown = sorted(map(str, record))[:8]
-        wants = {reader.name: reader.wants for reader in READERS}
+        wants = {reader.name: reader.wants for reader in readers()}
         why = "; ".join(f"not {name}: no {wants[name]}" for name in _closest(record))
         return f"unrecognised transcript record (keys: {shown}): {why}; {known}"
     if isinstance(record, list):

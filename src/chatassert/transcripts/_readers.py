@@ -2,9 +2,10 @@
 
 Each format is a `Reader`: its name, how a record of it is recognised (`detect`), how a record
 is read into a `Conversation` (`parse`), and, for a format whose one record may hold several
-conversations, how it splits (`parts`). `READERS` lists them in detection order; `FORMATS`
-and `PARTS`, and the detection itself (`detected`), are derived from it. A new log format is
-a module with those functions and one `Reader` here.
+conversations, how it splits (`parts`). `READERS` lists the built-in ones in detection order;
+`FORMATS` and `PARTS`, and the detection itself (`detected`), are derived from it and from the
+formats `register_reader` adds after them (a `chatassert.readers` plugin's, say). A new
+built-in log format is a module with those functions and one `Reader` here.
 
 Example:
     >>> [reader.name for reader in READERS][:3]
@@ -15,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,10 +32,12 @@ import chatassert.transcripts._openai_responses as _openai_responses
 import chatassert.transcripts._otel as _otel
 import chatassert.transcripts._promptfoo as _promptfoo
 import chatassert.transcripts._promptkit as _promptkit
+from chatassert import plugins
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
+from chatassert.plugins import PluginTable
 
-__all__ = ["FORMATS", "PARTS", "READERS", "Reader", "detected"]
+__all__ = ["FORMATS", "PARTS", "READERS", "Reader", "detected", "readers", "register_reader"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,12 +203,22 @@ READERS: tuple[Reader, ...] = (
         wants="'eval_set_id' with 'eval_cases', or an eval case's 'eval_id' and 'conversation'",
     ),
 )
-"""Every log format, in detection order."""
 
-FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Conversation]]] = {
+"""Every built-in log format, in detection order (`readers()` adds the registered ones)."""
+
+_PLUGGED: list[Reader] = []
+"""The formats registered (`register_reader`), in the order they were."""
+
+_FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Conversation]]] = {
     reader.name: (reader.detect, reader.parse) for reader in READERS
 }
-"""Format name → `(detect, parse)`, in detection order (`READERS`)."""
+
+FORMATS: Mapping[str, tuple[Callable[[Any], bool], Callable[[Any], Conversation]]] = PluginTable(
+    plugins.READERS, _FORMATS
+)
+"""Format name → `(detect, parse)`, in detection order (`readers()`): a name no format has
+is looked for among the installed plugins (`chatassert.readers`); iterating it lists the
+formats registered so far."""
 
 PARTS: dict[str, Callable[[Any], list[tuple[str, Any]] | None]] = {
     reader.name: reader.parts for reader in READERS if reader.parts is not None
@@ -215,23 +228,99 @@ sub-record)` pairs, each sub-record read by the format's `parse`, or None when t
 conversation. `parse_record` reads a record of one conversation only."""
 
 
+def readers() -> tuple[Reader, ...]:
+    """Every log format registered so far, in detection order: the built-in ones
+    (`READERS`), then those `register_reader` added, in the order they were."""
+    return READERS + tuple(_PLUGGED)
+
+
+def register_reader(reader: Reader) -> None:
+    """Add a log format: `--log-format NAME` reads it, and detection asks it after every
+    built-in format (`READERS`) and the formats registered before it, so that a log a
+    built-in format reads is read the same whatever is installed; give `--log-format` to
+    read a log in it that a built-in format would claim.
+
+    A `chatassert.readers` entry point names a `Reader`, which is registered when the
+    plugins of that group are loaded: when `--log-format` names a format no reader has, or
+    a record no reader registered so far recognises is read.
+
+    Raises:
+        TypeError: when `reader` is not a `Reader`.
+        ValueError: when its name is empty or another format's.
+    """
+    if not isinstance(reader, Reader):
+        raise TypeError(
+            "a log format is registered as a chatassert.transcripts.Reader(name, detect, "
+            f"parse, ...), not {type(reader).__name__} {reader!r}"
+        )
+    name = reader.name
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"a log format needs a name, got {name!r}")
+    if name in _FORMATS:
+        raise ValueError(
+            f"log format {name!r} is already registered"
+            + (" (a built-in format)" if any(r.name == name for r in READERS) else "")
+            + "; give the reader a name of its own"
+        )
+    if not callable(reader.detect) or not callable(reader.parse):
+        raise TypeError(f"log format {name!r}: detect and parse must be functions of a record")
+    _PLUGGED.append(reader)
+    _FORMATS[name] = (reader.detect, reader.parse)
+    if reader.parts is not None:
+        PARTS[name] = reader.parts
+
+
+def _install(name: str, value: object) -> None:
+    if not isinstance(value, Reader):
+        raise TypeError(
+            f"a {plugins.READERS} entry point must name a chatassert.transcripts.Reader, not "
+            f"{type(value).__name__} {value!r}"
+        )
+    if value.name in _FORMATS and any(r is value for r in _PLUGGED):
+        return  # registered by its module when imported
+    register_reader(value)
+
+
+plugins.installer(plugins.READERS, _install)
+
+
+def _detect(reader: Reader, record: Any) -> bool:
+    try:
+        return bool(reader.detect(record))
+    except RecursionError:
+        raise TranscriptError("malformed record: nested too deeply") from None
+    except Exception as exc:  # one odd record never ends the reading of a log
+        raise TranscriptError(
+            f"malformed record ({type(exc).__name__} while detecting its format as "
+            f"{reader.name}: {exc})"
+        ) from None
+
+
 def detected(record: Any) -> str | None:
-    """The first format whose detector recognises `record`, or None.
+    """The first format whose detector recognises `record`, or None: the built-in formats
+    first, then the registered ones; when none does, the installed plugins of log formats
+    are loaded (once) and asked too.
 
     Raises:
         TranscriptError: when a detector fails on the record (a value of a type it did not
-            expect): the record is reported, never a crash of the reading of its log.
+            expect), or no format recognises it and a plugin of log formats could not be
+            loaded: the record is reported, never a crash of the reading of its log.
     """
     for reader in READERS:
-        try:
-            found = reader.detect(record)
-        except RecursionError:
-            raise TranscriptError("malformed record: nested too deeply") from None
-        except Exception as exc:  # one odd record never ends the reading of a log
-            raise TranscriptError(
-                f"malformed record ({type(exc).__name__} while detecting its format as "
-                f"{reader.name}: {exc})"
-            ) from None
-        if found:
+        if _detect(reader, record):
             return reader.name
+    for reader in _PLUGGED:
+        if _detect(reader, record):
+            return reader.name
+    asked = len(_PLUGGED)
+    failed: plugins.PluginError | None = None
+    try:
+        plugins.load_group(plugins.READERS)  # once: later, what failed is raised again
+    except plugins.PluginError as exc:
+        failed = exc  # the plugins that did load are asked still
+    for reader in _PLUGGED[asked:]:
+        if _detect(reader, record):
+            return reader.name
+    if failed is not None:
+        raise TranscriptError(f"no log format recognises the record, and {failed}")
     return None
