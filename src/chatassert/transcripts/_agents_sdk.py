@@ -35,8 +35,8 @@ from typing import Any
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation, GuardrailEvent
 from chatassert.transcripts._build import (
-    Exchanges,
     Msg,
+    SpanWalk,
     call_metadata,
     conversation,
     described,
@@ -241,29 +241,13 @@ _NO_ARGUMENTS = (
 )
 
 
-class _Trace:
+class _Trace(SpanWalk):
     """Walks a trace's spans in order, collecting messages and the facts attached to them."""
 
     def __init__(self, spans_only: bool) -> None:
+        super().__init__()
         self.spans_only = spans_only
-        self.exchanges = Exchanges()
-        self.history = self.exchanges.history
-        self.events: dict[int, list[GuardrailEvent]] = {}
-        self.pending_agent: tuple[str, str] | None = None
-        self.pending_events: list[GuardrailEvent] = []
         self.functions: list[tuple[str, str, bool]] = []
-
-    def added(self, before: int) -> None:
-        """Give the messages added since `before` what was waiting for a message."""
-        if len(self.history) <= before:
-            return
-        first = self.history[before]
-        if self.pending_agent is not None:
-            first.agent = first.agent or self.pending_agent
-            self.pending_agent = None
-        if self.pending_events:
-            self.events.setdefault(id(first), []).extend(self.pending_events)
-            self.pending_events = []
 
     def span(self, span: Mapping[str, Any], index: int) -> None:
         where, data, kind = _span_data(span, index)

@@ -39,6 +39,7 @@ __all__ = [
     "MAX_COUNT",
     "Exchanges",
     "Msg",
+    "SpanWalk",
     "call_metadata",
     "conversation",
     "count",
@@ -701,6 +702,31 @@ class Exchanges:
         history.extend(new_prompts)
         history.extend(rest[shared:])
         history.extend(response)
+
+
+class SpanWalk:
+    """The state a trace reader keeps while it walks spans in order: the messages so far
+    (`history`, merged by `exchanges`), the guardrail events of each message (by `id`), and
+    the agent and events that wait for the next message a span adds (`added`)."""
+
+    def __init__(self) -> None:
+        self.exchanges = Exchanges()
+        self.history = self.exchanges.history
+        self.events: dict[int, list[GuardrailEvent]] = {}
+        self.pending_agent: tuple[str, str] | None = None
+        self.pending_events: list[GuardrailEvent] = []
+
+    def added(self, before: int) -> None:
+        """Give the first message added since `before` the agent and events that waited."""
+        if len(self.history) <= before:
+            return
+        first = self.history[before]
+        if self.pending_agent is not None:
+            first.agent = first.agent or self.pending_agent
+            self.pending_agent = None
+        if self.pending_events:
+            self.events.setdefault(id(first), []).extend(self.pending_events)
+            self.pending_events = []
 
 
 def merge_exchange(history: list[Msg], request: Sequence[Msg], response: Sequence[Msg]) -> None:

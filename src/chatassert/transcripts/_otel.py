@@ -58,8 +58,8 @@ import chatassert.transcripts._openllmetry as openllmetry
 from chatassert._errors import TranscriptError
 from chatassert._models import Conversation, GuardrailEvent, Media
 from chatassert.transcripts._build import (
-    Exchanges,
     Msg,
+    SpanWalk,
     conversation,
     count,
     described,
@@ -660,18 +660,14 @@ def _key(msg: Msg) -> tuple[Any, ...]:
     return (msg.role, msg.content or "", tuple([c.id for c in msg.tool_calls]), msg.tool_call_id)
 
 
-class _Walk:
+class _Walk(SpanWalk):
     """Walks a trace's spans in start order, whatever convention each follows, collecting the
     conversation's messages and the facts attached to them."""
 
     def __init__(self, tripped: set[str]) -> None:
-        self.exchanges = Exchanges()
-        self.history = self.exchanges.history
+        super().__init__()
         self.tripped = tripped
         self.runs: list[ToolRun] = []
-        self.events: dict[int, list[GuardrailEvent]] = {}
-        self.pending_agent: tuple[str, str] | None = None
-        self.pending_events: list[GuardrailEvent] = []
         self.last_trace: str | None = None
         self.calls = 0
         self.reasons: list[str] = []
@@ -885,18 +881,6 @@ class _Walk:
             self.events.setdefault(id(self.history[-1]), []).append(event)
         else:
             self.pending_events.append(event)
-
-    def added(self, before: int) -> None:
-        """Give the messages added since `before` what was waiting for a message."""
-        if len(self.history) <= before:
-            return
-        first = self.history[before]
-        if self.pending_agent is not None:
-            first.agent = first.agent or self.pending_agent
-            self.pending_agent = None
-        if self.pending_events:
-            self.events.setdefault(id(first), []).extend(self.pending_events)
-            self.pending_events = []
 
 
 _PROMPTS = ("system", "developer")
