@@ -53,8 +53,9 @@ TRANSCRIPT_SUFFIXES = (".jsonl", ".jsonl.gz")
 """The transcript paired with `X.chatassert.yaml` is `X` plus one of these, in this order."""
 
 JUDGES = ("openai", "anthropic", "fake:pass", "fake:fail")
-"""The values of `--chatassert-judge` and of the `chatassert_judge` ini option: a real judge,
-or a `FakeJudge` that passes (or fails) every judged check."""
+"""The built-in values of `--chatassert-judge` and of the `chatassert_judge` ini option: a
+real judge, or a `FakeJudge` that passes (or fails) every judged check. A plugin judge's name
+and a `module:factory` path are values too (docs/write-a-judge.md)."""
 
 _report_key = pytest.StashKey["_Report"]()
 _judge_key = pytest.StashKey["Judge"]()
@@ -68,13 +69,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("chatassert", "chatassert: assertions over LLM agent output")
     group.addoption(
         "--chatassert-judge",
-        choices=JUDGES,
         default=None,
+        metavar="NAME",
         help="judge judged assertions with a real LLM (openai, anthropic: configured by the "
-        "CHATASSERT_JUDGE_* environment variables) or a fake judge that passes or fails every "
-        "judged check (fake:pass, fake:fail), instead of the passing fake judge of the "
-        "chatassert_judge fixture; suite files use it too (default: the chatassert_judge ini "
-        "option)",
+        "CHATASSERT_JUDGE_* environment variables), a fake judge that passes or fails every "
+        "judged check (fake:pass, fake:fail), a plugin judge's name or module:factory, instead "
+        "of the passing fake judge of the chatassert_judge fixture; suite files use it too "
+        "(default: the chatassert_judge ini option)",
     )
     group.addoption(
         "--chatassert-judge-model",
@@ -108,6 +109,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"the judge of --chatassert-judge when it is not given ({', '.join(JUDGES)})",
         default=None,
     )
+    group.addoption(
+        "--chatassert-plugin",
+        dest="chatassert_plugins",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE (a module name found from the working directory, or a .py file) "
+        "for the checks, judges, log readers and report formats it registers; repeatable; "
+        "no:NAME turns the installed chatassert plugin NAME off (docs/plugins.md)",
+    )
+    parser.addini(
+        "chatassert_plugins",
+        "modules of chatassert plugins to import (found from the rootdir), and no:NAME for "
+        "an installed one to turn off, as --chatassert-plugin takes them",
+        type="args",
+        default=[],
+    )
     parser.addini(
         "chatassert_suites",
         "glob patterns of chatassert suite files to collect as tests; each X.<...> suite is "
@@ -134,6 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "chatassert: a check collected from a chatassert suite file (select with -m chatassert)",
     )
+    _load_plugins(config)
     path = config.getoption("chatassert_report", None)
     if path:  # also in pytest-xdist workers: their checks travel with their test reports
         report = _Report(Path(path).resolve())  # from the directory pytest started in
@@ -142,6 +161,34 @@ def pytest_configure(config: pytest.Config) -> None:
         from chatassert.testing import add_observer
 
         report.remove_observer = add_observer(report.observe)
+
+
+def _load_plugins(config: pytest.Config) -> None:
+    """Load the chatassert plugins `CHATASSERT_PLUGINS`, the `chatassert_plugins` ini option
+    and `--chatassert-plugin` give (those turned off first); nothing is imported when none is.
+
+    Raises:
+        pytest.UsageError: when one is not a module, a file or no:NAME, or does not import.
+    """
+    env = os.environ.get("CHATASSERT_PLUGINS", "")
+    ini = config.getini("chatassert_plugins") or []
+    given = config.getoption("chatassert_plugins", None) or []
+    if not (env.strip() or ini or given):
+        return
+    from chatassert import plugins
+
+    try:
+        from_env = plugins.parse_plugin_list(env)
+        from_ini = plugins.parse_plugin_args(ini, given_by="ini option chatassert_plugins")
+        from_option = plugins.parse_plugin_args(given, given_by="--chatassert-plugin")
+        plugins.load_plugins(disabled=[*from_env[1], *from_ini[1], *from_option[1]])
+        plugins.load_plugins(from_env[0], given_by=plugins.ENV)
+        plugins.load_plugins(
+            from_ini[0], directory=str(config.rootpath), given_by="ini option chatassert_plugins"
+        )
+        plugins.load_plugins(from_option[0], given_by="--chatassert-plugin")
+    except plugins.PluginError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -395,8 +442,8 @@ def _failing_results_in_scope(tb: Any, limit: int = 3) -> Iterator[tuple[str, st
 
 _JUDGE_HOW = (
     "--chatassert-judge openai or anthropic (with CHATASSERT_JUDGE_MODEL and the API key's "
-    "variable), or fake:pass / fake:fail to run the suite files offline, or the "
-    "chatassert_judge ini option; see docs/pytest.md"
+    "variable), or fake:pass / fake:fail to run the suite files offline, or a plugin judge's "
+    "name, or the chatassert_judge ini option; see docs/pytest.md"
 )
 """How a pytest run gives the judged checks of suite files a judge."""
 
@@ -405,19 +452,26 @@ def _judge_choice(config: pytest.Config) -> str | None:
     """`--chatassert-judge`, else the `chatassert_judge` ini option, else None.
 
     Raises:
-        pytest.UsageError: when the ini option names no judge of `JUDGES`.
+        pytest.UsageError: when the name names no judge (`JUDGES`, a plugin's, or
+            `module:factory`), saying which there are.
     """
     kind = config.getoption("chatassert_judge", None)
-    if kind:
-        return str(kind)
-    value = config.getini("chatassert_judge")
-    kind = value.strip() if isinstance(value, str) else None
+    given_by = "--chatassert-judge"
+    if not kind:
+        value = config.getini("chatassert_judge")
+        kind = value.strip() if isinstance(value, str) else None
+        given_by = "ini option chatassert_judge"
     if not kind:
         return None
+    kind = str(kind).strip()
     if kind not in JUDGES:
-        raise pytest.UsageError(
-            f"ini option chatassert_judge = {kind}: expected one of {', '.join(JUDGES)}"
-        )
+        from chatassert._errors import ChatAssertError
+        from chatassert.judges._env import require_judge
+
+        try:
+            require_judge(kind, given_by=given_by)
+        except ChatAssertError as exc:
+            raise pytest.UsageError(str(exc)) from None
     return kind
 
 

@@ -81,8 +81,10 @@ def test_a_missing_judge_is_said_once_before_any_log_is_read(work: Path) -> None
     assert err == (
         "chatassert check: 1 judged check has no judge to ask, so nothing was checked:\n"
         "  - suite.yaml: case 'polite', turns[0]: llm_rubric 'Is polite': no judge configured\n"
-        "give one: set CHATASSERT_JUDGE (openai or anthropic) and CHATASSERT_JUDGE_MODEL "
-        "(named judges: CHATASSERT_JUDGES), and the API key's variable; see docs/judges.md\n"
+        "give one: --judge openai or anthropic with --judge-model MODEL and the API key's "
+        "variable (or fake:pass / fake:fail offline, a plugin judge's name, module:factory), or "
+        "the same in CHATASSERT_JUDGE and CHATASSERT_JUDGE_MODEL (named judges: "
+        "CHATASSERT_JUDGES); see docs/judges.md\n"
     )
     assert "skipped" not in err  # the unreadable line was never read
     assert not (work / "report.jsonl").exists()  # nor any report opened

@@ -85,7 +85,7 @@ def test_env_options_build_the_judge(tmp_path: object) -> None:
     ("env", "message"),
     [
         ({}, "set CHATASSERT_JUDGE to openai or anthropic"),
-        ({"CHATASSERT_JUDGE": "gemini"}, "must be openai or anthropic"),
+        ({"CHATASSERT_JUDGE": "gemini"}, "CHATASSERT_JUDGE: unknown judge 'gemini'; the judges"),
         ({"CHATASSERT_JUDGE": "openai"}, "set CHATASSERT_JUDGE_MODEL"),
         (
             {

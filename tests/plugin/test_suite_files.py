@@ -380,8 +380,8 @@ def test_an_unknown_judge_in_the_ini_file_is_a_usage_error(wide: pytest.Pytester
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
-            "*ini option chatassert_judge = fake:maybe: expected one of openai, anthropic,"
-            " fake:pass, fake:fail"
+            "*ini option chatassert_judge: unknown judge 'fake:maybe'; the fake judges are"
+            " fake:pass and fake:fail"
         ]
     )
 

@@ -34,10 +34,19 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from typing import IO
 
 from chatassert import __version__
-from chatassert._cli._options import EXIT_CODES, HelpFormatter, Parser
+from chatassert._cli._judge import chosen_judge
+from chatassert._cli._options import (
+    EXIT_CODES,
+    HelpFormatter,
+    Parser,
+    plugin_arguments,
+    plugin_option,
+)
 from chatassert._cli._output import EXIT_PIPE, STDOUT, Output, OutputError
+from chatassert.plugins import PluginError
 from chatassert.reporting import EXIT_INTERRUPTED, EXIT_USAGE
 
 __all__ = ["COMMANDS", "main", "parser"]
@@ -70,6 +79,11 @@ def parser() -> argparse.ArgumentParser:
     )
     for name in COMMANDS:
         importlib.import_module(f"chatassert._cli.{name}").add_parser(sub)
+        plugin_option(
+            sub.choices[name].add_argument_group(
+                "plugins", "Checks, judges, log readers and report formats from outside."
+            )
+        )
     return built
 
 
@@ -89,14 +103,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # before a run started, or in lint or schema: nothing to report
         sys.stderr.write("interrupted\n")
         return EXIT_INTERRUPTED
+    except PluginError as exc:  # a plugin looked up while a command ran could not be loaded
+        sys.stderr.write(f"chatassert: {exc}\n")
+        return EXIT_USAGE
+
+
+def _load_plugins(argv: Sequence[str], err: IO[str]) -> bool:
+    """Load the plugins the command line (`-p/--plugin`) and `CHATASSERT_PLUGINS` give,
+    before the parser is built, and every installed one when help is asked for (its choices
+    list them); False, after saying why, when one cannot be loaded."""
+    from chatassert import plugins
+
+    try:
+        modules, disabled = plugins.parse_plugin_list(os.environ.get(plugins.ENV, ""))
+        given, off = plugins.parse_plugin_args(plugin_arguments(argv), given_by="--plugin")
+        plugins.load_plugins(disabled=[*disabled, *off])
+        plugins.load_plugins(modules, given_by=plugins.ENV)
+        plugins.load_plugins(given, given_by="--plugin")
+    except PluginError as exc:
+        err.write(f"chatassert: {exc}\n")
+        return False
+    if "-h" in argv or "--help" in argv:
+        for group in plugins.GROUPS:
+            try:
+                plugins.load_group(group)
+            except PluginError as exc:  # the help is shown still, without the broken plugin
+                err.write(f"chatassert: warning: {exc}\n")
+    return True
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if not _load_plugins(given, sys.stderr):
+        return EXIT_USAGE
     args = parser().parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the HTML report shows it
     args.started = time.time()
     out = Output(sys.stdout, STDOUT)
     command = importlib.import_module(f"chatassert._cli.{args.command}")
-    code: int = command.run(args, out, sys.stderr)
+    with chosen_judge(args, sys.stderr) as usable:  # --judge: the run's judge
+        code: int = command.run(args, out, sys.stderr) if usable else EXIT_USAGE
     out.flush()
     return code

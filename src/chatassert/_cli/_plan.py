@@ -134,10 +134,13 @@ def say_unknown(suites: Sequence[Suite], err: IO[str]) -> None:
 
 
 JUDGE_HOW = (
-    "set CHATASSERT_JUDGE (openai or anthropic) and CHATASSERT_JUDGE_MODEL (named judges: "
-    "CHATASSERT_JUDGES), and the API key's variable; see docs/judges.md"
+    "--judge openai or anthropic with --judge-model MODEL and the API key's variable (or "
+    "fake:pass / fake:fail offline, a plugin judge's name, module:factory), or the same in "
+    "CHATASSERT_JUDGE and CHATASSERT_JUDGE_MODEL (named judges: CHATASSERT_JUDGES); see "
+    "docs/judges.md"
 )
-"""How a run of the command line is given a judge: the environment (docs/judges.md)."""
+"""How a run of the command line is given a judge: `--judge`, or the environment
+(docs/judges.md)."""
 
 
 def say_missing_judges(plan: Plan, suites: Sequence[Suite], err: IO[str]) -> bool:

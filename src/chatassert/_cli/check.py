@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import IO, Any
 
 from chatassert._cli._engine import foldable
+from chatassert._cli._judge import judge_options
 from chatassert._cli._options import (
     EXIT_CODES,
     Parser,
@@ -175,7 +176,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "drawn only when stderr is a terminal",
     )
     quiet_option(shown)
-    judging_options(check.add_argument_group("judges", "How judged checks ask their judge."))
+    judging = check.add_argument_group("judges", "How judged checks ask their judge.")
+    judge_options(judging)
+    judging_options(judging)
     speed = check.add_argument_group("performance")
     speed.add_argument(
         "-j",

@@ -11,6 +11,7 @@ import os
 from typing import IO, Any
 
 from chatassert._cli import check
+from chatassert._cli._judge import judge_options
 from chatassert._cli._options import command
 from chatassert._cli._output import STDOUT, Output
 from chatassert.reporting import (
@@ -72,6 +73,7 @@ exit codes:
         metavar="X",
         help="exit 1 when an assertion's kappa is below X: the judge is not fit to gate",
     )
+    judge_options(validate)
 
 
 def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:

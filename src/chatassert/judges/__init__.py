@@ -3,7 +3,9 @@
 `Judge` is the protocol (`async judge(request) -> Verdict`), `FunctionJudge` wraps a plain
 function, and `JudgedAssertion` is the base of assertions that ask one (`LLMRubric` at the top
 level). `OpenAIJudge` and `AnthropicJudge` talk to OpenAI-compatible and Anthropic servers over
-httpx; `chatassert.testing.FakeJudge` is the judge for tests.
+httpx; `chatassert.testing.FakeJudge` is the judge for tests. `make_judge` builds a judge by
+its name: a built-in one, a plugin's (`chatassert.plugins.register_judge`) or
+`module:factory`, as `CHATASSERT_JUDGE` and `--judge` name them (docs/write-a-judge.md).
 
 Like the top level, this namespace is lazy: `from chatassert.judges import Judge` does not
 import httpx; the HTTP judges import it when first used.
@@ -55,8 +57,11 @@ if TYPE_CHECKING:
         check_many as check_many,
     )
     from chatassert.judges._env import (
+        BUILT_IN_JUDGES as BUILT_IN_JUDGES,
         ENV_VARS as ENV_VARS,
         judge_from_env as judge_from_env,
+        judge_names as judge_names,
+        make_judge as make_judge,
         named_judge as named_judge,
         named_judges as named_judges,
         named_prompts as named_prompts,
@@ -95,6 +100,10 @@ _EXPORTS: dict[str, str] = {
     "ENV_VARS": "chatassert.judges._env",
     "env_concurrency": "chatassert.judges._settings",
     "judge_from_env": "chatassert.judges._env",
+    # judges by name: the built-in ones, the plugins', module:factory
+    "BUILT_IN_JUDGES": "chatassert.judges._env",
+    "judge_names": "chatassert.judges._env",
+    "make_judge": "chatassert.judges._env",
     "named_judge": "chatassert.judges._env",
     "named_judges": "chatassert.judges._env",
     "named_prompts": "chatassert.judges._env",
