@@ -86,7 +86,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("building", {"_registry", "_suite", "_select"}),  # type lookup, specs, cases, selection
     (
         "namespaces",  # the public names
-        {"", "flat", "promptkit", "expect", "args", "errors", "policies", "usage"},
+        {"", "flat", "promptkit", "expect", "args", "errors", "policies", "usage", "authoring"},
     ),
     (
         "edges",  # each with its own outside dependency or I/O

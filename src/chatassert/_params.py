@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -22,10 +22,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BY_DIALECT",
+    "LEVELS",
     "MISSING",
     "REGISTRY",
     "VALUE_TYPES",
+    "VOCABULARIES",
     "BuildPart",
+    "builtin",
     "did_you_mean",
     "normalise_type",
     "Param",
@@ -99,34 +102,223 @@ class Param:
 REGISTRY: dict[str, type[Assertion]] = {}
 BY_DIALECT: dict[str, dict[str, type[Assertion]]] = {}
 
+LEVELS = ("turn", "conversation", "json", "any")
+"""What an assertion type may check (its `level`): one turn, a whole conversation, a JSON
+response, or any of them (combinators)."""
+
+VOCABULARIES: dict[str, tuple[str, ...]] = {
+    "flat": LEVELS,
+    "promptkit.turn": ("turn", "json", "any"),
+    "promptkit.conversation": ("conversation", "any"),
+    "expect": ("json", "any"),
+}
+"""The vocabularies a type may have names in (the keys of `dialect_names`), each with the
+levels of the types it takes: a PromptKit turn's assertions check one turn (a JSON check reads
+the turn's text), its `conversation_assertions` the whole conversation, an expect file one
+JSON response. A flat file checks turns, and a flat file that is a list of assertions the
+whole conversation."""
+
+_WHAT_IT_CHECKS = {
+    "promptkit.turn": "a turn's assertions check one turn",
+    "promptkit.conversation": "conversation_assertions check the whole conversation",
+    "expect": "an expect file checks one JSON response",
+}
+
 A = TypeVar("A", bound="type[Assertion]")
+
+
+def builtin(cls: type[Assertion]) -> bool:
+    """Whether `cls` is one of this package's own types; a check of one's own (registered by
+    a plugin, a test suite or a harness) is not."""
+    return cls.__module__.startswith("chatassert.")
 
 
 def register(cls: A) -> A:
     """Class decorator: make an assertion type known to the loader under its `kind`.
 
-    The class may also set `dialect_names`, a mapping from dialect (`flat`, `promptkit.turn`,
-    `promptkit.conversation`, `expect`, ...) to the name the type has in that dialect, or
-    to a tuple of names when the dialect spells it several ways (a later name beside the
-    first one: `("content_includes", "contains")`).
+    The class may also set `dialect_names`, a mapping from vocabulary (`flat`,
+    `promptkit.turn`, `promptkit.conversation`, `expect`; see `VOCABULARIES`) to the name the
+    type has in that vocabulary, or to a tuple of names when the vocabulary spells it several
+    ways (a later name beside the first one: `("content_includes", "contains")`). Names are
+    matched as spec files are, in snake case (`mentions-order` is `mentions_order`).
+
+    A check of one's own (a class outside this package: a plugin's, a test suite's) is also
+    known by its `kind` in every vocabulary whose positions check what it checks (its
+    `level`, see `VOCABULARIES`): a `turn` check is a flat type, a PromptKit turn assertion
+    and a native type; a `json` check an expect key too; a `conversation` check a PromptKit
+    conversation assertion. Its kind and names must not be taken: a name another type has in
+    the same vocabulary is refused, naming both types.
+
+    A registered class needs a docstring, whose first line says when the check passes: it is
+    the check's documentation wherever specs are written (`chatassert schema`, lint, the
+    editor schemas). A class that is only used in code needs no registration, and so no
+    docstring.
+
+    Raises:
+        ValueError: for a type without a kind or a docstring, a level that is not one of
+            `LEVELS`, a vocabulary that does not take the type's level, or a name another
+            type has (the message names both classes and their modules).
+        TypeError: for `dialect_names` that are not names.
     """
     kind = cls.kind
     if not kind:
         raise ValueError(f"{cls.__name__} has no kind")
+    own = not builtin(cls)
+    if own:
+        _builtins_first()
+    names = _names_of(cls, own)
+    clashes = [
+        (vocabulary, name, other)
+        for vocabulary, name in names
+        if (other := _holder(vocabulary, name)) is not None and not _same(other, cls)
+    ]
+    if clashes:
+        raise ValueError(_clash_message(cls, clashes))
+    if not (cls.__doc__ or "").strip():
+        raise ValueError(
+            f"{cls.__name__} needs a docstring to be registered: add one under "
+            f"`class {cls.__name__}`, starting with one line that says when it passes "
+            "(it is the check's documentation in `chatassert schema`, lint and editors)"
+        )
     existing = REGISTRY.get(kind)
-    reloaded = existing is not None and (existing.__module__, existing.__qualname__) == (
-        cls.__module__,
-        cls.__qualname__,
-    )  # the same class from a module loaded again: it takes the old one's place
-    if existing is not None and existing is not cls and not reloaded:
-        raise ValueError(f"kind {kind!r} is already registered by {existing.__name__}")
-    if not cls.__doc__:
-        raise ValueError(f"{cls.__name__} needs a docstring: it is the type's documentation")
-    REGISTRY[kind] = cls
-    for dialect, names in getattr(cls, "dialect_names", {}).items():
-        for name in (names,) if isinstance(names, str) else names:
-            BY_DIALECT.setdefault(dialect, {})[name] = cls
+    if existing is not None and existing is not cls:
+        _forget(existing)  # the same class from a module loaded again: it takes the old place
+    for vocabulary, name in names:
+        table = REGISTRY if vocabulary == "native" else BY_DIALECT.setdefault(vocabulary, {})
+        table[name] = cls
     return cls
+
+
+def _builtins_first() -> None:
+    """Load the built-in types, before a check of one's own takes its names: a name of a
+    built-in is refused whichever was imported first."""
+    from chatassert._registry import _load_builtins
+
+    _load_builtins()
+
+
+def _names_of(cls: type[Assertion], own: bool) -> list[tuple[str, str]]:
+    """`(vocabulary, name)` for every name `cls` is to be known by: `("native", kind)` first,
+    then (a check of one's own) its kind in each vocabulary that takes its level, then the
+    names of its `dialect_names`."""
+    where = f"{cls.__module__}.{cls.__qualname__}"
+    level = cls.level
+    if level not in LEVELS:
+        raise ValueError(
+            f"{where} has level {level!r}; a level is one of {', '.join(map(repr, LEVELS))} "
+            "(what the check reads: one turn, a whole conversation, a JSON response, any)"
+        )
+    kind = cls.kind
+    if own and normalise_type(kind) != kind:
+        raise ValueError(
+            f"{where} has kind {kind!r}, which no spec can name: type names are matched in "
+            f"snake case; set kind = {normalise_type(kind)!r}"
+        )
+    names = [("native", kind)]
+    if own:
+        names += [
+            (vocabulary, kind) for vocabulary, levels in VOCABULARIES.items() if level in levels
+        ]
+    declared = getattr(cls, "dialect_names", {})
+    if not isinstance(declared, Mapping):
+        raise TypeError(
+            f"{where}.dialect_names must map a vocabulary to a name (or a tuple of names), "
+            f"got {type(declared).__name__}"
+        )
+    for vocabulary, spelt in declared.items():
+        if vocabulary not in VOCABULARIES:
+            hint = (
+                "PromptKit has two: 'promptkit.turn' (a turn's assertions) and "
+                "'promptkit.conversation' (conversation_assertions)"
+                if vocabulary == "promptkit"
+                else did_you_mean(str(vocabulary), list(VOCABULARIES))
+                or f"one of {', '.join(VOCABULARIES)}"
+            )
+            raise ValueError(
+                f"{where}.dialect_names names the vocabulary {vocabulary!r}, which is not one "
+                f"of {', '.join(VOCABULARIES)}: {hint}"
+            )
+        if level not in VOCABULARIES[vocabulary]:
+            raise ValueError(
+                f"{where}.dialect_names gives it {'an' if vocabulary == 'expect' else 'a'} "
+                f"{vocabulary} name, but "
+                f"{_WHAT_IT_CHECKS[vocabulary]} and {cls.__name__} has level {level!r}: name "
+                "it only where its level is taken "
+                f"({', '.join(v for v, levels in VOCABULARIES.items() if level in levels)}), "
+                "or set its level"
+            )
+        spellings = (spelt,) if isinstance(spelt, str) else spelt
+        if not isinstance(spellings, tuple | list) or not spellings:
+            raise TypeError(
+                f"{where}.dialect_names[{vocabulary!r}] must be a name or a tuple of names, "
+                f"got {spelt!r}"
+            )
+        for name in spellings:
+            if not isinstance(name, str) or not name.strip():
+                raise TypeError(
+                    f"{where}.dialect_names[{vocabulary!r}] must hold non-empty names, got {name!r}"
+                )
+            entry = (vocabulary, normalise_type(name))
+            if entry not in names:
+                names.append(entry)
+    return names
+
+
+def _holder(vocabulary: str, name: str) -> type[Assertion] | None:
+    """The type registered under `name` in `vocabulary` (`native`: a kind), if any."""
+    if vocabulary == "native":
+        return REGISTRY.get(name)
+    return BY_DIALECT.get(vocabulary, {}).get(name)
+
+
+def _same(one: type[Assertion], other: type[Assertion]) -> bool:
+    """Whether two classes are one type: the same class, or the same class of a module
+    loaded again (it takes the old one's place)."""
+    return one is other or (one.__module__, one.__qualname__) == (
+        other.__module__,
+        other.__qualname__,
+    )
+
+
+def _forget(cls: type[Assertion]) -> None:
+    """Remove every name of `cls` (a class whose module was loaded again)."""
+    for table in (REGISTRY, *BY_DIALECT.values()):
+        for name in [n for n, held in table.items() if held is cls]:
+            del table[name]
+
+
+def _clash_message(
+    cls: type[Assertion], clashes: Sequence[tuple[str, str, type[Assertion]]]
+) -> str:
+    """Say which names of `cls` other types have, naming both, and how to fix it."""
+    by_name: dict[str, dict[type[Assertion], list[str]]] = {}
+    for vocabulary, name, other in clashes:
+        what = "kind" if vocabulary == "native" else f"{vocabulary} name"
+        by_name.setdefault(name, {}).setdefault(other, []).append(what)
+    said = []
+    for name, holders in by_name.items():
+        whose = _listed(
+            f"{_listed(['the ' + what for what in whats])} of "
+            f"{'the built-in ' if builtin(other) else ''}{other.__module__}.{other.__qualname__}"
+            for other, whats in holders.items()
+        )
+        mine = "kind" if name == cls.kind else "name"
+        said.append(f"its {mine} {name!r} is already {whose}")
+    fix = (
+        "give it another kind"
+        if cls.kind in by_name
+        else "give it other names in its dialect_names"
+    )
+    return (
+        f"cannot register {cls.__module__}.{cls.__qualname__}: {'; '.join(said)}. One name "
+        f"means one check in every spec file: {fix}"
+    )
+
+
+def _listed(items: Iterable[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    words = list(items)
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def plain(value: Any) -> Any:

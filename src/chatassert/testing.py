@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -45,6 +46,7 @@ __all__ = [
     "ChatAssertMixin",
     "ChatAssertionError",
     "Checkable",
+    "ContractError",
     "FakeJudge",
     "FunctionJudge",
     "Passes",
@@ -53,6 +55,7 @@ __all__ = [
     "assert_passes",
     "assert_passes_async",
     "call",
+    "check_contract",
     "conversation",
     "describe_subject",
     "explain",
@@ -527,6 +530,390 @@ def load_conversation(path: str | os.PathLike[str], *, format: str | None = None
             "load_conversations() (or chatassert_load.all() in pytest) to read them all"
         )
     return found[0]
+
+
+# -- the contract every check keeps --------------------------------------------------------
+
+_PROMISES = (
+    "returns a result",
+    "four outcomes",
+    "expected outcome",
+    "a failure explains itself",
+    "error never a pass",
+    "negation swaps only pass and fail",
+    "pointer resolves",
+    "JSON round trip",
+    "check and acheck agree",
+    "pickles",
+    "spec round trip",
+    "immutable",
+    "describes itself",
+)
+"""The promises `check_contract` holds a check to, in the order it reports them."""
+
+_NEGATED = {
+    Status.PASSED: Status.FAILED,
+    Status.FAILED: Status.PASSED,
+    Status.ERROR: Status.ERROR,
+    Status.SKIPPED: Status.SKIPPED,
+}
+
+
+class ContractError(AssertionError):
+    """A check broke promises of the contract every check keeps (see `check_contract`).
+
+    It is an `AssertionError`, so every test framework reports it as a failure; its message
+    names each broken promise and what broke it.
+
+    Attributes:
+        broken: Each broken promise, by name, with what broke it.
+    """
+
+    def __init__(self, check: str, broken: Mapping[str, list[str]]) -> None:
+        self.broken = {p: list(broken[p]) for p in _PROMISES if p in broken}
+        count = len(self.broken)
+        lines = [f"{check} broke {count} promise{'s' if count > 1 else ''} of the check contract:"]
+        for promise, problems in self.broken.items():
+            lines += [f"- {promise}: {problem}" for problem in problems]
+        super().__init__("\n".join(lines))
+
+
+def check_contract(
+    assertion: Any,
+    subjects: Mapping[str, list[object] | tuple[object, ...]],
+    *,
+    options: Mapping[str, Any] | None = None,
+) -> None:
+    """Hold a check to the promises every built-in check keeps; raise `ContractError` naming
+    each one it breaks.
+
+    For a check of your own (docs/write-a-check.md), from your own test suite:
+
+    - **returns a result**: `check` returns a `Result` named after the check's `kind` for each
+      subject, and raises nothing (a crash inside `_check` is an `error` result already).
+    - **four outcomes**: every status in the result tree is `passed`, `failed`, `error` or
+      `skipped`.
+    - **expected outcome**: each subject comes out as `subjects` says.
+    - **a failure explains itself**: every `failed` or `error` result has a reason.
+    - **error never a pass**: a subject listed as an `error` does not pass; a judged check
+      whose judge cannot answer (it raises, or replies without `passed`) is an `error`, and
+      its negation too.
+    - **negation swaps only pass and fail**: `~check` fails where the check passes, passes
+      where it fails, and keeps an error an error and a skip a skip.
+    - **pointer resolves**: each pointer in the result names a place in the subject (a missing
+      field's place counts when its parent is there), and each span lies within the text
+      there.
+    - **JSON round trip**: `to_dict()` is strict JSON, and `Result.from_dict` reads it back
+      to the same JSON.
+    - **check and acheck agree**: `await acheck(subject)` gives the result `check` gives.
+    - **pickles**: the check survives `pickle` (as `--jobs` workers need) and checks the same
+      after (a judge given in code is left out: a run gives its own).
+    - **spec round trip**: when the class is registered, `as_spec()` is JSON and
+      `chatassert.from_spec` rebuilds an equal check from it.
+    - **immutable**: setting an attribute raises.
+    - **describes itself**: `describe()` says what the check requires.
+
+    Each subject is checked several times, so a judged check needs a judge that answers the
+    same way every time (`FakeJudge.passing()`, a `FunctionJudge`), not a script of replies.
+    Call it from a test that is not itself `async`: it runs `acheck` in an event loop of its
+    own.
+
+    Args:
+        assertion: The check, built as a spec or your code would build it.
+        subjects: The subjects to check, by the outcome each must have: `"passed"` and
+            `"failed"` (at least one each), `"error"` and `"skipped"` (optional).
+        options: What `chatassert.from_spec` needs to rebuild the check from its spec
+            (`judge=`, `judges=`); by default its own `judge`, if it has one.
+
+    Raises:
+        ContractError: naming every broken promise, with the subject that broke it.
+        TypeError: when `assertion` is not an assertion, or `subjects` is not a mapping of
+            lists.
+        ValueError: for an unknown outcome, or without a subject that passes and one that
+            fails.
+        UsageError: when called inside a running event loop.
+
+    Example:
+        >>> from chatassert import Contains
+        >>> check_contract(Contains("refund"),
+        ...                subjects={"passed": ["Your refund is on its way."],
+        ...                          "failed": ["No luck."]})
+    """
+    import asyncio
+
+    from chatassert._base import Assertion
+    from chatassert._errors import UsageError
+
+    if not isinstance(assertion, Assertion):
+        raise TypeError(f"check_contract checks an assertion, got {assertion!r}")
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise UsageError(
+            "check_contract runs the check synchronously and in an event loop of its own: "
+            "call it from a test that is not async"
+        )
+    groups = _contract_subjects(subjects)
+    broken: dict[str, list[str]] = {}
+
+    def breaks(promise: str, problem: str) -> None:
+        problems = broken.setdefault(promise, [])
+        if problem not in problems:
+            problems.append(problem)
+
+    results: list[tuple[object, Result]] = []
+    for expected, subject in groups:
+        result = _contract_result(assertion, subject, expected, breaks)
+        if result is not None:
+            results.append((subject, result))
+    _contract_judge_faults(assertion, groups, breaks)
+    _contract_pickles(assertion, results, breaks)
+    _contract_spec(assertion, options, breaks)
+    message = assertion.message
+    try:
+        assertion.message = "changed"
+    except AttributeError:
+        pass
+    else:
+        object.__setattr__(assertion, "message", message)
+        breaks("immutable", "setting its message did not raise AttributeError")
+    described = assertion.describe()
+    if not isinstance(described, str) or not described.strip():
+        breaks("describes itself", f"describe() gave {described!r}")
+    if broken:
+        raise ContractError(type(assertion).__name__, broken)
+
+
+def _contract_subjects(
+    subjects: Mapping[str, list[object] | tuple[object, ...]],
+) -> list[tuple[Status, object]]:
+    """The subjects of `check_contract`, each with the outcome it must have."""
+    if not isinstance(subjects, Mapping):
+        raise TypeError(
+            "subjects must map outcomes to lists of subjects: "
+            "subjects={'passed': [good], 'failed': [bad]}"
+        )
+    out: list[tuple[Status, object]] = []
+    for key, group in subjects.items():
+        try:
+            status = Status(key)
+        except ValueError:
+            raise ValueError(
+                f"unknown outcome {key!r} in subjects: the outcomes are passed, failed, error "
+                "and skipped"
+            ) from None
+        if not isinstance(group, list | tuple):
+            raise TypeError(
+                f"subjects[{key!r}] must be a list of subjects, got {type(group).__name__} "
+                "(for one subject write [subject])"
+            )
+        out += [(status, subject) for subject in group]
+    given = {status for status, _ in out}
+    missing = [s.value for s in (Status.PASSED, Status.FAILED) if s not in given]
+    if missing:
+        raise ValueError(
+            "give at least one subject the check passes and one it fails "
+            f"(subjects={{'passed': [...], 'failed': [...]}}); none is {' or '.join(missing)}"
+        )
+    return out
+
+
+def _contract_result(
+    assertion: Any, subject: object, expected: Status, breaks: Callable[[str, str], None]
+) -> Result | None:
+    """Check one subject and hold the result to the promises of one result."""
+    import asyncio
+
+    shown = describe_subject(subject, 80)
+    try:
+        result = assertion.check(subject)
+    except Exception as exc:
+        breaks("returns a result", f"check raised {type(exc).__name__}: {exc} on {shown}")
+        return None
+    if not isinstance(result, Result):
+        breaks("returns a result", f"check returned {result!r}, not a Result, on {shown}")
+        return None
+    if result.name != assertion.kind:
+        breaks("returns a result", f"the result is named {result.name!r}, not {assertion.kind!r}")
+    outcomes = True
+    for _, node in result.walk():
+        if not isinstance(node.status, Status):
+            breaks("four outcomes", f"{node.name} has the status {node.status!r} on {shown}")
+            outcomes = False
+        elif node.status in (Status.FAILED, Status.ERROR) and not str(node.reason).strip():
+            breaks("a failure explains itself", f"{node.name} {node.status} without a reason")
+    if not outcomes:
+        return None  # nothing else can be read from it
+    status = result.status
+    if status is not expected:
+        promise = (
+            "error never a pass"
+            if expected is Status.ERROR and status is Status.PASSED
+            else "expected outcome"
+        )
+        breaks(promise, f"{shown} {status}, expected {expected}: {result.reason}")
+    try:
+        negated = (~assertion).check(subject).status
+    except Exception as exc:
+        breaks("negation swaps only pass and fail", f"~check raised {exc!r} on {shown}")
+    else:
+        if negated is not _NEGATED[status]:
+            breaks(
+                "negation swaps only pass and fail",
+                f"the check {status} but its negation {negated} on {shown}",
+            )
+    for _, node in result.walk():
+        if node.pointer is not None:
+            problem = _pointer_problem(subject, node.pointer, node.span)
+            if problem is not None:
+                breaks("pointer resolves", f"{node.name}: {problem} in {shown}")
+    try:
+        written = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+        again = json.loads(json.dumps(Result.from_dict(written).to_dict(), allow_nan=False))
+    except Exception as exc:
+        breaks("JSON round trip", f"the result on {shown} is not JSON: {exc!r}")
+    else:
+        if again != written:
+            breaks("JSON round trip", f"the result on {shown} reads back otherwise: {again}")
+    try:
+        awaited = asyncio.run(assertion.acheck(subject))
+    except Exception as exc:
+        breaks("check and acheck agree", f"acheck raised {type(exc).__name__}: {exc} on {shown}")
+    else:
+        if awaited != result:
+            breaks(
+                "check and acheck agree", f"on {shown} acheck gave {awaited!r}, check {result!r}"
+            )
+    return result
+
+
+def _contract_judge_faults(
+    assertion: Any, groups: list[tuple[Status, object]], breaks: Callable[[str, str], None]
+) -> None:
+    """A judged leaf whose judge cannot answer is an error, and so is its negation."""
+    import copy
+
+    from chatassert._judged_base import JudgedAssertion
+
+    if not isinstance(assertion, JudgedAssertion):
+        return
+    faults = (
+        ("raises", FakeJudge(default=RuntimeError("the judge is unreachable"), name="faulty")),
+        ("replies without 'passed'", FakeJudge(default={"score": 1.0}, name="faulty")),
+    )
+    for what, judge in faults:
+        probe = copy.copy(assertion)
+        object.__setattr__(probe, "judge", judge)
+        for _, subject in groups:
+            asked = len(judge.requests)
+            statuses = (probe.check(subject).status, (~probe).check(subject).status)
+            if len(judge.requests) > asked and statuses != (Status.ERROR, Status.ERROR):
+                breaks(
+                    "error never a pass",
+                    f"with a judge that {what}, the check {statuses[0]} and its negation "
+                    f"{statuses[1]} on {describe_subject(subject, 80)}",
+                )
+
+
+def _contract_pickles(
+    assertion: Any, results: list[tuple[object, Result]], breaks: Callable[[str, str], None]
+) -> None:
+    """The check survives pickle and checks the same after (without a judge given in code)."""
+    import copy
+    import pickle
+
+    judge = getattr(assertion, "judge", None)
+    sent = assertion
+    if judge is not None:  # configuration, not state: a worker is given its own
+        sent = copy.copy(assertion)
+        object.__setattr__(sent, "judge", None)
+    try:
+        again = pickle.loads(pickle.dumps(sent))
+    except Exception as exc:
+        breaks("pickles", f"{type(exc).__name__}: {exc}")
+        return
+    if again != sent:
+        breaks("pickles", f"it reads back as {again!r}")
+        return
+    if judge is not None:
+        object.__setattr__(again, "judge", judge)
+    for subject, result in results:
+        try:
+            same = again.check(subject) == result
+        except Exception as exc:
+            breaks("pickles", f"once unpickled its check raised {exc!r}")
+            return
+        if not same:
+            breaks("pickles", f"once unpickled it checks {describe_subject(subject, 80)} otherwise")
+
+
+def _contract_spec(
+    assertion: Any, options: Mapping[str, Any] | None, breaks: Callable[[str, str], None]
+) -> None:
+    """A registered check's spec is JSON, and `from_spec` rebuilds an equal check from it."""
+    from chatassert._errors import SpecError
+    from chatassert._params import REGISTRY
+    from chatassert._registry import from_spec
+
+    if REGISTRY.get(assertion.kind) is not type(assertion):
+        return  # used in code only: it has no spec to round-trip
+    spec = assertion.as_spec()
+    try:
+        json.dumps(spec, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        breaks("spec round trip", f"as_spec() is not JSON: {exc}")
+        return
+    if options is None:
+        judge = getattr(assertion, "judge", None)
+        options = {} if judge is None else {"judge": judge}
+    try:
+        rebuilt = from_spec(spec, **options)
+    except SpecError as exc:
+        breaks("spec round trip", f"from_spec(as_spec()) refused {spec}: {exc}")
+        return
+    if type(rebuilt) is not type(assertion) or rebuilt != assertion:
+        breaks("spec round trip", f"from_spec({spec}) built {rebuilt!r}, not {assertion!r}")
+
+
+def _pointer_problem(subject: object, where: str, span: tuple[int, int] | None) -> str | None:
+    """What is wrong with a pointer (and span) into `subject`, or None when it resolves: in
+    the subject's JSON form, its form as a turn, or its JSON value."""
+    from chatassert._models import as_json, as_turn
+    from chatassert.authoring import value_at
+
+    documents: list[object] = [subject]
+    if not isinstance(subject, Turn | Conversation):
+        with contextlib.suppress(TypeError):
+            documents.append(as_turn(subject))
+        with contextlib.suppress(ValueError):
+            documents.append(as_json(subject))
+    problem = f"{where!r} names nothing"
+    for document in documents:
+        try:
+            found = value_at(document, where)
+        except ValueError as exc:
+            return str(exc)
+        except LookupError:
+            parent, _, _ = where.rpartition("/")
+            try:  # the place a missing field should be, when its parent is there
+                missing_field = span is None and isinstance(value_at(document, parent), dict)
+            except LookupError:
+                missing_field = False
+            if missing_field:
+                return None
+            continue
+        if span is None:
+            return None
+        if not isinstance(found, str):
+            problem = f"span {span} at {where!r}, which is not a text"
+            continue
+        start, end = span
+        if 0 <= start <= end <= len(found):
+            return None
+        problem = f"span {span} is outside the {len(found)} characters at {where!r}"
+    return problem
 
 
 # -- unittest ------------------------------------------------------------------------------
