@@ -8,31 +8,14 @@ table, and a page not regenerated fails here with the command that regenerates i
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from doc_tools import load_tool
 
 from chatassert.transcripts._readers import READERS
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "docs_formats_table", ROOT / "docs/tools/formats_table.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-formats_table = _generator()
+formats_table = load_tool("formats_table")
 
 
 def _table(text: str) -> list[str]:

@@ -11,32 +11,16 @@ import importlib
 import importlib.util
 import pkgutil
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from doc_tools import ROOT, load_tool
 
 import chatassert
 from chatassert import _registry
 from chatassert.specs import _expect
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "docs_reference", ROOT / "docs/tools/reference.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-reference = _generator()
+reference = load_tool("reference")
 
 
 def _sections(text: str, level: str) -> dict[str, str]:
