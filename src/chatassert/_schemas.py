@@ -282,6 +282,10 @@ def native_schema(draft: str = DRAFT_2020_12) -> Schema:
             "chatassert": {"const": 1},
             "name": {"type": "string"},
             "description": {"type": "string"},
+            "plugins": {  # modules of the suite's own checks (docs/plugins.md)
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+            },
             "cases": {"type": "array", "items": defs.ref("case")},
             "assertions": assertions,
             "fail_fast": {"type": "boolean"},

@@ -14,7 +14,7 @@ import argparse
 import copy
 import difflib
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NoReturn, TypeVar, overload
 
 from chatassert.reporting import (
@@ -183,6 +183,70 @@ def aliases(action: argparse.Action, *old: str) -> argparse.Action:
     return action
 
 
+def plugin_option(options: Options) -> None:
+    """Add `-p/--plugin MODULE`: a module of the repository's own checks, judges, log readers
+    or report formats to import, or `no:NAME` to turn an installed plugin off. The main
+    function reads them before the command's parser is built (`plugin_arguments`), so
+    that the plugins' names are choices of its options."""
+    options.add_argument(
+        "-p",
+        "--plugin",
+        dest="plugins",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first (a module name found from the working directory, or a .py "
+        "file): its checks, judges, log readers and report formats register themselves; "
+        "repeatable; no:NAME turns the installed plugin NAME off (its entry point's or "
+        "distribution's name). CHATASSERT_PLUGINS adds comma-separated ones (docs/plugins.md)",
+    )
+
+
+def plugin_arguments(argv: Sequence[str]) -> list[str]:
+    """The values of `-p/--plugin` in a command line (`-p X`, `-pX`, `--plugin X`,
+    `--plugin=X`), read before it is parsed; none after `--`.
+
+    Example:
+        >>> plugin_arguments(["check", "-p", "a", "--plugin=no:b", "-pc", "s.yaml", "--", "-p"])
+        ['a', 'no:b', 'c']
+    """
+    found: list[str] = []
+    args = list(argv)
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            break
+        if arg in ("-p", "--plugin"):
+            if index + 1 < len(args):
+                found.append(args[index + 1])
+            index += 2
+            continue
+        if arg.startswith("--plugin="):
+            found.append(arg.split("=", 1)[1])
+        elif arg.startswith("-p") and not arg.startswith("--"):
+            found.append(arg[2:].removeprefix("="))
+        index += 1
+    return found
+
+
+class FormatChoices:
+    """The `--format` choices of a command: the registered report formats, and a name an
+    installed plugin provides, looked up when given (`REPORT_FORMATS`); those that can be
+    written without the checked subjects only, for `subjects=False`."""
+
+    def __init__(self, *, subjects: bool = True) -> None:
+        self.subjects = subjects
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str) or name not in REPORT_FORMATS:
+            return False
+        return self.subjects or not REPORT_FORMATS[name].needs_subject
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(offered_formats(subjects=self.subjects))
+
+
 def offered_formats(*, subjects: bool = True) -> tuple[str, ...]:
     """The report formats a command offers (`REPORT_FORMATS`, read as its parser is built):
     every one for `check`; for `regate` (`subjects=False`: it reads a report, not the logs),
@@ -244,7 +308,7 @@ def report_options(reports: Options, *, subjects: bool = True) -> None:
     reports.add_argument(
         "-f",
         "--format",
-        choices=offered_formats(subjects=subjects),
+        choices=FormatChoices(subjects=subjects),
         default=None,
         metavar="FORMAT",
         help=format_help(subjects=subjects),

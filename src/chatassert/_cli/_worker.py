@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from chatassert._cli._plan import Folded, Plan, load_suites, make_checker
 from chatassert._suite import Suite
+from chatassert.plugins import PluginState, restore, snapshot
 from chatassert.records import (
     Checker,
     HeldStep,
@@ -39,12 +40,16 @@ _LOADED: tuple[Plan, list[Suite]] | None = None
 load them again); a worker that is spawned instead loads them from the plan."""
 
 
-def init_worker(plan: Plan) -> None:
-    """Start a worker process: build its checker from the plan (from the suites the main
-    process loaded, when it was forked from it)."""
+def init_worker(plan: Plan, plugged: PluginState | None = None) -> None:
+    """Start a worker process: give it the plugins of the main process (`plugged`: the
+    modules it imported, the plugins it turned off; installed ones are found again when
+    looked up), then build its checker from the plan (from the suites the main process
+    loaded, when it was forked from it)."""
     global _WORKER, _WORKER_PLAN
     # Ctrl-C reaches every process of the terminal's group: the main process alone answers it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if plugged is not None:
+        restore(plugged)  # nothing again in a worker forked after they were loaded
     loaded = _LOADED
     suites = (
         loaded[1] if loaded is not None and loaded[0] == plan else load_suites(plan, sys.stderr)
@@ -101,7 +106,9 @@ def start_pool(plan: Plan, suites: list[Suite], jobs: int) -> ProcessPoolExecuto
     left for the workers it forks (`end_pool` forgets them)."""
     global _LOADED
     _LOADED = (plan, suites)
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(plan,))
+    pool = ProcessPoolExecutor(
+        max_workers=jobs, initializer=init_worker, initargs=(plan, snapshot())
+    )
     # Forked at the first task: one now, before any log is read. A worker forked later
     # inherits what the main process holds then (a decoded document), and its collections
     # would copy those pages: each worker would hold the document too.

@@ -3,6 +3,7 @@
 ```yaml
 chatassert: 1
 name: booking agent
+plugins: [booking_checks]  # modules of checks of one's own, beside the suite (optional)
 cases:
   - name: books a table
     turns:
@@ -19,12 +20,14 @@ assertions: []             # added to every case (a suite of rules only: one cas
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from chatassert._registry import SpecContext, join_path
 from chatassert._suite import Case
+from chatassert.plugins import PluginError, load_plugins, parse_plugin_args
 from chatassert.specs._common import (
     Dialect,
     build_list,
@@ -65,11 +68,13 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
         return []
     check_keys(
         doc,
-        ["chatassert", "name", "description", "cases", "assertions", "fail_fast"],
+        ["chatassert", "name", "description", "plugins", "cases", "assertions", "fail_fast"],
         ctx,
         "",
         "a native suite",
     )
+    if not _plugins(doc, ctx):
+        return []  # its checks would be unknown types: the plugin's problem is the one to fix
     if doc.get("chatassert") != NATIVE_VERSION:
         ctx.problem(
             doc,
@@ -109,6 +114,39 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
             hint="add 'cases:' or 'assertions:'",
         )
     return cases
+
+
+def _plugins(doc: Mapping[str, Any], ctx: SpecContext) -> bool:
+    """Import the modules the suite's `plugins:` names (its own checks), found beside the
+    suite (its directory is where a module, or a `.py` path, is looked for after `sys.path`);
+    False when one could not be, after recording each problem."""
+    before = len(ctx.problems)
+    for i, module in enumerate(require_list(doc, "plugins", ctx, "", required=False) or []):
+        path = join_path("plugins", i)
+        if not isinstance(module, str) or not module.strip():
+            ctx.problem(
+                doc,
+                path,
+                "a plugin must be a module name",
+                key="plugins",
+                expected="a module name (my_checks) or the path of a .py file",
+                found=module,
+            )
+            continue
+        try:
+            modules, disabled = parse_plugin_args([module], given_by="plugins")
+            if disabled:
+                raise PluginError(
+                    f"a suite cannot turn the installed plugin {disabled[0]!r} off; give "
+                    f"-p no:{disabled[0]} on the command line (or in CHATASSERT_PLUGINS)"
+                )
+            directory = os.path.dirname(os.path.abspath(ctx.file)) if ctx.file else None
+            load_plugins(
+                modules, directory=directory, given_by=f"{ctx.file or 'the suite'}'s plugins"
+            )
+        except PluginError as exc:
+            ctx.problem(doc, path, str(exc), key="plugins")
+    return len(ctx.problems) == before
 
 
 def _case(node: Any, ctx: SpecContext, path: str, fail_fast: bool) -> Case | None:
