@@ -26,6 +26,7 @@ __all__ = [
     "Conversation",
     "GuardrailEvent",
     "UNRECORDED_ARGUMENTS",
+    "UNRECORDED_SPOKEN",
     "UNRECORDED_TEXT",
     "JSONValue",
     "Media",
@@ -45,6 +46,7 @@ __all__ = [
     "media_of_part",
     "text_of",
     "turn_of",
+    "unheard",
 ]
 
 JSONValue: TypeAlias = bool | int | float | str | list[Any] | dict[str, Any] | None
@@ -422,6 +424,11 @@ class Message(BaseModel):
             out["content"] = content_text(content)
         elif content is None and isinstance(out.get("parts"), list):  # PromptKit's parts
             out["content"] = content_text(out["parts"])
+        audio = out.get("audio")
+        if not out.get("content") and isinstance(audio, Mapping) and out.get("role") == "assistant":
+            transcript = audio.get("transcript")
+            if isinstance(transcript, str):  # what a spoken reply said, as text
+                out["content"] = transcript
         calls = out.get("tool_calls")
         if calls:
             out["tool_calls"] = [_tool_call_from_wire(c) for c in calls]
@@ -476,7 +483,9 @@ class Turn(_Derived):
     (every call of every assistant message, in order, G2), `tool_results` (the `tool`
     messages, each that names no tool named after the call it pairs with, `call_results`),
     `media` (every media part of every message, in order, each with the role of its message)
-    and `input` (the first user message).
+    and `input` (the first user message). A spoken reply's `audio.transcript` is its text; a
+    turn with no text whose answer is audio without a transcript has `unrecorded["text"]`
+    (`unheard`).
 
     Example:
         >>> t = Turn(messages=[
@@ -551,6 +560,8 @@ class Turn(_Derived):
             )
         if "media" not in out:
             out["media"] = [media for m in messages for media in m.media]
+        if "unrecorded" not in out and not out["text"] and any(map(unheard, data["messages"])):
+            out["unrecorded"] = {"text": UNRECORDED_SPOKEN}
         return out
 
     @_CachedProperty
@@ -815,6 +826,36 @@ UNRECORDED_ARGUMENTS = "the log did not record the arguments"
 
 UNRECORDED_TEXT = "the log did not record the text of this turn"
 """How a check of a turn's text begins its error when the log left the text out."""
+
+UNRECORDED_SPOKEN = (
+    "the answer is audio only: the log holds no transcript of what the assistant said (log "
+    "the response message's audio.transcript, which the Chat Completions API returns with the "
+    "audio, to check its text)"
+)
+"""Why a turn whose answer is OpenAI chat `audio` alone, with no transcript, has no text
+(`Turn.unrecorded["text"]`)."""
+
+
+def unheard(message: object) -> bool:
+    """Whether a chat message (a mapping) is an assistant's spoken reply whose transcript the
+    log left out: OpenAI chat `audio` (its bytes, or a reference to them by id) without a
+    `transcript`, and no refusal. A turn answered so has no text to check (`UNRECORDED_SPOKEN`).
+
+    Example:
+        >>> unheard({"role": "assistant", "audio": {"id": "a1", "data": "SUQz"}})
+        True
+        >>> unheard({"role": "assistant", "audio": {"data": "SUQz", "transcript": "Rome."}})
+        False
+    """
+    if not isinstance(message, Mapping) or message.get("role") != "assistant":
+        return False
+    audio = message.get("audio")
+    return (
+        isinstance(audio, Mapping)
+        and not isinstance(audio.get("transcript"), str)
+        and (isinstance(audio.get("data"), str) or audio.get("id") is not None)
+        and not message.get("refusal")
+    )
 
 
 class NotJSONError(ValueError):

@@ -17,7 +17,9 @@ error when invalid) or the legacy `function_call`; `tool` messages are linked to
 read as tool results too. Media: `image_url` and `input_audio` content parts, PromptKit's
 `{type, media}` parts in `content` or in a `parts` list beside it (whose text parts are the
 message's text when it has no `content`), and an assistant's `audio` (its base64 `data`) become
-the message's media parts, as `Message` reads them.
+the message's media parts, as `Message` reads them. A spoken reply's `audio.transcript` is its
+text when it has no other; without one, a turn answered by audio alone has its text unrecorded
+(`Turn.unrecorded`, `UNRECORDED_SPOKEN`): text checks are errors, never verdicts on "".
 """
 
 from __future__ import annotations
@@ -27,7 +29,16 @@ from typing import Any
 
 from chatassert._agents import HANDOFF_PREFIX
 from chatassert._errors import TranscriptError
-from chatassert._models import Conversation, Media, Message, ToolCall, Turn, make_media
+from chatassert._models import (
+    UNRECORDED_SPOKEN,
+    Conversation,
+    Media,
+    Message,
+    ToolCall,
+    Turn,
+    make_media,
+    unheard,
+)
 from chatassert.transcripts._build import (
     Msg,
     call_metadata,
@@ -128,14 +139,22 @@ def message(raw: object, where: str, index: int | None = None) -> Msg:
         media.extend(media_parts(parts, role, at))
         if raw.get("content") is None:
             content = text_of(parts, where=at)
-    audio = raw.get("audio")
-    if audio is not None and isinstance(audio, Mapping) and isinstance(audio.get("data"), str):
+    given = raw.get("audio")
+    audio: Mapping[str, Any] | None = given if isinstance(given, Mapping) else None
+    if audio is not None and isinstance(audio.get("data"), str):
         at = f"{_place(where, index)}.audio"  # a spoken reply
         media.append(make_media(at, kind="audio", data=audio["data"], role=role))
     if not content:
         refusal = raw.get("refusal")
         if isinstance(refusal, str) and refusal:
             content = refusal  # the assistant declined: its refusal is what it said
+    unrecorded = None
+    if not content and audio is not None and role == "assistant":
+        transcript = audio.get("transcript")
+        if isinstance(transcript, str):
+            content = transcript  # what the spoken reply said, as text
+        elif unheard(raw):
+            unrecorded = UNRECORDED_SPOKEN
     return Msg(
         role=role,
         content=content,
@@ -145,6 +164,7 @@ def message(raw: object, where: str, index: int | None = None) -> Msg:
         is_error=raw.get("is_error") is True,
         media=media,
         agent=None if raw.get("metadata") is None else message_agent(raw, _place(where, index)),
+        unrecorded=unrecorded,
     )
 
 

@@ -134,7 +134,7 @@ READERS: tuple[Reader, ...] = (
         "openai",
         _openai_chat.detect,
         _openai_chat.parse,
-        fills=frozenset({*_TURN, "media", "agent", "tokens", "model", "latency"}),
+        fills=frozenset({*_TURN, "media", "agent", "tokens", "model", "latency", "unrecorded"}),
         keys=("messages", "request", "response", "calls", "choices"),
         wants="'messages' list, {request: {messages}, response} call or 'calls' of them",
     ),
