@@ -53,14 +53,17 @@ sys.dont_write_bytecode = False
 
 
 # Tests that need a large optional install: Ray (about 600 MB), Dask, or Chromium driven by
-# Playwright. They carry the `heavy` marker, so `python -m pytest -m "not heavy"` runs the rest
+# Playwright; and those that build and install examples/plugin into a virtual environment of
+# their own (with the build backend, hatchling) and run its pieces in some twenty processes.
+# They carry the `heavy` marker, so `python -m pytest -m "not heavy"` runs the rest
 # (README.md, "Running the tests"); .ci/run runs everything and requires them. Each such module
-# stays on one worker process under pytest-xdist (its engine or browser starts once).
+# stays on one worker process under pytest-xdist (its engine, browser or install starts once).
 HEAVY = {  # a test module, or a test module and a parameter id of its tests
     "tests/integrations/test_ray.py": "ray",
     "tests/integrations/test_dask.py": "dask",
     "tests/reporting/test_html_browser.py": "browser",
     "tests/docs/test_pages.py[docs/engines.md]": "dask",
+    "tests/plugins/test_example_plugin.py": "example-plugin",
 }
 
 
