@@ -118,6 +118,8 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "cli.results": (40, 20_000),
     "cli.grouping": (40, 10_000),
     "cli.interrupts": (40, 10_000),
+    # what names plugins: CHATASSERT_PLUGINS, -p/--plugin
+    "plugins.list": (200, 50_000),
 }
 
 INPUT_SECONDS = {"ci": 10.0, "long": 10.0}[PROFILE]
