@@ -328,7 +328,7 @@ def test_a_document_is_kept_out_of_collections_while_it_is_checked_and_only_then
     suites = load_suites(plan, sys.stderr)
     assert suites is not None
     checker = make_checker(plan, suites)
-    assert gc.get_freeze_count() == 0
+    gc.unfreeze()  # whatever an earlier test of this process left frozen
     parts = _record_items(checker, "eval.json", 1, text)
     next(parts)
     assert gc.get_freeze_count() > 0
@@ -344,7 +344,8 @@ def test_a_document_is_kept_out_of_collections_while_it_is_checked_and_only_then
     try:
         frozen = gc.get_freeze_count()
         assert len(list(_record_items(checker, "eval.json", 1, text))) == 6
-        assert gc.get_freeze_count() == frozen
+        # neither unfrozen nor frozen further (a frozen object that dies lowers the count)
+        assert 0 < gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
 
