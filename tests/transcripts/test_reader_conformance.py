@@ -178,14 +178,6 @@ def _answer(message: Mapping[str, Any], text: str) -> bool:
     )
 
 
-def _body(turn: Mapping[str, Any]) -> list[Any]:
-    """The messages of a dumped turn an invocation shows between the user's and the answer."""
-    messages = [m for m in turn.get("messages", ()) if m["role"] != "user"]
-    if messages and _answer(messages[-1], turn["text"]):
-        messages.pop()
-    return messages
-
-
 def _held_side(turn: dict[str, Any]) -> None:
     """Drop from a dumped turn what an eval set does not hold, in place."""
     for name in _NOT_HELD:
@@ -247,17 +239,15 @@ def _held_turn(turn: Turn, back: Turn) -> tuple[dict[str, Any], dict[str, Any]]:
         # text (the transcript of what the agent said) it did not record
         b.pop("unrecorded", None)
         a.pop("unrecorded", None)
-    if a["agent"] is not None and b["agent"] is None and not _body(a):
-        b["agent"] = a["agent"]  # the agent of a turn whose messages do not show it
     return a, b
 
 
 def held(read: Conversation, back: Conversation) -> tuple[dict[str, Any], dict[str, Any]]:
     """The two conversations as far as an eval set holds them, to compare: without what
     docs/offline.md says it cannot hold (system prompts, guardrail events, workflow states, a
-    turn's data, media an eval set has no part for, the agent of a turn whose messages do not
-    show it), with what writing it adds (the case's eval id and the set's id, where the
-    conversation had none; a result's response object as its data), and with what it holds
+    turn's data, media an eval set has no part for), with what writing it adds (the case's
+    eval id and the set's id, where the conversation had none; a result's response object as
+    its data), and with what it holds
     in its own way (arguments as an object, media as genai parts, a latency in seconds, an
     empty text as none, the answer as a message of its own, a turn given by its fields as the
     messages they imply)."""
