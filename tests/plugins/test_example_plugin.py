@@ -24,7 +24,7 @@ import shutil
 import site
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -113,10 +113,15 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(
-    python: Path, *argv: str, cwd: Path = DEMO, **env: str
+    python: Path, *argv: str, cwd: Path = DEMO, env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(python), *argv], cwd=cwd, env=_env(**env), capture_output=True, text=True, timeout=120
+        [str(python), *argv],
+        cwd=cwd,
+        env=_env(**(env or {})),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -126,12 +131,12 @@ status)`: the name the suite file gave it, with the judge's name for a judged on
 
 
 def _check(
-    python: Path, *argv: str, cwd: Path = DEMO, **env: str
+    python: Path, *argv: str, env: Mapping[str, str] | None = None
 ) -> tuple[int, list[Outcome], str]:
     """Run `chatassert check ARGV` and read its JSON report: the exit code, each case outcome
     in the order of the log, and stderr."""
-    done = _run(python, "-m", "chatassert", "check", "-q", *argv, "-f", "json",
-                "--full-results", cwd=cwd, **env)  # fmt: skip
+    argv = ("-m", "chatassert", "check", "-q", *argv, "-f", "json", "--full-results")
+    done = _run(python, *argv, env=env)
     outcomes = [
         (row["case"], row["result"]["status"], list(_leaves(row["result"])))
         for row in map(json.loads, done.stdout.splitlines())
@@ -222,7 +227,7 @@ def test_installed_its_judge_is_named_on_the_command_line_and_in_the_environment
     venv: Path,
 ) -> None:
     for argv, env in ((["--judge", "house-rules"], {}), ([], {"CHATASSERT_JUDGE": "house-rules"})):
-        code, outcomes, err = _check(venv, "support.yaml", "tickets.jsonl", *argv, **env)
+        code, outcomes, err = _check(venv, "support.yaml", "tickets.jsonl", *argv, env=env)
         assert (code, outcomes) == (1, NATIVE), (argv, env, err)
 
 
@@ -249,7 +254,12 @@ spec:
     )
     desk = '{"desk": {"judge": "house-rules", "case": "sensitive"}}'  # an option of its own
     code, outcomes, err = _check(
-        venv, str(scenario), "tickets.jsonl", "--log-format", "support-desk", CHATASSERT_JUDGES=desk
+        venv,
+        str(scenario),
+        "tickets.jsonl",
+        "--log-format",
+        "support-desk",
+        env={"CHATASSERT_JUDGES": desk},
     )
     judged = [("llm_judge by house-rules", "passed"), ("llm_judge by house-rules", "failed")]
     assert (code, outcomes) == (1, [("refund status", "failed", judged)] * 2), err
@@ -363,10 +373,10 @@ def test_from_a_checkout_plugin_loads_every_piece(
     env = checkout if argv else {**checkout, "CHATASSERT_PLUGINS": MODULE}
 
     for judge in ("house-rules", "chatassert_support_desk.judges:house_rules"):
-        code, outcomes, err = _check(python, *argv, *SUITES[0][0][:2], "--judge", judge, **env)
+        code, outcomes, err = _check(python, *argv, *SUITES[0][0][:2], "--judge", judge, env=env)
         assert (code, outcomes) == (1, NATIVE), (judge, err)
     for suite, expected in SUITES[1:]:
-        code, outcomes, err = _check(python, *argv, *suite, **env)
+        code, outcomes, err = _check(python, *argv, *suite, env=env)
         assert (code, outcomes) == (1, expected), (suite, err)
 
     report = tmp_path / "report.md"
@@ -383,7 +393,7 @@ def test_from_a_checkout_plugin_loads_every_piece(
         "support-desk",
         "-o",
         str(report),
-        **env,
+        env=env,
     )
     assert (done.returncode, report.read_text(encoding="utf-8")) == (1, TALLY), done.stderr
 
@@ -397,7 +407,7 @@ def test_from_a_checkout_without_plugin_its_checks_are_unknown(checkout: dict[st
         "-q",
         "support.flat.yaml",
         "tickets.jsonl",
-        **checkout,
+        env=checkout,
     )
     assert done.returncode == 2
     assert "quotes_order_id" in done.stderr, done.stderr
@@ -416,7 +426,7 @@ def test_from_a_checkout_pytest_takes_chatassert_plugin(checkout: dict[str, str]
         MODULE,
         str(PACKAGE / "tests"),
         cwd=PACKAGE,
-        **checkout,
+        env=checkout,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     passed = [line for line in done.stdout.splitlines() if line.startswith("PASSED")]

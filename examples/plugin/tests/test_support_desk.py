@@ -27,10 +27,10 @@ def test_quotes_order_id_keeps_the_contract() -> None:
     check_contract(
         QuotesOrderId(),
         subjects={
-            "passed": [Turn(text="Order A-1042 is refunded.", tool_calls=[LOOKUP])],
+            "passed": [Turn(text="Order A-1042 is refunded.", tool_calls=(LOOKUP,))],
             "failed": [
-                Turn(text="Your refund is on its way.", tool_calls=[LOOKUP]),
-                Turn(text="Order A-10420 is refunded.", tool_calls=[LOOKUP]),  # not the id
+                Turn(text="Your refund is on its way.", tool_calls=(LOOKUP,)),
+                Turn(text="Order A-10420 is refunded.", tool_calls=(LOOKUP,)),  # not the id
             ],
             "error": [Turn(text="Hello!")],  # no order looked up, no id given
         },
