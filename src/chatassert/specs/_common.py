@@ -316,8 +316,13 @@ def flat_turns(
     dialect: str,
     input_keys: Sequence[str] = ("user_input",),
     extra_keys: Sequence[str] = (),
+    one_turn: bool = False,
 ) -> list[TurnSpec]:
-    """Translate `turns: [{user_input, assertions}]` (flat and native share this shape)."""
+    """Translate `turns: [{user_input, assertions}]` (flat and native share this shape).
+
+    With `one_turn` (flat), an assertion that checks the whole conversation is a problem: a
+    turn's assertions check that turn alone.
+    """
     out: list[TurnSpec] = []
     for i, node in enumerate(turn_nodes):
         turn_path = join_path(path, i)
@@ -344,11 +349,32 @@ def flat_turns(
         for key in given[:1]:
             text = require_str(node, key, ctx, turn_path)
         items = require_list(node, "assertions", ctx, turn_path, required=False) or []
-        built = build_list(
-            items, ctx, join_path(turn_path, "assertions"), table=table, dialect=dialect
-        )
+        items_path = join_path(turn_path, "assertions")
+        built: list[Assertion] = []
+        for k, item in enumerate(items):
+            at = join_path(items_path, k)
+            assertion = build(item, ctx, at, table=table, dialect=dialect)
+            if assertion is not None and (not one_turn or _of_one_turn(assertion, item, ctx, at)):
+                built.append(assertion)
         out.append(TurnSpec(tuple(built), input=text, source=turn_path))
     return out
+
+
+def _of_one_turn(assertion: Assertion, node: Any, ctx: SpecContext, path: str) -> bool:
+    """Whether `assertion`, written in a flat turn's assertions, checks one turn; a check of
+    the whole conversation (a check of one's own, of level `conversation`) is reported."""
+    if "conversation" not in levels(assertion):
+        return True
+    written = node.get("type") if isinstance(node, Mapping) else assertion.kind
+    ctx.problem(
+        node,
+        path,
+        f"{written!r} checks the whole conversation, but a flat turn's assertions check one turn",
+        key="type",
+        hint="check it on the whole conversation: list it in a flat file that is a list of "
+        "assertions, or under a native case's 'assertions'",
+    )
+    return False
 
 
 def ensure_not_empty(case: Case, node: object, ctx: SpecContext, path: str) -> None:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from chatassert._base import AllOf, Assertion
-from chatassert._params import did_you_mean, normalise_type
+from chatassert._params import REGISTRY, builtin, did_you_mean, normalise_type
 from chatassert._registry import SpecContext, build_typed, join_path, line_of
 from chatassert._responses import NoOverlap
 from chatassert._results import IfSensitiveResults, OneOf
@@ -48,7 +48,7 @@ from chatassert.specs._common import (
 )
 from chatassert.specs._yaml import LocatedDict
 
-__all__ = ["ALIASES", "EXPECT", "UNSUPPORTED", "expect_keys", "translate_expect"]
+__all__ = ["ALIASES", "EXPECT", "UNSUPPORTED", "expect_keys", "own_form", "translate_expect"]
 
 ALIASES = {"has_field": "has_fields"}
 """Other spellings of expect keys."""
@@ -569,10 +569,12 @@ def translate_expect(node: Mapping[str, Any], ctx: SpecContext, path: str) -> li
     for key, value in node.items():
         key_path = join_path(path, str(key))
         name = normalise_type(key) if isinstance(key, str) else key  # `Results-Min` (G5)
-        if name in UNSUPPORTED:
+        cls = table.get(name) if isinstance(name, str) else None
+        if cls is None and name in UNSUPPORTED:
             ctx.problem(node, key_path, f"the expect key {key!r} {UNSUPPORTED[name]}", key=key)
             continue
-        cls = table.get(name) if isinstance(name, str) else None
+        if cls is None and _of_another_level(name, key, node, ctx, key_path):
+            continue
         if cls is None:
             unknown = ctx.unknown(
                 node,
@@ -589,6 +591,28 @@ def translate_expect(node: Mapping[str, Any], ctx: SpecContext, path: str) -> li
         if built is not None:
             out.append(built)
     return out
+
+
+def _of_another_level(
+    name: object, key: object, node: Mapping[str, Any], ctx: SpecContext, path: str
+) -> bool:
+    """Whether `name` is the kind of a check of one's own that does not read a JSON response
+    (its level is `turn` or `conversation`): reported, as a key that needs what a JSON
+    response cannot give is."""
+    cls = REGISTRY.get(name) if isinstance(name, str) else None
+    if cls is None or builtin(cls) or cls.level not in ("turn", "conversation"):
+        return False
+    reads = "one turn" if cls.level == "turn" else "a whole conversation"
+    ctx.problem(
+        node,
+        path,
+        f"the expect key {key!r} is {cls.__module__}.{cls.__qualname__}, which checks {reads} "
+        f"(level {cls.level!r}), but an expect case checks one JSON response",
+        key=key,
+        hint="use it in a flat, promptkit or native file; or, if it reads a JSON response, "
+        "give the class level = 'json'",
+    )
+    return True
 
 
 def _and(node: Any, ctx: SpecContext, path: str, what: str) -> Assertion | None:
@@ -632,6 +656,8 @@ def _key(
     ctx: SpecContext,
     path: str,
 ) -> Assertion | None:
+    if not builtin(cls) and not hasattr(cls, "expect_form"):
+        return _own_key(cls, key, value, parent, ctx, path)
     form = getattr(cls, "expect_form", "value")
     if cls is OneOf:
         if not isinstance(value, list) or not value:
@@ -694,6 +720,50 @@ def _key(
         node = _node_with_lines(parent, key, {"type": key, "value": value})
         return build_typed(cls, node, ctx, path, dialect="expect")
     node = _node_with_lines(parent, key, {"type": key, "value": value})
+    return build_typed(cls, node, ctx, path, dialect="expect")
+
+
+def own_form(cls: type[Assertion]) -> str:
+    """How the value of an expect key that names a check of one's own (without an
+    `expect_form` of its own) is read: `fields`, a mapping of its parameters; `one`, the value
+    of its only parameter, or a mapping of its parameters; `none`, `true` (or nothing) for a
+    check that takes no parameter, or an empty mapping."""
+    if not cls.params:
+        return "none"
+    return "one" if len(cls.params) == 1 else "fields"
+
+
+def _own_key(
+    cls: type[Assertion],
+    key: str,
+    value: Any,
+    parent: Mapping[str, Any],
+    ctx: SpecContext,
+    path: str,
+) -> Assertion | None:
+    """An expect key naming a check of one's own: its value read as `own_form` says."""
+    form = own_form(cls)
+    takes = {n for p in cls.params for n in (p.name, *p.aliases)} | {"message", "description"}
+    fields = isinstance(value, Mapping) and {str(k) for k in value} <= takes
+    if fields:
+        node = _node_with_lines(parent, key, {"type": key, **value}, value)
+    elif form == "one":
+        node = _node_with_lines(parent, key, {"type": key, cls.params[0].name: value})
+    elif form == "none" and (value is True or value is None):
+        node = _node_with_lines(parent, key, {"type": key})
+    else:
+        names = ", ".join(p.name for p in cls.params)
+        ctx.problem(
+            parent,
+            path,
+            f"'{key}' takes no parameters"
+            if form == "none"
+            else f"'{key}' must be a mapping of its parameters ({names})",
+            key=key,
+            expected=f"'{key}: true'" if form == "none" else f"a mapping with {names}",
+            found=value,
+        )
+        return None
     return build_typed(cls, node, ctx, path, dialect="expect")
 
 

@@ -211,7 +211,13 @@ def _case(
     turn_nodes = require_list(node, "turns", ctx, path) or []
     turns_path = join_path(path, "turns")
     turns = flat_turns(
-        turn_nodes, ctx, turns_path, table=table, dialect="flat", extra_keys=_TURN_KEYS
+        turn_nodes,
+        ctx,
+        turns_path,
+        table=table,
+        dialect="flat",
+        extra_keys=_TURN_KEYS,
+        one_turn=True,
     )
     kept = dict(shared.get(NOT_USED_OFFLINE, {}))
     keep_not_used(node, _CASE_NOT_USED, path, kept)

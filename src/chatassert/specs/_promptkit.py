@@ -235,7 +235,8 @@ def build_item(node: Any, ctx: SpecContext, path: str, level: str) -> Assertion 
             f"unknown promptkit {level}-level assertion type {raw_type!r}",
         )
     given = {str(k) for k in params if k not in ("message", "description")}
-    if name in other and not given <= _param_names(cls) and given <= _param_names(other[name]):
+    # the other level's table last: only parameters the type does not take look there
+    if not given <= _param_names(cls) and name in other and given <= _param_names(other[name]):
         ctx.problem(
             node,
             join_path(path, "params"),
@@ -951,14 +952,20 @@ def _invalid_workflow(spec: Mapping[str, Any], ctx: SpecContext, exc: ValueError
 
 
 def _bare_list(doc: list[Any], ctx: SpecContext) -> Case:
+    turn_types = table_for("promptkit.turn")
     conversation_types = table_for("promptkit.conversation")
+    registered = set(conversation_types)  # the names known now: no plugin looked for
     checks: list[Assertion] = []
     for i, node in enumerate(doc):
         raw = node.get("type") if isinstance(node, Mapping) else None
+        name = normalise_type(raw) if isinstance(raw, str) else None
+        # a name of both levels is the conversation's; one of neither, the turn's (unknown)
         level = (
-            "turn"
-            if isinstance(raw, str) and normalise_type(raw) not in conversation_types
-            else "conversation"
+            "conversation"
+            if name is None
+            or name in registered
+            or (name not in turn_types and name in conversation_types)
+            else "turn"
         )
         built = build_item(node, ctx, join_path("", i), level)
         if isinstance(built, UnknownType):  # reported skipped as it is: a selector passes it
