@@ -25,13 +25,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from chatassert._params import VALUE_TYPES
+from chatassert._params import VALUE_TYPES, builtin, normalise_type
 
 __all__ = [
     "DIALECTS",
     "DRAFT_07",
     "dialect_schema",
     "native_schema",
+    "own_checks",
     "render",
     "schema_file",
 ]
@@ -47,6 +48,31 @@ _ID = "https://chatassert.dev/schema/"
 Schema = dict[str, Any]
 
 
+_VOCABULARIES = {
+    "flat": ("flat",),
+    "promptkit": ("promptkit.turn", "promptkit.conversation"),
+    "expect": ("expect",),
+}
+
+
+def own_checks(dialect: str) -> list[str]:
+    """The names of the checks of one's own that `dialect_schema(dialect)` describes (those
+    registered in this process and those of the installed plugins), sorted.
+
+    Raises:
+        PluginError: when an installed plugin of checks cannot be loaded.
+    """
+    defs = _Defs(DRAFT_07)
+    if dialect == "native":
+        return [kind for kind, cls in defs.kinds().items() if not builtin(cls)]
+    found: set[str] = set()
+    for vocabulary in _VOCABULARIES[dialect]:
+        names = {name: cls for name, cls in defs.names(vocabulary).items() if not builtin(cls)}
+        spelt = {normalise_type(name) for name in names if normalise_type(name) != name}
+        found.update(name for name in names if name not in spelt)  # as its author wrote it
+    return sorted(found)
+
+
 def schema_file(dialect: str) -> Path:
     """The path of the schema the package ships for `dialect` (`flat`, `promptkit`, ...)."""
     if dialect not in DIALECTS:
@@ -59,29 +85,72 @@ def render(schema: Mapping[str, Any]) -> str:
     return json.dumps(schema, indent=2) + "\n"
 
 
-def dialect_schema(dialect: str) -> Schema:
-    """The draft-07 JSON Schema of the files of `dialect`."""
-    builders: dict[str, Callable[[], Schema]] = {
+def dialect_schema(dialect: str, *, plugins: bool = True) -> Schema:
+    """The draft-07 JSON Schema of the files of `dialect`.
+
+    Args:
+        dialect: `flat`, `promptkit`, `expect` or `native`.
+        plugins: Whether the checks of one's own are in it: those registered in this process
+            and those of the installed plugins (loaded first); with False, the built-in
+            types only, as the package ships the schema (`schema_file`).
+
+    Raises:
+        PluginError: when an installed plugin of checks cannot be loaded (`plugins`).
+    """
+    builders: dict[str, Callable[[_Defs], Schema]] = {
         "flat": _flat_schema,
         "promptkit": _promptkit_schema,
         "expect": _expect_schema,
-        "native": lambda: native_schema(draft=DRAFT_07),
+        "native": _native_schema,
     }
     if dialect not in builders:
         raise ValueError(f"no schema for dialect {dialect!r}; one of {', '.join(DIALECTS)}")
-    return builders[dialect]()
+    return builders[dialect](_Defs(DRAFT_07, plugins=plugins))
 
 
 # -- shared pieces -------------------------------------------------------------------------
 
 
 class _Defs:
-    """The definitions of one schema and how to refer to them (`$defs` or `definitions`)."""
+    """The definitions of one schema and how to refer to them (`$defs` or `definitions`),
+    and the types it describes: every one registered (`plugins`), or the built-in ones."""
 
-    def __init__(self, draft: str) -> None:
+    def __init__(self, draft: str, *, plugins: bool = True) -> None:
         self.draft = draft
         self.key = "definitions" if draft == DRAFT_07 else "$defs"
         self.table: Schema = {}
+        self.plugins = plugins
+        if plugins:
+            from chatassert.plugins import CHECKS, load_group
+
+            load_group(CHECKS)
+
+    def kinds(self) -> dict[str, type[Any]]:
+        """Every native kind described, sorted."""
+        from chatassert._params import REGISTRY
+        from chatassert._registry import _load_builtins, registered
+
+        if self.plugins:
+            return registered()
+        _load_builtins()
+        return {k: cls for k, cls in sorted(REGISTRY.items()) if builtin(cls)}
+
+    def names(self, vocabulary: str) -> dict[str, type[Any]]:
+        """Every name of `vocabulary` described, sorted: each as the loader knows it (in
+        snake case), and as a check of one's own declares it when it spells it otherwise
+        (`mentions-order`), so that an editor accepts what its author wrote."""
+        from chatassert._registry import dialect_types
+
+        out: dict[str, type[Any]] = {}
+        for name, cls in dialect_types(vocabulary).items():
+            if not self.plugins and not builtin(cls):
+                continue
+            out[name] = cls
+            spelt = cls.dialect_names.get(vocabulary, ())
+            for spelling in (spelt,) if isinstance(spelt, str) else spelt:
+                if spelling != name and normalise_type(spelling) == name:
+                    out[spelling] = cls
+        return dict(sorted(out.items()))
 
     def ref(self, name: str) -> Schema:
         return {"$ref": f"#/{self.key}/{name}"}
@@ -128,7 +197,9 @@ def _spellings(cls: type[Any]) -> Schema:
 
 
 def _title(cls: type[Any]) -> str:
-    return (cls.__doc__ or "").strip().splitlines()[0]
+    """The first line of a type's docstring; a check of one's own says where it is from."""
+    title = (cls.__doc__ or "").strip().splitlines()[0]
+    return title if builtin(cls) else f"{title} ({cls.__module__}.{cls.__qualname__})"
 
 
 def _typed(name: str, cls: type[Any], defs: _Defs) -> Schema:
@@ -202,10 +273,8 @@ _ARRAY: Schema = {"type": "array"}
 
 def _native_assertions(defs: _Defs) -> None:
     """`kind_<kind>` for every registered kind, and `assertion`: one of them, by its type."""
-    from chatassert._registry import registered
-
     kinds: dict[str, list[Schema]] = {}
-    for kind, cls in registered().items():
+    for kind, cls in defs.kinds().items():
         kinds[kind] = [defs.add(f"kind_{kind}", _typed(kind, cls, defs))]
     defs.add("assertion", _by_type(kinds, "a native assertion"))
 
@@ -240,12 +309,17 @@ _STRINGS: Schema = {"oneOf": [{"type": "string"}, {"type": "array", "items": {"t
 # -- native --------------------------------------------------------------------------------
 
 
-def native_schema(draft: str = DRAFT_2020_12) -> Schema:
+def native_schema(draft: str = DRAFT_2020_12, *, plugins: bool = True) -> Schema:
     """The JSON Schema of the native spec format, generated from the registry.
 
-    `draft` is `DRAFT_2020_12` (`chatassert schema spec`) or `DRAFT_07` (for editors).
+    `draft` is `DRAFT_2020_12` (`chatassert schema spec`) or `DRAFT_07` (for editors);
+    `plugins` as `dialect_schema` takes it.
     """
-    defs = _Defs(draft)
+    return _native_schema(_Defs(draft, plugins=plugins))
+
+
+def _native_schema(defs: _Defs) -> Schema:
+    draft = defs.draft
     _native_assertions(defs)
     assertions = {"type": "array", "items": defs.ref("assertion")}
     defs.table["turn"] = {
@@ -300,18 +374,15 @@ def native_schema(draft: str = DRAFT_2020_12) -> Schema:
 def _dialect_definitions(dialect: str, prefix: str, defs: _Defs) -> dict[str, list[Schema]]:
     """A definition per type name of `dialect` (`<prefix>_<name>`); the references to them
     by type name."""
-    from chatassert._registry import dialect_types
-
     return {
         name: [defs.add(f"{prefix}_{name}", _typed(name, cls, defs))]
-        for name, cls in sorted(dialect_types(dialect).items())
+        for name, cls in defs.names(dialect).items()
     }
 
 
-def _flat_schema() -> Schema:
+def _flat_schema(defs: _Defs) -> Schema:
     from chatassert.specs import _flat
 
-    defs = _Defs(DRAFT_07)
     _native_assertions(defs)  # what a combinator's `assertion(s)` parameter holds
     types = _dialect_definitions("flat", "flat", defs)
     item = defs.add("flat_assertion", _by_type(types, "a flat assertion"))
@@ -401,11 +472,9 @@ def _item(name: str, cls: type[Any], defs: _Defs) -> Schema:
 def _items(level: str, defs: _Defs) -> dict[str, list[Schema]]:
     """`<level>_<name>` for every PromptKit type of `level` (turn, conversation), and
     `<level>_assertion`: one of them, by its type; the references to them by type name."""
-    from chatassert._registry import dialect_types
-
     types = {
         name: [defs.add(f"{level}_{name}", _item(name, cls, defs))]
-        for name, cls in sorted(dialect_types(f"promptkit.{level}").items())
+        for name, cls in defs.names(f"promptkit.{level}").items()
     }
     defs.add(f"{level}_assertion", _by_type(types, f"a PromptKit {level} assertion"))
     return types
@@ -442,10 +511,9 @@ def _manifest(kind: str, spec: Schema, defs: _Defs) -> Schema:
 _SCALAR = ["string", "number", "boolean"]
 
 
-def _promptkit_schema() -> Schema:
+def _promptkit_schema(defs: _Defs) -> Schema:
     from chatassert.specs import _promptkit, _promptkit_eval
 
-    defs = _Defs(DRAFT_07)
     _native_assertions(defs)  # what a combinator's `assertion(s)` parameter holds
     turn_types = _items("turn", defs)
     conversation_types = _items("conversation", defs)
@@ -604,7 +672,6 @@ def _expect_value(key: str, cls: type[Any], defs: _Defs) -> Schema:
     expect = defs.ref("expect")
     if cls is OneOf:
         return {"type": "array", "items": expect, "minItems": 1, "description": _title(cls)}
-    form = getattr(cls, "expect_form", "value")
     params, required = _params(cls, defs)
     fields = {
         "type": "object",
@@ -617,6 +684,9 @@ def _expect_value(key: str, cls: type[Any], defs: _Defs) -> Schema:
         "additionalProperties": False,
         **_spellings(cls),
     }
+    if not builtin(cls) and not hasattr(cls, "expect_form"):  # a check of one's own
+        return {**_own_value(cls, params, fields), "description": _title(cls)}
+    form = getattr(cls, "expect_form", "value")
     if cls is IfSensitiveResults:
         has_field = _keys(
             ["has_field", "value", "message"],
@@ -636,12 +706,26 @@ def _expect_value(key: str, cls: type[Any], defs: _Defs) -> Schema:
     return {**chosen, "description": _title(cls)} if "$ref" not in chosen else chosen
 
 
-def _expect_schema() -> Schema:
+def _own_value(cls: type[Any], params: Schema, fields: Schema) -> Schema:
+    """The value of an expect key naming a check of one's own, as `_expect.own_form` says."""
+    from chatassert.specs._expect import own_form
+
+    form = own_form(cls)
+    if form == "one":
+        return {"anyOf": [params[cls.params[0].name], fields]}
+    if form == "none":
+        return {"anyOf": [{"enum": [True, None]}, fields]}
+    return fields
+
+
+def _expect_schema(defs: _Defs) -> Schema:
     from chatassert.specs import _expect
 
-    defs = _Defs(DRAFT_07)
     _native_assertions(defs)
-    table = _expect.expect_keys()
+    table = defs.names("expect")
+    for alias, key in _expect.ALIASES.items():
+        if key in table:
+            table[alias] = table[key]
     defs.add(
         "expect",
         {

@@ -4,11 +4,13 @@ The first line of a YAML file becomes `# yaml-language-server: $schema=<target>`
 yaml-language-server (VS Code's YAML extension, and editors using the server) reads. Nothing
 in it is of this machine, because spec files are committed and read on other machines:
 
-- by default the schema is copied into the repository, `.chatassert/<dialect>.schema.json`
+- by default the schema is written into the repository, `.chatassert/<dialect>.schema.json`
   below the working directory (`--schema-dir` names another directory), and the target is
   the path of that copy relative to the spec file, which yaml-language-server resolves from
   the file's own directory. It works offline, on every clone, and the copy is committed with
-  the suites; running `init` again after an upgrade refreshes it;
+  the suites; running `init` again after an upgrade refreshes it. It is generated for the
+  checks installed: the shipped schema (`chatassert/schemas/`) with the checks of one's own
+  of the installed plugins and of `--plugin` modules, so that an editor knows them too;
 - with `--schema-url`, the target is that URL (`{dialect}` replaced), and nothing is copied.
 
 The rest of the file is kept byte for byte; a file that already has our line with the same
@@ -33,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import IO, Any, Protocol
 
 from chatassert._errors import SpecError
+from chatassert.reporting._words import counted
 
 __all__ = ["MODELINE", "SCHEMA_DIR", "add_parser", "init_files", "modeline_for", "run"]
 
@@ -118,7 +121,8 @@ class _Copies:
         self.done: dict[str, str] = {}
 
     def ensure(self, dialect: str) -> str:
-        """The path of the copy of `dialect`'s schema, written (or refreshed) first.
+        """The path of the copy of `dialect`'s schema, written (or refreshed) first: the
+        schema generated for the checks installed (the plugins' checks too).
 
         Raises:
             OSError: when it cannot be written (the spec file is then left as it is).
@@ -126,10 +130,10 @@ class _Copies:
         if dialect in self.done:
             return self.done[dialect]
         from chatassert import __version__
-        from chatassert._schemas import schema_file
+        from chatassert._schemas import dialect_schema, own_checks, render
 
         path = _copy_path(self.schema_dir, dialect)
-        data = schema_file(dialect).read_bytes()
+        data = render(dialect_schema(dialect)).encode("utf-8")  # with the plugins' checks
         try:
             with open(path, "rb") as handle:
                 before: bytes | None = handle.read()
@@ -139,7 +143,12 @@ class _Copies:
             os.makedirs(self.schema_dir, exist_ok=True)
             _write(path, data)
             done = "wrote" if before is None else "updated"
-            self.out.write(f"{path}: {done} (the {dialect} schema of chatassert {__version__})\n")
+            own = own_checks(dialect)
+            also = f", and {counted(len(own), 'check')} of one's own: {', '.join(own)}"
+            self.out.write(
+                f"{path}: {done} (the {dialect} schema of chatassert {__version__}"
+                f"{also if own else ''})\n"
+            )
         self.done[dialect] = path
         return path
 
@@ -186,12 +195,14 @@ def add_parser(sub: Any) -> None:
         help="point YAML spec files at their dialect's JSON Schema, for editors",
         description="Point YAML spec files at the JSON Schema of their dialect (detected as "
         "the loader does), so an editor with yaml-language-server completes and checks them. "
-        "The schema is copied into the repository (.chatassert/ below the working directory: "
+        "The schema, with the checks of installed plugins and --plugin modules, is written "
+        "into the repository (.chatassert/ below the working directory: "
         "run init from the repository's root, and commit the copies) and each file gets a "
         "first line '# yaml-language-server: $schema=PATH', PATH relative to the file, so "
         "nothing written is of this machine; or give --schema-url. Only a first line is added "
         "(or an older one of ours replaced); the rest of the file is kept byte for byte. JSON "
-        "files are left as they are. Run init again after upgrading to refresh the copies.",
+        "files are left as they are. Run init again after upgrading, or after adding a "
+        "plugin, to refresh the copies.",
         epilog="exit codes:\n  0    every file points at its schema\n"
         "  2    a file is not a spec file, not valid YAML, or could not be written (each "
         "named;\n       the others are done)\n",

@@ -25,8 +25,11 @@ def add_parser(sub: Any) -> None:
         description="Print a JSON Schema on standard output: of the native spec format "
         "(draft 2020-12, generated from the assertion registry), of a result tree, of a line "
         "of the JSON report, or, with --dialect, of the files of a dialect (draft-07, the "
-        "schema editors read; chatassert init points YAML spec files at it).",
-        epilog="exit codes:\n  0    the schema was printed\n  2    usage error\n",
+        "schema editors read; chatassert init points YAML spec files at it). Spec schemas are "
+        "generated for the checks installed: the built-in ones, and those of installed "
+        "plugins and --plugin modules.",
+        epilog="exit codes:\n  0    the schema was printed\n"
+        "  2    usage error, or an installed plugin that does not load\n",
     )
     schema.add_argument(
         "which",
@@ -39,8 +42,8 @@ def add_parser(sub: Any) -> None:
     schema.add_argument(
         "--dialect",
         choices=["flat", "promptkit", "expect", "native"],
-        help="print the draft-07 schema of the files of a dialect instead (the one the "
-        "package ships, for editors)",
+        help="print the draft-07 schema of the files of a dialect instead, for editors (the "
+        "one the package ships, with the checks of plugins)",
     )
 
 
