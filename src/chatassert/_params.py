@@ -137,17 +137,19 @@ def register(cls: A) -> A:
     """Class decorator: make an assertion type known to the loader under its `kind`.
 
     The class may also set `dialect_names`, a mapping from vocabulary (`flat`,
-    `promptkit.turn`, `promptkit.conversation`, `expect`; see `VOCABULARIES`) to the name the
-    type has in that vocabulary, or to a tuple of names when the vocabulary spells it several
-    ways (a later name beside the first one: `("content_includes", "contains")`). Names are
-    matched as spec files are, in snake case (`mentions-order` is `mentions_order`).
+    `promptkit.turn`, `promptkit.conversation`, `expect`) to the name the type has in that
+    vocabulary, or to a tuple of names when the vocabulary spells it several ways (a later
+    name beside the first one: `("content_includes", "contains")`). Names are matched as spec
+    files are, in snake case (`mentions-order` is `mentions_order`).
 
     A check of one's own (a class outside this package: a plugin's, a test suite's) is also
-    known by its `kind` in every vocabulary whose positions check what it checks (its
-    `level`, see `VOCABULARIES`): a `turn` check is a flat type, a PromptKit turn assertion
-    and a native type; a `json` check an expect key too; a `conversation` check a PromptKit
-    conversation assertion. Its kind and names must not be taken: a name another type has in
-    the same vocabulary is refused, naming both types.
+    known by its `kind` in every vocabulary whose positions check what it checks, by its
+    `level`: a `turn` check (the default) is a flat type and a PromptKit turn assertion; a
+    `json` check an expect key too; a `conversation` check a flat type (in a file that is a
+    list of assertions) and a PromptKit conversation assertion; an `any` check all of them. A
+    vocabulary names a check only at a level it takes (an expect name needs level `json` or
+    `any`). Its kind and names must not be taken: a name another type has in the same
+    vocabulary is refused, naming both types (docs/specs.md, "Checks of your own").
 
     A registered class needs a docstring, whose first line says when the check passes: it is
     the check's documentation wherever specs are written (`chatassert schema`, lint, the
@@ -155,8 +157,9 @@ def register(cls: A) -> A:
     docstring.
 
     Raises:
-        ValueError: for a type without a kind or a docstring, a level that is not one of
-            `LEVELS`, a vocabulary that does not take the type's level, or a name another
+        ValueError: for a type without a kind or a docstring, a level that is not `turn`,
+            `conversation`, `json` or `any`, a kind that is not in snake case (a check of
+            one's own), a vocabulary that does not take the type's level, or a name another
             type has (the message names both classes and their modules).
         TypeError: for `dialect_names` that are not names.
     """
