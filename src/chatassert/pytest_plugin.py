@@ -126,23 +126,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="args",
         default=[],
     )
-    group.addoption(
-        "--chatassert-plugin",
-        dest="chatassert_plugins",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="import MODULE (a module name found from the working directory, or a .py file) "
-        "for the checks, judges, log readers and report formats it registers; repeatable; "
-        "no:NAME turns the installed chatassert plugin NAME off (docs/plugins.md)",
-    )
-    parser.addini(
-        "chatassert_plugins",
-        "modules of chatassert plugins to import (found from the rootdir), and no:NAME for "
-        "an installed one to turn off, as --chatassert-plugin takes them",
-        type="args",
-        default=[],
-    )
     parser.addini(
         "chatassert_suites",
         "glob patterns of chatassert suite files to collect as tests; each X.<...> suite is "
@@ -170,7 +153,6 @@ def pytest_configure(config: pytest.Config) -> None:
         "chatassert: a check collected from a chatassert suite file (select with -m chatassert)",
     )
     _load_plugins(config)
-    _load_plugins(config)
     path = config.getoption("chatassert_report", None)
     if path:  # also in pytest-xdist workers: their checks travel with their test reports
         report = _Report(Path(path).resolve())  # from the directory pytest started in
@@ -179,34 +161,6 @@ def pytest_configure(config: pytest.Config) -> None:
         from chatassert.testing import add_observer
 
         report.remove_observer = add_observer(report.observe)
-
-
-def _load_plugins(config: pytest.Config) -> None:
-    """Load the chatassert plugins `CHATASSERT_PLUGINS`, the `chatassert_plugins` ini option
-    and `--chatassert-plugin` give (those turned off first); nothing is imported when none is.
-
-    Raises:
-        pytest.UsageError: when one is not a module, a file or no:NAME, or does not import.
-    """
-    env = os.environ.get("CHATASSERT_PLUGINS", "")
-    ini = config.getini("chatassert_plugins") or []
-    given = config.getoption("chatassert_plugins", None) or []
-    if not (env.strip() or ini or given):
-        return
-    from chatassert import plugins
-
-    try:
-        from_env = plugins.parse_plugin_list(env)
-        from_ini = plugins.parse_plugin_args(ini, given_by="ini option chatassert_plugins")
-        from_option = plugins.parse_plugin_args(given, given_by="--chatassert-plugin")
-        plugins.load_plugins(disabled=[*from_env[1], *from_ini[1], *from_option[1]])
-        plugins.load_plugins(from_env[0], given_by=plugins.ENV)
-        plugins.load_plugins(
-            from_ini[0], directory=str(config.rootpath), given_by="ini option chatassert_plugins"
-        )
-        plugins.load_plugins(from_option[0], given_by="--chatassert-plugin")
-    except plugins.PluginError as exc:
-        raise pytest.UsageError(str(exc)) from None
 
 
 def _load_plugins(config: pytest.Config) -> None:
