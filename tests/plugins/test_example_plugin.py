@@ -393,6 +393,8 @@ def test_from_a_checkout_plugin_loads_every_piece(
         "support-desk",
         "-o",
         str(report),
+        "--jobs",
+        "2",  # checked in worker processes too
         env=env,
     )
     assert (done.returncode, report.read_text(encoding="utf-8")) == (1, TALLY), done.stderr
