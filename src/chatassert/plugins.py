@@ -16,13 +16,11 @@ A plugin is found two ways:
 
 The groups and what an entry point's value must be:
 
-| group                | value                                                                   |
-|----------------------|-------------------------------------------------------------------------|
-| `chatassert.checks`  | a module (importing it registers its checks) or an assertion class      |
-| `chatassert.judges`  | a judge factory `(model: str | None, **options: str) -> Judge`, or a    |
-|                      | judge class called that way; its name is the entry point's name         |
-| `chatassert.readers` | a `chatassert.transcripts.Reader`                                       |
-| `chatassert.reports` | a reporter, as `chatassert.reporting.register_reporter` takes           |
+- `chatassert.checks`: a module (importing it registers its checks) or an assertion class;
+- `chatassert.judges`: a judge factory `(model, **options) -> Judge`, or a judge class called
+  that way; the judge's name is the entry point's name;
+- `chatassert.readers`: a `chatassert.transcripts.Reader`;
+- `chatassert.reports`: a reporter, as `chatassert.reporting.register_reporter` takes.
 
 A plugin that cannot be loaded (its import fails, its value is of the wrong type, what it
 registers is refused) raises `PluginError`, naming the plugin, its entry point and its
@@ -217,7 +215,7 @@ def parse_plugin_args(
             modules.append(value)
         else:
             raise PluginError(
-                f"{given_by}: {raw!r} is not a module name (such as my_checks or "
+                f"{given_by}: {value!r} is not a module name (such as my_checks or "
                 "tests.checks), the path of a .py file, or no:NAME",
                 plugin=raw,
             )

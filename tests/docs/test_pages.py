@@ -28,6 +28,7 @@ PAGES = [
     "docs/grounding.md",
     "docs/records.md",
     "docs/engines.md",
+    "docs/plugins.md",
 ]
 # Pages whose examples import an optional engine: they skip where it is not installed, unless
 # the variable that requires it is set (as .ci/run sets it).

@@ -177,7 +177,7 @@ def register_reporter(reporter: Reporter) -> None:
     ]
     if missing:
         raise TypeError(
-            f"a report format is a Reporter (docs/plugins.md): {reporter!r} lacks "
+            f"a report format is a Reporter (docs/add-a-report-format.md): {reporter!r} lacks "
             f"{', '.join(missing)}"
         )
     name = reporter.name
