@@ -161,9 +161,9 @@ def test_a_pointer_is_written_and_read_back() -> None:
 
 
 def test_a_pointer_that_names_nothing_says_where_it_stops() -> None:
-    with pytest.raises(LookupError, match=r"'/turns/1/txt' names nothing: /turns/1 \(dict\)"):
+    with pytest.raises(LookupError, match=r"'/turns/1/txt' names nothing: /turns/1 \(Turn\)"):
         value_at(CHAT, "/turns/1/txt")
-    with pytest.raises(LookupError, match=r"/turns \(list\) has no '5'"):
+    with pytest.raises(LookupError, match=r"/turns \(tuple\) has no '5'"):
         value_at(CHAT, "/turns/5")
     with pytest.raises(ValueError, match="not a JSON Pointer: 'turns/0'"):
         value_at(CHAT, "turns/0")

@@ -244,19 +244,52 @@ def pointer(*parts: str | int) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
-def _document(subject: object) -> Any:
-    """The JSON form of a subject that pointers are read in: a model's fields (by name), a
-    string as a turn's `{"text": ...}`, a JSON value as it is."""
-    if isinstance(subject, BaseModel):
-        return subject.model_dump(mode="json", warnings=False)
-    if isinstance(subject, str):
-        return {"text": subject}
-    return subject
+class _NoPlaceError(LookupError):
+    """A pointer that names nothing: where it stopped, and whether only its last part is
+    missing from a mapping of free-form data (the place a missing field would be)."""
+
+    def __init__(self, message: str, *, missing_field: bool) -> None:
+        super().__init__(message)
+        self.missing_field = missing_field
+
+
+_NOTHING: Any = object()
+
+
+def _resolve(subject: object, where: str) -> Any:
+    """What `where` names in `subject`, else `_NoPlaceError`."""
+    if not isinstance(where, str) or (where and not where.startswith("/")):
+        raise ValueError(f"not a JSON Pointer: {where!r} (write '' or '/part/part')")
+    node: Any = {"text": subject} if isinstance(subject, str) else subject
+    if not where:
+        return node
+    parts = where.split("/")[1:]
+    done = ""
+    for i, raw in enumerate(parts):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        child = _NOTHING
+        if isinstance(node, BaseModel):
+            if part in type(node).model_fields:
+                child = getattr(node, part)
+        elif isinstance(node, Mapping):
+            child = node.get(part, _NOTHING)
+        elif isinstance(node, list | tuple) and part.isdigit() and int(part) < len(node):
+            child = node[int(part)]
+        if child is _NOTHING:
+            held = "nothing" if node is None else type(node).__name__
+            raise _NoPlaceError(
+                f"{where!r} names nothing: {done or 'the subject'} ({held}) has no {part!r}",
+                missing_field=i == len(parts) - 1 and isinstance(node, Mapping),
+            )
+        node = child
+        done += "/" + raw
+    return node
 
 
 def value_at(subject: object, where: str) -> Any:
-    """Return what the JSON Pointer `where` names in `subject` (a `Turn` or `Conversation` by
-    its fields, a string as a turn whose `text` it is, a JSON value as it is).
+    """Return what the JSON Pointer `where` names in `subject`: a `Turn` or `Conversation` by
+    its fields (`/turns/1/tool_calls/0` is a `ToolCall`), a string as a turn whose `text` it
+    is, a JSON value as it is.
 
     Raises:
         ValueError: when `where` is not a JSON Pointer (it must be `""` or start with `/`).
@@ -269,25 +302,7 @@ def value_at(subject: object, where: str) -> Any:
         >>> value_at(turn, "/tool_calls/0/arguments/amount"), value_at("Hi", "/text")
         (20, 'Hi')
     """
-    if not isinstance(where, str) or (where and not where.startswith("/")):
-        raise ValueError(f"not a JSON Pointer: {where!r} (write '' or '/part/part')")
-    node = _document(subject)
-    if not where:
-        return node
-    done = ""
-    for raw in where.split("/")[1:]:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            held = "nothing" if node is None else type(node).__name__
-            raise LookupError(
-                f"{where!r} names nothing: {done or 'the subject'} ({held}) has no {part!r}"
-            )
-        done += "/" + raw
-    return node
+    return _resolve(subject, where)
 
 
 def find_span(text: str, value: str, *, ignore_case: bool = True) -> tuple[int, int] | None:

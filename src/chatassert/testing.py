@@ -879,9 +879,11 @@ def _contract_spec(
 
 def _pointer_problem(subject: object, where: str, span: tuple[int, int] | None) -> str | None:
     """What is wrong with a pointer (and span) into `subject`, or None when it resolves: in
-    the subject's JSON form, its form as a turn, or its JSON value."""
+    the subject, its form as a turn, or its JSON value. The place of a missing field counts
+    when its parent is free-form data (a JSON object, arguments, metadata): the evidence of a
+    missing field is where it should be."""
     from chatassert._models import as_json, as_turn
-    from chatassert.authoring import value_at
+    from chatassert.authoring import _NoPlaceError, _resolve
 
     documents: list[object] = [subject]
     if not isinstance(subject, Turn | Conversation):
@@ -892,17 +894,13 @@ def _pointer_problem(subject: object, where: str, span: tuple[int, int] | None) 
     problem = f"{where!r} names nothing"
     for document in documents:
         try:
-            found = value_at(document, where)
+            found = _resolve(document, where)
         except ValueError as exc:
             return str(exc)
-        except LookupError:
-            parent, _, _ = where.rpartition("/")
-            try:  # the place a missing field should be, when its parent is there
-                missing_field = span is None and isinstance(value_at(document, parent), dict)
-            except LookupError:
-                missing_field = False
-            if missing_field:
+        except _NoPlaceError as exc:
+            if exc.missing_field and span is None:
                 return None
+            problem = str(exc)
             continue
         if span is None:
             return None

@@ -10,11 +10,13 @@ import contextlib
 import io
 import os
 import re
+import sys
+import types
 from pathlib import Path
 
 import pytest
 
-from chatassert import _registry
+from chatassert import _registry, plugins
 from optional_engines import optional_module
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +30,8 @@ PAGES = [
     "docs/grounding.md",
     "docs/records.md",
     "docs/engines.md",
+    "docs/write-a-check.md",
+    "docs/write-a-judge.md",
     "docs/plugins.md",
 ]
 # Pages whose examples import an optional engine: they skip where it is not installed, unless
@@ -46,12 +50,16 @@ def test_examples_run_and_print_what_the_page_says(page: str) -> None:
         optional_module(*NEEDS[page])
     found = blocks(page)
     assert found, f"{page} has no python examples"
-    namespace: dict[str, object] = {"__name__": f"docs:{page}"}
+    # a module of its own, so that the classes a page defines pickle (as in a user's module)
+    module = types.ModuleType("docs_" + re.sub(r"\W", "_", page))
+    namespace: dict[str, object] = module.__dict__
+    sys.modules[module.__name__] = module
     cwd = os.getcwd()
     os.chdir(ROOT)
     _registry.registered()  # the built-in types first: the snapshot must hold them
     registry = dict(_registry.REGISTRY)  # pages may register example types
     dialects = {k: dict(v) for k, v in _registry.BY_DIALECT.items()}
+    judges = dict(plugins._JUDGE_FACTORIES)  # and example judges
     try:
         for number, (code, expected) in enumerate(found, 1):
             out = io.StringIO()
@@ -61,7 +69,10 @@ def test_examples_run_and_print_what_the_page_says(page: str) -> None:
                 assert out.getvalue() == expected, f"{page} example {number} printed otherwise"
     finally:
         os.chdir(cwd)
+        sys.modules.pop(module.__name__, None)
         _registry.REGISTRY.clear()
         _registry.REGISTRY.update(registry)
         _registry.BY_DIALECT.clear()
         _registry.BY_DIALECT.update(dialects)
+        plugins._JUDGE_FACTORIES.clear()
+        plugins._JUDGE_FACTORIES.update(judges)
