@@ -29,6 +29,7 @@ __all__ = [
     "VOCABULARIES",
     "BuildPart",
     "builtin",
+    "declared_names",
     "did_you_mean",
     "normalise_type",
     "Param",
@@ -222,7 +223,7 @@ def _names_of(cls: type[Assertion], own: bool) -> list[tuple[str, str]]:
         names += [
             (vocabulary, kind) for vocabulary, levels in VOCABULARIES.items() if level in levels
         ]
-    declared = getattr(cls, "dialect_names", {})
+    declared = declared_names(cls)
     if not isinstance(declared, Mapping):
         raise TypeError(
             f"{where}.dialect_names must map a vocabulary to a name (or a tuple of names), "
@@ -265,6 +266,16 @@ def _names_of(cls: type[Assertion], own: bool) -> list[tuple[str, str]]:
             if entry not in names:
                 names.append(entry)
     return names
+
+
+def declared_names(cls: type[Assertion]) -> Mapping[str, str | tuple[str, ...]]:
+    """The names `cls` declares per vocabulary (`dialect_names`). A check of one's own
+    declares its own: a subclass of a built-in check does not take the names of the class
+    it extends (`contains` stays `Contains`'s), only the kind and the names it sets."""
+    if builtin(cls):
+        return getattr(cls, "dialect_names", {})
+    declared: Mapping[str, str | tuple[str, ...]] = cls.__dict__.get("dialect_names", {})
+    return declared
 
 
 def _holder(vocabulary: str, name: str) -> type[Assertion] | None:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from chatassert._params import VALUE_TYPES, builtin, normalise_type
+from chatassert._params import VALUE_TYPES, builtin, declared_names, normalise_type
 
 __all__ = [
     "DIALECTS",
@@ -146,7 +146,7 @@ class _Defs:
             if not self.plugins and not builtin(cls):
                 continue
             out[name] = cls
-            spelt = cls.dialect_names.get(vocabulary, ())
+            spelt = declared_names(cls).get(vocabulary, ())
             for spelling in (spelt,) if isinstance(spelt, str) else spelt:
                 if spelling != name and normalise_type(spelling) == name:
                     out[spelling] = cls

@@ -25,7 +25,17 @@ from spec_own_checks import (
     RefundWithinTotal,
 )
 
-from chatassert import Assertion, Conversation, Result, SpecError, Status, Turn, from_spec, register
+from chatassert import (
+    Assertion,
+    Contains,
+    Conversation,
+    Result,
+    SpecError,
+    Status,
+    Turn,
+    from_spec,
+    register,
+)
 from chatassert._params import BY_DIALECT, REGISTRY
 from chatassert._registry import _load_builtins, dialect_types
 from chatassert.specs import load_assertion, loads_suite
@@ -85,6 +95,25 @@ def test_without_registering_no_vocabulary_knows_it() -> None:
     _load_builtins()
     assert "mentions_order_id" not in REGISTRY
     assert all("mentions_order_id" not in table for table in BY_DIALECT.values())
+
+
+@pytest.mark.usefixtures("own_checks")
+def test_a_subclass_of_a_built_in_check_has_the_names_it_declares_not_its_parents() -> None:
+    class MentionsRefund(Contains):
+        """Passes when the reply mentions a refund."""
+
+        __slots__ = ()
+        kind = "mentions_refund"
+        params = ()
+
+        def __init__(self, *, message: str | None = None) -> None:
+            super().__init__("refund", message=message)
+
+    register(MentionsRefund)  # Contains's flat name, `contains`, is not taken again
+    assert dialect_types("flat")["contains"] is Contains
+    assert dialect_types("flat")["mentions_refund"] is MentionsRefund
+    suite = loads_suite("- {type: mentions_refund}\n", filename="refund.yaml")
+    assert suite.cases[0].check(Conversation(turns=[Turn(text="No refund")])).passed
 
 
 # -- native --------------------------------------------------------------------------------
