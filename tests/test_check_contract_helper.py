@@ -190,6 +190,14 @@ class PointsAstray(_Broken):
         return result if result.passed else result.replace(pointer="/reply/body")
 
 
+class PointsAtNoField(_Broken):
+    """Points its failures at a field of the turn that does not exist (one level down)."""
+
+    def _check(self, subject: object) -> Result:
+        result = super()._check(subject)
+        return result if result.passed else result.replace(pointer="/reply")
+
+
 class SpansTooFar(_Broken):
     """Marks characters beyond the end of the text."""
 
@@ -264,6 +272,7 @@ BROKEN: list[tuple[str, Callable[[], Assertion], dict[str, list[object]]]] = [
     ("error never a pass", lambda: LenientJudged(judge=FakeJudge.passing()), PLAIN),
     ("negation swaps only pass and fail", NotInvertible, PLAIN),
     ("pointer resolves", PointsAstray, PLAIN),
+    ("pointer resolves", PointsAtNoField, PLAIN),
     ("pointer resolves", SpansTooFar, PLAIN),
     ("JSON round trip", NotJSON, PLAIN),
     ("check and acheck agree", AwaitsOtherwise, PLAIN),

@@ -126,10 +126,15 @@ def named_prompt(name: str, prompts: Mapping[str, str] | None) -> str | None:
 class JudgedAssertion(Assertion):
     """Shared machinery of judged assertions: resolve the judge, ask it, record the verdict.
 
-    Subclasses build the `JudgeRequest` (`_request`) and may add details (`_details`). A
-    request's own `prompt` template is kept unless the assertion sets `prompt=`. A judge
-    without a `name` is accepted: its results record `details["judge"]` as None, and an
-    error's reason names it by its `str`.
+    A judged check of one's own subclasses it (docs/write-a-judge.md): it sets `kind` (and
+    `params`, registered), implements the `criteria` property (the text the judge grades
+    against) and `_request(subject) -> JudgeRequest` (what the judge is asked about a
+    subject), and may add facts to the result's details with `_details(verdict)` (called with
+    None when there is no verdict). The base finds the judge (`judge=`, else the one the
+    configuration names), asks it, applies `min_score` and turns a judge that gives no verdict
+    into an `error`, never a pass. A request's own `prompt` template is kept unless the
+    assertion sets `prompt=`. A judge without a `name` is accepted: its results record
+    `details["judge"]` as None, and an error's reason names it by its `str`.
 
     Raises:
         ValueError: when `model` is given but is not a non-empty string (a blank one, or not a

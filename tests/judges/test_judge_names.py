@@ -234,10 +234,12 @@ def test_a_factory_that_does_not_give_a_judge_is_said(module: str, factory: str,
 
 
 def test_a_module_that_is_not_there_names_itself() -> None:
-    from chatassert.plugins import PluginError
-
-    with pytest.raises(PluginError, match=r"plugin module 'no_such_gateway' .*cannot be imported"):
+    with pytest.raises(JudgeError) as caught:
         make_judge("no_such_gateway:make")
+    assert str(caught.value) == (
+        "judge: cannot import the module of no_such_gateway:make (looked up on sys.path and in "
+        "the working directory): ModuleNotFoundError: No module named 'no_such_gateway'"
+    )
 
 
 def test_a_registered_judge_is_a_name(registered: None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -358,6 +360,59 @@ def test_judge_on_the_command_line_names_the_judge_for_the_run(
     assert [r.body["model"] for r in server.requests] == ["cli-model", "cli-model"]
     assert "CHATASSERT_JUDGE" not in os.environ  # the run's judge, not the process's
     assert "CHATASSERT_JUDGE_MODEL" not in os.environ
+
+
+def test_worker_processes_ask_the_judge_the_command_line_names(
+    work: Path, module: str, server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    grade(server)
+    monkeypatch.setenv("CHATASSERT_JUDGE_BASE_URL", server.url)
+    lines = [conversation("Booked for two."), conversation("Sorry, we are full.")] * 3
+    (work / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = cli(
+        work, "check", "suite.yaml", "log.jsonl", "--judge", f"{module}:gateway",
+        "--judge-model", "worker-model", "-j", "2", "-f", "json",
+    )  # fmt: skip
+    assert (code, err) == (1, "")
+    rows = [json.loads(line) for line in out.splitlines() if '"result"' in line]
+    assert [r["result"]["status"] for r in rows] == ["passed", "failed"] * 3
+    assert {r.body["model"] for r in server.requests} == {"worker-model"}
+    assert len(server.requests) == 6
+
+
+def test_validate_takes_the_judge_on_the_command_line_too(work: Path) -> None:
+    labels = [{"record": f"log.jsonl:{n}", "assertion": "llm_rubric", "human": human}
+              for n, human in ((1, "pass"), (2, "fail"))]  # fmt: skip
+    (work / "labels.jsonl").write_text(
+        "".join(json.dumps(label) + "\n" for label in labels), encoding="utf-8"
+    )
+    code, out, err = cli(work, "validate", "suite.yaml", "labels.jsonl", "log.jsonl",
+                         "--judge", "fake:pass", "-f", "json")  # fmt: skip
+    assert (code, err) == (0, "")
+    [rubric] = json.loads(out)["assertions"]
+    assert rubric["counts"] == {"tp": 1, "fp": 1, "fn": 0, "tn": 0}
+
+
+def test_the_pytest_plugin_takes_a_judge_of_ones_own_by_name(
+    pytester: pytest.Pytester, module: str, tmp_path: Path
+) -> None:
+    pytester.makepyfile(
+        test_polite="""
+        from chatassert import LLMRubric
+
+        def test_booked(chatassert_judge):
+            assert chatassert_judge.name == "house"
+            assert LLMRubric("Confirms", judge=chatassert_judge).check("Booked.").passed
+        """
+    )
+    house = f"house_{uuid.uuid4().hex[:10]}"
+    (pytester.path / f"{house}.py").write_text(HOUSE_RULE, encoding="utf-8")
+    pytester.syspathinsert()
+    result = pytester.runpytest("-p", "no:xdist", "--chatassert-judge", f"{house}:HouseRule")
+    result.assert_outcomes(passed=1)
+    typo = pytester.runpytest("-p", "no:xdist", "--chatassert-judge", "opneai")
+    assert typo.ret == pytest.ExitCode.USAGE_ERROR
+    typo.stderr.fnmatch_lines(["*--chatassert-judge: unknown judge 'opneai' (did you mean*"])
 
 
 def test_fake_judges_run_judged_checks_offline(work: Path) -> None:

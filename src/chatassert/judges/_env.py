@@ -8,6 +8,7 @@ import importlib
 import inspect
 import json
 import os
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -268,8 +269,7 @@ def _factory(name: str, where: str) -> Callable[..., Any]:
                 f"{where}: {name!r} is not module:factory (a module, a colon, and the name of "
                 "a judge factory or class in it)"
             )
-        plugins.load_plugins([module], given_by=f"{where} {name}")
-        found: Any = importlib.import_module(module)
+        found: Any = _imported(module, name, where)
         for part in attribute.split("."):
             if not hasattr(found, part):
                 raise JudgeError(f"{where}: module {module!r} has no {attribute!r} ({name})")
@@ -292,6 +292,29 @@ def _factory(name: str, where: str) -> Callable[..., Any]:
         + (f" ({hint})" if hint else "")
         + f"; the judges are {', '.join(names)}, or module:factory for a judge of one's own"
     )
+
+
+def _imported(module: str, name: str, where: str) -> Any:
+    """The module of `module:factory`: on `sys.path`, else in the working directory (where a
+    repository's own modules are, as for `--plugin`).
+
+    Raises:
+        JudgeError: when it cannot be imported, saying why.
+    """
+    try:
+        try:
+            return importlib.import_module(module)
+        except ModuleNotFoundError as missing:
+            here = os.getcwd()
+            if missing.name != module.split(".")[0] or here in sys.path:
+                raise
+            sys.path.append(here)  # a repository's own module, not installed
+            return importlib.import_module(module)
+    except Exception as exc:
+        raise JudgeError(
+            f"{where}: cannot import the module of {name} (looked up on sys.path and in the "
+            f"working directory): {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def _qualified(value: object) -> str:
