@@ -57,7 +57,6 @@ if TYPE_CHECKING:
         check_many as check_many,
     )
     from chatassert.judges._env import (
-        BUILT_IN_JUDGES as BUILT_IN_JUDGES,
         ENV_VARS as ENV_VARS,
         judge_from_env as judge_from_env,
         judge_names as judge_names,
@@ -101,7 +100,6 @@ _EXPORTS: dict[str, str] = {
     "env_concurrency": "chatassert.judges._settings",
     "judge_from_env": "chatassert.judges._env",
     # judges by name: the built-in ones, the plugins', module:factory
-    "BUILT_IN_JUDGES": "chatassert.judges._env",
     "judge_names": "chatassert.judges._env",
     "make_judge": "chatassert.judges._env",
     "named_judge": "chatassert.judges._env",
