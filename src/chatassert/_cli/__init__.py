@@ -43,7 +43,7 @@ from chatassert._cli._options import (
     HelpFormatter,
     Parser,
     plugin_arguments,
-    plugin_option,
+    plugin_group,
 )
 from chatassert._cli._output import EXIT_PIPE, STDOUT, Output, OutputError
 from chatassert.plugins import PluginError
@@ -79,11 +79,7 @@ def parser() -> argparse.ArgumentParser:
     )
     for name in COMMANDS:
         importlib.import_module(f"chatassert._cli.{name}").add_parser(sub)
-        plugin_option(
-            sub.choices[name].add_argument_group(
-                "plugins", "Checks, judges, log readers and report formats from outside."
-            )
-        )
+        plugin_group(sub.choices[name])
     return built
 
 

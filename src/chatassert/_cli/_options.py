@@ -202,6 +202,16 @@ def plugin_option(options: Options) -> None:
     )
 
 
+def plugin_group(parser: argparse.ArgumentParser) -> None:
+    """Add the `plugins` group of a command's options (`plugin_option`), the last of its
+    help."""
+    plugin_option(
+        parser.add_argument_group(
+            "plugins", "Checks, judges, log readers and report formats from outside."
+        )
+    )
+
+
 def plugin_arguments(argv: Sequence[str]) -> list[str]:
     """The values of `-p/--plugin` in a command line (`-p X`, `-pX`, `--plugin X`,
     `--plugin=X`), read before it is parsed; none after `--`.

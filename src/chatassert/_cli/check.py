@@ -26,6 +26,7 @@ from chatassert._cli._options import (
     command,
     judging_options,
     log_format_option,
+    plugin_group,
     quiet_option,
     read_prices,
     report_options,
@@ -257,6 +258,7 @@ def options(**given: Any) -> argparse.Namespace:
         (True, 1, None)
     """
     parser = add_parser(Parser(prog="chatassert").add_subparsers(parser_class=Parser))
+    plugin_group(parser)  # as the command line adds it to every command
     args = parser.parse_args([])
     for name, value in given.items():
         if not hasattr(args, name):
