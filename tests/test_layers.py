@@ -119,6 +119,8 @@ ALLOWED_UP = {
     "CHATASSERT_JUDGE names, when it first needs one (the core never imports httpx otherwise)",
     ("_workflow", "specs._yaml"): "Workflow.from_file reads its YAML through the spec reader, "
     "with the spec reader's limits, when a file is read",
+    ("_params", "_registry"): "a check of one's own is registered only after the built-ins are "
+    "loaded, so a built-in's name is refused whichever module was imported first",
 }
 """Upward imports the design needs, each inside the one function that needs it."""
 
@@ -216,6 +218,8 @@ def test_no_module_imports_itself_in_a_circle() -> None:
         index[module] = low[module] = len(index)
         stack.append(module)
         for target in GRAPH[module]:
+            if (module, target) in ALLOWED_UP:  # imported inside a function, when called
+                continue
             if target not in index:
                 visit(target)
                 low[module] = min(low[module], low[target])
