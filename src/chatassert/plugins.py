@@ -305,6 +305,7 @@ def _import_module(module: str, base: str, given_by: str) -> None:
                 if missing.name not in (top, module) or base in sys.path:
                     raise
                 sys.path.append(base)  # a repository's own module, not installed
+                importlib.invalidate_caches()
                 importlib.import_module(module)
     except PluginError:
         raise
