@@ -579,3 +579,30 @@ def test_judges_register_by_name_once(tmp_path: Path) -> None:
     assert empty == "ValueError a judge needs a name, got ''"
     assert not_callable.startswith("TypeError judge 'x': expected a factory")
     assert made == "mine"
+
+
+# -- what the registries refuse --------------------------------------------------------------
+
+
+def test_a_reader_that_is_not_one_or_takes_a_built_in_name_is_refused() -> None:
+    from chatassert.transcripts import Reader, register_reader
+
+    with pytest.raises(TypeError, match=r"registered as a chatassert.transcripts.Reader\("):
+        register_reader({"name": "desk"})  # type: ignore[arg-type]
+    taken = Reader("openai", lambda record: False, lambda record: None)  # type: ignore[arg-type,return-value]
+    with pytest.raises(ValueError, match=r"'openai' is already registered \(a built-in format\)"):
+        register_reader(taken)
+
+
+def test_a_reporter_that_lacks_a_part_is_refused_naming_it() -> None:
+    from chatassert.reporting import register_reporter
+
+    class Half:
+        name = "half"
+        extensions = (".half",)
+        rows = "summary"
+
+        def open(self, out: object, options: object) -> None: ...
+
+    with pytest.raises(TypeError, match=r"lacks description, excerpts, needs_subject, render$"):
+        register_reporter(Half())  # type: ignore[arg-type]
