@@ -104,6 +104,8 @@ NAMESPACES = (
     "chatassert.specs",
     "chatassert.transcripts",
     "chatassert.reporting",
+    "chatassert.authoring",
+    "chatassert.plugins",
 )
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = [
     "ChatAssertError",
     "JudgeError",
+    "PluginError",
     "RegexTimeoutError",
     "SpecError",
     "SpecProblem",
@@ -118,3 +121,51 @@ class MissingExtraError(ChatAssertError, ImportError, ValueError):
     `ImportError`, and a `ValueError` too, so a spec loader reports it as a problem of the
     assertion that needs the library, with its file and line.
     """
+
+
+class PluginError(ChatAssertError):
+    """A plugin could not be loaded: a module given to `load_plugins` (`--plugin`) that does
+    not import, or an installed entry point whose import fails, whose value is of the wrong
+    type, or whose checks, reader or format its registry refuses.
+
+    The message names the plugin, its entry point (`group: name = value`) and distribution,
+    the cause, and how to fix it or turn the plugin off.
+
+    Attributes:
+        plugin: The plugin's name: the entry point's, or the module as given.
+        group: The entry-point group, None for a module given by name.
+        value: The entry point's value (`package.module:object`), None for a module.
+        distribution: The distribution declaring the entry point (`name version`), if any.
+        failures: For an error that reports several plugins at once, each one's error.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        plugin: str | None = None,
+        group: str | None = None,
+        value: str | None = None,
+        distribution: str | None = None,
+        failures: Sequence[PluginError] = (),
+    ) -> None:
+        super().__init__(message)
+        self.plugin = plugin
+        self.group = group
+        self.value = value
+        self.distribution = distribution
+        self.failures = tuple(failures)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        keywords = {
+            "plugin": self.plugin,
+            "group": self.group,
+            "value": self.value,
+            "distribution": self.distribution,
+            "failures": self.failures,
+        }
+        return (_rebuild_error, (str(self), keywords))
+
+
+def _rebuild_error(message: str, keywords: dict[str, Any]) -> PluginError:
+    return PluginError(message, **keywords)
