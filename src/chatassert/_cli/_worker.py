@@ -65,7 +65,11 @@ def init_worker(plan: Plan, plugged: PluginState | None = None) -> None:
 
 def fold(items: list[Item]) -> list[Item] | Folded:
     """A worker's chunk, folded when the run's plan allows it and no held step of a
-    multi-step test is among its items (those are paired in the main process)."""
+    multi-step test is among its items (those are paired in the main process).
+
+    Each streamed format's report is opened for the chunk, and only its rows are kept: the
+    beginning its `open` writes (a header) and its end are written once, by the main process,
+    which owns the output."""
     plan = _WORKER_PLAN
     if plan is None or not plan.fold or any(type(item) is HeldStep for item in items):
         return items
@@ -73,6 +77,9 @@ def fold(items: list[Item]) -> list[Item] | Folded:
     writer = ReportWriter(
         outputs, full_results=plan.full_results, verbose=plan.verbose, flaky=plan.flaky
     )
+    for out in outputs.values():  # what `open` wrote begins the report: the main process's
+        out.seek(0)
+        out.truncate()
     summary = Summary(keep=plan.show, records=0)
     rows: list[Row] = []
     records = 0

@@ -123,8 +123,10 @@ class Reporter(Protocol):
     @property
     def rows(self) -> str:
         """How it writes rows: `streamed` (each as it comes, in order: `--jobs` workers
-        render and write them, so its `Report.add` may not see every row and its end reads the
-        summary alone), `spooled` (kept, written at the end) or `summary` (none: the report is
+        render and write them, a batch at a time with a report opened for it whose beginning
+        is dropped, so its `Report.add` may not see every row and its end reads the summary
+        alone; the report's beginning and end are written once, where its output is),
+        `spooled` (kept, written at the end) or `summary` (none: the report is
         written from the summary alone)."""
 
     @property
