@@ -150,6 +150,10 @@ _WORKFLOW_CHECKS = (
 
 
 def _is_item_list(doc: Any) -> bool:
+    """Whether `doc` is a bare list of PromptKit assertions: some item has `params`, or every
+    type is a PromptKit name and none a flat one. A name no type registered so far has is
+    looked for among the installed plugins of checks (and only then: a list of built-in
+    names loads none)."""
     if not isinstance(doc, list) or not doc:
         return False
     if not all(isinstance(i, Mapping) and isinstance(i.get("type"), str) for i in doc):
@@ -157,8 +161,16 @@ def _is_item_list(doc: Any) -> bool:
     if any("params" in i for i in doc):
         return True
     names = {normalise_type(i["type"]) for i in doc}
-    ours = set(table_for("promptkit.turn")) | set(table_for("promptkit.conversation"))
-    return names <= ours and not names & set(table_for("flat"))
+    turn, conversation = table_for("promptkit.turn"), table_for("promptkit.conversation")
+    flat = table_for("flat")
+    if names & set(flat):  # iterating a table loads no plugin
+        return False
+    unknown = names - set(turn) - set(conversation)
+    if not unknown:
+        return True
+    if not all(name in turn or name in conversation for name in unknown):  # plugins looked up
+        return False
+    return not names & set(flat)  # a plugin found may have given one of them a flat name too
 
 
 def detect(doc: Any) -> bool:
