@@ -322,7 +322,7 @@ class HasFields(JsonCheck):
 
     __slots__ = ("_paths", "paths")
     kind = "expect_has_fields"
-    dialect_names = {"expect": "has_fields"}
+    dialect_names = {"expect": ("has_fields", "has_field")}
     params = (
         Param("value", "str_list", required=True, attr="paths", doc="the paths that must exist"),
     )

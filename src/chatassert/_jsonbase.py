@@ -330,7 +330,7 @@ class JsonCheck(Assertion):
 
     __slots__ = ("_memo", "_quick")
     level = "json"
-    dialect_names: ClassVar[dict[str, str]] = {}
+    dialect_names: ClassVar[Mapping[str, str | tuple[str, ...]]] = {}
     expect_form: ClassVar[str] = "value"
     evidence_at = ""
     """How an expect key's value maps to the params: `value` (the value is the `value`

@@ -722,10 +722,7 @@ def _expect_schema(defs: _Defs) -> Schema:
     from chatassert.specs import _expect
 
     _native_assertions(defs)
-    table = defs.names("expect")
-    for alias, key in _expect.ALIASES.items():
-        if key in table:
-            table[alias] = table[key]
+    table = defs.names("expect")  # other spellings too (`has_field`): names of their checks
     defs.add(
         "expect",
         {

@@ -33,7 +33,6 @@ from chatassert._registry import SpecContext, build_typed, join_path, line_of
 from chatassert._responses import NoOverlap
 from chatassert._results import IfSensitiveResults, OneOf
 from chatassert._suite import Case, StepSpec
-from chatassert.plugins import CHECKS, PluginTable
 from chatassert.specs._common import (
     NOT_USED_OFFLINE,
     Dialect,
@@ -48,10 +47,7 @@ from chatassert.specs._common import (
 )
 from chatassert.specs._yaml import LocatedDict
 
-__all__ = ["ALIASES", "EXPECT", "UNSUPPORTED", "expect_keys", "own_form", "translate_expect"]
-
-ALIASES = {"has_field": "has_fields"}
-"""Other spellings of expect keys."""
+__all__ = ["EXPECT", "UNSUPPORTED", "expect_keys", "own_form", "translate_expect"]
 
 _TOOLS = (
     "needs the agent's tool calls, which a JSON response does not carry; check the "
@@ -126,23 +122,10 @@ _OTHER_DIALECTS = (
 
 
 def expect_keys() -> Mapping[str, type[Assertion]]:
-    """Return every expect key (aliases included) and the class it builds (a live view: a key
-    no type registered so far has is looked for among the installed plugins)."""
-    keys = table_for("expect")
-    built: dict[int, dict[str, type[Assertion]]] = {}  # by the number of keys it was built of
-
-    def entries() -> dict[str, type[Assertion]]:
-        count = len(keys)
-        if count not in built:  # first, or again when a plugin registered keys since
-            table = dict(keys)
-            for alias, key in ALIASES.items():
-                if key in table:
-                    table[alias] = table[key]
-            built.clear()
-            built[count] = table
-        return built[count]
-
-    return PluginTable(CHECKS, entries)
+    """Return every expect key and the class it builds, other spellings included (`has_field`
+    is `HasFields`'s, beside `has_fields`): a live view, in which a key no type registered so
+    far has is looked for among the installed plugins."""
+    return table_for("expect")
 
 
 # -- detection -----------------------------------------------------------------------------
