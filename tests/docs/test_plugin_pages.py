@@ -3,8 +3,8 @@
 As tests/docs/test_pages.py runs the core pages: each page's ```python blocks run in order in
 one namespace, from the repository root, and a block followed by a line "prints" and a
 ```text block must print exactly that text. These pages register a log format and a report
-format for the life of their process, which the registries offer no way to take back for
-readers; so each page runs in an interpreter of its own, leaving this one as it was.
+format for the life of their process, which the pages do not take back; so each page runs in
+an interpreter of its own, leaving this one as it was.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ Each log format is one module, listed once among the readers (`transcripts._read
 which `FORMATS` and `PARTS` derive, in detection order); the native format's is
 `transcripts._native`. A log format of one's own is a `Reader` given to `register_reader`
 (or named by a `chatassert.readers` entry point): it is asked after the built-in ones
-(docs/plugins.md). Lines, documents and values become records in `transcripts._reading`;
-a log's bytes become numbered lines in `transcripts._io`.
+(docs/plugins.md); `unregister_reader` takes it out. Lines, documents and values become
+records in `transcripts._reading`; a log's bytes become numbered lines in `transcripts._io`.
 
 Example:
     >>> import io, json
@@ -40,7 +40,14 @@ from chatassert.transcripts._io import (
     read_error,
     whole_file_note,
 )
-from chatassert.transcripts._readers import FORMATS, PARTS, Reader, readers, register_reader
+from chatassert.transcripts._readers import (
+    FORMATS,
+    PARTS,
+    Reader,
+    readers,
+    register_reader,
+    unregister_reader,
+)
 from chatassert.transcripts._reading import (
     RESPONSES,
     Record,
@@ -73,5 +80,6 @@ __all__ = [
     "readers",
     "register_reader",
     "require_format",
+    "unregister_reader",
     "whole_file_note",
 ]

@@ -37,7 +37,16 @@ from chatassert._errors import TranscriptError
 from chatassert._models import Conversation
 from chatassert.plugins import PluginTable
 
-__all__ = ["FORMATS", "PARTS", "READERS", "Reader", "detected", "readers", "register_reader"]
+__all__ = [
+    "FORMATS",
+    "PARTS",
+    "READERS",
+    "Reader",
+    "detected",
+    "readers",
+    "register_reader",
+    "unregister_reader",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +277,29 @@ def register_reader(reader: Reader) -> None:
     _FORMATS[name] = (reader.detect, reader.parse)
     if reader.parts is not None:
         PARTS[name] = reader.parts
+
+
+def unregister_reader(name: str) -> Reader:
+    """Take a registered log format out (`register_reader`'s, or an installed plugin's) and
+    return its `Reader`: `--log-format NAME` no longer reads it, and detection no longer asks
+    it. Registering it again puts it last among the registered formats.
+
+    Raises:
+        KeyError: when no registered format has that name.
+        ValueError: when the name is a built-in format's, which cannot be taken out.
+    """
+    if any(reader.name == name for reader in READERS):
+        raise ValueError(
+            f"log format {name!r} is built in and cannot be taken out; to read a log in "
+            "another format that claims its records, give that format with --log-format"
+        )
+    found = next((reader for reader in _PLUGGED if reader.name == name), None)
+    if found is None:
+        raise KeyError(name)
+    _PLUGGED.remove(found)
+    del _FORMATS[name]
+    PARTS.pop(name, None)
+    return found
 
 
 def _install(name: str, value: object) -> None:
