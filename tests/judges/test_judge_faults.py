@@ -14,24 +14,44 @@ from typing import Any
 
 import pytest
 from faulty import FAULTS, FaultyServer, PacedServer, expected, passing_reply
+from faulty_h2 import H2_FAULTS, Authority, FaultyH2Server
 
 from chatassert import LLMRubric, Result
 from chatassert.judges import CachedJudge, OpenAIJudge, VerdictCache, check_many
 from chatassert.judges._http import DEFAULT_MAX_REPLY_BYTES
 from chatassert.testing import FakeJudge
 
+Faulty = FaultyServer | FaultyH2Server
+
+PROTOCOLS = ("http/1.1", "h2")
+"""The faulty servers' protocols: HTTP/1.1 in plain text, HTTP/2 over TLS (ALPN)."""
+
 
 @pytest.fixture
-def faulty() -> Iterator[FaultyServer]:
-    server = FaultyServer(rate=0.2, seed=12)
-    server.start()
-    try:
-        yield server
-    finally:
+def start_faulty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[..., Faulty]]:
+    """Start a faulty server speaking a protocol of `PROTOCOLS`; stop it after the test."""
+    servers: list[Faulty] = []
+
+    def start(protocol: str, **options: Any) -> Faulty:
+        server: Faulty
+        if protocol == "h2":
+            authority = Authority(tmp_path)
+            monkeypatch.setenv("SSL_CERT_FILE", str(authority.ca_file))
+            server = FaultyH2Server(authority, **options)
+        else:
+            server = FaultyServer(**options)
+        servers.append(server)
+        server.start()
+        return server
+
+    yield start
+    for server in servers:
         server.stop()
 
 
-def _check(server: FaultyServer, count: int, concurrency: int) -> list[tuple[int, bool, str, str]]:
+def _check(server: Faulty, count: int, concurrency: int) -> list[tuple[int, bool, str, str]]:
     judge = OpenAIJudge("m", base_url=server.url, timeout=5, retries=8, backoff=0.001)
     rubric = LLMRubric("The reply answers the question", judge=judge)
     subjects = [f"Answer for ITEM-{i}." for i in range(count)]
@@ -39,7 +59,10 @@ def _check(server: FaultyServer, count: int, concurrency: int) -> list[tuple[int
     return [(i, r.passed, r.status, r.reason) for i, r in enumerate(results)]
 
 
-def test_every_verdict_reaches_its_own_request_under_faults(faulty: FaultyServer) -> None:
+def test_every_verdict_reaches_its_own_request_under_faults(
+    start_faulty: Callable[..., Faulty],
+) -> None:
+    faulty = start_faulty("http/1.1", rate=0.2, seed=12)
     outcomes = _check(faulty, 600, 64)
     assert set(faulty.injected) >= {*FAULTS, "ok"}, faulty.injected  # every fault happened
     wrong = [
@@ -57,17 +80,48 @@ def test_every_verdict_reaches_its_own_request_under_faults(faulty: FaultyServer
     )
 
 
-def test_a_stale_second_answer_is_never_read_as_the_next_verdict() -> None:
-    server = FaultyServer(rate=1.0, faults=("double",), seed=1)
-    server.start()
-    try:
-        outcomes = _check(server, 40, 1)  # one connection, reused as often as it can be
-    finally:
-        server.stop()
+def test_every_verdict_reaches_its_own_stream_under_http2_faults(
+    start_faulty: Callable[..., Faulty],
+) -> None:
+    # Over HTTP/2 a reset connection, a cut body or a second answer on an ended stream (a
+    # protocol error) ends every stream of the connection: those attempts are retried, and
+    # an attempt that keeps sharing a connection with faults runs out of retries. No answer
+    # ever reaches another stream, and an attempt that gets none is an error, never a pass.
+    faulty = start_faulty("h2", rate=0.05, seed=12)
+    outcomes = _check(faulty, 300, 16)
+    assert set(faulty.injected) >= {*H2_FAULTS, "ok"}, faulty.injected  # every fault happened
+    assert faulty.connections < faulty.requests  # connections were kept and shared
+    verdicts = [o for o in outcomes if o[2] != "error"]
+    wrong = [(i, r) for i, passed, _, r in verdicts if passed != expected(i) or r != f"item {i}"]
+    assert not wrong, f"{len(wrong)} verdicts reached the wrong request: {wrong[:5]}"
+    assert len(verdicts) >= 270, len(verdicts)  # nearly every request outlasts the faults
+    errors = [o[3] for o in outcomes if o[2] == "error"]
+    assert all("connection failed" in reason for reason in errors), errors[:3]
+
+
+@pytest.mark.parametrize(("protocol", "fault"), [("http/1.1", "double"), ("h2", "double_later")])
+def test_a_stale_second_answer_is_never_read_as_the_next_verdict(
+    start_faulty: Callable[..., Faulty], protocol: str, fault: str
+) -> None:
+    server = start_faulty(protocol, rate=1.0, faults=(fault,), seed=1)
+    outcomes = _check(server, 40, 1)  # one connection, reused as often as it can be
     for i, passed, status, reason in outcomes:
         assert status != "error"
         assert passed == expected(i), (i, reason)
         assert reason.endswith(f"item {i}"), (i, reason)
+
+
+def test_a_stale_answer_in_the_packet_of_the_real_one_is_an_error_over_http2(
+    start_faulty: Callable[..., Faulty],
+) -> None:
+    # The stale frames come in the read that brings the answer: the protocol error they are
+    # takes the connection and the answer read with it. Every attempt fails alike: an error,
+    # never a verdict, and never the stale one.
+    server = start_faulty("h2", rate=1.0, faults=("double",), seed=1)
+    outcomes = _check(server, 3, 1)
+    assert [status for _, _, status, _ in outcomes] == ["error"] * 3
+    assert all("connection failed" in reason for *_, reason in outcomes)
+    assert server.requests == 3 * 9  # every attempt was made, each on a new connection
 
 
 # -- scripted bytes ---------------------------------------------------------------------------

@@ -1,12 +1,17 @@
 """Judges over HTTP: OpenAI-compatible chat completions and Anthropic Messages.
 
 Both share the transport: one `httpx.AsyncClient` per event loop (httpx's own transport, so the
-proxy variables and TLS settings users know apply), one deadline per request (connecting,
+proxy variables and TLS settings users know apply, `SSL_CERT_FILE` and `SSL_CERT_DIR` among
+them), one deadline per request (connecting,
 sending and reading the whole reply, whatever pace the server keeps), a cap on the size of a
 reply, retries with exponential backoff and jitter on connection errors, timeouts, 429
-(honouring `Retry-After`) and 5xx, and no retry on other 4xx. Each request has a connection of
-its own: over HTTP/1.1 a reply cannot be told apart from a stale second answer to an earlier
-request on the same connection, so a connection is never reused for another verdict. Each
+(honouring `Retry-After`) and 5xx, and no retry on other 4xx. Over HTTP/1.1 each request has
+a connection of its own: a reply cannot be told apart from a stale second answer to an earlier
+request on the same connection, so such a connection is never reused for another verdict. Over
+HTTP/2 each request is a stream of its own, and an answer carries the stream it belongs to, so
+one kept-alive connection carries many requests: a judge offers HTTP/2 over TLS (ALPN) when
+the `h2` package is installed (the `http2` extra), and speaks it over plain `http://` only when
+asked (`http2=True`, prior knowledge), since an HTTP/1.1-only server cannot read that. Each
 attempt also passes the request gate of its context (`use_request_gate`), keyed by provider
 and model, which a 429 (or a 503 with `Retry-After`) pauses for every process sharing it.
 
@@ -23,6 +28,7 @@ import asyncio
 import dataclasses
 import email.utils
 import functools
+import importlib.util
 import json
 import logging
 import math
@@ -36,10 +42,11 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
+import anyio
 import certifi
 import httpx
 
-from chatassert._errors import JudgeError
+from chatassert._errors import JudgeError, MissingExtraError
 from chatassert._judging import (
     JudgeRequest,
     Verdict,
@@ -82,6 +89,17 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 _Outcome = TypeVar("_Outcome", bound=Verdict | JudgeError)
 
+_HTTP2_EXTRA = (
+    "HTTP/2 needs the h2 package, which is not installed: pip install 'chatassert[http2]' "
+    "(or leave http2= unset to speak HTTP/2 only where it is installed)"
+)
+"""The message for `http2=True` without the `h2` package."""
+
+
+def _h2_installed() -> bool:
+    """Whether httpx can speak HTTP/2 here (the `h2` package is importable)."""
+    return importlib.util.find_spec("h2") is not None
+
 
 class HTTPJudge:
     """Shared machinery of the HTTP judges (subclass it for another wire format).
@@ -110,6 +128,15 @@ class HTTPJudge:
             may not hold a control character (tab aside) or start or end with whitespace.
         max_reply_bytes: The largest reply body read, after decompression; a larger one is
             an error (default 10 MiB).
+        http2: Whether to speak HTTP/2, each request on a stream of its own over one
+            kept-alive connection. `None` (the default): offered over `https://` (ALPN) when
+            the `h2` package is installed, HTTP/1.1 otherwise and over `http://`. `True`:
+            offered over `https://`, and spoken over `http://` with prior knowledge (h2c; an
+            HTTP/1.1-only server fails every request); without `h2` a `MissingExtraError`.
+            `False`: HTTP/1.1 only. Over HTTP/1.1 a connection is never reused.
+
+    Raises:
+        MissingExtraError: for `http2=True` when the `h2` package is not installed.
     """
 
     provider: ClassVar[str] = ""
@@ -133,6 +160,7 @@ class HTTPJudge:
         prompt: str | None = None,
         headers: Mapping[str, str] | None = None,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+        http2: bool | None = None,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("a judge needs a model name (a non-empty string)")
@@ -162,6 +190,10 @@ class HTTPJudge:
             raise ValueError(f"max_reply_bytes must be a positive integer, got {max_reply_bytes!r}")
         if prompt is not None:
             template_fields(prompt)
+        if http2 is not None and not isinstance(http2, bool):
+            raise TypeError(f"http2 must be True, False or None, got {http2!r}")
+        if http2 is True and not _h2_installed():
+            raise MissingExtraError(_HTTP2_EXTRA, name="h2")
         for name, value in (headers or {}).items():
             if not isinstance(name, str) or not isinstance(value, str):
                 raise TypeError(f"headers= maps names to strings, got {name!r}: {type(value)}")
@@ -186,6 +218,7 @@ class HTTPJudge:
         self.prompt = prompt
         self.headers = dict(headers or {})
         self.max_reply_bytes = max_reply_bytes
+        self.http2 = http2
         self.name = f"{self.provider}:{model}"
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Pools]
         self._clients = weakref.WeakKeyDictionary()
@@ -370,13 +403,26 @@ class HTTPJudge:
         pools = self._clients.get(loop)
         if pools is None or pools.closed:
             if self._ssl is None:  # building one is slow; every loop's pools share it
-                self._ssl = ssl.create_default_context(cafile=certifi.where())
-            pools = _Pools(self._ssl)
+                self._ssl = _ssl_context()
+            pools = _Pools(self._ssl, self._protocols())
             self._clients[loop] = pools
             task = loop.create_task(self._close_at_loop_end(loop, pools))
             self._closers.add(task)
             task.add_done_callback(self._closers.discard)
         return pools.next()
+
+    def _protocols(self) -> tuple[bool, bool]:
+        """Whether the client speaks HTTP/1.1, and whether HTTP/2 (see `http2`)."""
+        wanted = getattr(self, "http2", None)  # (absent from older pickles)
+        if wanted is False:
+            return True, False
+        if not _h2_installed():
+            if wanted:  # a pickle sent where h2 is missing: say so, never fall back silently
+                raise MissingExtraError(f"{self.name}: {_HTTP2_EXTRA}", name="h2")
+            return True, False
+        if self.base_url.lower().startswith("https://"):
+            return True, True  # ALPN: the server picks HTTP/2 or HTTP/1.1
+        return (False, True) if wanted else (True, False)
 
     async def _close_at_loop_end(self, loop: asyncio.AbstractEventLoop, pools: _Pools) -> None:
         # Waits until the loop's runner cancels its leftover tasks, then closes the pools.
@@ -399,6 +445,7 @@ class HTTPJudge:
         Raises:
             TimeoutError: when the deadline passes first (the connection is closed).
             JudgeError: when the decoded body grows past `max_reply_bytes`.
+            httpx.RequestError: when the connection fails, `_CONNECTION_ENDS` included.
         """
         values = {
             **self.headers,
@@ -416,7 +463,10 @@ class HTTPJudge:
             timeout=self.timeout,
         )
         async with asyncio.timeout(self.timeout):
-            response = await client.send(request, stream=True)
+            try:
+                response = await client.send(request, stream=True)
+            except _CONNECTION_ENDS as exc:
+                raise _ended(exc, request) from exc
             try:
                 encoding = response.headers.get("content-encoding", "")
                 decoder = _Decoder(encoding, self.max_reply_bytes)
@@ -426,6 +476,8 @@ class HTTPJudge:
                     decoder.feed(chunk)
                     if decoder.problem:
                         raise JudgeError(f"{self.name}: {decoder.problem}")
+            except _CONNECTION_ENDS as exc:
+                raise _ended(exc, request) from exc
             finally:
                 await response.aclose()
         return response, decoder.body()
@@ -556,13 +608,25 @@ class HTTPJudge:
 
 
 class _Pools:
-    """The HTTP client of one event loop, on httpx's own transport."""
+    """The HTTP client of one event loop, on httpx's own transport.
 
-    def __init__(self, context: ssl.SSLContext) -> None:
+    HTTP/1.1 connections are never reused: without HTTP/2 none is kept alive, and every
+    request says `Connection: close` (which closes its HTTP/1.1 connection after the reply
+    even where HTTP/2 connections are kept; HTTP/2 drops the header). An HTTP/2 connection
+    is kept alive and carries one stream per request, up to the server's limit of concurrent
+    streams (httpx opens another connection past it).
+    """
+
+    def __init__(self, context: ssl.SSLContext, protocols: tuple[bool, bool]) -> None:
+        http1, http2 = protocols
         self.client = httpx.AsyncClient(
             verify=context,
             follow_redirects=False,
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=0),
+            http1=http1,
+            http2=http2,
+            limits=httpx.Limits(
+                max_connections=None, max_keepalive_connections=_KEPT_ALIVE if http2 else 0
+            ),
         )
 
     @property
@@ -574,6 +638,30 @@ class _Pools:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+_CONNECTION_ENDS = (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError)
+"""How the TLS stream under httpx's HTTP/2 connections can end that httpx does not map to its
+own errors (seen when a server drops a connection while a window update is being written)."""
+
+
+def _ended(exc: Exception, request: httpx.Request) -> httpx.ReadError:
+    """The connection failure a `_CONNECTION_ENDS` error is (retried like any other)."""
+    return httpx.ReadError(f"the connection ended ({type(exc).__name__})", request=request)
+
+
+_KEPT_ALIVE = 16
+"""How many idle HTTP/2 connections a judge keeps per event loop (one per server is typical)."""
+
+
+def _ssl_context() -> ssl.SSLContext:
+    """The TLS context of the judges: the CA bundle in `SSL_CERT_FILE` or the folder in
+    `SSL_CERT_DIR` when set (as httpx and OpenSSL read them), certifi's bundle otherwise."""
+    if os.environ.get("SSL_CERT_FILE"):
+        return ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+    if os.environ.get("SSL_CERT_DIR"):
+        return ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 class _Decoder:

@@ -1,0 +1,405 @@
+"""HTTP/2 judge servers on 127.0.0.1 for the tests: a misbehaving one built on `h2` and a
+well-behaved one (hypercorn serving a small ASGI app), both over TLS with a certificate from a
+certificate authority made for the test (`trustme`).
+
+`FaultyH2Server` is `faulty.FaultyServer` over HTTP/2: each request's prompt carries a tag
+(`ITEM-<n>`), the verdict it deserves is `faulty.expected(n)`, and a seeded share of the
+answers goes wrong in one of the ways HTTP/2 allows: a stale second answer on the stream just
+answered (in the same packet or a moment later, while other streams are in flight), a reset of
+the stream (`RST_STREAM`), a reset of the whole connection with every stream on it, a body cut
+short by a dropped connection, or interim 1xx responses first.
+
+`HypercornServer` counts what a client made of it: requests, the HTTP versions they came over,
+and the connections they came on (by the client's port). Run as a script (`python faulty_h2.py
+--delay 0.05 --folder DIR`) it serves good verdicts over TLS in a process of its own, writes
+its authority's certificate to DIR, prints its base URL, and reports how many requests it
+received at `GET /count` (used by the benchmark).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import h2.config
+import h2.connection
+import h2.errors
+import h2.events
+import trustme
+from faulty import TAG, expected
+from hyperframe.frame import DataFrame, HeadersFrame
+
+H2_FAULTS = ("double", "double_later", "reset_stream", "reset", "truncate", "interim")
+
+
+class Authority:
+    """A certificate authority made for a test, and a certificate it issued for 127.0.0.1.
+
+    `ca_file` is the authority's certificate, for `SSL_CERT_FILE`; `server_context` serves
+    the certificate, offering `alpn` (HTTP/2 first).
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.ca = trustme.CA()
+        self.cert = self.ca.issue_cert("127.0.0.1")
+        self.ca_file = folder / "test-ca.pem"
+        self.ca.cert_pem.write_to_path(str(self.ca_file))
+        self.key_file = folder / "server.pem"
+        self.cert.private_key_and_cert_chain_pem.write_to_path(str(self.key_file))
+
+    def server_context(self, alpn: Sequence[str] = ("h2", "http/1.1")) -> ssl.SSLContext:
+        """A server-side TLS context with the certificate, offering `alpn`."""
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        self.cert.configure_cert(context)
+        context.set_alpn_protocols(list(alpn))
+        return context
+
+
+def _verdict_body(passed: bool, reason: str) -> bytes:
+    content = json.dumps({"passed": passed, "score": 1.0 if passed else 0.0, "reason": reason})
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
+    return json.dumps(body).encode()
+
+
+def _head(body: bytes) -> list[tuple[str, str]]:
+    return [
+        (":status", "200"),
+        ("content-type", "application/json"),
+        ("content-length", str(len(body))),
+    ]
+
+
+class _Thread:
+    """An asyncio loop in a daemon thread, running a server until `stop()`."""
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.thread: threading.Thread | None = None
+        self.port = 0
+
+    def run(self, start: Callable[[], Any], finish: Callable[[], Any]) -> None:
+        ready = threading.Event()
+
+        def main() -> None:
+            loop = asyncio.new_event_loop()
+            self.loop = loop
+            self.port = loop.run_until_complete(start())
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(finish())
+            loop.close()
+
+        self.thread = threading.Thread(target=main, daemon=True)
+        self.thread.start()
+        if not ready.wait(10):
+            raise RuntimeError("the test server did not start within 10 s")
+
+    def stop(self) -> None:
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        if self.thread is not None:
+            self.thread.join(10)
+
+
+class FaultyH2Server:
+    """Serve verdicts over HTTP/2 and TLS, injecting one of `faults` into a `rate` share."""
+
+    def __init__(
+        self,
+        authority: Authority,
+        *,
+        rate: float = 0.2,
+        faults: Sequence[str] = H2_FAULTS,
+        seed: int = 7,
+    ) -> None:
+        self.authority = authority
+        self.rate = rate
+        self.faults = tuple(faults)
+        self.random = random.Random(seed)
+        self.injected: Counter[str] = Counter()
+        self.requests = 0
+        self.connections = 0
+        self._runner = _Thread()
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def url(self) -> str:
+        """The base URL, for `OpenAIJudge(base_url=...)`."""
+        return f"https://127.0.0.1:{self._runner.port}/v1"
+
+    def start(self) -> str:
+        """Start serving in a background thread; return the base URL."""
+        context = self.authority.server_context(alpn=("h2",))
+
+        async def start() -> int:
+            self._server = await asyncio.start_server(
+                self._serve, "127.0.0.1", 0, ssl=context, backlog=512
+            )
+            port: int = self._server.sockets[0].getsockname()[1]
+            return port
+
+        async def finish() -> None:
+            assert self._server is not None
+            self._server.close()
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+        self._runner.run(start, finish)
+        return self.url
+
+    def stop(self) -> None:
+        """Stop the server and join its thread."""
+        self._runner.stop()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        self.connections += 1
+        config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
+        conn = h2.connection.H2Connection(config=config)
+        conn.initiate_connection()
+        writer.write(conn.data_to_send())
+        bodies: dict[int, bytearray] = {}
+        answers: set[asyncio.Task[None]] = set()
+        try:
+            while data := await reader.read(65536):
+                for event in conn.receive_data(data):
+                    if isinstance(event, h2.events.RequestReceived):
+                        bodies[event.stream_id] = bytearray()
+                    elif isinstance(event, h2.events.DataReceived):
+                        bodies[event.stream_id] += event.data
+                        conn.acknowledge_received_data(
+                            event.flow_controlled_length, event.stream_id
+                        )
+                    elif isinstance(event, h2.events.StreamEnded):
+                        body = bytes(bodies.pop(event.stream_id, b""))
+                        answer = asyncio.ensure_future(
+                            self._answer(conn, writer, event.stream_id, body)
+                        )
+                        answers.add(answer)
+                        answer.add_done_callback(answers.discard)
+                    elif isinstance(event, h2.events.ConnectionTerminated):
+                        return
+                writer.write(conn.data_to_send())
+                await writer.drain()
+        except (ConnectionError, ssl.SSLError, h2.exceptions.ProtocolError):
+            pass
+        finally:
+            for answer in list(answers):
+                answer.cancel()
+            writer.transport.abort()
+            self._tasks.discard(task)
+
+    async def _answer(
+        self,
+        conn: h2.connection.H2Connection,
+        writer: asyncio.StreamWriter,
+        stream: int,
+        request: bytes,
+    ) -> None:
+        self.requests += 1
+        match = TAG.search(request.decode("utf-8", "replace"))
+        tag = int(match.group(1)) if match else -1
+        good = _verdict_body(expected(tag), f"item {tag}")
+        fault = self.random.choice(self.faults) if self.random.random() < self.rate else "ok"
+        self.injected[fault] += 1
+        await asyncio.sleep(self.random.random() * 0.003)
+        try:
+            if fault == "reset":
+                writer.transport.abort()  # every stream of the connection goes with it
+                return
+            if fault == "reset_stream":
+                conn.reset_stream(stream, h2.errors.ErrorCodes.INTERNAL_ERROR)
+            elif fault == "truncate":
+                conn.send_headers(stream, _head(good))
+                conn.send_data(stream, good[: len(good) - 20])
+                writer.write(conn.data_to_send())
+                await writer.drain()
+                writer.transport.abort()
+                return
+            else:
+                if fault == "interim":
+                    conn.send_headers(stream, [(":status", "103"), ("link", "</hint>")])
+                    conn.send_headers(stream, [(":status", "100")])
+                conn.send_headers(stream, _head(good))
+                conn.send_data(stream, good, end_stream=True)
+                if fault in ("double", "double_later"):
+                    if fault == "double_later":
+                        writer.write(conn.data_to_send())
+                        await writer.drain()
+                        await asyncio.sleep(0.002)
+                    stale = _verdict_body(not expected(tag), f"stale answer to item {tag}")
+                    writer.write(conn.data_to_send() + self._stale(conn, stream, stale))
+                    await writer.drain()
+                    return
+            writer.write(conn.data_to_send())
+            await writer.drain()
+        except (ConnectionError, h2.exceptions.ProtocolError):
+            pass
+
+    @staticmethod
+    def _stale(conn: h2.connection.H2Connection, stream: int, body: bytes) -> bytes:
+        """A whole second answer on `stream`, already ended: frames `h2` would refuse to send."""
+        block = conn.encoder.encode(_head(body))
+        headers = HeadersFrame(stream, data=block, flags=["END_HEADERS"])
+        data = DataFrame(stream, data=body, flags=["END_STREAM"])
+        return bytes(headers.serialize() + data.serialize())
+
+
+class HypercornServer:
+    """hypercorn on 127.0.0.1 serving verdicts after `delay` seconds, counting what it saw.
+
+    Over TLS (`authority`) it offers `alpn` (HTTP/2 and HTTP/1.1 by default); without it, it
+    serves plain HTTP/1.1 and HTTP/2 with prior knowledge. `versions` counts the requests by
+    HTTP version, `clients` by the client's (host, port): one entry per connection.
+    """
+
+    def __init__(
+        self,
+        authority: Authority | None = None,
+        *,
+        alpn: Sequence[str] = ("h2", "http/1.1"),
+        delay: float = 0.0,
+    ) -> None:
+        self.authority = authority
+        self.alpn = tuple(alpn)
+        self.delay = delay
+        self.versions: Counter[str] = Counter()
+        self.clients: Counter[tuple[str, int]] = Counter()
+        self._runner = _Thread()
+        self._stopped: asyncio.Event | None = None
+        self._served: asyncio.Future[None] | None = None
+
+    @property
+    def requests(self) -> int:
+        """How many requests the server answered."""
+        return sum(self.versions.values())
+
+    @property
+    def url(self) -> str:
+        """The base URL, for `OpenAIJudge(base_url=...)`."""
+        scheme = "https" if self.authority is not None else "http"
+        return f"{scheme}://127.0.0.1:{self._runner.port}/v1"
+
+    async def app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """The ASGI app: a good verdict for every POST, naming the tag of its prompt."""
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        if scope["method"] == "GET" and scope["path"] == "/count":
+            count = json.dumps({"count": self.requests}).encode()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": count})
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        self.versions[scope["http_version"]] += 1
+        self.clients[tuple(scope["client"])] += 1
+        match = TAG.search(body.decode("utf-8", "replace"))
+        tag = int(match.group(1)) if match else 1
+        await asyncio.sleep(self.delay)
+        payload = _verdict_body(expected(tag), f"item {tag}")
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})
+
+    def start(self) -> str:
+        """Start serving in a background thread; return the base URL."""
+        from hypercorn.asyncio import serve
+        from hypercorn.config import Config
+
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(512)
+        config = Config()
+        config.bind = [f"fd://{listener.fileno()}"]
+        config.alpn_protocols = list(self.alpn)
+        config.accesslog = config.errorlog = None
+        if self.authority is not None:
+            config.certfile = config.keyfile = str(self.authority.key_file)
+
+        async def start() -> int:
+            self._stopped = asyncio.Event()
+            self._served = asyncio.ensure_future(
+                serve(self.app, config, shutdown_trigger=self._stopped.wait)  # type: ignore[arg-type]
+            )
+            port: int = listener.getsockname()[1]
+            return port
+
+        async def finish() -> None:
+            assert self._stopped is not None
+            assert self._served is not None
+            self._stopped.set()
+            await self._served
+            with contextlib.suppress(OSError):  # hypercorn may have closed it
+                listener.close()
+
+        self._runner.run(start, finish)
+        return self.url
+
+    def stop(self) -> None:
+        """Stop the server and join its thread."""
+        self._runner.stop()
+
+
+@contextlib.contextmanager
+def serving(delay: float, folder: Path) -> Iterator[str]:
+    """Run this script as an HTTP/2 server over TLS in a process of its own, answering after
+    `delay` seconds, its authority's certificate written to `folder / "test-ca.pem"`; yield
+    its base URL."""
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--delay", str(delay), "--folder", str(folder)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--delay", type=float, default=0.05)
+    parser.add_argument("--folder", type=Path, required=True)
+    args = parser.parse_args()
+    server = HypercornServer(Authority(args.folder), delay=args.delay)
+    print(server.start(), flush=True)
+    try:
+        sys.stdin.read()  # serve until the parent closes our stdin
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
