@@ -2,14 +2,16 @@
 
 In a multi-agent system one agent hands the conversation to another (the OpenAI Agents SDK
 calls a tool named `transfer_to_<agent>`, whose output names the new agent:
-`{"assistant": "Billing Agent"}`). `ActiveAgent` checks the agent active after a turn, that
+`{"assistant": "Billing Agent"}`; Google ADK calls `transfer_to_agent`, whose `agent_name`
+argument names it). `ActiveAgent` checks the agent active after a turn, that
 is, the one that answered it. It reads, in order:
 
 1. `Turn.agent`, given in code or a native record, or set by a log adapter from the log
    (handoffs in or before the turn, run items that name their agent, `metadata.agent` on a
    message; docs/offline.md);
-2. the last handoff call of the turn (`transfer_to_<agent>`): the agent its output names,
-   else the name after `transfer_to_`;
+2. the last handoff call of the turn (`transfer_to_<agent>`): the agent ADK's
+   `transfer_to_agent` names in its `agent_name` argument, or its output names, else the
+   name after `transfer_to_`;
 3. the turn's `metadata.agent`.
 
 A turn none of them speaks for is an `error`, never a pass: a test file's `start_agent` or
@@ -30,11 +32,12 @@ import json
 import re
 
 from chatassert._base import Assertion
-from chatassert._models import Turn, turn_of
+from chatassert._models import ToolCall, Turn, turn_of
 from chatassert._params import Param, register
 from chatassert._result import Result, Status
 
 __all__ = [
+    "ADK_HANDOFF",
     "HANDOFF_PREFIX",
     "ActiveAgent",
     "active_agent",
@@ -48,6 +51,9 @@ _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 
 HANDOFF_PREFIX = "transfer_to_"
 """The prefix of the OpenAI Agents SDK's handoff tool names (`transfer_to_billing_agent`)."""
+
+ADK_HANDOFF = "transfer_to_agent"
+"""Google ADK's handoff tool, whose `agent_name` argument names the agent handed to."""
 
 _NOT_NAME = re.compile(r"[^a-zA-Z0-9_]")
 
@@ -77,18 +83,30 @@ def is_handoff(tool: str) -> bool:
     return tool.startswith(HANDOFF_PREFIX) and len(tool) > len(HANDOFF_PREFIX)
 
 
-def handoff_target(tool: str, output: str | None) -> str:
+def handoff_target(call: ToolCall, output: str | None) -> str:
     """The agent a handoff call hands the conversation to.
 
-    The SDK answers a handoff call with `{"assistant": "<agent name>"}`: that name, when the
-    call's output says it; else the part of the tool name after `transfer_to_`.
+    Google ADK has one handoff tool, `transfer_to_agent`, whose `agent_name` argument names
+    the agent: that name, when the call gives it. The OpenAI Agents SDK has a tool per agent
+    and answers its call with `{"assistant": "<agent name>"}`: that name, when the call's
+    output says it. Else the part of the tool name after `transfer_to_`.
 
     Example:
-        >>> handoff_target("transfer_to_billing_agent", '{"assistant": "Billing Agent"}')
+        >>> from chatassert import ToolCall
+        >>> handoff_target(ToolCall(name="transfer_to_billing_agent"),
+        ...                '{"assistant": "Billing Agent"}')
         'Billing Agent'
-        >>> handoff_target("transfer_to_billing_agent", None)
+        >>> handoff_target(ToolCall(name="transfer_to_billing_agent"), None)
         'billing_agent'
+        >>> handoff_target(ToolCall(name="transfer_to_agent", arguments={"agent_name": "billing"}),
+        ...                '{"result": null}')
+        'billing'
     """
+    tool = call.name
+    if tool == ADK_HANDOFF:
+        named = call.arguments.get("agent_name")
+        if isinstance(named, str) and named.strip():
+            return named
     if output and output.lstrip().startswith("{"):
         try:
             said = json.loads(output)
@@ -121,7 +139,7 @@ def active_agent(turn: Turn) -> tuple[str, str] | None:
     for call, result in reversed(turn.call_results):
         if is_handoff(call.name):
             output = None if result is None else result.content
-            return handoff_target(call.name, output), f"handoff call {call.name}"
+            return handoff_target(call, output), f"handoff call {call.name}"
     named = turn.metadata.get("agent")
     if isinstance(named, str) and named.strip():
         return named, "metadata.agent"

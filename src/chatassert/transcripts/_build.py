@@ -419,9 +419,10 @@ def _agent_after(
 
     The log's agent facts are read in order, the last one winning: a message that names its
     agent (`Msg.agent`), and a handoff call (`transfer_to_<agent>`), which hands the
-    conversation to the agent its output names (`{"assistant": ...}`), else to the one its
-    tool name names. A call's output is the result it pairs with (docs/semantics.md G20,
-    `pair_results`), as `active_agent` reads it from the built turn's `call_results`.
+    conversation to the agent ADK's `transfer_to_agent` names in its `agent_name` argument,
+    or its output names (`{"assistant": ...}`), else to the one its tool name names. A call's
+    output is the result it pairs with (docs/semantics.md G20, `pair_results`), as
+    `active_agent` reads it from the built turn's `call_results`.
     """
     outputs: list[str | None] | None = None  # each of the turn's calls' output, when needed
     position = 0  # the turn's calls seen so far
@@ -433,7 +434,7 @@ def _agent_after(
                 if call.name.startswith(HANDOFF_PREFIX) and is_handoff(call.name):
                     if outputs is None:
                         outputs = _call_outputs(group)
-                    target = handoff_target(call.name, outputs[position])
+                    target = handoff_target(call, outputs[position])
                     active = (target, f"handoff call {call.name} in turns[{index}]")
                 position += 1
     return active
