@@ -239,6 +239,9 @@ def _held_turn(turn: Turn, back: Turn) -> tuple[dict[str, Any], dict[str, Any]]:
         # text (the transcript of what the agent said) it did not record
         b.pop("unrecorded", None)
         a.pop("unrecorded", None)
+    if a["agent"] == "" and b["agent"] is None:
+        # an event's empty author is how an eval set says no agent is known (docs/offline.md)
+        b["agent"] = ""
     return a, b
 
 
