@@ -775,7 +775,7 @@ _OSLO_TURN = turn(
         "input_tokens": 14,
         "output_tokens": 5,
         "total_tokens": 19,
-        "stop_reason": "tool_use",
+        "stop_reason": "end_turn",  # the last call's: the first one's tool_use did not end it
         "model_calls": 2,
     },
 )

@@ -90,7 +90,7 @@ def test_arena_message_costs_and_latencies_are_summed_per_turn() -> None:
     assert first["latency_ms"] == 1000
     assert (first["input_tokens"], first["output_tokens"], first["total_tokens"]) == (250, 60, 310)
     assert first["cost"] == pytest.approx(0.003)
-    assert first["finish_reason"] == "tool_use"  # the turn's first call's, as other formats
+    assert first["finish_reason"] == "stop"  # the turn's last call's (its first: tool_use)
     assert turns[1].metadata["finish_reason"] == "stop"
 
 

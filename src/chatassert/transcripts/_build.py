@@ -278,14 +278,27 @@ def duration(value: object, field: str, what: str = "a duration") -> int | float
 
 
 _SUMMED = ("input_tokens", "output_tokens", "total_tokens", "latency_ms", "cost")
+"""The facts of a turn that are the sum of its model calls'."""
+
+_LAST = ("finish_reason", "stop_reason")
+"""The facts of a turn that are its last model call's: why its answer ended (a first call
+that stopped for tool calls does not end the turn). A last call that logs none leaves the
+turn without one."""
 
 
 def _merge_metadata(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
-    """Merge a model call's metadata into a turn's: numbers that add up are summed, and the
-    call is counted in `model_calls`."""
+    """Merge a model call's metadata into a turn's, the calls in order: numbers that add up
+    are summed (`_SUMMED`), the finish reason is the last call's (`_LAST`), every other fact
+    is the first call's that gives it (`model`, `span_id`); the call is counted in
+    `model_calls`."""
+    for key in _LAST:
+        if key not in extra:
+            target.pop(key, None)
     for key, value in extra.items():
         if key in _SUMMED and number(value) is not None and number(target.get(key)) is not None:
             target[key] = target[key] + value
+        elif key in _LAST:
+            target[key] = value
         else:
             target.setdefault(key, value)
     target["model_calls"] = int(target.get("model_calls", 0)) + 1
