@@ -1147,8 +1147,8 @@ def junk() -> st.SearchStrategy[Any]:
     """A value of the wrong kind for wherever it lands."""
     return st.one_of(
         json_scalars(),
-        st.just([]),
-        st.just({}),
+        st.builds(list),  # a fresh one each draw: a target that fills it must not change the next
+        st.builds(dict),
         st.lists(json_scalars(), max_size=3),
         st.dictionaries(words(), json_scalars(), max_size=2),
         odd_text(),

@@ -12,6 +12,7 @@ results are strict JSON.
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -108,7 +109,7 @@ def convention_record(
     draw: st.DrawFn, samples: list[Any], prefixes: tuple[str, ...], fields: tuple[str, ...]
 ) -> Any:
     """A sample record mutated, then given flattened attributes of its convention."""
-    doc = draw(mutated_record(samples))
+    doc = copy.deepcopy(draw(mutated_record(samples)))  # its attributes are filled in below
     spans = _spans(doc)
     for _ in range(draw(st.integers(0, 4)) if spans else 0):
         span = draw(st.sampled_from(spans))
