@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 from resume_helpers import run_files
 
+from chatassert._cli import main
 from chatassert.integrations.ray import check_dataset, summarize
 from chatassert.records import Checker, Row, Summary, inline_suite
 from chatassert.specs import load_suite
@@ -91,7 +92,7 @@ def _log(path: Path, count: int, seed: int) -> list[dict[str, Any] | None]:
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    """A local Ray of 2 CPUs, whose address the `--engine ray` subprocesses join."""
+    """A local Ray of 2 CPUs: in-process `--engine ray` runs use it, subprocesses join it."""
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [
             str(SRC),
@@ -127,7 +128,9 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _cli(address: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _cli_process(address: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`chatassert check -q args...` as a process of its own joining the cluster at `address`:
+    what it writes to its standard error includes whatever Ray itself prints there."""
     env = {**os.environ, "RAY_ADDRESS": address, "PYTHONPATH": str(SRC)}
     return subprocess.run(
         [sys.executable, "-m", "chatassert", "check", "-q", *args],
@@ -137,6 +140,19 @@ def _cli(address: str, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         check=False,
     )
+
+
+def _cli(address: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`chatassert check -q args...`, run in this process: its `--engine ray` joins the module's
+    cluster, which this process already holds (a subprocess would spend seconds joining it)."""
+    out, err = io.TextIOWrapper(io.BytesIO(), "utf-8"), io.TextIOWrapper(io.BytesIO(), "utf-8")
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["check", "-q", *args])
+    texts = []
+    for stream in (out, err):
+        stream.flush()
+        texts.append(stream.buffer.getvalue().decode("utf-8"))  # type: ignore[attr-defined]
+    return subprocess.CompletedProcess(["chatassert", "check", *args], code, *texts)
 
 
 def _without_durations(value: Any) -> Any:
@@ -835,5 +851,7 @@ def test_a_clean_run_on_ray_says_nothing_on_stderr(cluster: str, tmp_path: Path)
     log = tmp_path / "clean.jsonl"
     said = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     log.write_text(json.dumps({"messages": said}) + "\n", encoding="utf-8")
-    done = _cli(cluster, "--engine", "ray", "--assert", "{type: contains, value: hello}", str(log))
+    done = _cli_process(
+        cluster, "--engine", "ray", "--assert", "{type: contains, value: hello}", str(log)
+    )
     assert (done.returncode, done.stderr) == (0, "")  # Ray's own notices are not the run's
