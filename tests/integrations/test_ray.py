@@ -32,7 +32,7 @@ from chatassert.specs import load_suite
 from optional_engines import optional_module
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
-from loopback import LoopbackServer, Recorded, RefusedOnce, Reply, openai_verdict, run_cli
+from loopback import LoopbackServer, Recorded, RefusedOnce, Reply, openai_verdict
 
 pytestmark = [
     pytest.mark.ray,
@@ -420,9 +420,27 @@ def _judged_cli(
     engine: str = "ray",
     cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    env = {"RAY_ADDRESS": address, "CHATASSERT_JUDGE_API_KEY_ENV": "CHATASSERT_TEST_NO_KEY"}
-    check = ("check", "-q", "--engine", engine)
-    return run_cli(cwd, server, *check, *args, retries=retries, cache=cache, env=env)
+    """`chatassert check -q --engine ENGINE args...` in this process (which holds the cluster),
+    its judge an OpenAI judge at `server`, as `run_cli` sets one in the environment."""
+    env = {
+        "CHATASSERT_JUDGE": "openai",
+        "CHATASSERT_JUDGE_MODEL": "judge-model",
+        "CHATASSERT_JUDGE_BASE_URL": server.url + "/v1",
+        "CHATASSERT_JUDGE_RETRIES": str(retries),
+        "CHATASSERT_JUDGE_CACHE": cache,
+        "CHATASSERT_JUDGE_API_KEY_ENV": "CHATASSERT_TEST_NO_KEY",
+    }
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        with contextlib.chdir(cwd or Path.cwd()):
+            return _cli(address, "--engine", engine, *args)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @pytest.fixture
