@@ -121,7 +121,8 @@ def test_a_native_line_keeps_what_was_not_recorded() -> None:
     line = json.dumps(conv.model_dump(by_alias=True))
     read = parse_line(line, "log.jsonl", 1).conversation
     assert read == conv
-    assert read is not None and read.turns[0].unrecorded == {"text": WHY}
+    assert read is not None
+    assert read.turns[0].unrecorded == {"text": WHY}
 
 
 def _response_only_trace() -> dict[str, Any]:

@@ -199,7 +199,10 @@ def test_a_named_judge_does_not_borrow_the_default_judges_server(
         ("{not json", "CHATASSERT_JUDGES must hold a JSON object: Expecting property name"),
         ("[1]", "CHATASSERT_JUDGES must hold a JSON object, got list"),
         ('{"a": 1}', "CHATASSERT_JUDGES: judge 'a' must be an object of settings, got 1"),
-        ('{"a": {"model": "m"}}', r"CHATASSERT_JUDGES: judge 'a' needs 'judge' \(openai, anthropic"),
+        (
+            '{"a": {"model": "m"}}',
+            r"CHATASSERT_JUDGES: judge 'a' needs 'judge' \(openai, anthropic",
+        ),
         ('{"a": {"judge": "openai", "modle": "m"}}', r"unknown setting 'modle' \(did you mean"),
         ('{"a": {"judge": ["openai"]}}', "judge must be a string or a number"),
     ],
