@@ -91,3 +91,21 @@ def run_cli(
         timeout=120,
         check=False,
     )
+
+
+DESK_READER = '''
+    """A log format of a repository's own: one support-desk ticket per line."""
+
+    from chatassert import Conversation, Turn
+    from chatassert.transcripts import Reader
+
+    def detect(record):
+        return isinstance(record, dict) and "ticket" in record and "reply" in record
+
+    def parse(record):
+        return Conversation(turns=[Turn(input=record["ticket"], text=record["reply"])])
+
+    DESK = Reader("desk", detect, parse, keys=("ticket", "reply"), wants="'ticket' and 'reply'")
+'''
+"""The source of a log-reader plugin module: one support-desk ticket (`ticket`, `reply`) per
+line, read as the format `desk` (its `DESK` reader)."""

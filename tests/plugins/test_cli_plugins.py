@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from plugin_dists import make_dist, run_cli
+from plugin_dists import DESK_READER, make_dist, run_cli
 
 HOUSE_CHECKS = '''
     """A repository's own check: the reply quotes an order id."""
@@ -48,24 +48,6 @@ HOUSE_CHECKS = '''
 
         def describe(self):
             return "mentions an order id"
-'''
-
-DESK_READER = '''
-    """A log format: one support-desk ticket per line."""
-
-    from chatassert import Conversation, Turn
-    from chatassert.transcripts import Reader
-
-
-    def detect(record):
-        return isinstance(record, dict) and "ticket" in record and "reply" in record
-
-
-    def parse(record):
-        return Conversation(turns=[Turn(input=record["ticket"], text=record["reply"])])
-
-
-    DESK = Reader("desk", detect, parse, keys=("ticket", "reply"), wants="'ticket' and 'reply'")
 '''
 
 REPORTS = '''

@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from plugin_dists import make_dist, run_python
+from plugin_dists import DESK_READER, make_dist, run_python
 
 from chatassert.plugins import (
     PluginError,
@@ -49,21 +49,6 @@ ORDER_CHECK = '''
 
         def describe(self):
             return "mentions an order id"
-'''
-
-DESK_READER = '''
-    """A log format of a repository's own: one support-desk ticket per line."""
-
-    from chatassert import Conversation, Turn
-    from chatassert.transcripts import Reader
-
-    def detect(record):
-        return isinstance(record, dict) and "ticket" in record and "reply" in record
-
-    def parse(record):
-        return Conversation(turns=[Turn(input=record["ticket"], text=record["reply"])])
-
-    DESK = Reader("desk", detect, parse, keys=("ticket", "reply"), wants="'ticket' and 'reply'")
 '''
 
 TALLY_REPORT = '''
