@@ -8,33 +8,18 @@ and `-openai-agents` wrote (see the README there); the hand-written records cove
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from instrumented_traces import GUIDE, MODEL, REPORT, ROME, SUNNY, fixture
 
 from chatassert import Contains, GuardrailTriggered
 from chatassert.errors import TranscriptError
 from chatassert.promptkit import ToolCallsWithArgs
-from chatassert.transcripts import parse_line, parse_record, read_records
+from chatassert.transcripts import parse_line, parse_record
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "instrumented"
-GUIDE = Path(__file__).parents[2] / "docs" / "offline.md"
-
-ROME = "What's the weather in Rome?"
-SUNNY = "The weather in Rome is sunny."
-REPORT = '{"city": "Rome", "sky": "sunny", "celsius": 24}'
-MODEL = "gpt-4o-mini-2024-07-18"
 TRIAGE = "Hand weather questions to the weather agent."
 WEATHER = "You are a weather assistant. Use the get_weather tool."
-
-
-def fixture(name: str) -> Any:
-    """The one conversation of a fixture, read as `chatassert check` reads the file."""
-    (record,) = read_records(FIXTURES / name)
-    assert record.error is None, record.error
-    assert record.conversation is not None
-    return record.conversation
 
 
 # -- what the instrumentation wrote ----------------------------------------------------------
