@@ -25,7 +25,6 @@ import json
 import random
 import socket
 import ssl
-import subprocess
 import sys
 import threading
 from collections import Counter
@@ -40,6 +39,7 @@ import h2.events
 import trustme
 from faulty import TAG, expected
 from hyperframe.frame import DataFrame, HeadersFrame
+from loopback import serving_script
 
 H2_FAULTS = ("double", "double_later", "reset_stream", "reset", "truncate", "interim")
 
@@ -373,19 +373,8 @@ def serving(delay: float, folder: Path) -> Iterator[str]:
     """Run this script as an HTTP/2 server over TLS in a process of its own, answering after
     `delay` seconds, its authority's certificate written to `folder / "test-ca.pem"`; yield
     its base URL."""
-    server = subprocess.Popen(
-        [sys.executable, __file__, "--delay", str(delay), "--folder", str(folder)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        yield server.stdout.readline().strip()
-    finally:
-        assert server.stdin is not None
-        server.stdin.close()
-        server.wait(timeout=10)
+    with serving_script(__file__, "--delay", str(delay), "--folder", str(folder)) as url:
+        yield url
 
 
 def main() -> None:

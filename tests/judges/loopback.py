@@ -309,11 +309,12 @@ def run_cli(
 
 
 @contextlib.contextmanager
-def serving(delay: float) -> Iterator[str]:
-    """Run this script as a server in a process of its own (so it does not share the client's
-    interpreter, as in the benchmarks) answering after `delay` seconds; yield its base URL."""
+def serving_script(script: str, *args: str) -> Iterator[str]:
+    """Run `script` (a server that prints its base URL, then serves until its standard input
+    closes) in a process of its own, so it does not share the client's interpreter; yield
+    the URL, and stop it after."""
     server = subprocess.Popen(
-        [sys.executable, __file__, "--delay", str(delay)],
+        [sys.executable, script, *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -325,6 +326,14 @@ def serving(delay: float) -> Iterator[str]:
         assert server.stdin is not None
         server.stdin.close()
         server.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def serving(delay: float) -> Iterator[str]:
+    """Run this script as a server in a process of its own (as in the benchmarks) answering
+    after `delay` seconds; yield its base URL."""
+    with serving_script(__file__, "--delay", str(delay)) as url:
+        yield url
 
 
 def main() -> None:
