@@ -22,7 +22,6 @@ and tests/test_laws.py.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
@@ -657,6 +656,8 @@ def _check_all(children: Sequence[Assertion], subject: object) -> list[Result]:
 
 
 async def _acheck_all(children: Sequence[Assertion], subject: object) -> list[Result]:
+    import asyncio
+
     if not any(c.needs_judge() for c in children):
         return [child.check(subject) for child in children]
     return list(await asyncio.gather(*(child.acheck(subject) for child in children)))
@@ -725,6 +726,8 @@ class Group(Assertion):
         """Cost-aware planning: the deterministic children first; the judged ones (together,
         so a batching judge gets them in one request) only when their verdicts can still
         change the outcome, else `skipped` as not needed. Results keep the children's order."""
+        import asyncio
+
         results: list[Result | None] = []
         judged: list[int] = []
         for i, child in enumerate(self.children):

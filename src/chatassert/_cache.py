@@ -4,7 +4,6 @@ another store with every judge built from the environment (`use_verdict_store`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import json
@@ -387,6 +386,8 @@ class CachedJudge:
     def _store(self, key: str, verdict: Verdict) -> None:
         # Verdicts finishing together are written in one transaction, once the event loop
         # has run the callbacks already queued (before any awaiting code sees the verdict).
+        import asyncio
+
         if not self._pending:
             asyncio.get_running_loop().call_soon(self.flush)
         self._pending[key] = verdict
@@ -399,6 +400,8 @@ class CachedJudge:
 
     async def judge_many(self, requests: Sequence[JudgeRequest]) -> list[Verdict | JudgeError]:
         """Grade several criteria of one subject, from the cache when every verdict is there."""
+        import asyncio
+
         inner_many = getattr(self.inner, "judge_many", None)
         render_many = getattr(self.inner, "render_many", None)
         if not callable(inner_many) or not callable(render_many) or not self.enabled:

@@ -9,7 +9,6 @@ Tests: tests/test_combinators.py, tests/test_combinators_decisions.py and tests/
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -339,6 +338,8 @@ class _Selector(Assertion):
             return await self.child.acheck(conversation.turns[index])
 
     async def _acheck(self, subject: object) -> Result:
+        import asyncio
+
         conversation = as_conversation(subject)
         indexes = self._indexes(conversation)
         results = await asyncio.gather(*(self._acheck_turn(conversation, i) for i in indexes))

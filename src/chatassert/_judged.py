@@ -9,7 +9,6 @@ Docs: docs/judges.md. Tests: tests/test_judged.py and tests/test_judged_decision
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -216,6 +215,8 @@ class Repeat(Assertion):
         return result
 
     async def _acheck(self, subject: object) -> Result:
+        import asyncio
+
         samples = await asyncio.gather(*(self.child._ajudge(subject, i) for i in range(self.n)))
         return self._combine(
             [
@@ -518,6 +519,8 @@ class Ensemble(Assertion):
         return result
 
     async def _acheck(self, subject: object) -> Result:
+        import asyncio
+
         checks = [self._member(m) for m in self.members]
 
         async def grade(check: JudgedAssertion | Result) -> Result:

@@ -9,7 +9,6 @@ Tests: tests/test_judged.py and tests/test_judged_decisions.py.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 from collections.abc import Mapping
@@ -204,6 +203,8 @@ class JudgedAssertion(Assertion):
 
     async def _ajudge(self, subject: object, sample: int) -> Result:
         """Ask the judge once; `sample` numbers independent verdicts of one subject (`Repeat`)."""
+        import asyncio
+
         request = self._request(subject)
         configured = self._configured()
         if isinstance(configured, Result):
@@ -300,6 +301,8 @@ def gate(
 
 def _being_cancelled() -> bool:
     """Whether the running task has been asked to cancel (not just handed a CancelledError)."""
+    import asyncio
+
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
 

@@ -9,7 +9,6 @@ Docs: docs/judges.md. Tests: tests/test_judged.py and tests/judges/.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import json
@@ -19,9 +18,13 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from chatassert._errors import JudgeError
+
+if TYPE_CHECKING:
+    import asyncio
+# asyncio is imported where an event loop is used: a run without judged checks never loads it
 
 __all__ = [
     "JudgeCosts",
@@ -203,6 +206,8 @@ class _JudgeLimit:
 
     def semaphore(self) -> asyncio.Semaphore:
         """Return the running event loop's semaphore (made on first use)."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         with self._lock:
             semaphore = self._semaphores.get(loop)
@@ -462,6 +467,8 @@ def run_sync(awaitable: Awaitable[Any]) -> Any:
     Raises:
         UsageError: when called inside a running event loop (use `await` there instead).
     """
+    import asyncio
+
     from chatassert._errors import UsageError
 
     try:

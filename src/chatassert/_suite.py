@@ -10,7 +10,6 @@ Docs: docs/specs.md. Tests: tests/specs/test_suites.py and tests/specs/test_suit
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import functools
 import re
@@ -247,6 +246,8 @@ class Case:
         return await self._acheck(subject, perf_counter())
 
     async def _acheck(self, subject: object, start: float) -> Result:
+        import asyncio
+
         if self.skip is not None:
             return self._skipped(start)
         if self.steps:
@@ -282,6 +283,8 @@ class Case:
         """Cost-aware planning of a case, an AND of all its assertions: the deterministic ones
         first, on every turn; when one of them failed the case fails whatever a judge says, so
         its judged assertions are `skipped` as not needed, else they are asked together."""
+        import asyncio
+
         turns = conversation.turns
         # per turn the log has, then the whole-subject checks: each assertion's result, or
         # None while its judge has not been asked; with the subject and the turn's position
@@ -409,6 +412,8 @@ class Case:
         return self._finish(results, start, len(self.steps))
 
     async def _acheck_steps(self, subject: object, start: float) -> Result:
+        import asyncio
+
         responses = self._step_responses(subject)
         if isinstance(responses, Result):
             return responses.replace(duration=perf_counter() - start)
@@ -465,6 +470,8 @@ class Case:
         others: int = 0,
         turns: Sequence[Turn] = (),
     ) -> Result:
+        import asyncio
+
         if index >= len(user_turns):
             return self._missing_turn(index, spec, len(user_turns), others)
         position, turn = user_turns[index]

@@ -37,17 +37,9 @@ from collections.abc import Sequence
 from typing import IO
 
 from chatassert import __version__
-from chatassert._cli._judge import chosen_judge
-from chatassert._cli._options import (
-    EXIT_CODES,
-    HelpFormatter,
-    Parser,
-    plugin_arguments,
-    plugin_group,
-)
-from chatassert._cli._output import EXIT_PIPE, STDOUT, Output, OutputError
-from chatassert.plugins import PluginError
-from chatassert.reporting import EXIT_INTERRUPTED, EXIT_USAGE
+
+# The modules of the commands and what they share are imported by the functions below, once
+# the command line is known to need them: `chatassert --version` imports none of them.
 
 __all__ = ["COMMANDS", "main", "parser"]
 
@@ -59,6 +51,8 @@ built."""
 
 def parser() -> argparse.ArgumentParser:
     """The parser of the command line, each command's part added by its own module."""
+    from chatassert._cli._options import EXIT_CODES, HelpFormatter, Parser, plugin_group
+
     built = Parser(
         prog="chatassert",
         description="Assertions over what LLM agents produce: check logged conversations "
@@ -85,6 +79,14 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["--version"]:  # as the parser answers it, without building the parser
+        sys.stdout.write(f"chatassert {__version__}\n")
+        return 0
+    from chatassert._cli._output import EXIT_PIPE, STDOUT, OutputError
+    from chatassert.plugins import PluginError
+    from chatassert.reporting import EXIT_INTERRUPTED, EXIT_USAGE
+
     try:
         return _main(argv)
     except OutputError as exc:
@@ -109,6 +111,8 @@ def _load_plugins(argv: Sequence[str], err: IO[str]) -> bool:
     before the parser is built, and every installed one when help is asked for (its choices
     list them); False, after saying why, when one cannot be loaded."""
     from chatassert import plugins
+    from chatassert._cli._options import plugin_arguments
+    from chatassert.plugins import PluginError
 
     try:
         modules, disabled = plugins.parse_plugin_list(os.environ.get(plugins.ENV, ""))
@@ -129,6 +133,10 @@ def _load_plugins(argv: Sequence[str], err: IO[str]) -> bool:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from chatassert._cli._judge import chosen_judge
+    from chatassert._cli._output import STDOUT, Output
+    from chatassert.reporting import EXIT_USAGE
+
     given = list(sys.argv[1:] if argv is None else argv)
     if not _load_plugins(given, sys.stderr):
         return EXIT_USAGE

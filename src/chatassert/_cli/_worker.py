@@ -11,7 +11,7 @@ import gc
 import io
 import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 from chatassert._cli._plan import Folded, Plan, load_suites, make_checker
 from chatassert._suite import Suite
@@ -28,6 +28,9 @@ from chatassert.reporting import (
     REPORT_FORMATS,
     Summary,
 )
+
+if TYPE_CHECKING:  # imported by `start_pool`: a run without --jobs never loads it
+    from concurrent.futures import ProcessPoolExecutor
 
 _WORKER: Checker | None = None
 
@@ -111,6 +114,8 @@ def stop_workers(pool: ProcessPoolExecutor) -> None:
 def start_pool(plan: Plan, suites: list[Suite], jobs: int) -> ProcessPoolExecutor:
     """A pool of `jobs` worker processes for `plan`; the suites the main process loaded are
     left for the workers it forks (`end_pool` forgets them)."""
+    from concurrent.futures import ProcessPoolExecutor
+
     global _LOADED
     _LOADED = (plan, suites)
     pool = ProcessPoolExecutor(
