@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_judging",
             "_history",
             "_jsonlines",
+            "_stats",  # the statistics of a comparison of runs: Wilson, exact McNemar, Holm
             "plugins",  # the plugins' loading; each registry installs its group's plugins
         },
     ),
@@ -98,6 +99,9 @@ LAYERS: list[tuple[str, set[str]]] = [
             "records",  # the pipeline of `chatassert check`: records to rows, summaries, reports
             "_rows",  # rows and engine items: the checker (records) makes them, the report
             # writer (reporting._writer) reads them; it imports neither
+            "compare",  # `chatassert compare`: two runs read back, paired, tested, reported
+            "_compare_render",  # a comparison as text, JSON and JUnit
+            "_compare_html",  # a comparison as an HTML page
             "__main__",
             "specs",
             "judges",

@@ -8,6 +8,7 @@ from typing import Any
 
 __all__ = [
     "ChatAssertError",
+    "CompareError",
     "JudgeError",
     "PluginError",
     "RegexTimeoutError",
@@ -83,6 +84,12 @@ class SpecError(ChatAssertError, ValueError):
 
 class JudgeError(ChatAssertError):
     """A judge could not produce a verdict (unreachable, refused, or unparsable reply)."""
+
+
+class CompareError(ChatAssertError, ValueError):
+    """Two runs cannot be compared (`chatassert.compare`): a report cut short or not a report
+    of `check`, a case key twice in one run, runs of different suites. The message names the
+    file and line (`base.jsonl:7: ...`) and what to do."""
 
 
 class RegexTimeoutError(ChatAssertError, TimeoutError):

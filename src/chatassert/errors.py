@@ -17,6 +17,7 @@ Example:
 from chatassert._base import SubjectTypeError
 from chatassert._errors import (
     ChatAssertError,
+    CompareError,
     JudgeError,
     MissingExtraError,
     PluginError,
@@ -30,6 +31,7 @@ from chatassert._errors import (
 
 __all__ = [
     "ChatAssertError",
+    "CompareError",
     "JudgeError",
     "MissingExtraError",
     "PluginError",
