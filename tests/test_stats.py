@@ -99,8 +99,12 @@ def test_wilson_is_its_formula(data: st.DataObject, total: int, confidence: floa
 
 @pytest.mark.parametrize(
     ("passed", "total", "low", "high"),
-    [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611),
-     (1, 29, 0.0061, 0.1718)],  # fmt: skip
+    [
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
 )
 def test_wilson_gives_newcombes_published_intervals(
     passed: int, total: int, low: float, high: float

@@ -21,10 +21,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from xml.sax.saxutils import escape, quoteattr
 
 from chatassert._result import shorten
-from chatassert.reporting._junit import INVALID_XML
+from chatassert.reporting._junit import _attr, _text
 from chatassert.reporting._summary import cost_text
 from chatassert.reporting._words import counted, number
 
@@ -406,14 +405,6 @@ def render_json(comparison: Comparison, gate: Gate) -> str:
 # -- JUnit -----------------------------------------------------------------------------------
 
 
-def _xml(text: str) -> str:
-    return escape(INVALID_XML.sub("\ufffd", text))
-
-
-def _attr(text: str) -> str:
-    return quoteattr(INVALID_XML.sub("\ufffd", text))
-
-
 def _details(change: AssertionChange, comparison: Comparison) -> str:
     lines = [
         f"base: {_rate_cell(change.base)}",
@@ -463,10 +454,10 @@ def render_junit(comparison: Comparison, gate: Gate) -> str:
             message = "; ".join(reasons)
             out.append(
                 f'      <failure message={_attr(shorten(message, 500))} type="gate">'
-                f"{_xml(message + chr(10) + body)}</failure>"
+                f"{_text(message + chr(10) + body)}</failure>"
             )
         else:
-            out.append(f"      <system-out>{_xml(body)}</system-out>")
+            out.append(f"      <system-out>{_text(body)}</system-out>")
         out.append("    </testcase>")
     out += ["  </testsuite>", "</testsuites>"]
     return "\n".join(out) + "\n"

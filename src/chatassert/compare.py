@@ -105,7 +105,8 @@ class Run:
 
     Attributes:
         path: The report or `--results` directory it was read from.
-        rows: Its rows, in the report's order: case outcomes, unreadable and unmatched records.
+        rows: Its rows, in the report's order: case outcomes, unreadable and unmatched records
+            (a report's lines of its suite's gates are not rows: they are not compared).
         suites: The suites its rows name, sorted.
         places: Where each row is in `path` (`report.jsonl:7`), for the messages; empty for a
             run built in code (a row is then named by its `source`).
@@ -429,8 +430,9 @@ def _read_report(text: str, name: str) -> Run:
                     "cases checked before it stopped; run check to the end and compare that"
                 )
             continue
-        rows.append(_report_row(value, kind))
-        places.append(f"{name}:{number}")
+        if kind in ("result", "unreadable", "unmatched"):  # not a line of the suite's gates
+            rows.append(_report_row(value, kind))
+            places.append(f"{name}:{number}")
     if summary_at is None:
         raise CompareError(
             f"{name}:{numbers[-1]}: the report is cut short: it has no summary line (a run "
