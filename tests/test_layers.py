@@ -84,7 +84,8 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_promptkit_json",
         },
     ),
-    ("building", {"_registry", "_suite", "_select"}),  # type lookup, specs, cases, selection
+    # type lookup, specs, cases, selection, and a suite's gates over a run (`gates:`)
+    ("building", {"_registry", "_suite", "_select", "_gates"}),
     (
         "namespaces",  # the public names
         {"", "flat", "promptkit", "expect", "args", "errors", "policies", "usage", "authoring"},

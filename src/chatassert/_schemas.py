@@ -363,8 +363,44 @@ def _native_schema(defs: _Defs) -> Schema:
             "cases": {"type": "array", "items": defs.ref("case")},
             "assertions": assertions,
             "fail_fast": {"type": "boolean"},
+            "gates": {"type": "array", "items": defs.add("gate", _gate_schema())},
         },
         defs.key: defs.table,
+    }
+
+
+def _gate_schema() -> Schema:
+    """A suite-level gate (`chatassert._gates`): one test, `pass_rate` or `max_drop`, of an
+    assertion named beside the test or inside it (not both), or of the suite's cases."""
+    share = {"type": "number", "minimum": 0, "maximum": 1}
+    name = {"type": "string", "minLength": 1}
+    tests: dict[str, Schema] = {
+        "pass_rate": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["min"],
+            "properties": {
+                "min": share,
+                "confidence": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                "assertion": name,
+            },
+        },
+        "max_drop": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["by"],
+            "properties": {"by": share, "assertion": name},
+        },
+    }
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"assertion": name, **tests},
+        "oneOf": [{"required": [kind]} for kind in tests],
+        "if": {"required": ["assertion"]},  # named once: beside the test, or inside it
+        "then": {"properties": {k: {"not": {"required": ["assertion"]}} for k in tests}},
+        "description": "what a whole run must reach: pass_rate {min, confidence} or max_drop "
+        "{by} of an assertion (its message, else its type) or of the suite's cases",
     }
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from time import perf_counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chatassert._base import Assertion, QuickTest, not_needed
 from chatassert._errors import RegexTimeoutError
@@ -28,6 +28,9 @@ from chatassert._models import Conversation, NotJSONError, Turn, as_conversation
 from chatassert._responses import NotLogged, stored_values
 from chatassert._result import Result, Status, all_status, shared_once, shorten, status_counts
 from chatassert._workflow import Workflow, has_workflow
+
+if TYPE_CHECKING:
+    from chatassert._gates import Gate
 
 __all__ = [
     "MATCHED_BY",
@@ -895,12 +898,15 @@ class Suite:
         cases: The test cases, in file order.
         dialect: The dialect the file was written in (`flat`, `promptkit`, `expect`, ...).
         source: The file path, when loaded from a file.
+        gates: What the suite requires of a whole run (a native file's `gates:`), evaluated
+            over the run's outcomes, not per case (`chatassert._gates`).
     """
 
     name: str
     cases: tuple[Case, ...]
     dialect: str = "native"
     source: str | None = None
+    gates: tuple[Gate, ...] = ()
 
     def needs_judge(self) -> bool:
         """Whether any case may call a judge."""

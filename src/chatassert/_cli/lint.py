@@ -98,6 +98,8 @@ def _lint(
         count = sum(len(c.assertions()) for c in suite.cases)
         skipped = sum(c.skip is not None for c in suite.cases)
         also = f", {number(skipped)} skipped" if skipped else ""
+        if suite.gates:
+            also += f", {counted(len(suite.gates), 'gate')}"
         out.write(
             f"{path}: ok ({suite.dialect}, {counted(len(suite.cases), 'case')}, "
             f"{counted(count, 'assertion')}{also})\n"

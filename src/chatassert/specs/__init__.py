@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from chatassert._base import Assertion
 from chatassert._errors import SpecError, SpecProblem
+from chatassert._gates import Gate, load_gates
 from chatassert._params import did_you_mean
 from chatassert._registry import SpecContext, build, registered
 from chatassert._suite import MATCHED_BY, Case, Match, StepSpec, Suite, TurnSpec
@@ -164,11 +166,13 @@ def loads_suite(
     chosen = _by_name(dialect) if dialect else detect_dialect(doc)
     cases = chosen.translate(doc, ctx)
     _check_unique_names(cases, ctx)
+    gates = _gates(chosen, doc, cases, ctx)
     if (ctx.problems or ctx.ignored) and quick is not None:  # again from located nodes: the
         doc = parse_yaml(text, filename)  # line of every problem and of every ignored parameter
         ctx = context()
         cases = chosen.translate(doc, ctx)
         _check_unique_names(cases, ctx)
+        gates = _gates(chosen, doc, cases, ctx)
     _guess.explain(doc, chosen, ctx, forced=dialect is not None)  # a log, another vocabulary
     ctx.raise_if_problems()
     name = (
@@ -176,8 +180,16 @@ def loads_suite(
     )
     if name is None:
         name = Path(filename).name.split(".", 1)[0] if filename else "suite"
-    suite = Suite(name=name, cases=tuple(cases), dialect=chosen.name, source=filename)
+    gates = tuple(replace(gate, suite=name) for gate in gates)
+    suite = Suite(name=name, cases=tuple(cases), dialect=chosen.name, source=filename, gates=gates)
     return suite.assuming(assume) if assume else suite
+
+
+def _gates(chosen: Dialect, doc: Any, cases: list[Case], ctx: SpecContext) -> tuple[Gate, ...]:
+    """The suite-level gates of a native file (`gates:`; docs/specs.md "Gates")."""
+    if chosen.name != "native" or not isinstance(doc, Mapping):
+        return ()
+    return load_gates(doc, cases, ctx)
 
 
 def _check_unique_names(cases: list[Case], ctx: SpecContext) -> None:

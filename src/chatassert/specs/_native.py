@@ -15,6 +15,8 @@ cases:
       - type: on_last_turn
         assertion: {type: not_contains, value: goodbye}
 assertions: []             # added to every case (a suite of rules only: one case)
+gates:                     # what a whole run must reach (chatassert._gates; optional)
+  - {pass_rate: {min: 0.9}}
 ```
 """
 
@@ -68,7 +70,16 @@ def translate(doc: Any, ctx: SpecContext) -> list[Case]:
         return []
     check_keys(
         doc,
-        ["chatassert", "name", "description", "plugins", "cases", "assertions", "fail_fast"],
+        [
+            "chatassert",
+            "name",
+            "description",
+            "plugins",
+            "cases",
+            "assertions",
+            "fail_fast",
+            "gates",  # what the suite requires of a whole run: chatassert._gates reads them
+        ],
         ctx,
         "",
         "a native suite",
