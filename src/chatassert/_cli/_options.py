@@ -504,3 +504,64 @@ def assume_option(parser: Options) -> None:
         help="a condition that holds (repeatable): each test whose skip_if names it, exactly "
         "as written, is reported skipped ('skip_if CONDITION holds (--assume)')",
     )
+
+
+COMPARISON_GATES = ("regression", "any-flip")
+"""What `--fail-on` takes: `chatassert.compare.FAIL_ON`."""
+
+
+def comparison_options(options: Options) -> None:
+    """Add the gates of a comparison of two runs (`chatassert.compare`): `--fail-on`,
+    `--max-drop NAME=LIMIT` (repeatable) and `--alpha`; `comparison_gates` reads them."""
+    options.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        choices=COMPARISON_GATES,
+        metavar="GATE",
+        help="fail (exit 1) on a 'regression' (an assertion, or the whole case, significantly "
+        "worse at --alpha, Holm-adjusted across assertions) or on 'any-flip' (any case or "
+        "assertion whose status changed); repeatable",
+    )
+    options.add_argument(
+        "--max-drop",
+        action="append",
+        default=[],
+        metavar="NAME=LIMIT",
+        help="fail (exit 1) when the pass rate of the assertion NAME ('*' or 'overall': the "
+        "whole case) fell by more than LIMIT, from 0 to 1, over the cases both runs have; "
+        "repeatable",
+    )
+    options.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        metavar="P",
+        help="the significance level of --fail-on regression (default 0.05)",
+    )
+
+
+def comparison_gates(
+    args: argparse.Namespace, prog: str, err: Any
+) -> tuple[tuple[str, ...], dict[str, float]] | None:
+    """`--fail-on` and `--max-drop` as `Comparison.failed` takes them, or None after saying
+    on `err` what is wrong (a `--max-drop` that is not NAME=LIMIT, an `--alpha` not between
+    0 and 1)."""
+    if not 0 < args.alpha < 1:
+        err.write(f"{prog}: --alpha must be between 0 and 1 (got {args.alpha:g})\n")
+        return None
+    limits: dict[str, float] = {}
+    for given in args.max_drop:
+        name, eq, text = given.rpartition("=")
+        try:
+            limit = float(text)
+        except ValueError:
+            limit = -1.0
+        if not eq or not name or not 0 <= limit <= 1:
+            err.write(
+                f"{prog}: --max-drop {given!r}: expected NAME=LIMIT with a LIMIT from 0 to 1 "
+                "(--max-drop refund_policy=0.02)\n"
+            )
+            return None
+        limits[name] = limit
+    return tuple(dict.fromkeys(args.fail_on)), limits
