@@ -25,15 +25,20 @@ from chatassert.reporting._words import plural
 
 EXIT_CODES = """\
 exit codes:
-  0    every case passed
-  1    a case failed (or --max-failures stopped the run)
+  0    every case passed (and every gate of the suite)
+  1    a case failed, a gate of the suite failed (even when every case passed), the
+       comparison with --baseline failed --fail-on or --max-drop, or --max-failures
+       stopped the run
   2    usage or spec error: a bad option, an unreadable suite or log file, an output that
        cannot be written (a full disk, a directory), a judged check with no judge
-       configured; or an unreadable line with --strict
+       configured, a --baseline of another suite or that cannot be compared; or an
+       unreadable line with --strict
   3    nothing failed, but something could not be evaluated beside the cases checked: an
-       assertion errored, a log line could not be read, or a conversation matched no case
+       assertion or a gate errored (a gate over no outcome), a log line could not be read,
+       or a conversation matched no case
   4    nothing was checked: no records (an empty log, or empty stdin), every line
-       unreadable, or no conversation matched a case; stderr says which
+       unreadable, or no conversation matched a case; or, with --baseline, no case of
+       the run is in the baseline (nothing to compare); stderr says which
   130  interrupted (Ctrl-C): the report written is partial and says how far it got
   141  the reader of standard output went away (`chatassert check ... | head`)
 """

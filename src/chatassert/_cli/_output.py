@@ -237,9 +237,16 @@ def finish_reports(
     writer: ReportWriter,
     args: argparse.Namespace,
     files: Sequence[str] = (),
+    stopped: str | None = None,
 ) -> None:
-    """End each report: the JSON summary line, the JUnit document, the text or HTML summary
-    (the HTML page with the run's metadata)."""
+    """End each report: the suites' gates decided (each skipped when the run was interrupted
+    or `stopped` before the end of its logs: `_gating.decide_gates`), then the JSON summary
+    line, the JUnit document, the text or HTML summary (the HTML page with the run's
+    metadata)."""
+    if summary.tally is not None:
+        from chatassert._cli._gating import decide_gates
+
+        decide_gates(summary, stopped)
     writer.finish(summary, run_meta(plan, args, files))
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from chatassert._cli._messages import failures_reached, say_listed, say_strict_stop
+from chatassert._gates import gate_tally
 from chatassert.records import Checker, ReportWriter, Summary
 from chatassert.reporting._summary import EXIT_USAGE
 
@@ -149,7 +150,7 @@ def run_ray(
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     # that the bars are off is this run's choice, not news for its user
     logging.getLogger("ray.data._internal.progress").setLevel(logging.ERROR)
-    summary = Summary(keep=args.show, records=0)
+    summary = Summary(keep=args.show, records=0, tally=gate_tally(checker.suites))
     items = check_files(
         files,
         checker,

@@ -9,11 +9,13 @@ import argparse
 from typing import IO
 
 from chatassert._cli._engine import checked_items, log_bytes, paired
+from chatassert._cli._gating import STRICT_STOP
 from chatassert._cli._interrupts import Interrupts
 from chatassert._cli._messages import LISTED, failures_reached, say_listed, say_strict_stop
 from chatassert._cli._output import Reports, case_tags, finish_reports, report_writer
 from chatassert._cli._plan import Folded, LogError, Meter, Plan, make_checker
 from chatassert._cli._progress import Progress
+from chatassert._gates import gate_tally
 from chatassert._suite import Suite
 from chatassert.records import (
     Checker,
@@ -56,7 +58,7 @@ def _run_until_done(
     interrupts: Interrupts,
 ) -> int:
     """Check the logs and write the report: whole, or, when interrupted, partial (exit 130)."""
-    summary = Summary(keep=args.show, records=0)
+    summary = Summary(keep=args.show, records=0, tally=gate_tally(suites))
     writer = report_writer(plan, reports, args, case_tags(suites))
     meter = Meter(None if plan.group_by is not None else log_bytes(files))
     progress = Progress(err, args.progress, meter)
@@ -94,7 +96,7 @@ def _run_until_done(
                 elif kind == "unreadable" and args.strict:
                     progress.close()  # stop, but leave a complete report of what was read
                     say_strict_stop(row, err)
-                    finish_reports(plan, summary, writer, args, files)
+                    finish_reports(plan, summary, writer, args, files, STRICT_STOP)
                     return EXIT_USAGE
                 else:
                     say_listed(row, summary, err)
@@ -145,5 +147,5 @@ def end_run(
             writer.add(row)
     if summary.notice is not None and not stopped:  # nothing was checked: say why (G17)
         err.write(f"{summary.notice}\n")
-    finish_reports(plan, summary, writer, args, files)
+    finish_reports(plan, summary, writer, args, files, stopped)
     return EXIT_FAILED if stopped else summary.exit_code()

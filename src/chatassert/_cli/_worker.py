@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from chatassert._cli._plan import Folded, Plan, load_suites, make_checker
+from chatassert._gates import gate_tally
 from chatassert._suite import Suite
 from chatassert.plugins import PluginState, restore, snapshot
 from chatassert.records import (
@@ -83,7 +84,9 @@ def fold(items: list[Item]) -> list[Item] | Folded:
     for out in outputs.values():  # what `open` wrote begins the report: the main process's
         out.seek(0)
         out.truncate()
-    summary = Summary(keep=plan.show, records=0)
+    # the suites' gates count the chunk's outcomes too: the main process merges the counts
+    tally = None if _WORKER is None else gate_tally(_WORKER.suites)
+    summary = Summary(keep=plan.show, records=0, tally=tally)
     rows: list[Row] = []
     records = 0
     for row in items:

@@ -18,12 +18,14 @@ from dataclasses import replace
 from typing import IO, Any
 
 from chatassert._cli._engine import foldable
+from chatassert._cli._gating import STRICT_STOP, Baseline, compared
 from chatassert._cli._judge import judge_options
 from chatassert._cli._options import (
     EXIT_CODES,
     Parser,
     assume_option,
     command,
+    comparison_options,
     judging_options,
     log_format_option,
     plugin_group,
@@ -177,6 +179,27 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "drawn only when stderr is a terminal",
     )
     quiet_option(shown)
+    baseline = check.add_argument_group(
+        "baseline",
+        "Compare the run with an earlier one of the same suite, as chatassert compare does "
+        "(docs/gate-a-change.md).",
+    )
+    baseline.add_argument(
+        "--baseline",
+        default=None,
+        metavar="BASE",
+        help="an earlier run of the suite: its JSON report (-o base.jsonl) or --results "
+        "directory; the suite's max_drop gates compare with it, and the comparison is printed "
+        "after the summary. A run of another suite is an error, before any log is read",
+    )
+    baseline.add_argument(
+        "--compare-output",
+        default=None,
+        metavar="FILE",
+        help="with --baseline: write the comparison to FILE too, in the format its extension "
+        "names (.json, .xml for JUnit, .html, .txt)",
+    )
+    comparison_options(baseline)
     judging = check.add_argument_group("judges", "How judged checks ask their judge.")
     judge_options(judging)
     judging_options(judging)
@@ -355,6 +378,12 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
             err.write(f"chatassert check: -k {plan.keyword!r}: {exc}\n")
             return EXIT_USAGE
     suites = load_suites(plan, err)
+    baseline: Baseline | None = None
+    if suites is not None and compared(args):  # read and checked before any log is
+        baseline = Baseline.open(args, suites, err)
+        if baseline is None:
+            return EXIT_USAGE
+        suites = baseline.bind(suites)  # the suites' max_drop gates compare with it
     ray_engine = args.engine == "ray"
     ray_only = [o for o in _RAY_ONLY if getattr(args, o.lstrip("-").replace("-", "_"), None)]
     if ray_only and not ray_engine:
@@ -380,6 +409,8 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
     say_unknown(suites, err)
     say_ignored(suites, err)
     say_unassumed(suites, plan.assume, err)
+    if baseline is not None:  # the run's JSON report, read back at the end to compare
+        plan = replace(plan, outputs=baseline.report_to(plan.outputs))
     reports = Reports()
     try:
         if not reports.open(plan.outputs, out, err):
@@ -392,7 +423,9 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
             code = run_ray(
                 checker,
                 report_writer(plan, reports, args, case_tags(suites)),
-                lambda summary, writer, logs: finish_reports(plan, summary, writer, args, logs),
+                lambda summary, writer, logs: finish_reports(
+                    plan, summary, writer, args, logs, STRICT_STOP
+                ),
                 lambda summary, writer, logs, stopped: end_run(
                     plan, checker, summary, writer, args, logs, stopped, err
                 ),
@@ -404,10 +437,18 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
             plan = replace(plan, fold=foldable(plan, args.jobs, args))
             code = run_local(plan, suites, files, args, args.max_failures, reports, err)
         reports.close()  # a full disk often shows only here, when the last of it is written
+        if baseline is not None:  # after the summary, where the terminal shows it
+            on_terminal = ("text", None) in plan.outputs
+            shown = out if on_terminal else None if args.quiet else err
+            code = baseline.compare(code, shown, err)
+            say_written(baseline.shown(plan.outputs), out, args.quiet)
+            return code
         say_written(plan.outputs, out, args.quiet)
         return code
     finally:
         reports.close(quietly=True)  # after an error: what could be written is kept
+        if baseline is not None:
+            baseline.close()
 
 
 def _recordings(suite: Suite) -> list[str]:

@@ -34,12 +34,13 @@ from chatassert.reporting import (
 
 REGATE_EXIT_CODES = """\
 exit codes:
-  0    every case passed with the new thresholds
-  1    a case failed
+  0    every case passed with the new thresholds (and every gate of the suite, decided
+       again over the new outcomes)
+  1    a case failed, or a gate of the suite did
   2    usage error: a bad option, a report that cannot be read or is not a JSON report of
        check (each problem named by its line), an output that cannot be written
-  3    nothing failed, but something could not be evaluated: an assertion errored, or the
-       report holds unreadable log lines or conversations that matched no case
+  3    nothing failed, but something could not be evaluated: an assertion or a gate errored,
+       or the report holds unreadable log lines or conversations that matched no case
   4    nothing was checked: the report holds no case checked against a conversation
   141  the reader of standard output went away (`chatassert regate ... | head`)
 """
@@ -141,6 +142,19 @@ def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
     records = stored.get("records")
     summary = Summary(keep=args.show, records=None if records is None else int(records))
     summary.interrupted = bool(stored.get("interrupted"))
+    gate_lines = [v for v, k in zip(lines, kinds, strict=True) if k == "gate"]
+    if gate_lines:  # the suites' gates, decided again over the re-gated outcomes
+        from chatassert._gates import GateTally, gate_of
+
+        try:
+            gates = [gate_of(line) for line in gate_lines]
+        except ValueError as exc:
+            err.write(f"chatassert regate: not a JSON report of check: {exc}\n")
+            return EXIT_USAGE
+        by_suite: dict[str | None, list[Any]] = {}
+        for gate in gates:
+            by_suite.setdefault(gate.suite, []).append(gate)
+        summary.tally = GateTally(by_suite)
     reports = Reports()
     try:
         if not reports.open(plan.outputs, out, err):

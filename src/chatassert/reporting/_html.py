@@ -617,6 +617,10 @@ def write_html(
         parts.append(f'<span class="error">{unmatched} without a matching case</span>')
     parts.append("</p>")
     parts += _judging_block(summary)
+    if summary.gates:  # what the suites require of the whole run, before its details
+        from chatassert.reporting._gate_reports import gate_html
+
+        parts += gate_html(summary.gates)
     parts += _table("Pass rate per assertion", summary.per_assertion, "assertion")
     parts += _table("Pass rate per case", summary.per_case, "suite / case")
     parts.append("<h2>Cases</h2>")

@@ -311,7 +311,7 @@ def report_line(outcome: Outcome, *, full: bool = False) -> str:
 def report_schema() -> dict[str, Any]:
     """Return the JSON Schema (draft 2020-12) of one line of the JSON report (`--format json`):
     a case outcome (its result tree compact, or full with `--full-results`), an unreadable
-    line, an unmatched subject, or the final summary."""
+    line, an unmatched subject, a suite-level gate, or the final summary."""
     from chatassert._suite import MATCHED_BY
 
     full = Result.json_schema()["$defs"]["result"]
@@ -366,8 +366,29 @@ def report_schema() -> dict[str, Any]:
                             "interrupted": {"type": "boolean"},
                             "flaky": count,
                             "judge": {"$ref": "#/$defs/cost"},
+                            "gates": {
+                                "type": "object",
+                                "description": "how many of the suites' gates passed, "
+                                "failed, errored, were skipped (with gates only)",
+                                "properties": dict.fromkeys(
+                                    ("passed", "failed", "error", "skipped"), count
+                                ),
+                            },
                         },
                     }
+                },
+            },
+            {
+                "type": "object",
+                "description": "a suite-level gate (docs/specs.md, 'Gates'): its result, named "
+                "'gate', its message what it requires, its reason what the run showed, its "
+                "details the counts (passed, total, rate), the threshold and the observed "
+                "value compared with it; written before the summary line",
+                "required": ["gate", "suite"],
+                "additionalProperties": False,
+                "properties": {
+                    "gate": {"$ref": "#/$defs/result"},
+                    "suite": {"type": ["string", "null"]},
                 },
             },
         ],
@@ -432,11 +453,19 @@ def summary_line(summary: Summary) -> str:
                     "interrupted": summary.interrupted,
                     **({"flaky": summary.flaky} if summary.flaky else {}),
                     **({"judge": summary.costs.to_dict()} if summary.costs.used else {}),
+                    **({"gates": _gate_counts(summary.gates)} if summary.gates else {}),
                 }
             }
         )
         + "\n"
     )
+
+
+def _gate_counts(results: list[Result]) -> dict[str, int]:
+    """The summary line's `gates`: how many gates passed, failed, errored, were skipped."""
+    from chatassert.reporting._gate_reports import gate_counts
+
+    return gate_counts(results)
 
 
 def _record_line(key: str, source: str, other: str, value: str) -> str:
@@ -474,7 +503,12 @@ class _JsonReport:
         self.out.write(line)
 
     def finish(self, summary: Summary, meta: Mapping[str, Any] | None) -> None:
-        """Write the summary line."""
+        """Write a line per gate of the suites (`{"gate": ..., "suite": ...}`), then the
+        summary line."""
+        for gate in summary.gates:  # `{"gate": <its result>, "suite": <its suite's name>}`
+            suite = gate.details.get("suite")
+            line = '{"gate": ' + _value(gate.to_dict()) + ', "suite": ' + _value(suite) + "}\n"
+            self.out.write(escape_for_lines(line))
         self.out.write(summary_line(summary))
 
 

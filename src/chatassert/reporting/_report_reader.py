@@ -125,6 +125,7 @@ _SUMMARY_FIELDS: dict[str, _Check] = {
     "records": _COUNT_OR_NULL,
     "interrupted": _BOOLEAN,
     "judge": _OBJECT,
+    "gates": _OBJECT,
 }
 _OUTCOME_FIELDS: dict[str, _Check] = {
     "suite": _STRING,
@@ -139,6 +140,10 @@ _OUTCOME_FIELDS: dict[str, _Check] = {
     "match_note": _STRING,
 }
 _UNREADABLE_FIELDS: dict[str, _Check] = {"unreadable": _STRING, "error": _STRING}
+_GATE_FIELDS: dict[str, _Check] = {
+    "gate": ("a result: an object", lambda v: isinstance(v, dict)),
+    "suite": _STRING_OR_NULL,
+}
 _UNMATCHED_FIELDS: dict[str, _Check] = {
     "unmatched": _STRING,
     "suite": _STRING,
@@ -188,12 +193,13 @@ def result_problems(tree: dict[str, Any], where: str) -> Iterator[str]:
             stack.extend((c, f"{at}.children[{i}]") for i, c in reversed(list(enumerate(children))))
 
 
-_KINDS = ("result", "unreadable", "unmatched", "summary")
+_KINDS = ("result", "unreadable", "unmatched", "gate", "summary")
 
 
 def row_kind(row: dict[str, Any]) -> str | None:
     """What a line of a report is, by the first of its keys `result` (a case outcome),
-    `unreadable`, `unmatched` and `summary` it has; None when it has none of them."""
+    `unreadable`, `unmatched`, `gate` (a suite-level gate) and `summary` it has; None when it
+    has none of them."""
     return next((key for key in _KINDS if key in row), None)
 
 
@@ -217,6 +223,10 @@ def _row(value: Any) -> Iterator[str]:
         yield from _fields(value, "", _UNREADABLE_FIELDS, ("unreadable", "error"))
     elif kind == "unmatched":
         yield from _fields(value, "", _UNMATCHED_FIELDS, ("unmatched", "suite"))
+    elif kind == "gate":
+        yield from _fields(value, "", _GATE_FIELDS, ("gate", "suite"))
+        if isinstance(value["gate"], dict):
+            yield from result_problems(value["gate"], "gate")
     elif kind == "summary":
         summary = value["summary"]
         if not isinstance(summary, dict):
@@ -228,8 +238,8 @@ def _row(value: Any) -> Iterator[str]:
             yield from _cost(summary["judge"], "summary.judge.")
     else:
         yield (
-            "the line has none of 'result', 'unreadable', 'unmatched' or 'summary' (expected "
-            "a line of a JSON report)"
+            "the line has none of 'result', 'unreadable', 'unmatched', 'gate' or 'summary' "
+            "(expected a line of a JSON report)"
         )
 
 

@@ -15,6 +15,7 @@ from chatassert._result import Result, Status, shorten, strict_json
 from chatassert.reporting._words import counted, number
 
 if TYPE_CHECKING:
+    from chatassert._gates import GateTally
     from chatassert._rows import Row
 
 __all__ = [
@@ -177,6 +178,11 @@ class Summary:
         costs: What judging cost over the run (requests, cached, avoided, tokens, cost).
         answered: The `(suite, case)` of every case outcome counted from a row (`add_row`):
             what tells which JSON-response tests no record answered.
+        tally: What the suites' gates count (`chatassert._gates.GateTally`), when a suite of
+            the run has gates: per gated suite, its case outcomes and those of the assertions
+            its gates name; merged with the counts.
+        gates: The results of the suites' gates (`GateTally.evaluate`), once the run is
+            over: reported after the cases; a failed one fails the run (`exit_code`).
     """
 
     counts: Counter[str] = field(default_factory=Counter)
@@ -196,6 +202,8 @@ class Summary:
     flaky: int = 0
     costs: JudgeCosts = field(default_factory=JudgeCosts)
     answered: set[tuple[str, str]] = field(default_factory=set)
+    tally: GateTally | None = None
+    gates: list[Result] = field(default_factory=list)
 
     def add(self, outcome: Outcome) -> None:
         """Count one outcome and keep it as an example if it did not pass."""
@@ -235,6 +243,9 @@ class Summary:
         if per_case is None:
             per_case = self.per_case[key] = Counter()
         per_case[status] += 1
+        if self.tally is not None:
+            assertions = list(assertions)
+            self.tally.add(suite, status, assertions)
         per_assertion = self.per_assertion
         for label, leaf_status in assertions:
             counter = per_assertion.get(label)
@@ -306,6 +317,11 @@ class Summary:
         self.flaky += other.flaky
         self.costs.add(other.costs)
         self.answered |= other.answered
+        if other.tally is not None:
+            if self.tally is None:
+                self.tally = other.tally.empty()
+            self.tally.merge(other.tally)
+        self.gates.extend(other.gates)
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -471,15 +487,17 @@ class Summary:
 
     def exit_code(self) -> int:
         """130 interrupted, 4 nothing checked (G17: no case was checked against any subject),
-        1 something failed, 3 errors only (unevaluable checks, unreadable lines, or subjects
-        no case matched, beside checked cases), 0 all passed."""
+        1 something failed (a case, or a suite's gate), 3 errors only (unevaluable checks or
+        gates, unreadable lines, or subjects no case matched, beside checked cases), 0 all
+        passed."""
         if self.interrupted:
             return EXIT_INTERRUPTED
         if self.notice is not None:
             return EXIT_NOTHING
-        if self.counts["failed"]:
+        gates = {r.status for r in self.gates}
+        if self.counts["failed"] or Status.FAILED in gates:
             return EXIT_FAILED
-        if self.counts["error"] or self.unreadable_count or self.unmatched:
+        if self.counts["error"] or self.unreadable_count or self.unmatched or Status.ERROR in gates:
             return EXIT_ERRORS
         return EXIT_OK
 
@@ -555,6 +573,13 @@ def render_text(
         lines.append("")
         lines.append("unreadable log lines:")
         lines.extend(f"- {where}: {error}" for where, error in summary.unreadable)
+    if summary.gates:  # what the suites require of the whole run (chatassert._gates)
+        from chatassert.reporting._gate_reports import gate_head, gate_line
+
+        lines.append("")
+        lines.append("gates:")
+        lines.extend(part for gate in summary.gates for part in wrap(gate_line(gate), width))
+        head += gate_head(summary.gates)
     lines.append("")
     if summary.costs.used:
         lines.append(cost_text(summary.costs.to_dict()))
