@@ -18,6 +18,8 @@ Docs: docs/gate-a-change.md. Tests: tests/compare/test_compare_reports.py.
 from __future__ import annotations
 
 import math
+import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -50,6 +52,7 @@ SHOWN_FLIPS = 50
 """How many flips the text report lists before it counts the rest (JSON and HTML list all)."""
 
 _ARROW = "→"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -119,13 +122,13 @@ def p_text(value: float) -> str:
 
 
 def verdict(change: AssertionChange, alpha: float) -> str:
-    """`regressed`, `improved` (significantly better, after Holm's adjustment) or `no
-    significant change`."""
+    """`regressed`, `improved` (significantly better, after Holm's adjustment) or `not
+    significant`."""
     if change.regressed:
         return "regressed"
     if change.adjusted_p <= alpha and change.test.better > change.test.worse:
         return "improved"
-    return "no significant change"
+    return "not significant"
 
 
 def case_name(key: Key) -> str:
@@ -286,12 +289,13 @@ def render_text(comparison: Comparison, gate: Gate) -> str:
         lines += ["", "no flips: every paired case and assertion has the status it had"]
     lines.append("")
     tests = sum(1 for c in (*comparison.assertions, comparison.overall) if c.pairs)
-    lines.append(
-        f"pass rates over the {counted(comparison.paired, 'paired case')} "
-        f"({comparison.confidence:.0%} Wilson intervals); p: exact McNemar test, mid-p beside "
-        f"it; Holm: p adjusted across {counted(tests, 'test')}; regressed: Holm <= alpha "
-        f"{comparison.alpha:g} and more worse than better:"
+    legend = (
+        f"per assertion, over the {counted(comparison.paired, 'paired case')}: pass rates with "
+        f"{comparison.confidence:.0%} Wilson intervals; p: the exact McNemar test, mid-p "
+        f"beside it; Holm: p adjusted across {counted(tests, 'test')}; regressed: Holm <= "
+        f"alpha {comparison.alpha:g} and more worse than better:"
     )
+    lines.extend(textwrap.wrap(legend, 100))
     lines.extend(_table(comparison))
     lines.extend(_keys("only in the base run", comparison.unpaired_base))
     lines.extend(_keys("only in the new run", comparison.unpaired_new))
@@ -302,7 +306,8 @@ def render_text(comparison: Comparison, gate: Gate) -> str:
     lines.extend(_gate_lines(gate))
     lines.append("")
     lines.append(_headline(comparison))
-    return "\n".join(lines) + "\n"
+    # a lone surrogate (a log's "\ud800") cannot be written as UTF-8: shown as U+FFFD
+    return _SURROGATE.sub("\ufffd", "\n".join(lines)) + "\n"
 
 
 def _headline(comparison: Comparison) -> str:
