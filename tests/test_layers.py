@@ -256,7 +256,7 @@ def test_rows_sit_below_the_checker_and_the_report_writer() -> None:
 
 
 CLI_COMMANDS = {"_cli.check", "_cli.lint", "_cli.schema", "_cli.init", "_cli.regate"}
-CLI_COMMANDS |= {"_cli.validate", "_cli.convert"}
+CLI_COMMANDS |= {"_cli.validate", "_cli.convert", "_cli.compare"}
 
 
 def test_the_command_lines_engine_and_plumbing_sit_below_its_commands() -> None:

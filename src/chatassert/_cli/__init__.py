@@ -8,6 +8,7 @@ its `run`, in the table `COMMANDS`.
     chatassert schema [spec|result|report]           print a JSON Schema
     chatassert schema --dialect DIALECT              the schema of a dialect's files (draft-07)
     chatassert init SPEC [SPEC ...]                  point YAML spec files at their schema
+    chatassert compare BASE NEW                      two runs of a suite compared, with gates
     chatassert regate REPORT --min-score NAME=S      re-decide judged checks of a JSON report
     chatassert validate SUITE LABELS LOG [LOG ...]   a judge's agreement with human labels
     chatassert convert [-f FORMAT] LOG [LOG ...]     rewrite logs as native lines or an ADK set
@@ -43,7 +44,7 @@ from chatassert import __version__
 
 __all__ = ["COMMANDS", "main", "parser"]
 
-COMMANDS = ("check", "lint", "schema", "init", "regate", "validate", "convert")
+COMMANDS = ("check", "compare", "lint", "schema", "init", "regate", "validate", "convert")
 """The commands, in the order `chatassert --help` lists them: each a module of this package
 with `add_parser(subparsers)` and `run(args, out, err) -> int`, imported when the parser is
 built."""

@@ -132,22 +132,23 @@ class Reports:
 
 
 def report_outputs(
-    given: str | None, outputs: Sequence[str], err: IO[str]
+    given: str | None, outputs: Sequence[str], err: IO[str], *, prog: str = "chatassert check"
 ) -> tuple[tuple[str, str | None], ...] | None:
     """The reports of a run, `(format, path)` each (path None: standard output).
 
     With no `--output`, one report on standard output (`-o -` names it too); with several,
     each file's format is the one its extension names, and `--format` (which would force one
-    format on them all) is a usage error, as is a file named twice (None, said on `err`).
+    format on them all) is a usage error, as is a file named twice (None, said on `err` by
+    the command `prog`).
     """
     if not outputs:
         return ((given or "text", None),)
     if outputs.count("-") > 1:
-        err.write("chatassert check: --output - (standard output) is given twice\n")
+        err.write(f"{prog}: --output - (standard output) is given twice\n")
         return None
     if len(outputs) > 1 and given is not None:
         err.write(
-            f"chatassert check: --format {given} forces one format, but {len(outputs)} "
+            f"{prog}: --format {given} forces one format, but {len(outputs)} "
             "--output files are given; drop --format: each file's extension names its format\n"
         )
         return None
@@ -159,10 +160,10 @@ def report_outputs(
             continue
         key = os.path.normcase(os.path.abspath(path))
         if key in seen:
-            err.write(f"chatassert check: --output {path} is given twice\n")
+            err.write(f"{prog}: --output {path} is given twice\n")
             return None
         seen.add(key)
-        fmt = report_format(given, path, err)
+        fmt = report_format(given, path, err, prog=prog)
         if fmt is None:
             return None
         out.append((fmt, path))
@@ -189,7 +190,9 @@ def say_written(outputs: Sequence[tuple[str, str | None]], out: Output, quiet: b
                 out.write(f"report written: {path} ({fmt})\n")
 
 
-def report_format(given: str | None, output: str | None, err: IO[str]) -> str | None:
+def report_format(
+    given: str | None, output: str | None, err: IO[str], *, prog: str = "chatassert check"
+) -> str | None:
     """The report's format: `--format`, else the one `--output`'s extension names, else text.
 
     A `--format` that contradicts the extension is a usage error (None, said on `err`): a
@@ -198,7 +201,7 @@ def report_format(given: str | None, output: str | None, err: IO[str]) -> str | 
     named = format_named_by(output) if output else None
     if given is not None and named is not None and given != named:
         err.write(
-            f"chatassert check: --format {given} does not match the extension of "
+            f"{prog}: --format {given} does not match the extension of "
             f"--output {output} ({named}); drop --format, or name the file for {given}\n"
         )
         return None
