@@ -62,6 +62,7 @@ HEAVY = {  # a test module, or a test module and a parameter id of its tests
     "tests/integrations/test_ray.py": "ray",
     "tests/integrations/test_dask.py": "dask",
     "tests/reporting/test_html_browser.py": "browser",
+    "tests/compare/test_compare_browser.py": "browser",
     "tests/docs/test_pages.py[docs/engines.md]": "dask",
     "tests/plugins/test_example_plugin.py": "example-plugin",
 }

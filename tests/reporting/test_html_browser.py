@@ -1,14 +1,14 @@
 """The HTML report in a real browser: the command line writes it, headless Chromium loads it
 from a file:// URL, and the test uses its filters and collapsible trees and reads the DOM.
 
-Chromium is the distribution's (/usr/bin/chromium), driven by Playwright. Without it the test
-skips, unless CHATASSERT_REQUIRE_BROWSER=1 (as .ci/run sets), where a missing browser fails.
+Chromium is the distribution's (/usr/bin/chromium), driven by Playwright
+(tests/browser_helpers.py). Without it the test skips, unless CHATASSERT_REQUIRE_BROWSER=1 (as
+.ci/run sets), where a missing browser fails.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-HOSTILE = "</script><img src=x onerror=\"document.title='pwned'\">"
+import browser_helpers
+from browser_helpers import HOSTILE, chromium
 
 SUITE = """\
 test_cases:
@@ -62,22 +62,6 @@ def _log() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _require_browser() -> None:
-    required = os.environ.get("CHATASSERT_REQUIRE_BROWSER") == "1"
-    missing = None
-    if not os.path.exists(CHROMIUM):
-        missing = f"{CHROMIUM} is missing (apt-get install chromium)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            missing = "playwright is not installed (pip install playwright)"
-    if missing is not None:
-        if required:
-            pytest.fail(f"CHATASSERT_REQUIRE_BROWSER=1 but {missing}")
-        pytest.skip(missing)
-
-
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("html")
@@ -101,25 +85,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 def _data(page_text: str) -> dict[str, Any]:
@@ -405,10 +372,10 @@ def test_names_places_and_pairing_notes_in_a_browser(browser: Any, tmp_path: Pat
 
 
 def test_a_missing_browser_skips_unless_it_is_required(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.setattr(browser_helpers, "CHROMIUM", "/nonexistent/chromium")
     monkeypatch.delenv("CHATASSERT_REQUIRE_BROWSER", raising=False)
     with pytest.raises(pytest.skip.Exception, match="is missing"):
-        _require_browser()
+        browser_helpers.require_browser()
     monkeypatch.setenv("CHATASSERT_REQUIRE_BROWSER", "1")
     with pytest.raises(pytest.fail.Exception, match="CHATASSERT_REQUIRE_BROWSER=1 but"):
-        _require_browser()
+        browser_helpers.require_browser()
