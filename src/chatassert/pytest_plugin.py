@@ -31,6 +31,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from chatassert._gates import Gate
     from chatassert._judging import Judge
     from chatassert._models import Conversation
     from chatassert._result import Result
@@ -59,6 +62,7 @@ and a `module:factory` path are values too (docs/write-a-judge.md)."""
 
 _report_key = pytest.StashKey["_Report"]()
 _judge_key = pytest.StashKey["Judge"]()
+_gates_key = pytest.StashKey["_SessionGates"]()
 
 
 # -- options -------------------------------------------------------------------------------
@@ -103,6 +107,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="write a JSON report of every chatassert check made in the session to PATH",
+    )
+    group.addoption(
+        "--chatassert-baseline",
+        default=None,
+        metavar="FILE",
+        help="an earlier run of the suite files (a JSON report of chatassert check, or a "
+        "--results directory): their max_drop gates compare the session's pass rates with it",
     )
     parser.addini(
         "chatassert_judge",
@@ -153,6 +164,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "chatassert: a check collected from a chatassert suite file (select with -m chatassert)",
     )
     _load_plugins(config)
+    gates = _SessionGates(config)  # the suite files' gates, decided at the end of the session
+    config.stash[_gates_key] = gates
+    config.pluginmanager.register(gates, "chatassert-gates")
     path = config.getoption("chatassert_report", None)
     if path:  # also in pytest-xdist workers: their checks travel with their test reports
         report = _Report(Path(path).resolve())  # from the directory pytest started in
@@ -193,6 +207,10 @@ def _load_plugins(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Write the report and stop observing checks."""
+    gates = config.stash.get(_gates_key, None)
+    if gates is not None:
+        config.pluginmanager.unregister(gates)
+        del config.stash[_gates_key]
     report = config.stash.get(_report_key, None)
     if report is not None:
         report.remove_observer()
@@ -287,6 +305,123 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
 
 
 _CHECKS_ATTR = "chatassert_checks"
+_GATE_ATTR = "chatassert_gate_outcome"
+
+
+# -- the suite files' gates ----------------------------------------------------------------
+
+
+class _SessionGates:
+    """The gates of the suite files (`gates:` in a native file), decided over the session's
+    case outcomes at its end: a failed one fails the session, with a terminal section naming
+    each gate, what it requires and what the session showed.
+
+    Each case item's outcome (its suite file, status and assertions' statuses) travels with
+    its test report, so under pytest-xdist the controlling process, which collects nothing,
+    counts every worker's; it loads a suite file's gates itself when it did not collect it. A
+    suite file none of whose cases ran (all deselected) is not gated.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.outcomes: dict[str, list[tuple[str, list[tuple[str, str]]]]] = {}
+        self.suites: dict[str, Suite] = {}
+        self.results: list[tuple[str, Result]] = []
+        """Each gate decided, with its suite file."""
+        self.baseline: Any = None
+        path = config.getoption("chatassert_baseline", None)
+        if path and not hasattr(config, "workerinput"):  # read once, where gates are decided
+            from chatassert.compare import CompareError, read_run
+
+            try:
+                self.baseline = read_run(path)
+            except CompareError as exc:
+                raise pytest.UsageError(f"--chatassert-baseline: {exc}") from None
+
+    def collected(self, path: Path, suite: Suite) -> None:
+        """Keep a collected suite file's gates (with the baseline, for `max_drop`)."""
+        if suite.gates:
+            self.suites[str(path)] = self._with_baseline(suite)
+
+    def _with_baseline(self, suite: Suite) -> Suite:
+        if self.baseline is None:
+            return suite
+        from chatassert._gates import with_baseline
+
+        return with_baseline(suite, self.baseline.rows, self.baseline.path)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Count a case item's outcome (here, or from an xdist worker's report)."""
+        outcome = report.__dict__.get(_GATE_ATTR)
+        if isinstance(outcome, dict):
+            pairs = [(str(label), str(status)) for label, status in outcome["assertions"]]
+            self.outcomes.setdefault(outcome["path"], []).append((outcome["status"], pairs))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Decide the gates of every suite file whose cases ran; a failed (or undecidable)
+        gate fails a session that had not failed."""
+        if hasattr(self.config, "workerinput") or not self.outcomes:
+            return
+        from chatassert._gates import GateTally
+
+        gates: dict[str | None, Sequence[Gate]] = {}
+        for path in self.outcomes:
+            suite = self.suites.get(path) or self._load(path)
+            if suite is not None and suite.gates:
+                gates[path] = suite.gates
+        if not gates:
+            return
+        tally = GateTally(gates)
+        for path, outcomes in self.outcomes.items():
+            for status, pairs in outcomes:
+                tally.add(path, status, pairs)
+        why_not = None
+        if session.shouldstop or session.shouldfail:
+            why_not = "the session stopped early: gates need every case of the suite to run"
+        results = iter(tally.evaluate(why_not))  # in the order of the tally's gates
+        self.results = [
+            (str(path), next(results)) for path, suite_gates in gates.items() for _ in suite_gates
+        ]
+        bad = any(r.status.value in ("failed", "error") for _, r in self.results)
+        if bad and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _load(self, path: str) -> Suite | None:
+        """A suite file's gates, loaded here (an xdist controller collects no file)."""
+        from chatassert._errors import SpecError
+        from chatassert.specs import load_suite
+
+        try:
+            suite = load_suite(path)
+        except (SpecError, OSError):  # its items said so where they were collected
+            return None
+        return self._with_baseline(suite) if suite.gates else None
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """The gates' section: each gate's status, what it requires, what the session
+        showed; and that the session fails when one failed."""
+        if not self.results:
+            return
+        from chatassert.reporting._gate_reports import MARKS, gate_head
+        from chatassert.reporting._summary import wrap
+
+        width = max(terminalreporter._tw.fullwidth, 60)
+        terminalreporter.section("chatassert gates")
+        for path, result in self.results:
+            try:  # as pytest names the file in node ids: from the root
+                where = Path(path).relative_to(self.config.rootpath).as_posix()
+            except ValueError:
+                where = path
+            head = f"{MARKS[result.status]:<5} {where}::{result.spec_path}"
+            for line in wrap(f"{head} {result.message}: {result.reason}", width):
+                terminalreporter.line(line)
+        results = [result for _, result in self.results]
+        if any(r.status.value in ("failed", "error") for r in results):
+            terminalreporter.line(
+                f"the session fails: not every gate was met ({gate_head(results)[2:]})",
+                red=True,
+            )
 
 
 # -- assertion messages --------------------------------------------------------------------
@@ -356,6 +491,9 @@ def pytest_runtest_makereport(
     session_report = item.config.stash.get(_report_key, None)
     if session_report is not None:
         report.__dict__[_CHECKS_ATTR] = session_report.take_pending()
+    gate_outcome = getattr(item, "gate_outcome", None)
+    if call.when == "call" and gate_outcome is not None:  # reaches the controller under xdist
+        report.__dict__[_GATE_ATTR] = gate_outcome
     if (
         call.when != "call"
         or call.excinfo is None
@@ -627,6 +765,9 @@ class SuiteFile(pytest.File):
         repeat = self.config.getoption("chatassert_repeat", None)
         if repeat is not None:
             suite = suite.with_repeat(repeat)
+        gates = self.config.stash.get(_gates_key, None)
+        if gates is not None:
+            gates.collected(self.path, suite)
         checked: set[str] = set()
         unjudged = {c.name for c in suite.cases if c.missing_judges()}
         if unjudged:  # said once, before the transcript is read; those cases are not run
@@ -763,6 +904,8 @@ class CaseItem(pytest.Item):
         self.case = case
         self.conversation = conversation
         self.where = where
+        self.gate_outcome: dict[str, Any] | None = None
+        """What the suite's gates count of this item once it ran (a gated suite's only)."""
         self.add_marker(pytest.mark.chatassert)
         self.extra_keyword_matches.update(case.tags)
 
@@ -770,7 +913,15 @@ class CaseItem(pytest.Item):
         """Check the conversation against the case; a result that did not pass fails the item."""
         from chatassert.testing import ChatAssertionError, describe_subject
 
+        outcome: dict[str, Any] = {"path": str(self.path), "status": "error", "assertions": []}
+        if self.suite.gates:  # a check that raises counts as an error for the suite's gates
+            self.gate_outcome = outcome
         result = self.case.check(self.conversation)
+        if self.suite.gates:
+            from chatassert.reporting._summary import assertion_statuses
+
+            outcome["status"] = result.status.value
+            outcome["assertions"] = [[label, s.value] for label, s in assertion_statuses(result)]
         report = self.config.stash.get(_report_key, None)
         if report is not None:
             report.add(
