@@ -44,6 +44,7 @@ PUBLIC_MODULES = (
     "chatassert.transcripts",
     "chatassert.records",
     "chatassert.reporting",
+    "chatassert.compare",
     "chatassert.judges",
     "chatassert.testing",
     "chatassert.authoring",
