@@ -567,10 +567,6 @@ def _samples(node: dict[str, Any]) -> tuple[int, int] | None:
     return (statuses.count(_PASSED), judged) if judged else None
 
 
-def _label(node: dict[str, Any]) -> str:
-    return str(node.get("message") or node.get("spec_name") or node.get("name"))
-
-
 def _tree_units(tree: dict[str, Any]) -> list[_Unit]:
     """The assertions of a stored case result (turn and step groups unwrapped, as `check`'s
     per-assertion counts), each told apart from another of the same name by its place."""
@@ -581,24 +577,28 @@ def _tree_units(tree: dict[str, Any]) -> list[_Unit]:
             nodes.extend(grand)
         else:
             nodes.append(child)
+    labels = [str(n.get("message") or n.get("spec_name") or n.get("name")) for n in nodes]
+    names: dict[str, int] = {}
+    for name in labels:
+        names[name] = names.get(name, 0) + 1
     root = tree.get("spec_path")
-    names = Counter(_label(node) for node in nodes)
     units = []
-    for node in nodes:
-        name = _label(node)
+    for node, name in zip(nodes, labels, strict=True):
         place = None
         if names[name] > 1:
             place = node.get("spec_path")
             if isinstance(place, str) and isinstance(root, str) and place.startswith(root + "."):
                 place = place[len(root) + 1 :]
-        reason = node.get("reason")
+        status = str(node.get("status"))
+        reason = node.get("reason") if status != _PASSED else None
         units.append(
             _Unit(
                 name,
-                str(node.get("status")),
-                reason if isinstance(reason, str) and node.get("status") != _PASSED else None,
+                status,
+                reason if isinstance(reason, str) else None,
                 _samples(node),
-                any(_flaky(n) for n in _walk(node)),
+                # a leaf (most nodes) holds no repeat below it
+                bool(node.get("children")) and any(_flaky(n) for n in _walk(node)),
                 place if isinstance(place, str) else None,
             )
         )
@@ -645,20 +645,29 @@ def _units_of(row: Row) -> dict[tuple[str, str | None], _Unit]:
         units = _tree_units(tree)
     else:  # a row without its tree: its (label, status) pairs
         units = [_Unit(label, status) for label, status in row.assertions]
-    names = Counter(unit.name for unit in units)
-    seen: Counter[str] = Counter()
     out: dict[tuple[str, str | None], _Unit] = {}
+    seen: dict[str, int] = {}
     for unit in units:
-        seen[unit.name] += 1
-        place = None
-        if names[unit.name] > 1:
-            place = unit.spec_path or f"#{seen[unit.name]}"
-            if (unit.name, place) in out:  # two places alike: their order tells them apart
-                place = f"{place}#{seen[unit.name]}"
-            if place != unit.spec_path:
-                unit = _Unit(unit.name, unit.status, unit.evidence, unit.samples, unit.flaky, place)
-        out[(unit.name, place)] = unit
+        name = unit.name
+        seen[name] = seen.get(name, 0) + 1
+        if (name, None) not in out and seen[name] == 1:
+            out[(name, None)] = unit
+            continue
+        if seen[name] == 2:  # the name's first one is told apart too, now that it has two
+            first = out.pop((name, None))
+            place = first.spec_path or "#1"
+            out[(name, place)] = _placed(first, place)
+        place = unit.spec_path or f"#{seen[name]}"
+        if (name, place) in out:  # two places alike: their order tells them apart
+            place = f"{place}#{seen[name]}"
+        out[(name, place)] = _placed(unit, place)
     return out
+
+
+def _placed(unit: _Unit, place: str) -> _Unit:
+    if place == unit.spec_path:
+        return unit
+    return _Unit(unit.name, unit.status, unit.evidence, unit.samples, unit.flaky, place)
 
 
 def _cases(rows: Sequence[Row], places: Sequence[str]) -> dict[Key, _Case]:
