@@ -271,9 +271,9 @@ def _gate_lines(gate: Gate) -> list[str]:
 
 def render_text(comparison: Comparison, gate: Gate) -> str:
     """The comparison as the terminal shows it."""
-    base = comparison.base_path or "base"
-    new = comparison.new_path or "new"
-    lines = [f"compared {base} (base) with {new} (new)"]
+    base = f"{comparison.base_path} (base)" if comparison.base_path else "the base rows"
+    new = f"{comparison.new_path} (new)" if comparison.new_path else "the new rows"
+    lines = [f"compared {base} with {new}"]
     flips = comparison.flips
     if flips:
         lines.append("")
