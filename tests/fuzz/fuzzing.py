@@ -64,6 +64,7 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "spec.promptkit": (120, 60_000),
     "spec.expect": (120, 60_000),
     "spec.native": (120, 60_000),
+    "spec.gates": (100, 40_000),
     "spec.mutated": (250, 80_000),
     "spec.yaml_nodes": (250, 80_000),
     "spec.text": (200, 50_000),

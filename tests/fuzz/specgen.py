@@ -555,7 +555,68 @@ def native_documents() -> st.SearchStrategy[Any]:
             "cases": st.lists(case, max_size=3),
             "assertions": st.lists(native_assertion(0), max_size=3),
             "fail_fast": st.booleans(),
+            "gates": st.lists(gates(), max_size=3),
         },
+    )
+
+
+@functools.cache
+def gates(names: tuple[str, ...] = ()) -> st.SearchStrategy[Any]:
+    """A suite-level gate (`gates:` of a native suite): a pass rate or a largest drop of the
+    cases, or of an assertion named by one of `names`, a type's name (as a suite names one
+    without a message) or a word; its thresholds mostly in range, now and then out of it or
+    not numbers at all, and now and then no gate's shape at all."""
+    share = _mostly(st.floats(0, 1), json_scalars())
+    level = _mostly(st.floats(0, 1, exclude_min=True, exclude_max=True), share)
+    others = st.one_of(st.sampled_from(sorted(registered())), words(), json_scalars())
+    name = _mostly(st.sampled_from(names), others) if names else others
+    named = st.fixed_dictionaries({}, optional={"assertion": name})
+    pass_rate = st.fixed_dictionaries(
+        {"min": share}, optional={"confidence": level, "assertion": name}
+    )
+    max_drop = st.fixed_dictionaries({"by": share}, optional={"assertion": name})
+    test = st.one_of(
+        st.fixed_dictionaries({"pass_rate": pass_rate}),
+        st.fixed_dictionaries({"max_drop": max_drop}),
+    )
+    either = st.tuples(test, named).map(lambda t: {**t[1], **t[0]})
+    return _mostly(st.one_of(test, either), json_values(4))
+
+
+def _mostly(usual: st.SearchStrategy[Any], odd: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """`usual` nine draws in ten, `odd` the tenth."""
+    return st.integers(0, 9).flatmap(lambda i: odd if i == 0 else usual)
+
+
+_GATED = {
+    "chatassert": 1,
+    "name": "refunds",
+    "cases": [
+        {
+            "name": "refund",
+            "turns": [
+                {
+                    "input": "I was charged twice",
+                    "assertions": [
+                        {"type": "contains", "value": "refund", "message": "refund_policy"},
+                        {"type": "not_contains", "value": "sorry"},
+                    ],
+                }
+            ],
+        }
+    ],
+    "assertions": [{"type": "contains_any", "value": ["refund", "error"]}],
+}
+
+
+@functools.cache
+def gated_documents() -> st.SearchStrategy[Any]:
+    """A native suite that loads, with `gates:` of every shape, most naming its assertions
+    (`refund_policy`, `not_contains`, `contains_any`)."""
+    names = ("refund_policy", "not_contains", "contains_any")
+    # a fresh copy of the suite each draw: a document may be changed by what writes it out
+    return st.lists(gates(names), max_size=4).map(
+        lambda listed: {**json.loads(json.dumps(_GATED)), "gates": listed}
     )
 
 

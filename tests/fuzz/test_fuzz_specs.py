@@ -21,7 +21,9 @@ from hypothesis import given, strategies as st
 from subjects import JUDGE, SUBJECTS
 
 from chatassert import Result, SpecError, from_spec
-from chatassert.reporting import json_line
+from chatassert._gates import evaluate_gates, gate_of
+from chatassert.records import Row
+from chatassert.reporting import assertion_statuses, json_line
 from chatassert.specs import Suite, load_suite, loads_suite
 
 
@@ -58,7 +60,9 @@ def check_spec_error(exc: SpecError) -> None:
 
 
 def exercise(suite: Suite, *, round_trip: bool = False) -> None:
-    """Check every case of a loaded suite against realistic subjects."""
+    """Check every case of a loaded suite against realistic subjects, then decide its gates
+    over those outcomes."""
+    outcomes: list[tuple[str, list[tuple[str, str]]]] = []
     for case in suite.cases:
         texts = [case.name, case.input, case.description, *case.tags]
         texts += [turn.input for turn in case.turns]
@@ -74,6 +78,18 @@ def exercise(suite: Suite, *, round_trip: bool = False) -> None:
             assert isinstance(result, Result)
             result.render(verbose=True)
             json_line(result.to_dict())
+            outcomes.append(
+                (result.status.value, [(n, s.value) for n, s in assertion_statuses(result)])
+            )
+    if suite.gates:  # decided over the outcomes, rendered, and read back from a report line
+        rows = [
+            Row("case", "fuzz", suite.name, "c", status, assertions=tuple(a))
+            for status, a in outcomes
+        ]
+        for gate, decided in zip(suite.gates, evaluate_gates(suite.gates, rows), strict=True):
+            decided.render(verbose=True)
+            line = json.loads(json_line({"gate": decided.to_dict(), "suite": gate.suite}))
+            assert gate_of(line) == gate
 
 
 def load_and_exercise(text: str, *, round_trip: bool = False) -> None:
@@ -110,6 +126,14 @@ def test_expect_suites_load_or_fail_with_a_spec_error(text: str) -> None:
 @fuzz_target("spec.native")
 def test_native_suites_load_or_fail_and_round_trip(text: str) -> None:
     load_and_exercise(text, round_trip=True)
+
+
+@given(written(specgen.gated_documents()))
+@fuzz_target("spec.gates")
+def test_suite_gates_load_or_fail_and_are_decided_over_the_outcomes(text: str) -> None:
+    suite = load(text, filename="fuzz.yaml")
+    if suite is not None:
+        exercise(suite, round_trip=True)
 
 
 @given(specgen.mutated(specgen.documents()), st.booleans())
