@@ -12,6 +12,9 @@ Generates (seeded) two logs into a temporary directory:
 Four implementations run on the same bytes, round-robin, several rounds; medians are reported
 as multiples of the hand-written loop's time:
 
+- **hand-written, orjson**: the same loop decoding with `orjson.loads` (when orjson is
+  installed; it is not a dependency): what a performance-minded user would write. Each row is
+  also given as a multiple of this one's time;
 - **hand-written**: `json.loads` per line, the turns cut from the messages by hand,
   `str.lower()` + `in`, a precompiled `re`, a dict walk for the JSON checks: a verdict per
   check, nothing else;
@@ -171,8 +174,10 @@ def generate(directory: Path, turns: int, responses: int, seed: int) -> dict[str
 _CONFIRM = re.compile(r"(?i)confirm(ed|ation)")
 
 
-def _turns(messages: list[dict[str, Any]]) -> list[tuple[str, list[tuple[str, dict[str, Any]]]]]:
-    """(assistant text, [(tool, arguments)]) per user turn."""
+def _turns(
+    messages: list[dict[str, Any]], loads: Callable[[str], Any] = json.loads
+) -> list[tuple[str, list[tuple[str, dict[str, Any]]]]]:
+    """(assistant text, [(tool, arguments)]) per user turn, arguments decoded by `loads`."""
     out: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = []
     texts: list[str] = []
     calls: list[tuple[str, dict[str, Any]]] = []
@@ -188,18 +193,18 @@ def _turns(messages: list[dict[str, Any]]) -> list[tuple[str, list[tuple[str, di
                 texts.append(m["content"])
             for call in m.get("tool_calls") or ():
                 fn = call["function"]
-                calls.append((fn["name"], json.loads(fn["arguments"])))
+                calls.append((fn["name"], loads(fn["arguments"])))
     if started:
         out.append(("\n".join(texts), calls))
     return out
 
 
-def hand_conversations(lines: list[str]) -> list[bool]:
-    """A verdict per check per turn, in order."""
+def hand_conversations(lines: list[str], loads: Callable[[str], Any] = json.loads) -> list[bool]:
+    """A verdict per check per turn, in order (each JSON text decoded by `loads`)."""
     verdicts: list[bool] = []
     add = verdicts.append
     for line in lines:
-        for text, calls in _turns(json.loads(line)["messages"]):
+        for text, calls in _turns(loads(line)["messages"], loads):
             low = text.lower()
             add("internal error" not in low)
             add("as an ai" not in low)
@@ -215,12 +220,12 @@ def hand_conversations(lines: list[str]) -> list[bool]:
 _JOURNAL = re.compile(r"^journal/")
 
 
-def hand_responses(lines: list[str]) -> list[bool]:
-    """A verdict per expect key per response, in order."""
+def hand_responses(lines: list[str], loads: Callable[[str], Any] = json.loads) -> list[bool]:
+    """A verdict per expect key per response, in order (each line decoded by `loads`)."""
     verdicts: list[bool] = []
     add = verdicts.append
     for line in lines:
-        r = json.loads(line)["response"]
+        r = loads(line)["response"]
         results = r.get("results")
         n = len(results) if isinstance(results, list) else 0
         add(r.get("status") == "success")
@@ -457,6 +462,16 @@ def cli_verdicts(report: Path, conversation: bool) -> list[bool]:
     return verdicts
 
 
+def _orjson_loads() -> Callable[[str], Any] | None:
+    """`orjson.loads` when orjson is installed (it is not a dependency), else None."""
+    try:
+        import orjson
+    except ImportError:
+        return None
+    loads: Callable[[str], Any] = orjson.loads
+    return loads
+
+
 def main() -> int:
     """Run the comparison and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -508,6 +523,18 @@ def main() -> int:
         timers["hand-written"] = timed(
             lambda: (hand_conversations(conv_lines), hand_responses(resp_lines))
         )
+        orjson_loads = _orjson_loads()
+        if orjson_loads is not None:  # what a performance-minded user would write
+            fast = orjson_loads
+            if (hand_conversations(conv_lines, fast), hand_responses(resp_lines, fast)) != expected:
+                print(
+                    "the orjson loop's verdicts differ from the hand-written loop's",
+                    file=sys.stderr,
+                )
+                return 1
+            timers["hand-written, orjson"] = timed(
+                lambda: (hand_conversations(conv_lines, fast), hand_responses(resp_lines, fast))
+            )
         timers["lean reference (records)"] = timed(
             lambda: (lean_conversations(conv_lines), lean_responses(resp_lines))
         )
@@ -541,9 +568,13 @@ def main() -> int:
         f"verdicts identical in all four; median of {args.rounds} rounds"
     )
     base = statistics.median(times["hand-written"])
+    fast_base = statistics.median(times.get("hand-written, orjson") or [0.0])
+    if fast_base:
+        print("  (x: of the hand-written loop's time; x orjson: of that loop decoding with orjson)")
     for name, values in times.items():
         median = statistics.median(values)
-        print(f"  {name:<52} {median:7.3f} s   x {median / base:5.2f}")
+        fast = f"   x orjson {median / fast_base:5.2f}" if fast_base else ""
+        print(f"  {name:<52} {median:7.3f} s   x {median / base:5.2f}{fast}")
     return 0
 
 
