@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GATE_KINDS",
-    "Counts",
+    "GateCounts",
     "Gate",
     "GateTally",
     "assertion_labels",
@@ -68,11 +68,11 @@ _NEEDS = {"pass_rate": "min", "max_drop": "by"}
 _BASELINE_HOW = "check --baseline BASE, or pytest --chatassert-baseline BASE"
 
 
-class Counts(NamedTuple):
+class GateCounts(NamedTuple):
     """How many evaluated outcomes passed, of how many (skipped ones are not evaluated).
 
     Example:
-        >>> Counts(3, 4).rate, Counts(0, 0).rate is None
+        >>> GateCounts(3, 4).rate, GateCounts(0, 0).rate is None
         (0.75, True)
     """
 
@@ -85,7 +85,7 @@ class Counts(NamedTuple):
         return self.passed / self.total if self.total else None
 
     @classmethod
-    def of(cls, statuses: Mapping[str, int]) -> Counts:
+    def of(cls, statuses: Mapping[str, int]) -> GateCounts:
         """The counts of outcomes by status (`passed`, `failed`, `error`, `skipped`)."""
         passed = statuses.get("passed", 0)
         return cls(passed, passed + statuses.get("failed", 0) + statuses.get("error", 0))
@@ -130,7 +130,7 @@ class Gate:
 
     Example:
         >>> gate = Gate("pass_rate", "refund_policy", min=0.9, confidence=0.95)
-        >>> gate.check(Counts(97, 100)).status.value, gate.check(Counts(9, 10)).status.value
+        >>> gate.check(GateCounts(97, 100)).status.value, gate.check(GateCounts(9, 10)).status.value
         ('passed', 'failed')
     """
 
@@ -141,7 +141,7 @@ class Gate:
     by: float | None = None
     suite: str | None = None
     spec_path: str = ""
-    baseline: Counts | None = None
+    baseline: GateCounts | None = None
     baseline_source: str | None = None
 
     def __post_init__(self) -> None:
@@ -217,7 +217,7 @@ class Gate:
         """The gate's result when the run cannot decide it (`why`: it stopped early)."""
         return self._result(Status.SKIPPED, f"not evaluated: {why}", {})
 
-    def check(self, counts: Counts) -> Result:
+    def check(self, counts: GateCounts) -> Result:
         """Decide the gate over a run's `counts` (of its assertion, or of the suite's cases).
 
         An `error` when nothing was evaluated (in the run, or in the baseline for
@@ -242,7 +242,7 @@ class Gate:
             return self._pass_rate(counts, seen)
         return self._max_drop(counts, what, seen)
 
-    def _pass_rate(self, counts: Counts, seen: dict[str, Any]) -> Result:
+    def _pass_rate(self, counts: GateCounts, seen: dict[str, Any]) -> Result:
         minimum = self.min if self.min is not None else 0.0
         observed = f"{counts.passed:,} of {counts.total:,} passed ({_rate(seen['rate'])})"
         details: dict[str, Any] = {**seen, "min": minimum, "threshold": minimum}
@@ -261,9 +261,9 @@ class Gate:
             observed += f": {'reaches' if met else 'below'} the minimum {_number(minimum)}"
         return self._result(Status.PASSED if met else Status.FAILED, observed, details)
 
-    def _max_drop(self, counts: Counts, what: str, seen: dict[str, Any]) -> Result:
+    def _max_drop(self, counts: GateCounts, what: str, seen: dict[str, Any]) -> Result:
         by = self.by if self.by is not None else 0.0
-        base = self.baseline or Counts(0, 0)
+        base = self.baseline or GateCounts(0, 0)
         source = self.baseline_source
         details: dict[str, Any] = {
             **seen,
@@ -326,7 +326,7 @@ class GateTally:
         >>> tally.add("s", "failed", [("tone", "passed"), ("polite", "failed")])
         >>> tally.add("other", "failed", [("tone", "failed")])
         >>> tally.counts("s", "tone"), tally.counts("s", None)
-        (Counts(passed=1, total=1), Counts(passed=0, total=1))
+        (GateCounts(passed=1, total=1), GateCounts(passed=0, total=1))
     """
 
     def __init__(self, gates: Mapping[str | None, Sequence[Gate]]) -> None:
@@ -373,11 +373,11 @@ class GateTally:
         """A tally of the same gates with nothing counted."""
         return GateTally(self.gates)
 
-    def counts(self, suite: str | None, assertion: str | None) -> Counts:
+    def counts(self, suite: str | None, assertion: str | None) -> GateCounts:
         """The counts of `suite`'s cases (`assertion` None) or of one of its assertions."""
         if assertion is None:
-            return Counts.of(self.cases.get(suite) or {})
-        return Counts.of((self.labels.get(suite) or {}).get(assertion) or {})
+            return GateCounts.of(self.cases.get(suite) or {})
+        return GateCounts.of((self.labels.get(suite) or {}).get(assertion) or {})
 
     def evaluate(self, why_not: str | None = None) -> list[Result]:
         """Each gate's result, suite by suite in file order; every one `skipped` with
@@ -494,7 +494,7 @@ def gate_of(line: Mapping[str, Any]) -> Gate:
             source = base.get("source")
             gate = replace(
                 gate,
-                baseline=Counts(passed, total),
+                baseline=GateCounts(passed, total),
                 baseline_source=source if isinstance(source, str) else "the baseline",
             )
     return gate

@@ -14,7 +14,7 @@ import pytest
 from gates_helpers import suite
 
 from chatassert import Status
-from chatassert._gates import Counts, Gate, GateTally, evaluate_gates, gate_of, with_baseline
+from chatassert._gates import Gate, GateCounts, GateTally, evaluate_gates, gate_of, with_baseline
 from chatassert._stats import wilson
 from chatassert.records import Row
 from chatassert.specs import loads_suite
@@ -37,14 +37,14 @@ def passed(n: int, failed: int = 0, **kw: str) -> list[Row]:
 
 def test_with_confidence_the_lower_bound_must_reach_the_minimum() -> None:
     gate = Gate("pass_rate", "tone", min=0.9, confidence=0.95)
-    met = gate.check(Counts(97, 100))
+    met = gate.check(GateCounts(97, 100))
     assert met.status is Status.PASSED
     low, high = wilson(97, 100, 0.95)
     assert met.details["interval"] == [low, high]
     assert met.details["observed"] == low
     assert (met.details["passed"], met.details["total"], met.details["threshold"]) == (97, 100, 0.9)
     # 9 of 10 is a rate of 0.9, but ten outcomes cannot show 0.9 at 95% confidence
-    small = gate.check(Counts(9, 10))
+    small = gate.check(GateCounts(9, 10))
     assert small.status is Status.FAILED
     assert small.reason == (
         "9 of 10 passed (0.900), 95% interval 0.596 to 0.982: its lower bound is below the "
@@ -54,8 +54,8 @@ def test_with_confidence_the_lower_bound_must_reach_the_minimum() -> None:
 
 def test_without_confidence_the_observed_rate_must_reach_the_minimum() -> None:
     gate = Gate("pass_rate", "tone", min=0.9)
-    assert gate.check(Counts(9, 10)).status is Status.PASSED  # exactly the minimum
-    below = gate.check(Counts(8, 10))
+    assert gate.check(GateCounts(9, 10)).status is Status.PASSED  # exactly the minimum
+    below = gate.check(GateCounts(8, 10))
     assert below.status is Status.FAILED
     assert below.reason == "8 of 10 passed (0.800): below the minimum 0.9"
     assert "interval" not in below.details
@@ -63,7 +63,7 @@ def test_without_confidence_the_observed_rate_must_reach_the_minimum() -> None:
 
 def test_nothing_evaluated_is_an_error_never_a_pass() -> None:
     for gate in (Gate("pass_rate", "tone", min=0.0), Gate("pass_rate", min=0, confidence=0.9)):
-        result = gate.check(Counts(0, 0))
+        result = gate.check(GateCounts(0, 0))
         assert result.status is Status.ERROR
         assert "was evaluated in the run" in result.reason
     only_skipped = evaluate_gates([Gate("pass_rate", "tone", min=0.0)], rows("skipped"))
@@ -151,7 +151,7 @@ def test_a_suite_takes_its_baseline_for_its_max_drop_gates_only() -> None:
     loaded = loads_suite(suite("{max_drop: {assertion: tone, by: 0.1}}", "{pass_rate: {min: 0.5}}"))
     bound = with_baseline(loaded, passed(3, 1) + passed(9, suite="other"), "base.jsonl")
     drop, rate = bound.gates
-    assert (drop.baseline, drop.baseline_source) == (Counts(3, 4), "base.jsonl")
+    assert (drop.baseline, drop.baseline_source) == (GateCounts(3, 4), "base.jsonl")
     assert rate == loaded.gates[1]
     alone = loads_suite(suite("{pass_rate: {min: 0.5}}"))
     assert with_baseline(alone, [], "b") is alone  # nothing to compare: the suite as it is
@@ -164,7 +164,7 @@ def test_a_gates_result_is_named_placed_and_described() -> None:
     gate = Gate(
         "pass_rate", "tone", min=0.95, confidence=0.9, suite="refunds", spec_path="gates[2]"
     )
-    result = gate.check(Counts(1, 2))
+    result = gate.check(GateCounts(1, 2))
     assert (result.name, result.spec_name, result.spec_path) == ("gate", "pass_rate", "gates[2]")
     assert result.message == "pass rate of 'tone' at least 0.95 (lower bound at 90% confidence)"
     assert result.details["suite"] == "refunds"
@@ -175,13 +175,13 @@ def test_a_gates_result_is_named_placed_and_described() -> None:
 def test_a_report_line_gives_back_its_gate_with_its_baseline() -> None:
     gates = [
         Gate("pass_rate", "tone", min=0.9, confidence=0.95, suite="s", spec_path="gates[0]"),
-        Gate("max_drop", by=0.1, suite="s", spec_path="gates[1]", baseline=Counts(4, 5),
+        Gate("max_drop", by=0.1, suite="s", spec_path="gates[1]", baseline=GateCounts(4, 5),
              baseline_source="base.jsonl"),
         Gate("max_drop", "tone", by=0.1, suite=None, spec_path="gates[2]"),
     ]  # fmt: skip
     for gate in gates:
         line = json.loads(
-            json.dumps({"gate": gate.check(Counts(3, 4)).to_dict(), "suite": gate.suite})
+            json.dumps({"gate": gate.check(GateCounts(3, 4)).to_dict(), "suite": gate.suite})
         )
         assert gate_of(line) == gate
     with pytest.raises(ValueError, match="does not say its gate"):
@@ -203,7 +203,7 @@ def test_a_tally_merged_from_parts_decides_as_one_tally_of_them_all() -> None:
         second.add_row(row)
     merged = pickle.loads(pickle.dumps(first)).merge(pickle.loads(pickle.dumps(second)))
     assert merged.evaluate() == whole.evaluate()
-    assert whole.counts("refunds", "tone") == Counts(3, 6)
+    assert whole.counts("refunds", "tone") == GateCounts(3, 6)
     assert [r.status for r in whole.evaluate("it was interrupted")] == [Status.SKIPPED] * 2
 
 
@@ -211,4 +211,4 @@ def test_a_tally_keeps_only_the_labels_its_gates_name() -> None:
     tally = GateTally({"refunds": [Gate("pass_rate", "tone", min=0.5)]})
     tally.add("refunds", "passed", [("tone", "passed"), ("polite", "failed")])
     assert set(tally.labels["refunds"]) == {"tone"}
-    assert tally.empty().counts("refunds", "tone") == Counts(0, 0)
+    assert tally.empty().counts("refunds", "tone") == GateCounts(0, 0)

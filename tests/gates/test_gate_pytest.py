@@ -66,6 +66,18 @@ def test_a_suite_none_of_whose_cases_ran_is_not_gated(strict: pytest.Pytester) -
     assert "chatassert gates" not in result.stdout.str()
 
 
+def test_a_session_stopped_early_skips_the_gates(strict: pytest.Pytester) -> None:
+    _files(strict, (LOOSE,), GOOD, SORRY, GOOD, GOOD)
+    result = strict.runpytest("-p", "no:xdist", "-x")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "SKIP  refunds.chatassert.yaml::gates[[]0[]] pass rate of the cases at least 0.5: "
+            "not evaluated: the session stopped early: gates need every case of the suite to run"
+        ]
+    )
+
+
 def test_the_baseline_decides_max_drop(strict: pytest.Pytester, tmp_path: Path) -> None:
     # the baseline: a run of the same suite by the command line, its JSON report
     base = tmp_path / "base"

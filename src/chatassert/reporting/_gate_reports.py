@@ -84,8 +84,8 @@ def gate_line(result: Result) -> str:
     and what the run showed.
 
     Example:
-        >>> from chatassert._gates import Counts, Gate
-        >>> print(gate_line(Gate("pass_rate", min=0.9).check(Counts(8, 10))))
+        >>> from chatassert._gates import GateCounts, Gate
+        >>> print(gate_line(Gate("pass_rate", min=0.9).check(GateCounts(8, 10))))
           FAIL  pass rate of the cases at least 0.9: 8 of 10 passed (0.800): below the minimum 0.9
     """
     return f"  {MARKS[result.status]:<5} {_title(result)}: {result.reason}"

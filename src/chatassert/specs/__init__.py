@@ -2,7 +2,8 @@
 
 Every loader translates its file into one `Suite` of native assertions. A file with problems
 raises one `SpecError` listing every problem with `file:line`, the path inside the document,
-what was expected and what was found, and a fix.
+what was expected and what was found, and a fix. A native suite's `gates:` (what a whole run
+must reach) load as `Gate`s (`Suite.gates`), which `evaluate_gates` decides over a run's rows.
 
 Example:
     >>> from chatassert.specs import loads_suite
@@ -27,7 +28,7 @@ from typing import Any
 
 from chatassert._base import Assertion
 from chatassert._errors import SpecError, SpecProblem
-from chatassert._gates import Gate, load_gates
+from chatassert._gates import Gate, GateCounts, evaluate_gates, load_gates
 from chatassert._params import did_you_mean
 from chatassert._registry import SpecContext, build, registered
 from chatassert._suite import MATCHED_BY, Case, Match, StepSpec, Suite, TurnSpec
@@ -51,6 +52,8 @@ __all__ = [
     "MATCHED_BY",
     "Case",
     "Dialect",
+    "Gate",
+    "GateCounts",
     "LocatedDict",
     "LocatedList",
     "Match",
@@ -59,6 +62,7 @@ __all__ = [
     "TurnSpec",
     "detect_dialect",
     "dialects",
+    "evaluate_gates",
     "load_assertion",
     "load_suite",
     "loads_suite",
