@@ -36,6 +36,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_history",
             "_jsonlines",
             "_stats",  # the statistics of a comparison of runs: Wilson, exact McNemar, Holm
+            "_early",  # how early a check can be decided while an agent runs
             "plugins",  # the plugins' loading; each registry installs its group's plugins
         },
     ),
@@ -103,6 +104,9 @@ LAYERS: list[tuple[str, set[str]]] = [
             "compare",  # `chatassert compare`: two runs read back, paired, tested, reported
             "_compare_render",  # a comparison as text, JSON and JUnit
             "_compare_html",  # a comparison as an HTML page
+            "monitor",  # the checks while an agent runs: events in, states and guards out
+            "_monitor",  # the monitor's nodes: each check decided as early as it declares
+            "_monitor_log",  # the monitor's events as normalised messages (the readers')
             "__main__",
             "specs",
             "judges",

@@ -45,6 +45,7 @@ PUBLIC_MODULES = (
     "chatassert.records",
     "chatassert.reporting",
     "chatassert.compare",
+    "chatassert.monitor",
     "chatassert.judges",
     "chatassert.testing",
     "chatassert.authoring",

@@ -28,6 +28,7 @@ from time import perf_counter
 from typing import Any, ClassVar, NoReturn
 
 from chatassert._budget import close_budget, open_budget
+from chatassert._early import AT_FINISH, Early
 from chatassert._errors import (
     ChatAssertError,
     RegexTimeoutError,
@@ -217,6 +218,10 @@ class Assertion:
             part = _UNRECORDABLE.get(cls.evidence_at or "")
             cls.reads = frozenset() if part is None else frozenset({part})
 
+    decided_early: ClassVar[Early] = AT_FINISH
+    """How early a monitor of a running agent can decide this check (`chatassert.monitor`):
+    only at the end of the conversation (the default), on the conversation so far, or call by
+    call; see `chatassert._early`."""
     judged: ClassVar[bool] = False
     """Whether checking may call a judge (then `acheck` is the efficient entry point)."""
     reads_history: ClassVar[bool] = False

@@ -17,6 +17,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from chatassert._early import on_calls
 from chatassert._matchers import (
     check_keys,
     error_flag,
@@ -155,6 +156,7 @@ class MaxToolCalls(CallCheck):
 
     __slots__ = ("max",)
     kind = "max_tool_calls"
+    decided_early = on_calls("failed", note="the call after the `max`-th fails it for good")
     params = (Param("max", "int", required=True, doc="the most tool calls allowed"),)
     max: int
 
@@ -200,6 +202,7 @@ arguments {"q": "refund"} (tool_calls[0], tool_calls[1])'
 
     __slots__ = ("ignore_keys",)
     kind = "no_repeated_calls"
+    decided_early = on_calls("failed", note="a call made a second time fails it for good")
     params = (
         Param(
             "ignore_keys",

@@ -10,6 +10,7 @@ __all__ = [
     "ChatAssertError",
     "CompareError",
     "JudgeError",
+    "MonitorError",
     "PluginError",
     "RegexTimeoutError",
     "SpecError",
@@ -90,6 +91,12 @@ class CompareError(ChatAssertError, ValueError):
     """Two runs cannot be compared (`chatassert.compare`): a report cut short or not a report
     of `check`, a case key twice in one run, runs of different suites. The message names the
     file and line (`base.jsonl:7: ...`) and what to do."""
+
+
+class MonitorError(ChatAssertError, ValueError):
+    """A monitor of a running agent (`chatassert.monitor.Monitor`) cannot do what it was
+    asked: it refuses to be built when it would guard nothing or could not decide a check
+    (every problem listed), and refuses an event it cannot read, naming the event."""
 
 
 class RegexTimeoutError(ChatAssertError, TimeoutError):

@@ -30,6 +30,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from chatassert._early import on_calls
 from chatassert._errors import RegexTimeoutError
 from chatassert._matchers import ExpectedCall, check_keys, error_flag, render_arguments
 from chatassert._models import Turn
@@ -236,6 +237,7 @@ class ToolBefore(_PairPolicy):
 
     __slots__ = ("first", "then")
     kind = "tool_before"
+    decided_early = on_calls("failed", note="a call of `then` before any `first` fails it for good")
     params = (
         _tool_param("first", "the tool that must be called first"),
         _tool_param("then", "the tool that may only be called after it (the trigger)"),
@@ -333,6 +335,7 @@ after 'confirm' (tool_calls[0])"
 
     __slots__ = ("after", "tool")
     kind = "tool_never_after"
+    decided_early = on_calls("failed", note="a call of `tool` after `after` fails it for good")
     params = (
         _tool_param("tool", "the tool that must not be called"),
         _tool_param("after", "once this tool was called (the trigger)"),
@@ -457,6 +460,11 @@ class ToolOnlyAfterResult(_PairPolicy):
 
     __slots__ = ("result_of", "tool")
     kind = "tool_only_after_result"
+    decided_early = on_calls(
+        "failed",
+        reads=("call", "result"),
+        note="a call of `tool` before any successful result of `result_of` fails it for good",
+    )
     params = (
         _tool_param("tool", "the tool that may only be called after the result (the trigger)"),
         _tool_param("result_of", "the tool whose successful result must come first"),
@@ -575,6 +583,7 @@ one of them"
 
     __slots__ = ("_patterns", "allowed")
     kind = "only_tools"
+    decided_early = on_calls("failed", note="a call of another tool fails it for good")
     params = (
         Param(
             "allowed",
@@ -664,6 +673,7 @@ class MaxConsecutive(_PolicyCheck):
 
     __slots__ = ("_pattern", "max", "tool")
     kind = "max_consecutive_calls"
+    decided_early = on_calls("failed", note="a run longer than `max` fails it for good")
     params = (
         _tool_param("tool", "the tool whose runs are limited"),
         Param("max", "int", required=True, doc="the most calls of it in a row"),
@@ -761,6 +771,7 @@ was repeated at tool_calls[2] with the same arguments {"q": "x"}'
 
     __slots__ = ("ignore_keys", "same_args", "window")
     kind = "no_tool_loops"
+    decided_early = on_calls("failed", note="a call repeated within the window fails it for good")
     params = (
         Param("window", "int", required=True, doc="how many consecutive calls are looked at (≥ 2)"),
         Param("same_args", "bool", default=True, doc="whether a repeat needs the same arguments"),

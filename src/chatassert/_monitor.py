@@ -1,0 +1,353 @@
+"""The engine of `chatassert.monitor`: each check tracked as a tree of nodes, one per
+assertion, each deciding as early as its class declares (`Assertion.decided_early`).
+
+A node's state is an outcome once no later event can change it (`final`), else `pending`.
+Leaves follow their `Early`: `finish` ones stay pending; `prefix` ones are checked on the
+conversation so far after an event they read, final on an outcome their class lists; `calls`
+ones fold each call with their class's own step (`_fold_start`, `_fold_call`,
+`_fold_settled`: the same step the offline check folds), O(1) amortised per event.
+Combinators combine their children's states by the Kleene rules of the offline combinators,
+with `pending` as a fifth state: `AllOf` is failed for good as soon as a child is, `AnyOf`
+passed as soon as a child is, `Not` swaps, `When` follows its condition, `AtLeast` counts,
+and the turn selectors decide on turns that a later user message has closed.
+
+The result a final node carries is its check on the conversation at the moment it was
+decided (its evidence then); `finish` checks the whole conversation offline, so its tree is
+the offline tree by construction, and a final state's outcome is the one `finish` gives.
+
+Tests: tests/monitor/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chatassert._base import AllOf, AnyOf, Assertion, Not, reads_history_of, spec_of
+from chatassert._combinators import AtLeast, OnAnyTurn, OnEveryTurn, OnTurn, When
+from chatassert._history import checked_at
+from chatassert._models import Conversation
+from chatassert._monitor_log import EventLog, LoggedCall
+from chatassert._result import Result, Status
+
+__all__ = ["Ctx", "Node", "NodeState", "PENDING", "build_node", "label_of"]
+
+PENDING = "pending"
+
+_P, _F, _E, _S = "passed", "failed", "error", "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class NodeState:
+    """A node's state after an event.
+
+    Attributes:
+        status: The outcome once final, else `pending`.
+        final: Whether no later event can change the outcome.
+        result: The check's result on the conversation when it was decided (None while
+            pending).
+        provisional: The outcome on the conversation so far, when the node computed one (a
+            `prefix` leaf's check, a `calls` leaf's error): how `permits` tells that a call
+            made a check err.
+        blamed: Whether the last call folded violates the check by itself (`calls` leaves).
+    """
+
+    status: str
+    final: bool = False
+    result: Result | None = None
+    provisional: str | None = None
+    blamed: bool = False
+
+
+_OPEN = NodeState(PENDING)
+
+
+@dataclass
+class Ctx:
+    """What one event did, as the nodes see it.
+
+    Attributes:
+        log: The events so far.
+        kind: The kind of the event (`_early.EVENTS`), None for the first evaluation.
+        calls: The calls the event made.
+        commit: False while `permits` asks about a call: nodes keep nothing of it.
+    """
+
+    log: EventLog
+    kind: str | None
+    calls: Sequence[LoggedCall] = ()
+    commit: bool = True
+
+    def conversation(self) -> Conversation:
+        """The conversation so far."""
+        return self.log.conversation()
+
+
+def label_of(assertion: Assertion) -> str:
+    """The check's label as reports name it: its name in its spec file, else its kind."""
+    place = spec_of(assertion)
+    return place.name if place is not None else assertion.kind
+
+
+class Node:
+    """One assertion tracked event by event."""
+
+    def __init__(self, assertion: Assertion) -> None:
+        self.assertion = assertion
+        self.state = _OPEN
+
+    def children(self) -> tuple[Node, ...]:
+        """The nodes of the parts this node combines."""
+        return ()
+
+    def update(self, ctx: Ctx) -> NodeState:
+        """The state after the event in `ctx` (kept when `ctx.commit`)."""
+        if self.state.final:
+            return self.state
+        new = self._evaluate(ctx)
+        if ctx.commit:
+            self.state = new
+        return new
+
+    def _evaluate(self, ctx: Ctx) -> NodeState:
+        return _OPEN
+
+    def rollback(self) -> None:
+        """Forget what `update` did without committing (a fold's journal)."""
+        for child in self.children():
+            child.rollback()
+
+    def decide(self, status: str, ctx: Ctx) -> NodeState:
+        """The final state `status`, with the check's result on the conversation so far."""
+        return NodeState(status, True, self.assertion.check(ctx.conversation()), status)
+
+    def at_finish(self) -> list[str]:
+        """The labels of the leaves under this node that are only decided at finish."""
+        out: list[str] = []
+        for child in self.children():
+            out.extend(child.at_finish())
+        return out
+
+
+class _Pending(Node):
+    """A check decided only at finish."""
+
+    def at_finish(self) -> list[str]:
+        return [label_of(self.assertion)]
+
+
+class _Prefix(Node):
+    """A check checked on the conversation so far after an event it reads."""
+
+    def __init__(self, assertion: Assertion) -> None:
+        super().__init__(assertion)
+        early = type(assertion).decided_early
+        self.final = early.final
+        self.reads = early.reads
+
+    def _evaluate(self, ctx: Ctx) -> NodeState:
+        if ctx.kind is not None and ctx.kind not in self.reads and self.state is not _OPEN:
+            return self.state
+        result = self.assertion.check(ctx.conversation())
+        status = result.status.value
+        if status in self.final:
+            return NodeState(status, True, result, status)
+        return NodeState(PENDING, provisional=status)
+
+
+class _Calls(Node):
+    """A check folded call by call with its class's step."""
+
+    def __init__(self, assertion: Assertion) -> None:
+        super().__init__(assertion)
+        early = type(assertion).decided_early
+        self.final = early.final
+        fold: Any = assertion
+        self.fold = fold
+        self.acc = fold._fold_start()
+        self.mark: object = None
+
+    def _evaluate(self, ctx: Ctx) -> NodeState:
+        if not ctx.calls:
+            return self.state
+        fold = self.fold
+        if not ctx.commit:
+            self.mark = fold._fold_mark(self.acc)
+        blamed = False
+        for located in ctx.calls:
+            blamed = fold._fold_call(self.acc, located) or blamed
+        status = fold._fold_settled(self.acc)
+        if status is not None and status in self.final:
+            return NodeState(status, True, self.assertion.check(ctx.conversation()), status, blamed)
+        return NodeState(PENDING, provisional=fold._fold_now(self.acc), blamed=blamed)
+
+    def rollback(self) -> None:
+        if self.mark is not None:
+            self.fold._fold_undo(self.acc, self.mark)
+            self.mark = None
+
+
+class _Not(Node):
+    def __init__(self, assertion: Not) -> None:
+        super().__init__(assertion)
+        self.child = build_node(assertion.child)
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.child,)
+
+    def _evaluate(self, ctx: Ctx) -> NodeState:
+        inner = self.child.update(ctx)
+        if not inner.final:
+            return NodeState(PENDING, provisional=_swap(inner.provisional))
+        return self.decide(_swap(inner.status) or inner.status, ctx)
+
+
+def _swap(status: str | None) -> str | None:
+    return {_P: _F, _F: _P}.get(status or "", status)
+
+
+class _Group(Node):
+    """`AllOf`, `AnyOf` and `AtLeast`: decided by their children's final states."""
+
+    def __init__(self, assertion: AllOf | AnyOf | AtLeast) -> None:
+        super().__init__(assertion)
+        self.parts = tuple(build_node(c) for c in assertion.children)
+
+    def children(self) -> tuple[Node, ...]:
+        return self.parts
+
+    def _evaluate(self, ctx: Ctx) -> NodeState:
+        states = [p.update(ctx) for p in self.parts]
+        final = [s.status for s in states if s.final]
+        status = self._decided(final, len(states))
+        if status is None:
+            provisional = self._decided(
+                [s.status if s.final else (s.provisional or PENDING) for s in states],
+                len(states),
+            )
+            return NodeState(PENDING, provisional=provisional)
+        return self.decide(status, ctx)
+
+    def _decided(self, final: list[str], total: int) -> str | None:
+        kind = type(self.assertion)
+        everything = len(final) == total and PENDING not in final
+        if kind is AllOf or issubclass(kind, AllOf):
+            if _F in final:
+                return _F
+            if everything:
+                return _E if _E in final else _P
+            return None
+        if kind is AnyOf or issubclass(kind, AnyOf):
+            if _P in final:
+                return _P
+            if everything:
+                return _E if _E in final else _F
+            return None
+        n: int = self.assertion.n  # type: ignore[attr-defined]
+        passed = final.count(_P)
+        if passed >= n:
+            return _P
+        out = final.count(_F) + final.count(_S)
+        if total - out < n:  # not even every open child passing or erring would reach n
+            return _F
+        if everything:
+            return _E
+        return None
+
+
+class _When(Node):
+    def __init__(self, assertion: When) -> None:
+        super().__init__(assertion)
+        self.cond = build_node(assertion.condition)
+        self.then = build_node(assertion.then)
+        self.otherwise = None if assertion.otherwise is None else build_node(assertion.otherwise)
+
+    def children(self) -> tuple[Node, ...]:
+        nodes = (self.cond, self.then)
+        return nodes if self.otherwise is None else (*nodes, self.otherwise)
+
+    def _evaluate(self, ctx: Ctx) -> NodeState:
+        cond = self.cond.update(ctx)
+        then = self.then.update(ctx)
+        otherwise = None if self.otherwise is None else self.otherwise.update(ctx)
+        if not cond.final:
+            return _OPEN
+        if cond.status == _P:
+            branch: NodeState | None = then
+        elif cond.status == _F:
+            branch = otherwise
+            if branch is None:
+                return self.decide(_S, ctx)
+        else:
+            return self.decide(cond.status, ctx)
+        assert branch is not None
+        if not branch.final:
+            return NodeState(PENDING, provisional=branch.provisional)
+        return self.decide(branch.status, ctx)
+
+
+class _Turns(Node):
+    """The turn selectors: a closed turn's outcome is final (a later user message closed it)."""
+
+    def __init__(self, assertion: Assertion) -> None:
+        super().__init__(assertion)
+        self.child: Assertion = assertion.child  # type: ignore[attr-defined]
+        self.history = reads_history_of(self.child)
+        self.closed: list[str] = []  # the child's outcome on each closed turn
+
+    def _close(self, ctx: Ctx) -> None:
+        closed = ctx.log.turn  # every turn before the current one is closed
+        if len(self.closed) >= closed:
+            return
+        turns = ctx.conversation().turns
+        while len(self.closed) < closed:
+            i = len(self.closed)
+            result = (
+                checked_at(self.child.check, turns, i)
+                if self.history
+                else self.child.check(turns[i])
+            )
+            self.closed.append(result.status.value)
+
+    def _evaluate(self, ctx: Ctx) -> NodeState:
+        if ctx.kind != "user" and self.state is not _OPEN:
+            return self.state
+        self._close(ctx)
+        kind = type(self.assertion)
+        if kind is OnTurn:
+            index: int = self.assertion.index  # type: ignore[attr-defined]
+            if 0 <= index < len(self.closed):
+                return self.decide(self.closed[index], ctx)
+            return _OPEN
+        if kind is OnEveryTurn and _F in self.closed:
+            return self.decide(_F, ctx)
+        if kind is OnAnyTurn and _P in self.closed:
+            return self.decide(_P, ctx)
+        return _OPEN
+
+
+def build_node(assertion: Assertion) -> Node:
+    """The node that tracks `assertion`: by its combinator, else by its `decided_early`."""
+    if assertion.needs_judge():
+        return _Pending(assertion)  # a judge is asked once, at finish
+    kind = type(assertion)
+    if kind is Not:
+        return _Not(assertion)  # type: ignore[arg-type]
+    if kind in (AllOf, AnyOf, AtLeast):
+        return _Group(assertion)  # type: ignore[arg-type]
+    if kind is When:
+        return _When(assertion)  # type: ignore[arg-type]
+    if kind in (OnTurn, OnEveryTurn, OnAnyTurn):
+        return _Turns(assertion)
+    how = kind.decided_early.how
+    if how == "calls" and hasattr(assertion, "_fold_call"):
+        return _Calls(assertion)
+    if how in ("prefix", "calls"):
+        return _Prefix(assertion)
+    return _Pending(assertion)
+
+
+def status_of(result: Result) -> str:
+    """The outcome of a result, as a state's status."""
+    return Status(result.status).value
