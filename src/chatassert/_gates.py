@@ -32,7 +32,7 @@ import difflib
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -163,6 +163,29 @@ class Gate:
                 raise ValueError(f"{self.kind} {name!r}: {problem}")
 
     # -- spelling ------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The gate's fields as JSON-ready data (`from_dict` reads them back): what a merged
+        summary ships with its counts (`GateTally.to_dict`)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["baseline"] = None if self.baseline is None else list(self.baseline)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Gate:
+        """Read back what `to_dict` gave.
+
+        Raises:
+            ValueError: for fields no gate has, or values a gate refuses.
+        """
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise ValueError(f"a gate has no fields {unknown}")
+        values = dict(data)
+        base = values.get("baseline")
+        values["baseline"] = None if base is None else GateCounts(*base)
+        return cls(**values)
 
     def as_spec(self) -> dict[str, Any]:
         """The gate as a spec file writes it (`load_gates` reads it back).
@@ -372,6 +395,42 @@ class GateTally:
     def empty(self) -> GateTally:
         """A tally of the same gates with nothing counted."""
         return GateTally(self.gates)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The tally as JSON-ready data (`from_dict` reads it back): per suite, its gates
+        (each as `Gate.to_dict` gives it) and its counts.
+
+        Example:
+            >>> import json
+            >>> tally = GateTally({"s": [Gate("pass_rate", "tone", min=0.5)]})
+            >>> tally.add("s", "passed", [("tone", "failed")])
+            >>> again = GateTally.from_dict(json.loads(json.dumps(tally.to_dict())))
+            >>> again.counts("s", "tone"), again.evaluate() == tally.evaluate()
+            (GateCounts(passed=0, total=1), True)
+        """
+        return {
+            "suites": [
+                {
+                    "suite": key,
+                    "gates": [gate.to_dict() for gate in gates],
+                    "cases": dict(self.cases.get(key) or {}),
+                    "labels": {k: dict(v) for k, v in (self.labels.get(key) or {}).items()},
+                }
+                for key, gates in self.gates.items()
+            ]
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GateTally:
+        """Read back what `to_dict` gave."""
+        entries = data.get("suites") or []
+        tally = cls({e.get("suite"): [Gate.from_dict(g) for g in e["gates"]] for e in entries})
+        for entry in entries:
+            key = entry.get("suite")
+            tally.cases[key].update(entry.get("cases") or {})
+            for label, counts in (entry.get("labels") or {}).items():
+                tally.labels[key].setdefault(label, Counter()).update(counts)
+        return tally
 
     def counts(self, suite: str | None, assertion: str | None) -> GateCounts:
         """The counts of `suite`'s cases (`assertion` None) or of one of its assertions."""

@@ -17,6 +17,7 @@ from chatassert import Status
 from chatassert._gates import Gate, GateCounts, GateTally, evaluate_gates, gate_of, with_baseline
 from chatassert._stats import wilson
 from chatassert.records import Row
+from chatassert.reporting import Summary
 from chatassert.specs import loads_suite
 
 
@@ -212,3 +213,25 @@ def test_a_tally_keeps_only_the_labels_its_gates_name() -> None:
     tally.add("refunds", "passed", [("tone", "passed"), ("polite", "failed")])
     assert set(tally.labels["refunds"]) == {"tone"}
     assert tally.empty().counts("refunds", "tone") == GateCounts(0, 0)
+
+
+def test_a_summary_ships_its_gates_tally_and_results_as_json() -> None:
+    drop = Gate("max_drop", "tone", by=0.1, baseline=GateCounts(9, 10), baseline_source="b")
+    gates = {"refunds": [drop, Gate("pass_rate", min=0.5)]}
+    parts = []
+    for chunk in (rows("passed", "failed"), rows("passed", "error", "skipped")):
+        part = Summary(records=len(chunk), tally=GateTally(gates))
+        for row in chunk:
+            part.add_row(row)
+        parts.append(json.loads(json.dumps(part.to_dict())))
+    total = Summary(records=0)
+    for data in parts:
+        total.merge(Summary.from_dict(data))
+    assert total.tally is not None
+    assert total.tally.counts("refunds", "tone") == GateCounts(2, 4)
+    total.gates = total.tally.evaluate()
+    again = Summary.from_dict(json.loads(json.dumps(total.to_dict())))
+    assert again.gates == total.gates
+    assert [r.status for r in again.gates] == [Status.FAILED, Status.PASSED]
+    assert again.exit_code() == 1
+    assert Summary.from_dict(Summary().to_dict()).tally is None

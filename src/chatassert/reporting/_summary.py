@@ -326,7 +326,8 @@ class Summary:
 
     def to_dict(self) -> dict[str, Any]:
         """The summary as JSON-ready data (`from_dict` reads it back): counts, examples with
-        their whole result trees, and the cases answered.
+        their whole result trees, and the cases answered; the gates' tally and results, when
+        it has them.
 
         Example:
             >>> from chatassert import Contains
@@ -354,6 +355,8 @@ class Summary:
             "flaky": self.flaky,
             "costs": self.costs.to_dict(),
             "answered": sorted(list(pair) for pair in self.answered),
+            **({"tally": self.tally.to_dict()} if self.tally is not None else {}),
+            **({"gates": [r.to_dict() for r in self.gates]} if self.gates else {}),
         }
 
     @classmethod
@@ -399,6 +402,8 @@ class Summary:
             flaky=int(data.get("flaky", 0)),
             costs=costs,
             answered={(s, c) for s, c in data.get("answered", ())},
+            tally=_tally(data.get("tally")),
+            gates=[Result.from_dict(r) for r in data.get("gates", ())],
         )
 
     @property
@@ -500,6 +505,15 @@ class Summary:
         if self.counts["error"] or self.unreadable_count or self.unmatched or Status.ERROR in gates:
             return EXIT_ERRORS
         return EXIT_OK
+
+
+def _tally(data: Mapping[str, Any] | None) -> GateTally | None:
+    """The gates' tally of `Summary.to_dict`'s data, when it has one."""
+    if data is None:
+        return None
+    from chatassert._gates import GateTally
+
+    return GateTally.from_dict(data)
 
 
 def assertion_statuses(result: Result) -> Iterable[tuple[str, Status]]:
