@@ -17,7 +17,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from chatassert._early import on_calls
+from chatassert._early import on_calls, on_prefix
 from chatassert._matchers import (
     check_keys,
     error_flag,
@@ -28,6 +28,7 @@ from chatassert._result import Result, Status, shorten
 from chatassert._trajectory_base import (
     CallCheck,
     LocatedCall,
+    Tally,
     call_key,
     checked_count,
     located_calls,
@@ -72,6 +73,12 @@ class ToolCallCount(CallCheck):
 
     __slots__ = ("max", "min", "tool")
     kind = "tool_call_count"
+    decided_early = on_calls(
+        "failed",
+        "passed",
+        note="the call after the `max`-th fails it for good; without `max`, the `min`-th "
+        "passes it for good",
+    )
     params = (
         Param("tool", "str", required=True, doc="the tool's exact name"),
         Param("min", "int", default=None, doc="the fewest calls allowed"),
@@ -102,6 +109,39 @@ class ToolCallCount(CallCheck):
         self._set("min", low)
         self._set("max", high)
 
+    # -- the fold, shared by the offline check and a monitor ------------------------------
+
+    def _fold_start(self) -> Tally:
+        state = Tally()
+        state.calls = []  # the calls of `tool`
+        return state
+
+    def _fold_call(self, state: Any, call: LocatedCall) -> bool:
+        """Fold one call; True when it is a call of `tool` beyond `max`."""
+        if call.call.name != self.tool:
+            return False
+        state.calls.append(call)
+        return self.max is not None and len(state.calls) > self.max
+
+    def _fold_now(self, state: Any) -> str:
+        count = len(state.calls)
+        low = self.min is None or count >= self.min
+        return (_P if low and (self.max is None or count <= self.max) else _F).value
+
+    def _fold_settled(self, state: Any) -> str | None:
+        count = len(state.calls)
+        if self.max is not None and count > self.max:
+            return _F.value  # more calls only add to it
+        if self.max is None and self.min is not None and count >= self.min:
+            return _P.value
+        return None
+
+    def _fold_mark(self, state: Any) -> dict[str, Any]:
+        return Tally.mark(state)
+
+    def _fold_undo(self, state: Any, mark: dict[str, Any]) -> None:
+        state.undo(mark)
+
     def _bounds(self) -> str:
         if self.min is not None and self.max is not None:
             if self.min == self.max:
@@ -116,7 +156,10 @@ class ToolCallCount(CallCheck):
         return f"calls {self.tool} {self._bounds()}"
 
     def _check(self, subject: object) -> Result:
-        calls = [c for c in located_calls(subject) if c.call.name == self.tool]
+        state = self._fold_start()
+        for c in located_calls(subject):
+            self._fold_call(state, c)
+        calls = state.calls
         count = len(calls)
         details = {
             "tool": self.tool,
@@ -168,11 +211,44 @@ class MaxToolCalls(CallCheck):
         """Describe the requirement."""
         return f"makes at most {_calls(self.max)}"
 
+    # -- the fold, shared by the offline check and a monitor ------------------------------
+
+    def _fold_start(self) -> Tally:
+        state = Tally()
+        state.calls = []
+        state.by_tool = {}  # each tool's count, in order of first call
+        return state
+
+    def _fold_call(self, state: Any, call: LocatedCall) -> bool:
+        """Fold one call; True when it is beyond `max`."""
+        state.calls.append(call)
+        name = call.call.name
+        state.by_tool[name] = state.by_tool.get(name, 0) + 1
+        return len(state.calls) > self.max
+
+    def _fold_now(self, state: Any) -> str:
+        return (_F if len(state.calls) > self.max else _P).value
+
+    def _fold_settled(self, state: Any) -> str | None:
+        return _F.value if len(state.calls) > self.max else None
+
+    def _fold_mark(self, state: Any) -> tuple[dict[str, Any], str | None]:
+        return Tally.mark(state), None
+
+    def _fold_undo(self, state: Any, mark: tuple[dict[str, Any], Any]) -> None:
+        n = mark[0]["calls"]
+        for c in state.calls[n:]:  # one call at most: a call asked about
+            name = c.call.name
+            state.by_tool[name] -= 1
+            if not state.by_tool[name]:
+                del state.by_tool[name]
+        state.undo(mark[0])
+
     def _check(self, subject: object) -> Result:
-        calls = located_calls(subject)
-        by_tool: dict[str, int] = {}
-        for c in calls:
-            by_tool[c.call.name] = by_tool.get(c.call.name, 0) + 1
+        state = self._fold_start()
+        for c in located_calls(subject):
+            self._fold_call(state, c)
+        calls, by_tool = state.calls, dict(state.by_tool)
         details = {"max": self.max, "count": len(calls), "by_tool": by_tool}
         if len(calls) <= self.max:
             return Result(_P, self.kind, _calls(len(calls)), details)
@@ -202,7 +278,11 @@ arguments {"q": "refund"} (tool_calls[0], tool_calls[1])'
 
     __slots__ = ("ignore_keys",)
     kind = "no_repeated_calls"
-    decided_early = on_calls("failed", note="a call made a second time fails it for good")
+    decided_early = on_prefix(
+        "failed",
+        reads=("call",),
+        note="checked again on each call; a call made a second time fails it for good",
+    )
     params = (
         Param(
             "ignore_keys",

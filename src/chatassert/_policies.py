@@ -27,10 +27,10 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from chatassert._early import on_calls
+from chatassert._early import on_calls, on_prefix
 from chatassert._errors import RegexTimeoutError
 from chatassert._matchers import ExpectedCall, check_keys, error_flag, render_arguments
 from chatassert._models import Turn
@@ -41,6 +41,7 @@ from chatassert._trajectory_base import (
     CallCheck,
     CallPattern,
     LocatedCall,
+    Tally,
     call_key,
     checked_count,
     located_calls,
@@ -100,56 +101,123 @@ class _Undecided:
         self.missing: set[int] = set()
 
 
-class _PolicyCheck(CallCheck):
-    """Shared parts of the tool policies: marks per role, decided in the best and worst reading.
+class _Fold:
+    """A policy's fold so far: its calls, the calls left undecided, and the state of its rule
+    in the reading of those calls that helps it most (`best`) and hurts it most (`worst`)."""
 
-    A subclass lists its roles in `_roles()`: for each, the marks of every call and whether
-    more marked calls help the check (`True`) or hurt it (`False`). `_decide` then sees plain
-    booleans. With undecided marks the check is decided for the reading that helps it most
-    and the one that hurts it most; if they differ, the result is an `error`.
+    __slots__ = ("best", "calls", "open", "why", "worst")
+
+    def __init__(self, best: Tally, worst: Tally) -> None:
+        self.calls: list[LocatedCall] = []
+        self.open: list[int] = []
+        self.why = _Undecided()
+        self.best = best
+        self.worst = worst
+
+
+class _PolicyCheck(CallCheck):
+    """Shared parts of the tool policies: a fold of a per-call step, in the best and worst
+    reading.
+
+    A subclass gives, for each call, the mark of every role it plays (`_cells`: True/False,
+    None when undecided) and whether more marked calls help the check (`True`) or hurt it
+    (`False`); its rule is a fold over the calls in order: `_begin` (the state before any
+    call), `_step` (one call, with plain boolean marks), `_status` (the outcome so far) and
+    `_conclude` (the result). With undecided marks the rule is folded twice, for the reading
+    that helps it most and the one that hurts it most; if they differ, the result is an
+    `error`. The offline check folds every call of its subject; a monitor of a running agent
+    folds each call as it comes (`_fold_start`, `_fold_call`), the same step.
     """
 
     __slots__ = ()
     options = ("regex_timeout",)
 
-    def _roles(
-        self, calls: Sequence[LocatedCall], subject: object, why: _Undecided
-    ) -> list[tuple[Marks, bool]]:
+    def _cells(self, call: LocatedCall, why: _Undecided) -> list[tuple[bool | None, bool]]:
         raise NotImplementedError
 
-    def _decide(
-        self, calls: Sequence[LocatedCall], subject: object, marks: list[list[bool]]
-    ) -> Result:
+    def _begin(self) -> Tally:
+        raise NotImplementedError
+
+    def _step(self, state: Any, j: int, marks: list[bool], calls: Sequence[LocatedCall]) -> bool:
+        """Fold call `j`; True when it violates the rule."""
+        raise NotImplementedError
+
+    def _status(self, state: Any) -> Status:
+        raise NotImplementedError
+
+    def _conclude(self, state: Any, calls: Sequence[LocatedCall], subject: object) -> Result:
         raise NotImplementedError
 
     def _check(self, subject: object) -> Result:
-        calls = located_calls(subject)
-        why = _Undecided()
-        roles = self._roles(calls, subject, why)
-        if all(None not in marks for marks, _ in roles):
-            return self._decide(calls, subject, [[m is True for m in ms] for ms, _ in roles])
-        best = self._decide(
-            calls, subject, [[m is True or (m is None and up) for m in ms] for ms, up in roles]
-        )
-        if best.status is _F:
+        fold = self._fold_start()
+        for c in located_calls(subject):
+            self._fold_call(fold, c)
+        return self._fold_end(fold, subject)
+
+    # -- the fold, shared by the offline check and a monitor ------------------------------
+
+    def _fold_start(self) -> _Fold:
+        return _Fold(self._begin(), self._begin())
+
+    def _fold_call(self, fold: _Fold, call: LocatedCall) -> bool:
+        """Fold one call; True when it violates the rule in some reading."""
+        j = len(fold.calls)
+        fold.calls.append(call)
+        cells = self._cells(call, fold.why)
+        if any(m is None for m, _ in cells):
+            fold.open.append(j)
+        best = [m is True or (m is None and up) for m, up in cells]
+        worst = [m is True or (m is None and not up) for m, up in cells]
+        hurt = self._step(fold.best, j, best, fold.calls)
+        return self._step(fold.worst, j, worst, fold.calls) or hurt
+
+    def _fold_end(self, fold: _Fold, subject: object) -> Result:
+        calls = fold.calls
+        best = self._conclude(fold.best, calls, subject)
+        if not fold.open or best.status is _F:
             return best
-        worst = self._decide(
-            calls,
-            subject,
-            [[m is True or (m is None and not up) for m in ms] for ms, up in roles],
-        )
+        worst = self._conclude(fold.worst, calls, subject)
         if worst.status is best.status:
             return worst
-        return self._undecided(calls, roles, why, dict(worst.details))
+        return self._undecided(calls, fold.open, fold.why, dict(worst.details))
+
+    def _fold_now(self, fold: _Fold) -> str:
+        """The outcome of the calls so far, as `_fold_end` would give it."""
+        best = self._status(fold.best)
+        if not fold.open or best is _F:
+            return best.value
+        worst = self._status(fold.worst)
+        return worst.value if worst is best else _E.value
+
+    def _fold_settled(self, fold: _Fold) -> str | None:
+        """The outcome no later call can change: a failure in the reading that helps most."""
+        return _F.value if self._status(fold.best) is _F else None
+
+    def _fold_mark(self, fold: _Fold) -> tuple[Any, ...]:
+        why = fold.why
+        return (
+            len(fold.calls),
+            len(fold.open),
+            len(why.timeouts),
+            fold.best.mark(),
+            fold.worst.mark(),
+        )
+
+    def _fold_undo(self, fold: _Fold, mark: tuple[Any, ...]) -> None:
+        calls, open_, timeouts, best, worst = mark
+        del fold.calls[calls:]
+        del fold.open[open_:]
+        del fold.why.timeouts[timeouts:]
+        fold.best.undo(best)
+        fold.worst.undo(worst)
 
     def _undecided(
         self,
         calls: Sequence[LocatedCall],
-        roles: list[tuple[Marks, bool]],
+        open_calls: Sequence[int],
         why: _Undecided,
         details: dict[str, Any],
     ) -> Result:
-        open_calls = [j for j in range(len(calls)) if any(ms[j] is None for ms, _ in roles)]
         rows: list[dict[str, Any]] = []
         for j in open_calls:
             c = calls[j]
@@ -179,6 +247,14 @@ class _PolicyCheck(CallCheck):
             details.update(error="timeout", pattern=why.timeouts[0].pattern)
             reason = str(why.timeouts[0])
         return Result(_E, self.kind, reason, details)
+
+    @staticmethod
+    def _cell(pattern: CallPattern, call: LocatedCall, why: _Undecided) -> bool | None:
+        try:
+            return pattern.cell(call.call)
+        except RegexTimeoutError as exc:  # undecided, like arguments that are not JSON
+            why.timeouts.append(exc)
+            return None
 
     @staticmethod
     def _marks(pattern: CallPattern, calls: Sequence[LocatedCall], why: _Undecided) -> Marks:
@@ -261,20 +337,35 @@ class ToolBefore(_PairPolicy):
         """Describe the requirement."""
         return f"calls {_label(self.first)} before {_label(self.then)}"
 
-    def _roles(
-        self, calls: Sequence[LocatedCall], subject: object, why: _Undecided
-    ) -> list[tuple[Marks, bool]]:
-        return [(self._marks(self._a, calls, why), True), (self._marks(self._b, calls, why), False)]
+    def _cells(self, call: LocatedCall, why: _Undecided) -> list[tuple[bool | None, bool]]:
+        return [(self._cell(self._a, call, why), True), (self._cell(self._b, call, why), False)]
 
-    def _decide(
-        self, calls: Sequence[LocatedCall], subject: object, marks: list[list[bool]]
-    ) -> Result:
+    def _begin(self) -> Tally:
+        state = Tally()
+        state.earliest = None  # the first call of `first`
+        state.triggers = []  # the calls of `then`
+        state.violations = []  # those that came before any call of `first`
+        return state
+
+    def _step(self, state: Any, j: int, marks: list[bool], calls: Sequence[LocatedCall]) -> bool:
         first, then = marks
+        if first and state.earliest is None:
+            state.earliest = j
+        if not then:
+            return False
+        state.triggers.append(j)
+        if state.earliest is None or state.earliest >= j:
+            state.violations.append(j)
+            return True
+        return False
+
+    def _status(self, state: Any) -> Status:
+        return _F if state.violations else _P if state.triggers else _S
+
+    def _conclude(self, state: Any, calls: Sequence[LocatedCall], subject: object) -> Result:
         details = self._base_details()
-        triggers = [j for j, m in enumerate(then) if m]
+        triggers, earliest, violations = state.triggers, state.earliest, state.violations
         details["triggers"] = [calls[j].location for j in triggers]
-        earliest = next((j for j, m in enumerate(first) if m), None)
-        violations = [j for j in triggers if earliest is None or earliest >= j]
         details["violations"] = [
             {
                 "call": calls[j].location,
@@ -359,22 +450,33 @@ after 'confirm' (tool_calls[0])"
         """Describe the requirement."""
         return f"never calls {_label(self.tool)} after {_label(self.after)}"
 
-    def _roles(
-        self, calls: Sequence[LocatedCall], subject: object, why: _Undecided
-    ) -> list[tuple[Marks, bool]]:
-        return [
-            (self._marks(self._a, calls, why), False),
-            (self._marks(self._b, calls, why), False),
-        ]
+    def _cells(self, call: LocatedCall, why: _Undecided) -> list[tuple[bool | None, bool]]:
+        return [(self._cell(self._a, call, why), False), (self._cell(self._b, call, why), False)]
 
-    def _decide(
-        self, calls: Sequence[LocatedCall], subject: object, marks: list[list[bool]]
-    ) -> Result:
+    def _begin(self) -> Tally:
+        state = Tally()
+        state.start = None  # the first call of `after`
+        state.violations = []  # the calls of `tool` after it
+        return state
+
+    def _step(self, state: Any, j: int, marks: list[bool], calls: Sequence[LocatedCall]) -> bool:
         tool, after = marks
+        if state.start is None:
+            if after:
+                state.start = j
+            return False
+        if tool:
+            state.violations.append(j)
+            return True
+        return False
+
+    def _status(self, state: Any) -> Status:
+        return _S if state.start is None else _F if state.violations else _P
+
+    def _conclude(self, state: Any, calls: Sequence[LocatedCall], subject: object) -> Result:
         details = self._base_details()
-        start = next((j for j, m in enumerate(after) if m), None)
+        start, violations = state.start, state.violations
         details["trigger"] = None if start is None else calls[start].location
-        violations = [] if start is None else [j for j in range(start + 1, len(calls)) if tool[j]]
         details["violations"] = [
             {
                 "call": calls[j].location,
@@ -460,10 +562,11 @@ class ToolOnlyAfterResult(_PairPolicy):
 
     __slots__ = ("result_of", "tool")
     kind = "tool_only_after_result"
-    decided_early = on_calls(
+    decided_early = on_prefix(
         "failed",
         reads=("call", "result"),
-        note="a call of `tool` before any successful result of `result_of` fails it for good",
+        note="checked again on each call and result (decided by when results came back); "
+        "a call of `tool` with no successful result of `result_of` before it fails it for good",
     )
     params = (
         _tool_param("tool", "the tool that may only be called after the result (the trigger)"),
@@ -489,6 +592,29 @@ class ToolOnlyAfterResult(_PairPolicy):
         return (
             f"calls {_label(self.tool)} only after a successful result of {_label(self.result_of)}"
         )
+
+    def _check(self, subject: object) -> Result:
+        # Its calls are decided by when results came back, not by the calls alone: decided
+        # over the whole subject, in the best and worst reading of the undecided calls.
+        calls = located_calls(subject)
+        why = _Undecided()
+        roles = self._roles(calls, subject, why)
+        if all(None not in marks for marks, _ in roles):
+            return self._decide(calls, subject, [[m is True for m in ms] for ms, _ in roles])
+        best = self._decide(
+            calls, subject, [[m is True or (m is None and up) for m in ms] for ms, up in roles]
+        )
+        if best.status is _F:
+            return best
+        worst = self._decide(
+            calls,
+            subject,
+            [[m is True or (m is None and not up) for m in ms] for ms, up in roles],
+        )
+        if worst.status is best.status:
+            return worst
+        open_calls = [j for j in range(len(calls)) if any(ms[j] is None for ms, _ in roles)]
+        return self._undecided(calls, open_calls, why, dict(worst.details))
 
     def _roles(
         self, calls: Sequence[LocatedCall], subject: object, why: _Undecided
@@ -621,22 +747,27 @@ one of them"
         """Describe the requirement."""
         return f"calls only {', '.join(_label(a) for a in self.allowed)}"
 
-    def _roles(
-        self, calls: Sequence[LocatedCall], subject: object, why: _Undecided
-    ) -> list[tuple[Marks, bool]]:
-        each = [self._marks(p, calls, why) for p in self._patterns]
-        allowed: Marks = []
-        for j in range(len(calls)):
-            cells = [m[j] for m in each]
-            allowed.append(True if True in cells else None if None in cells else False)
-        return [(allowed, True)]
+    def _cells(self, call: LocatedCall, why: _Undecided) -> list[tuple[bool | None, bool]]:
+        cells = [self._cell(p, call, why) for p in self._patterns]
+        return [(True if True in cells else None if None in cells else False, True)]
 
-    def _decide(
-        self, calls: Sequence[LocatedCall], subject: object, marks: list[list[bool]]
-    ) -> Result:
-        (allowed,) = marks
+    def _begin(self) -> Tally:
+        state = Tally()
+        state.bad = []  # the calls of no allowed tool
+        return state
+
+    def _step(self, state: Any, j: int, marks: list[bool], calls: Sequence[LocatedCall]) -> bool:
+        if marks[0]:
+            return False
+        state.bad.append(j)
+        return True
+
+    def _status(self, state: Any) -> Status:
+        return _F if state.bad else _P
+
+    def _conclude(self, state: Any, calls: Sequence[LocatedCall], subject: object) -> Result:
+        bad = state.bad
         names = [a.tool for a in self.allowed]
-        bad = [j for j, m in enumerate(allowed) if not m]
         details: dict[str, Any] = {
             "allowed": [a.to_spec() for a in self.allowed],
             "calls": len(calls),
@@ -703,23 +834,41 @@ class MaxConsecutive(_PolicyCheck):
         """Describe the requirement."""
         return f"calls {_label(self.tool)} at most {self.max} times in a row"
 
-    def _roles(
-        self, calls: Sequence[LocatedCall], subject: object, why: _Undecided
-    ) -> list[tuple[Marks, bool]]:
-        return [(self._marks(self._pattern, calls, why), False)]
+    def _cells(self, call: LocatedCall, why: _Undecided) -> list[tuple[bool | None, bool]]:
+        return [(self._cell(self._pattern, call, why), False)]
 
-    def _decide(
-        self, calls: Sequence[LocatedCall], subject: object, marks: list[list[bool]]
-    ) -> Result:
-        (hit,) = marks
-        runs: list[tuple[int, int]] = []
-        start: int | None = None
-        for j, m in enumerate([*hit, False]):
-            if m and start is None:
-                start = j
-            elif not m and start is not None:
-                runs.append((start, j - 1))
-                start = None
+    def _begin(self) -> Tally:
+        state = Tally()
+        state.calls = 0
+        state.start = None  # where the run of calls of `tool` going on began
+        state.runs = []  # the runs that ended, (first, last)
+        state.too_long = False  # whether a run went over `max`
+        return state
+
+    def _step(self, state: Any, j: int, marks: list[bool], calls: Sequence[LocatedCall]) -> bool:
+        state.calls = j + 1
+        if marks[0]:
+            if state.start is None:
+                state.start = j
+            if j - state.start + 1 > self.max:
+                state.too_long = True
+                return True
+            return False
+        if state.start is not None:
+            state.runs.append((state.start, j - 1))
+            state.start = None
+        return False
+
+    def _status(self, state: Any) -> Status:
+        return _F if state.too_long else _P
+
+    @staticmethod
+    def _runs(state: Any) -> list[tuple[int, int]]:
+        runs: list[tuple[int, int]] = state.runs
+        return runs if state.start is None else [*runs, (state.start, state.calls - 1)]
+
+    def _conclude(self, state: Any, calls: Sequence[LocatedCall], subject: object) -> Result:
+        runs = self._runs(state)
         longest = max((b - a + 1 for a, b in runs), default=0)
         long = [(a, b) for a, b in runs if b - a + 1 > self.max]
         details: dict[str, Any] = {
@@ -813,20 +962,53 @@ was repeated at tool_calls[2] with the same arguments {"q": "x"}'
         return f"repeats no call within {self.window} consecutive calls"
 
     def _check(self, subject: object) -> Result:
-        calls = located_calls(subject)
-        key: Callable[[LocatedCall], Any] = (
-            (lambda c: call_key(c.call, self.ignore_keys))
-            if self.same_args
-            else (lambda c: c.call.name)
-        )
-        keys = [key(c) for c in calls]
-        last: dict[Any, int] = {}
-        loops: list[tuple[int, int]] = []
-        for j, k in enumerate(keys):
-            i = last.get(k)
-            if i is not None and j - i < self.window:
-                loops.append((i, j))
-            last[k] = j
+        fold = self._fold_start()
+        for c in located_calls(subject):
+            self._fold_call(fold, c)
+        return self._fold_end(fold, subject)
+
+    # -- the fold, shared by the offline check and a monitor ------------------------------
+
+    def _fold_start(self) -> Tally:
+        state = Tally()
+        state.calls = []
+        state.last = {}  # each call's key: where it was made last
+        state.changed = []  # (key, where it was before) for each call, to undo
+        state.loops = []  # (earlier call, repeat)
+        return state
+
+    def _fold_call(self, state: Any, call: LocatedCall) -> bool:
+        """Fold one call; True when it repeats a call within the window."""
+        j = len(state.calls)
+        state.calls.append(call)
+        k = call_key(call.call, self.ignore_keys) if self.same_args else call.call.name
+        i = state.last.get(k)
+        state.changed.append((k, i))
+        state.last[k] = j
+        if i is not None and j - i < self.window:
+            state.loops.append((i, j))
+            return True
+        return False
+
+    def _fold_now(self, state: Any) -> str:
+        return (_F if state.loops else _P).value
+
+    def _fold_settled(self, state: Any) -> str | None:
+        return _F.value if state.loops else None
+
+    def _fold_mark(self, state: Any) -> dict[str, Any]:
+        return Tally.mark(state)
+
+    def _fold_undo(self, state: Any, mark: Mapping[str, Any]) -> None:
+        for k, i in reversed(state.changed[mark["changed"] :]):
+            if i is None:
+                del state.last[k]
+            else:
+                state.last[k] = i
+        state.undo(mark)
+
+    def _fold_end(self, state: Any, subject: object) -> Result:
+        calls, loops = state.calls, state.loops
         details: dict[str, Any] = {
             "window": self.window,
             "same_args": self.same_args,

@@ -37,6 +37,7 @@ __all__ = [
     "LocatedCall",
     "message_groups",
     "quote",
+    "Tally",
     "turns_of",
 ]
 
@@ -287,6 +288,29 @@ def checked_count(value: Any, what: str, *, optional: bool = False) -> int | Non
     if value < 0:
         raise ValueError(f"{what} must not be negative, got {value}")
     return value
+
+
+class Tally:
+    """A fold's state: plain attributes, each a value or an append-only list, so that what one
+    step did can be taken back (`mark`, `undo`) without copying the lists."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"this fold has no {name!r} yet")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+    def mark(self) -> dict[str, Any]:
+        """The state now: each list's length, each other attribute's value."""
+        return {k: len(v) if type(v) is list else v for k, v in vars(self).items()}
+
+    def undo(self, mark: Mapping[str, Any]) -> None:
+        """Take back every step since `mark`."""
+        for k, v in vars(self).items():
+            if type(v) is list:
+                del v[mark[k] :]
+            else:
+                setattr(self, k, mark[k])
 
 
 class CallCheck(Assertion):
