@@ -418,7 +418,7 @@ def _read_checks(
     for a in everything:
         if isinstance(a, Assertion):
             for judged, why in _unjudged(a):
-                problems.append(f"{label_of(judged)} '{judged.describe()}' has no judge: {why}")
+                problems.append(f"{judged.describe()} has no judge: {why}")
     return tuple(a for a in everything if isinstance(a, Assertion)), tracked, problems
 
 

@@ -1,0 +1,196 @@
+"""The guarantee of chatassert.monitor: fed any conversation event by event, `finish()` gives
+the offline verdict and tree, and a state reported final never changes and is the outcome
+`finish()` gives (pending never reaches a final result).
+
+Every registered check is monitored over the contract's subjects (tests/test_contract.py) and
+over random event streams of tool calls, results and messages (Hypothesis).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_contract import CASES, build
+
+from chatassert import (
+    Assertion,
+    Conversation,
+    OnEveryTurn,
+    ToolCall,
+    ToolResult,
+    Turn,
+)
+from chatassert.monitor import CheckState, Monitor
+from chatassert.policies import (
+    MaxConsecutive,
+    NoToolLoops,
+    OnlyTools,
+    ToolBefore,
+    ToolNeverAfter,
+    ToolOnlyAfterResult,
+)
+from chatassert.promptkit import ConversationToolsNotCalled
+from chatassert import MaxToolCalls, NoRepeatedCalls, ToolCallCount
+
+
+def events_of(subject: object) -> list[object]:
+    """A conversation (or turn) as the events a running agent would feed."""
+    turns = subject.turns if isinstance(subject, Conversation) else (subject,)
+    out: list[object] = []
+    for turn in turns:
+        assert isinstance(turn, Turn)
+        out.append({"role": "user", "content": turn.input or "hello"})
+        results = dict(enumerate(r for _, r in turn.call_results))
+        for j, call in enumerate(turn.tool_calls):
+            out.append(call)
+            result = results.get(j)
+            if result is not None:
+                out.append(result)
+        if turn.text:
+            out.append({"role": "assistant", "content": turn.text})
+        out.extend(turn.guardrails)
+    return out
+
+
+def monitored(assertion: Assertion) -> Assertion:
+    """A check a monitor follows: one of a turn, on every turn."""
+    return OnEveryTurn(assertion) if assertion.level in ("turn", "json") else assertion
+
+
+def run(assertion: Assertion, events: list[object]) -> tuple[Monitor, list[CheckState]]:
+    """Feed every event; return the monitor and the states it reported, in order."""
+    monitor = Monitor(assertion)
+    seen: list[CheckState] = []
+    for event in events:
+        (state,) = monitor.feed(event)
+        seen.append(state)
+    return monitor, seen
+
+
+def untimed(tree: Any) -> Any:
+    """A result's dict without the judged checks' durations (wall-clock time)."""
+    if isinstance(tree, dict):
+        return {k: untimed(v) for k, v in tree.items() if k != "duration"}
+    if isinstance(tree, list):
+        return [untimed(v) for v in tree]
+    return tree
+
+
+def holds(monitor: Monitor, seen: list[CheckState]) -> None:
+    final = monitor.finish()
+    offline = monitor._checks[0].check(monitor.conversation)
+    assert untimed(final.to_dict()) == untimed(offline.to_dict())
+    decided = [s for s in seen if s.final]
+    if decided:
+        first = decided[0]
+        assert first.status == final.status.value, (first, final)
+        assert all(s == first for s in seen[seen.index(first) :]), "a final state changed"
+        assert first.result is not None
+    for s in seen:
+        assert s.final or (s.status == "pending" and s.result is None)
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+@pytest.mark.parametrize("side", ["good", "bad"])
+def test_every_registered_check_finishes_with_the_offline_verdict(kind: str, side: str) -> None:
+    case = CASES[kind]
+    assertion = monitored(build(case, passing=side == "good"))
+    subject = getattr(case, side)
+    if not isinstance(subject, Turn | Conversation):
+        pytest.skip("a JSON subject is not a conversation a monitor follows")
+    try:
+        events = events_of(subject)
+    except AssertionError:
+        pytest.skip("not a turn")
+    monitor, seen = run(assertion, events)
+    holds(monitor, seen)
+
+
+# -- random event streams over the call-by-call checks ---------------------------------------
+
+TOOLS = ["search", "fetch", "refund", "verify"]
+
+CHECKS: list[Assertion] = [
+    ToolBefore("verify", "refund"),
+    ToolBefore({"tool": "verify", "arguments": {"id": 1}}, "refund"),
+    ToolNeverAfter("search", after="refund"),
+    ToolOnlyAfterResult("refund", result_of="verify"),
+    OnlyTools(["search", {"tool": "fetch", "arguments": {"id": 1}}]),
+    MaxConsecutive("search", 2),
+    NoToolLoops(3),
+    NoToolLoops(2, same_args=False),
+    MaxToolCalls(3),
+    ToolCallCount("search", min=2),
+    ToolCallCount("fetch", min=1, max=2),
+    NoRepeatedCalls(),
+    ConversationToolsNotCalled(["refund"]),
+    ToolBefore("verify", "refund") & ~MaxToolCalls(2),
+    ToolNeverAfter("search", after="refund") | OnlyTools(["fetch"]),
+]
+
+
+@st.composite
+def streams(draw: Any) -> list[object]:
+    out: list[object] = []
+    ids = 0
+    for _ in range(draw(st.integers(0, 14))):
+        what = draw(st.sampled_from(["call", "call", "call", "result", "user", "say", "bad"]))
+        if what in ("call", "bad"):
+            ids += 1
+            name = draw(st.sampled_from(TOOLS))
+            if what == "bad":
+                out.append(ToolCall(name=name, arguments="{not json", id=str(ids)))  # type: ignore[arg-type]
+            else:
+                args = draw(st.sampled_from([{}, {"id": 1}, {"id": 2}]))
+                out.append(ToolCall(name=name, arguments=args, id=str(ids)))
+        elif what == "result" and ids:
+            content = draw(st.sampled_from(["ok", "Error: no"]))
+            out.append(ToolResult(call_id=str(draw(st.integers(1, ids))), content=content))
+        elif what == "user":
+            out.append({"role": "user", "content": "next"})
+        else:
+            out.append({"role": "assistant", "content": "done"})
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(CHECKS), streams())
+def test_random_streams_finish_offline_and_final_states_hold(
+    check: Assertion, events: list[object]
+) -> None:
+    monitor, seen = run(check, events)
+    holds(monitor, seen)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(CHECKS), streams(), st.sampled_from(TOOLS), st.booleans())
+def test_a_denied_call_fails_or_errs_the_check_when_it_runs(
+    check: Assertion, events: list[object], tool: str, broken: bool
+) -> None:
+    monitor, _ = run(check, events)
+    before = monitor.states
+    call = ToolCall(name=tool, arguments="{x" if broken else {}, id="asked")  # type: ignore[arg-type]
+    decision = monitor.permits(call)
+    assert monitor.states == before, "permits recorded something"
+    assert decision.call is call
+    (after,) = monitor.tool_call(call)
+    if not decision.allowed:
+        (denial,) = decision.denied_by
+        assert denial.status in ("failed", "error")
+        assert monitor.finish().status.value in ("failed", "error") or denial.status == "error"
+    if after.final and after.status == "failed" and not before[0].final:
+        assert not decision.allowed, "a call that failed a check for good was allowed"
+
+
+def test_fold_end_is_the_offline_check() -> None:
+    # one definition serves both: the fold the monitor keeps concludes to the offline result
+    monitor = Monitor(ToolBefore("verify", "refund"))
+    for event in [ToolCall(name="verify"), ToolCall(name="refund"), ToolCall(name="refund")]:
+        monitor.feed(event)  # a pass is never final: the fold goes on
+    node = monitor._tracked[0][1]
+    offline = ToolBefore("verify", "refund").check(monitor.conversation)
+    folded = node.fold._fold_end(node.acc, monitor.conversation)  # type: ignore[union-attr]
+    assert folded.to_dict() == offline.to_dict()
