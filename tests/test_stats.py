@@ -123,6 +123,11 @@ def test_wilson_edges() -> None:
     for confidence in (0, 1, 1.5):
         with pytest.raises(ValueError, match="confidence"):
             wilson(1, 2, confidence)
+    # the largest confidence below 1: `0.5 + c / 2` rounds to 1.0, where the quantile is not
+    # defined; the interval is then (almost) all of [0, 1], never an exception
+    low, high = wilson(1, 2, 0.9999999999999999)
+    assert 0.0 <= low < 0.01
+    assert 0.99 < high <= 1.0
 
 
 def _reference_holm(p_values: list[float]) -> list[float]:

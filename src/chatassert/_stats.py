@@ -36,7 +36,7 @@ def wilson(passed: int, total: int, confidence: float = 0.95) -> tuple[float, fl
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     if total == 0:
         return 0.0, 1.0
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    z = -NormalDist().inv_cdf((1 - confidence) / 2)  # `0.5 + c / 2` rounds to 1 for c near 1
     p = passed / total
     z2n = z * z / total
     centre = (p + z2n / 2) / (1 + z2n)
