@@ -164,8 +164,14 @@ def test_max_failures_stops_early_and_fail_fast_skips_the_rest_of_a_turn(files: 
     log.write_text("\n".join([BAD] * 5 + GOOD) + "\n", encoding="utf-8")
     out = run("check", "suite.yaml", "many.jsonl", "--max-failures", "2", "-f", "json", cwd=files)
     assert out.returncode == 1
-    assert json.loads(out.stdout.splitlines()[-1])["summary"]["failed"] == 2
+    summary = json.loads(out.stdout.splitlines()[-1])["summary"]
+    assert (summary["failed"], summary["records"]) == (2, 2)  # the record stopped at counts
     assert "stopped after 2 failing cases" in out.stderr
+    assert "nothing was checked" not in out.stderr
+    first = run("check", "suite.yaml", "many.jsonl", "--max-failures", "1", cwd=files)
+    assert first.returncode == 1
+    assert "1 checked: 0 passed, 1 failed" in first.stdout
+    assert "nothing was checked" not in first.stdout + first.stderr
     ff = run("check", "suite.yaml", "many.jsonl", "--fail-fast", "-f", "json", cwd=files)
     rows = [json.loads(line) for line in ff.stdout.splitlines()]
     assert rows[-1]["summary"]["failed"] == 5  # every case is still checked

@@ -91,7 +91,8 @@ def _run_until_done(
                 writer.add(row)
                 if kind == "case":
                     stopped = failures_reached(summary, max_failures)
-                    if stopped:
+                    if stopped:  # the record of this case was read, if not to its end
+                        summary.records = (summary.records or 0) + 1
                         break
                 elif kind == "unreadable" and args.strict:
                     progress.close()  # stop, but leave a complete report of what was read
