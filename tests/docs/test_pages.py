@@ -33,6 +33,7 @@ PAGES = [
     "docs/write-a-check.md",
     "docs/write-a-judge.md",
     "docs/plugins.md",
+    "docs/guard-a-running-agent.md",
 ]
 # Pages whose examples import an optional engine: they skip where it is not installed, unless
 # the variable that requires it is set (as .ci/run sets it).
