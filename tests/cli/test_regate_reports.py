@@ -271,3 +271,11 @@ def test_a_stored_value_no_judge_gives_is_an_error_never_a_pass(
     [outcome, _] = _rows(tmp_path / "s.jsonl")
     assert outcome["result"]["status"] == "error"
     assert reason in outcome["result"]["reason"]
+
+
+def test_a_usage_error_of_the_outputs_names_regate(tmp_path: Path) -> None:
+    (tmp_path / "r.jsonl").write_text(json.dumps(_GOOD) + "\n" + json.dumps(_SUMMARY) + "\n")
+    argv = ("regate", "r.jsonl", "--min-score", "llm_rubric=0.5", "-o", "a.txt", "-o", "a.txt")
+    code, _, err = run(tmp_path, *argv)
+    assert code == 2
+    assert err.startswith("chatassert regate: --output a.txt is given twice")

@@ -98,7 +98,7 @@ def _thresholds(given: Sequence[str], err: IO[str]) -> dict[str, float] | None:
 def run(args: argparse.Namespace, out: Output, err: IO[str]) -> int:
     """Run `chatassert regate` with parsed `args`; return its exit code."""
     thresholds = _thresholds(args.min_scores, err)
-    outputs = report_outputs(args.format, args.output, err)
+    outputs = report_outputs(args.format, args.output, err, prog="chatassert regate")
     if thresholds is None or outputs is None:
         return EXIT_USAGE
     outputs = with_summary(outputs, args.quiet)
