@@ -14,6 +14,7 @@ import chatassert
 # A module listed here is skipped (saying so) only when its import fails: the test-core extra
 # leaves these out.
 OPTIONAL: dict[str, str] = {
+    "chatassert.integrations.adk": "adk",
     "chatassert.integrations.agents_sdk": "agents",
 }
 
