@@ -105,6 +105,8 @@ BUDGETS: dict[str, tuple[int, int]] = {
     # results
     "result.roundtrip": (300, 60_000),
     "report.html": (150, 30_000),
+    # a monitor of a running agent: random event streams, malformed raw dicts among them
+    "monitor.events": (150, 40_000),
     # media headers: any bytes, mutated files of every format read
     "media.headers": (300, 100_000),
     # the command line
