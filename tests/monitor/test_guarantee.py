@@ -11,15 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from test_contract import CASES, build
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from chatassert import (
     Assertion,
     Conversation,
+    MaxToolCalls,
+    NoRepeatedCalls,
     OnEveryTurn,
     ToolCall,
+    ToolCallCount,
     ToolResult,
     Turn,
 )
@@ -33,7 +34,7 @@ from chatassert.policies import (
     ToolOnlyAfterResult,
 )
 from chatassert.promptkit import ConversationToolsNotCalled
-from chatassert import MaxToolCalls, NoRepeatedCalls, ToolCallCount
+from test_contract import CASES, build
 
 
 def events_of(subject: object) -> list[object]:

@@ -71,7 +71,8 @@ def test_guardrails_metadata_and_transitions_go_where_the_readers_put_them() -> 
     assert chat.turns[0].metadata["cost"] == pytest.approx(0.008)
     assert chat.turns[0].metadata["model_calls"] == 2
     assert chat.metadata == {"run": "r1"}
-    assert chat.workflow is not None and chat.workflow.current == "refund"
+    assert chat.workflow is not None
+    assert chat.workflow.current == "refund"
     assert monitor.finish().passed
 
 
@@ -94,7 +95,8 @@ def test_permits_names_the_call_records_nothing_and_denies_with_evidence() -> No
     monitor.user("Refund order 42")
     call = ToolCall(name="issue_refund", arguments={"order": 42}, id="c1")
     decision = monitor.permits(call)
-    assert not decision and decision.call == call
+    assert not decision
+    assert decision.call == call
     assert [d.name for d in decision.denied_by] == ["tool_before"]
     assert decision.denied_by[0].result is not None
     assert "turns[0].tool_calls[0]" in decision.denied_by[0].result.reason
@@ -103,7 +105,8 @@ def test_permits_names_the_call_records_nothing_and_denies_with_evidence() -> No
     assert monitor.conversation.turns[0].tool_calls == ()
     monitor.tool_call({"name": "lookup_order", "arguments": {"order": 42}})
     allowed = monitor.permits(call)
-    assert not allowed and [d.name for d in allowed.denied_by] == ["max_tool_calls"]
+    assert not allowed
+    assert [d.name for d in allowed.denied_by] == ["max_tool_calls"]
 
 
 def test_a_call_whose_arguments_are_not_json_is_denied_unless_the_monitor_fails_open() -> None:
@@ -113,7 +116,8 @@ def test_a_call_whose_arguments_are_not_json_is_denied_unless_the_monitor_fails_
     for monitor in (closed, opened):
         monitor.user("hi")
     decision = closed.permits(broken)
-    assert not decision and decision.denied_by[0].status == "error"
+    assert not decision
+    assert decision.denied_by[0].status == "error"
     assert "not valid JSON" in decision.denied_by[0].result.reason  # type: ignore[union-attr]
     assert opened.permits(broken).allowed
 
@@ -123,7 +127,8 @@ def test_a_misconfigured_monitor_refuses_to_build_listing_every_problem() -> Non
         Monitor([Contains("x"), "y", LLMRubric("Is polite")])  # type: ignore[list-item]
     text = str(caught.value)
     assert "4 problems" in text  # the rubric checks one turn, too
-    assert "wrap it in OnLastTurn" in text and "checks[1] is a str" in text
+    assert "wrap it in OnLastTurn" in text
+    assert "checks[1] is a str" in text
     assert "no judge" in text
     with pytest.raises(MonitorError, match="nothing to monitor"):
         Monitor([])
