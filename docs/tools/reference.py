@@ -61,6 +61,9 @@ PUBLIC_MODULES = (
     "chatassert.integrations.promptfoo",
     "chatassert.integrations.pydantic_evals",
     "chatassert.integrations.ray",
+    "chatassert.integrations.agents_sdk",
+    "chatassert.integrations.adk",
+    "chatassert.integrations.tool_loop",
 )
 """The public modules, in the order the API page lists them."""
 

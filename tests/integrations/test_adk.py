@@ -11,24 +11,26 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("google.adk", reason="needs the adk extra (google-adk)")
+from optional_engines import optional_module
 
-from google.adk.agents import LlmAgent
-from google.adk.cli.utils.evals import convert_session_to_eval_invocations
-from google.adk.evaluation.eval_case import EvalCase
-from google.adk.evaluation.eval_set import EvalSet
-from google.adk.models.base_llm import BaseLlm
-from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
-from google.adk.runners import InMemoryRunner
-from google.genai import types
+optional_module("google.adk", "CHATASSERT_REQUIRE_ADK")  # the adk extra (google-adk)
 
-from chatassert import ToolCallCount
-from chatassert._cli import main
-from chatassert.integrations.adk import MonitorCallbacks
-from chatassert.monitor import Monitor
-from chatassert.policies import ToolBefore
-from chatassert.transcripts import read_records
+from google.adk.agents import LlmAgent  # noqa: E402
+from google.adk.cli.utils.evals import convert_session_to_eval_invocations  # noqa: E402
+from google.adk.evaluation.eval_case import EvalCase  # noqa: E402
+from google.adk.evaluation.eval_set import EvalSet  # noqa: E402
+from google.adk.models.base_llm import BaseLlm  # noqa: E402
+from google.adk.models.llm_request import LlmRequest  # noqa: E402
+from google.adk.models.llm_response import LlmResponse  # noqa: E402
+from google.adk.runners import InMemoryRunner  # noqa: E402
+from google.genai import types  # noqa: E402
+
+from chatassert import ToolCallCount  # noqa: E402
+from chatassert._cli import main  # noqa: E402
+from chatassert.integrations.adk import MonitorCallbacks  # noqa: E402
+from chatassert.monitor import Monitor  # noqa: E402
+from chatassert.policies import ToolBefore  # noqa: E402
+from chatassert.transcripts import read_records  # noqa: E402
 
 APP = "desk"
 

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-agents = pytest.importorskip("agents", reason="needs the agents extra (openai-agents)")
+from optional_engines import optional_module
+
+optional_module("agents", "CHATASSERT_REQUIRE_AGENTS")  # the agents extra (openai-agents)
 
 from agents import (  # noqa: E402
     Agent,
