@@ -21,7 +21,7 @@ Tests: tests/monitor/.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from chatassert._base import AllOf, AnyOf, Assertion, Not, reads_history_of, spec_of
@@ -167,6 +167,30 @@ class _Calls(Node):
         self.fold = fold
         self.acc = fold._fold_start()
         self.mark: object = None
+
+    def update(self, ctx: Ctx) -> NodeState:
+        """As `Node.update`; once decided for good, the calls of each event are still folded,
+        to tell whether one of them violates the rule by itself (`blamed`: a second refund
+        before the lookup is denied again), while a call the rule does not forbid is not
+        blamed for the earlier failure."""
+        if not self.state.final:
+            return super().update(ctx)
+        blamed = False
+        if ctx.calls:
+            fold = self.fold
+            if not ctx.commit:
+                self.mark = fold._fold_mark(self.acc)
+            for located in ctx.calls:
+                try:
+                    blamed = fold._fold_call(self.acc, located) or blamed
+                except Exception:  # cannot tell: blamed, so the call is not let through
+                    blamed = True
+        if blamed is self.state.blamed:
+            return self.state
+        state = replace(self.state, blamed=blamed)
+        if ctx.commit:
+            self.state = state
+        return state
 
     def _evaluate(self, ctx: Ctx) -> NodeState:
         if not ctx.calls:
