@@ -17,7 +17,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from chatassert._early import on_calls, on_prefix
+from chatassert._early import on_calls
 from chatassert._matchers import (
     check_keys,
     error_flag,
@@ -278,10 +278,10 @@ arguments {"q": "refund"} (tool_calls[0], tool_calls[1])'
 
     __slots__ = ("ignore_keys",)
     kind = "no_repeated_calls"
-    decided_early = on_prefix(
+    decided_early = on_calls(
         "failed",
-        reads=("call",),
-        note="checked again on each call; a call made a second time fails it for good",
+        note="a set of the calls made (name and arguments); a call made a second time fails "
+        "it for good",
     )
     params = (
         Param(
@@ -303,22 +303,25 @@ arguments {"q": "refund"} (tool_calls[0], tool_calls[1])'
         return "repeats no tool call"
 
     def _check(self, subject: object) -> Result:
-        groups: dict[tuple[str, str], list[LocatedCall]] = {}
+        state = self._fold_start()
         for c in located_calls(subject):
-            key = call_key(c.call, self.ignore_keys)
-            groups.setdefault(key, []).append(c)
-        repeats: list[dict[str, Any]] = [
-            {
-                "tool": name,
-                "arguments": group[0].call.arguments
-                if group[0].call.arguments_error is None
-                else group[0].call.raw_arguments,
-                "count": len(group),
-                "calls": [c.location for c in group],
-            }
-            for (name, _), group in groups.items()
-            if len(group) > 1
-        ]
+            self._fold_call(state, c)
+        groups = state.groups
+        repeats: list[dict[str, Any]] = []
+        for key in state.order:
+            group = [state.calls[j] for j in groups[key]]
+            if len(group) > 1:
+                first = group[0].call
+                repeats.append(
+                    {
+                        "tool": key[0],
+                        "arguments": first.arguments
+                        if first.arguments_error is None
+                        else first.raw_arguments,
+                        "count": len(group),
+                        "calls": [c.location for c in group],
+                    }
+                )
         details = {"repeats": repeats, "ignore_keys": list(self.ignore_keys)}
         if not repeats:
             return Result(_P, self.kind, self._held(), details)
@@ -333,6 +336,56 @@ arguments {"q": "refund"} (tool_calls[0], tool_calls[1])'
             f"{shorten(args, 80)} ({', '.join(first['calls'][:5])}){more}",
             details,
         )
+
+    # -- the fold, shared by the offline check and a monitor ------------------------------
+
+    def _fold_start(self) -> Tally:
+        state = Tally()
+        state.calls = []
+        state.keys = []  # each call's key (`call_key`)
+        state.order = []  # the keys, in the order of their first call
+        state.groups = {}  # each key's calls, by index
+        state.repeated = 0  # how many keys were called more than once
+        return state
+
+    def _fold_call(self, state: Any, call: Any) -> bool:
+        """Fold one call; True when it repeats an earlier one.
+
+        Raises:
+            UnrecordedError: for a call whose arguments were not recorded (the offline check
+                is an error on it, whatever comes later).
+        """
+        key = call_key(call.call, self.ignore_keys)
+        j = len(state.calls)
+        state.calls.append(call)
+        state.keys.append(key)
+        group = state.groups.get(key)
+        if group is None:
+            state.groups[key] = [j]
+            state.order.append(key)
+            return False
+        group.append(j)
+        if len(group) == 2:
+            state.repeated += 1
+        return True
+
+    def _fold_now(self, state: Any) -> str:
+        return (_F if state.repeated else _P).value
+
+    def _fold_settled(self, state: Any) -> str | None:
+        return _F.value if state.repeated else None
+
+    def _fold_mark(self, state: Any) -> dict[str, Any]:
+        return Tally.mark(state)
+
+    def _fold_undo(self, state: Any, mark: dict[str, Any]) -> None:
+        for j in range(len(state.calls) - 1, mark["calls"] - 1, -1):
+            key = state.keys[j]
+            group = state.groups[key]
+            group.pop()
+            if not group:
+                del state.groups[key]
+        state.undo(mark)
 
 
 def _steps_of(turn: Turn) -> tuple[int, int, bool]:

@@ -27,7 +27,7 @@ from typing import Any
 from chatassert._base import AllOf, AnyOf, Assertion, Not, reads_history_of, spec_of
 from chatassert._combinators import AtLeast, OnAnyTurn, OnEveryTurn, OnTurn, When
 from chatassert._history import checked_at
-from chatassert._models import Conversation
+from chatassert._models import Conversation, ToolResult
 from chatassert._monitor_log import EventLog, LoggedCall
 from chatassert._result import Result, Status
 
@@ -72,12 +72,15 @@ class Ctx:
         kind: The kind of the event (`_early.EVENTS`), None for the first evaluation.
         calls: The calls the event made.
         commit: False while `permits` asks about a call: nodes keep nothing of it.
+        results: The results the event recorded, each with the number of the call it pairs
+            with for good (None when that is not settled yet: `EventLog.results`).
     """
 
     log: EventLog
     kind: str | None
     calls: Sequence[LoggedCall] = ()
     commit: bool = True
+    results: Sequence[tuple[int | None, ToolResult]] = ()
 
     def conversation(self) -> Conversation:
         """The conversation so far."""
@@ -156,17 +159,34 @@ class _Prefix(Node):
         return NodeState(PENDING, provisional=status)
 
 
-class _Calls(Node):
-    """A check folded call by call with its class's step."""
+class _Calls(_Prefix):
+    """A check folded call by call with its class's step, and result by result when its
+    class folds results too (`_fold_result`).
+
+    A result whose call is not settled yet (`EventLog.results`: no id, or an id no call of
+    the turn has yet) cannot be folded: from then on the check is checked again on the
+    conversation so far after each event it reads, as a `prefix` check is (`lost`).
+    """
 
     def __init__(self, assertion: Assertion) -> None:
         super().__init__(assertion)
-        early = type(assertion).decided_early
-        self.final = early.final
         fold: Any = assertion
         self.fold = fold
         self.acc = fold._fold_start()
         self.mark: object = None
+        self.results = hasattr(fold, "_fold_result")
+        self.lost = False
+
+    def _fold_results(self, ctx: Ctx) -> bool:
+        """Fold the event's results; False when one of them cannot be (the node is lost)."""
+        settled = True
+        if self.results:
+            for number, result in ctx.results:
+                if number is None:
+                    self.lost, settled = True, False
+                else:
+                    self.fold._fold_result(self.acc, number, result)
+        return settled
 
     def update(self, ctx: Ctx) -> NodeState:
         """As `Node.update`; once decided for good, the calls of each event are still folded,
@@ -175,6 +195,8 @@ class _Calls(Node):
         blamed for the earlier failure."""
         if not self.state.final:
             return super().update(ctx)
+        if ctx.commit:
+            self._fold_results(ctx)  # paired results keep the fold's state for `blamed`
         blamed = False
         if ctx.calls:
             fold = self.fold
@@ -193,9 +215,24 @@ class _Calls(Node):
         return state
 
     def _evaluate(self, ctx: Ctx) -> NodeState:
+        self._fold_results(ctx)
+        fold = self.fold
+        if self.lost:  # the calls are still folded, for `blamed` once decided
+            if ctx.calls and not ctx.commit:
+                self.mark = fold._fold_mark(self.acc)
+            for located in ctx.calls:
+                try:
+                    fold._fold_call(self.acc, located)
+                except Exception:  # the check on the conversation says what it makes of it
+                    break
+            return super()._evaluate(ctx)
+        if ctx.results:
+            status = fold._fold_settled(self.acc)
+            if status is not None and status in self.final:
+                return self.decide(status, ctx)
+            return NodeState(PENDING, provisional=fold._fold_now(self.acc))
         if not ctx.calls:
             return self.state
-        fold = self.fold
         if not ctx.commit:
             self.mark = fold._fold_mark(self.acc)
         blamed = False

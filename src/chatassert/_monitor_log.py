@@ -61,11 +61,19 @@ class Metadata:
 
 @dataclass(frozen=True, slots=True)
 class LoggedCall:
-    """A call as the log has it: the call, its turn, and its index among the turn's calls."""
+    """A call as the log has it: the call, its turn, and its index among the turn's calls.
+
+    Attributes:
+        number: Its index among every call of the log.
+        message: The index of the assistant message that made it (calls made one after the
+            other join one message).
+    """
 
     call: ToolCall
     turn: int
     index: int
+    number: int = 0
+    message: int = 0
 
     @property
     def location(self) -> str:
@@ -95,11 +103,17 @@ class EventLog:
     run_facts: dict[str, Any] = field(default_factory=dict)
     transitions: list[tuple[int, WorkflowTransition]] = field(default_factory=list)
     calls: list[LoggedCall] = field(default_factory=list)
+    results: list[tuple[int | None, ToolResult]] = field(default_factory=list)
+    """The results the last message recorded, each with the number of the call it pairs with
+    for good, or None when that is not settled yet (no id, an id no call of the turn has
+    yet): a fold that reads results takes those from the conversation instead."""
     events: int = 0
     _users: int = 0
     _preamble_speaks: bool = False  # a message before the first user's that is not a prompt
     _preamble: bool = False
     _calls_in_turn: int = 0
+    _ids: dict[str, list[int]] = field(default_factory=dict)  # the turn's calls by id
+    _named: dict[str, int] = field(default_factory=dict)  # the turn's results by call id
     _built: Conversation | None = None
 
     # -- where we are ----------------------------------------------------------------------
@@ -132,6 +146,7 @@ class EventLog:
             self._users += 1
             if self.turns != before:
                 self._calls_in_turn = 0
+                self._ids, self._named = {}, {}
         elif self._users == 0:
             self._preamble = True
             if role not in ("system", "developer"):
@@ -150,12 +165,36 @@ class EventLog:
         else:
             self.messages.append(msg)
         out = []
+        at = len(self.messages) - 1
         for call in msg.tool_calls if role == "assistant" else ():
-            located = LoggedCall(call, self.turn, self._calls_in_turn)
+            located = LoggedCall(call, self.turn, self._calls_in_turn, len(self.calls), at)
             self._calls_in_turn += 1
             self.calls.append(located)
+            if call.id is not None:
+                self._ids.setdefault(call.id, []).append(located.number)
             out.append(located)
+        self.results = [self._paired(msg)] if role == "tool" else []
         return out
+
+    def _paired(self, msg: Any) -> tuple[int | None, ToolResult]:
+        """The result of a `tool` message and the call it pairs with for good, if settled.
+
+        A result naming an id pairs with the turn's calls of that id in order
+        (`pair_results`), whatever comes later; a result without an id, or naming an id
+        none of the turn's calls has yet, may pair differently once more is recorded.
+        """
+        from chatassert.transcripts._build import _result
+
+        result = _result(msg.content or "", msg.tool_call_id, msg.name, msg.data, msg.is_error)
+        rid = msg.tool_call_id
+        calls = self._ids.get(rid) if rid is not None else None
+        done = self._named.get(rid, 0) if rid is not None else 0
+        if rid is None or calls is None or done >= len(calls):
+            if rid is not None:
+                self._named[rid] = done + 1
+            return None, result
+        self._named[rid] = done + 1
+        return calls[done], result
 
     def mark(self) -> Mark:
         """Where the log is now, to come back to with `undo` (one message at most since)."""
@@ -177,6 +216,9 @@ class EventLog:
             del self.messages[-1].tool_calls[mark.joined :]
         self._users = mark.users
         self._calls_in_turn = mark.calls_in_turn
+        for located in self.calls[mark.calls :]:
+            if located.call.id is not None:
+                self._ids[located.call.id].pop()
         del self.calls[mark.calls :]
         self._preamble, self._preamble_speaks = mark.preamble
 

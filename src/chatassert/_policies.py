@@ -27,13 +27,14 @@ Example:
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from chatassert._early import on_calls, on_prefix
+from chatassert._early import on_calls
 from chatassert._errors import RegexTimeoutError
 from chatassert._matchers import ExpectedCall, check_keys, error_flag, render_arguments
-from chatassert._models import Turn
+from chatassert._models import ToolResult, Turn
 from chatassert._params import Param, register
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT
 from chatassert._result import Result, Status, shorten
@@ -562,11 +563,11 @@ class ToolOnlyAfterResult(_PairPolicy):
 
     __slots__ = ("result_of", "tool")
     kind = "tool_only_after_result"
-    decided_early = on_prefix(
+    decided_early = on_calls(
         "failed",
         reads=("call", "result"),
-        note="checked again on each call and result (decided by when results came back); "
-        "a call of `tool` with no successful result of `result_of` before it fails it for good",
+        note="folded call by call and result by result (a set of results seen); a call of "
+        "`tool` with no successful result of `result_of` back before it fails it for good",
     )
     params = (
         _tool_param("tool", "the tool that may only be called after the result (the trigger)"),
@@ -594,59 +595,167 @@ class ToolOnlyAfterResult(_PairPolicy):
         )
 
     def _check(self, subject: object) -> Result:
-        # Its calls are decided by when results came back, not by the calls alone: decided
-        # over the whole subject, in the best and worst reading of the undecided calls.
+        # Its calls are decided by when results came back: the fold takes the calls and the
+        # results in the order they happened (a call without a recorded result returns just
+        # after its message, as `_timeline` has it).
         calls = located_calls(subject)
-        why = _Undecided()
-        roles = self._roles(calls, subject, why)
-        if all(None not in marks for marks, _ in roles):
-            return self._decide(calls, subject, [[m is True for m in ms] for ms, _ in roles])
-        best = self._decide(
-            calls, subject, [[m is True or (m is None and up) for m in ms] for ms, up in roles]
+        times = _timeline(subject)
+        events = sorted(
+            [(made, 0, j) for j, (made, _) in enumerate(times)]
+            + [(back, 1, j) for j, (_, back) in enumerate(times)]
         )
-        if best.status is _F:
+        fold = self._fold_start()
+        for _, what, j in events:
+            if what == 0:
+                self._step_call(fold, calls[j], times[j][0])
+            else:
+                self._fold_result(fold, j, calls[j].result)
+        return self._fold_end(fold, subject)
+
+    # -- the fold, shared by the offline check and a monitor ------------------------------
+    #
+    # Per reading (`best`, `worst`): `ok` (a successful result of `result_of` came back),
+    # `triggers`, `violations` (each `(call, the last call of result_of before it)`),
+    # `sources` and `last_source` (the calls of `result_of`), `hoped` (violations a monitor
+    # cannot call final yet: a call of `result_of` in an earlier message had not returned,
+    # and returns before the call if its result is never recorded). Shared: the calls, their
+    # marks, what is undecided, and the calls of `result_of` not returned yet.
+
+    def _fold_start(self) -> Tally:  # type: ignore[override]
+        fold = Tally()
+        fold.calls = []
+        fold.marks = []  # (tool, result_of) per call: True/False, None when undecided
+        fold.msgs = []  # the message that made each call
+        fold.waits = []  # per call: whether it is a call of result_of in the best reading
+        fold.returned = []  # per call: whether its result was folded
+        fold.open = []  # the calls with an undecided mark
+        fold.open_results = []  # the calls whose result's mark is undecided
+        fold.why = _Undecided()
+        fold.msg = None  # the message being made
+        fold.unreturned = 0  # calls of result_of (best reading) not returned yet
+        fold.in_msg = 0  # of those, the ones the current message made
+        fold.best, fold.worst = self._begin(), self._begin()
+        return fold
+
+    def _begin(self) -> Tally:
+        state = Tally()
+        state.ok = False
+        state.triggers = []
+        state.violations = []
+        state.hoped = []
+        state.sources = []
+        state.last_source = None
+        return state
+
+    def _fold_call(self, fold: Any, call: Any) -> bool:
+        """Fold one call as a monitor records it (`LoggedCall`, made by message
+        `call.message`); True when it violates the rule in some reading."""
+        return self._step_call(fold, call, call.message)
+
+    def _step_call(self, fold: Any, call: Any, made: object) -> bool:
+        j = len(fold.calls)
+        fold.calls.append(call)
+        if made != fold.msg:
+            fold.msg, fold.in_msg = made, 0
+        why = fold.why
+        source = self._cell(self._b, call, why)
+        tool = self._cell(self._a, call, why)
+        fold.marks.append((tool, source))
+        fold.msgs.append(made)
+        if tool is None or source is None:
+            fold.open.append(j)
+        hoped = fold.unreturned > fold.in_msg
+        blamed = False
+        for state, up in ((fold.best, True), (fold.worst, False)):
+            if tool is True or (tool is None and not up):
+                state.triggers.append(j)
+                if not state.ok:
+                    state.violations.append((j, state.last_source))
+                    if up and hoped:
+                        state.hoped.append(j)
+                    blamed = True
+            if source is True or (source is None and up):
+                state.last_source = j
+                state.sources.append(j)
+        waits = source is not False
+        fold.waits.append(waits)
+        fold.returned.append(False)
+        if waits:
+            fold.unreturned += 1
+            fold.in_msg += 1
+        return blamed
+
+    def _fold_result(self, fold: Any, i: int, result: ToolResult | None) -> None:
+        """Fold the result of call `i` as it comes back (None: it was never recorded)."""
+        if fold.returned[i]:
+            return
+        fold.returned[i] = True
+        if fold.waits[i]:
+            fold.unreturned -= 1
+            if fold.msgs[i] == fold.msg:
+                fold.in_msg -= 1
+        source = fold.marks[i][1]
+        if result is None:
+            if source is not False:
+                fold.why.missing.add(i)
+            ok = _and(source, None)
+        else:
+            ok = _and(source, error_flag(result) is None)
+        if ok is None:
+            fold.open_results.append(i)
+        if ok is True or ok is None:
+            fold.best.ok = True
+        if ok is True:
+            fold.worst.ok = True
+
+    def _status(self, state: Any) -> Status:
+        return _F if state.violations else _P if state.triggers else _S
+
+    def _fold_end(self, fold: Any, subject: object) -> Result:
+        calls = fold.calls
+        best = self._conclude(fold.best, calls, subject)
+        if not (fold.open or fold.open_results) or best.status is _F:
             return best
-        worst = self._decide(
-            calls,
-            subject,
-            [[m is True or (m is None and not up) for m in ms] for ms, up in roles],
-        )
+        worst = self._conclude(fold.worst, calls, subject)
         if worst.status is best.status:
             return worst
-        open_calls = [j for j in range(len(calls)) if any(ms[j] is None for ms, _ in roles)]
-        return self._undecided(calls, open_calls, why, dict(worst.details))
+        open_calls = sorted({*fold.open, *fold.open_results})
+        return self._undecided(calls, open_calls, fold.why, dict(worst.details))
 
-    def _roles(
-        self, calls: Sequence[LocatedCall], subject: object, why: _Undecided
-    ) -> list[tuple[Marks, bool]]:
-        source = self._marks(self._b, calls, why)
-        ok: Marks = []
-        for j, c in enumerate(calls):
-            if c.result is None:
-                if source[j] is not False:
-                    why.missing.add(j)
-                ok.append(_and(source[j], None))
-            else:
-                ok.append(_and(source[j], error_flag(c.result) is None))
-        return [(self._marks(self._a, calls, why), False), (source, True), (ok, True)]
+    def _fold_now(self, fold: Any) -> str:
+        """The outcome of the conversation so far (a call of `result_of` not returned yet
+        counts as returned without a recorded result)."""
+        best = fold.best
+        if len(best.violations) > len(best.hoped):
+            return _F.value
+        high = _P if best.triggers else _S
+        low = self._status(fold.worst)
+        return low.value if low is high else _E.value
 
-    def _decide(
-        self, calls: Sequence[LocatedCall], subject: object, marks: list[list[bool]]
-    ) -> Result:
-        tool, source, ok = marks
-        times = _timeline(subject)
+    def _fold_settled(self, fold: Any) -> str | None:
+        """Failed for good: a violation in the best reading that no result can undo."""
+        best = fold.best
+        return _F.value if len(best.violations) > len(best.hoped) else None
+
+    def _fold_mark(self, fold: Any) -> tuple[Any, ...]:
+        return fold.mark(), fold.best.mark(), fold.worst.mark(), len(fold.why.timeouts)
+
+    def _fold_undo(self, fold: Any, mark: tuple[Any, ...]) -> None:
+        own, best, worst, timeouts = mark
+        fold.undo(own)
+        fold.best.undo(best)
+        fold.worst.undo(worst)
+        del fold.why.timeouts[timeouts:]
+
+    def _conclude(self, state: Any, calls: Sequence[LocatedCall], subject: object) -> Result:
         details = self._base_details()
-        triggers = [j for j, m in enumerate(tool) if m]
-        details["triggers"] = [calls[j].location for j in triggers]
+        details["triggers"] = [calls[j].location for j in state.triggers]
         rows: list[dict[str, Any]] = []
         first_text = ""
-        for j in triggers:
-            made = times[j][0]
-            if any(ok[i] and times[i][1] < made for i in range(len(calls)) if i != j):
-                continue
-            earlier = [i for i in range(j) if source[i]]
-            if not earlier:
-                later = next((i for i in range(j + 1, len(calls)) if source[i]), None)
+        for j, last in state.violations:
+            if last is None:
+                k = bisect_right(state.sources, j)
+                later = state.sources[k] if k < len(state.sources) else None
                 rows.append({"call": calls[j].location, "tool": calls[j].call.name,
                              "result_of_call": None if later is None else calls[later].location,
                              "problem": "not_called_before"})  # fmt: skip
@@ -654,7 +763,7 @@ class ToolOnlyAfterResult(_PairPolicy):
                 if later is not None:
                     text += f" (the first is {calls[later].location})"
             else:
-                i = earlier[-1]
+                i = last
                 result = calls[i].result
                 if result is not None and error_flag(result) is not None:
                     problem, what = "error", "returned an error"
@@ -666,6 +775,7 @@ class ToolOnlyAfterResult(_PairPolicy):
                              "result_of_call": calls[i].location, "problem": problem})  # fmt: skip
                 text = f"{_where(calls, j)} came after {_where(calls, i)} {what}"
             first_text = first_text or text
+        triggers = state.triggers
         details["violations"] = rows
         tool_label, source_label = _label(self.tool), _label(self.result_of)
         if not triggers:

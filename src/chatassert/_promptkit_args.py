@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chatassert._base import Assertion
+from chatassert._early import on_calls
 from chatassert._errors import RegexTimeoutError
 from chatassert._matchers import ARGS_EQUALITY, Equality, equality
 from chatassert._models import ToolCall, as_conversation, turn_of
@@ -26,6 +27,7 @@ from chatassert._params import Param, register
 from chatassert._promptkit_base import call_arguments, render, timeout_result, unique
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
 from chatassert._result import Result, Status
+from chatassert._trajectory_base import LocatedCall, Tally
 
 __all__ = [
     "ConversationToolCallsWithArgs",
@@ -447,6 +449,11 @@ class ConversationToolsNotCalledWithArgs(Assertion):
 
     __slots__ = ("_equal", "args_equality", "forbidden_args", "tool_name")
     kind = "conversation_tools_not_called_with_args"
+    decided_early = on_calls(
+        "failed",
+        note="each call's arguments against the forbidden values: one given fails it for "
+        "good (arguments that are not JSON make it an error, unless a later call fails it)",
+    )
     level = "conversation"
     evidence_at = "/tool_calls"
     dialect_names = {
@@ -499,36 +506,10 @@ class ConversationToolsNotCalledWithArgs(Assertion):
         self._set("forbidden_args", dict(forbidden_args))
 
     def _check(self, subject: object) -> Result:
-        conversation = as_conversation(subject)
-        violations: list[dict[str, Any]] = []
-        invalid: list[dict[str, Any]] = []
-        for index, call in conversation.tool_calls:
-            if self.tool_name and call.name != self.tool_name:
-                continue
-            if call.arguments_error is not None:
-                invalid.append(
-                    {"turn_index": index, "tool": call.name, "error": call.arguments_error}
-                )
-                continue
-            for arg, forbidden in self.forbidden_args.items():
-                if arg not in call.arguments:
-                    continue
-                options = forbidden if isinstance(forbidden, list) else [forbidden]
-                actual = call.arguments[arg]
-                if any(self._equal(option, actual) for option in options):
-                    violations.append(
-                        {
-                            "turn_index": index,
-                            "description": f"tool '{call.name}' was called with forbidden "
-                            f"{arg}={actual!r}",
-                            "evidence": {
-                                "tool": call.name,
-                                "argument": arg,
-                                "value": actual,
-                                "arguments": call.arguments,
-                            },
-                        }
-                    )
+        state = self._fold_start()
+        for index, call in as_conversation(subject).tool_calls:
+            self._fold_call(state, LocatedCall(call, None, "", index))
+        violations, invalid = state.violations, state.invalid
         details: dict[str, Any] = {"violations": violations}
         if invalid:
             details["invalid_calls"] = invalid
@@ -544,6 +525,59 @@ class ConversationToolsNotCalledWithArgs(Assertion):
                 details,
             )
         return Result(_P, self.kind, self._held(), details)
+
+    # -- the fold, shared by the offline check and a monitor ------------------------------
+
+    def _fold_start(self) -> Tally:
+        state = Tally()
+        state.violations = []  # each forbidden value a call was given
+        state.invalid = []  # the calls of the tool whose arguments are not JSON
+        return state
+
+    def _fold_call(self, state: Any, located: Any) -> bool:
+        """Fold one call; True when it has a forbidden value, or arguments that are not JSON
+        (which cannot be checked)."""
+        call, index = located.call, located.turn
+        if self.tool_name and call.name != self.tool_name:
+            return False
+        if call.arguments_error is not None:
+            state.invalid.append({"turn_index": index, "tool": call.name,
+                                  "error": call.arguments_error})  # fmt: skip
+            return True
+        found = False
+        for arg, forbidden in self.forbidden_args.items():
+            if arg not in call.arguments:
+                continue
+            options = forbidden if isinstance(forbidden, list) else [forbidden]
+            actual = call.arguments[arg]
+            if any(self._equal(option, actual) for option in options):
+                found = True
+                state.violations.append(
+                    {
+                        "turn_index": index,
+                        "description": f"tool '{call.name}' was called with forbidden "
+                        f"{arg}={actual!r}",
+                        "evidence": {
+                            "tool": call.name,
+                            "argument": arg,
+                            "value": actual,
+                            "arguments": call.arguments,
+                        },
+                    }
+                )
+        return found
+
+    def _fold_now(self, state: Any) -> str:
+        return (_F if state.violations else _E if state.invalid else _P).value
+
+    def _fold_settled(self, state: Any) -> str | None:
+        return _F.value if state.violations else None
+
+    def _fold_mark(self, state: Any) -> dict[str, Any]:
+        return Tally.mark(state)
+
+    def _fold_undo(self, state: Any, mark: dict[str, Any]) -> None:
+        state.undo(mark)
 
     def describe(self) -> str:
         """Describe the requirement."""

@@ -15,13 +15,15 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from chatassert._base import Assertion
+from chatassert._early import on_calls
 from chatassert._models import Conversation, as_conversation, turn_of
 from chatassert._params import Param, register
 from chatassert._promptkit_base import call_arguments, checked_names, quoted_list, unique
 from chatassert._result import Result, Status
+from chatassert._trajectory_base import LocatedCall, Tally
 
 __all__ = [
     "AgentInvoked",
@@ -307,17 +309,45 @@ class _ConversationNames(Assertion):
             return Result(_P, self.kind, self._held(), details)
         return Result(_F, self.kind, f"{label}: {', '.join(missing)}", details)
 
+    # -- the forbidden calls' fold, shared by the offline check and a monitor -------------
+
+    def _fold_start(self) -> Tally:
+        state = Tally()
+        state.called = []  # the calls of a forbidden name (each with its turn)
+        return state
+
+    def _fold_call(self, state: Any, call: Any) -> bool:
+        """Fold one call; True when it is of a forbidden name."""
+        if call.call.name not in self._names:
+            return False
+        state.called.append(call)
+        return True
+
+    def _fold_now(self, state: Any) -> str:
+        return (_F if state.called else _P).value
+
+    def _fold_settled(self, state: Any) -> str | None:
+        return _F.value if state.called else None
+
+    def _fold_mark(self, state: Any) -> dict[str, Any]:
+        return Tally.mark(state)
+
+    def _fold_undo(self, state: Any, mark: dict[str, Any]) -> None:
+        state.undo(mark)
+
     def _forbidden(self, subject: object, label: str) -> Result:
         conversation = as_conversation(subject)
+        state = self._fold_start()
+        for index, call in conversation.tool_calls:
+            self._fold_call(state, LocatedCall(call, None, "", index))
         noun = self._noun
         violations = [
             {
-                "turn_index": index,
+                "turn_index": c.turn,
                 "description": self._violation,
-                "evidence": {noun: call.name, "arguments": call_arguments(call)},
+                "evidence": {noun: c.call.name, "arguments": call_arguments(c.call)},
             }
-            for index, call in conversation.tool_calls
-            if call.name in self._names
+            for c in state.called
         ]
         if not violations:
             return Result(_P, self.kind, self._held(), {"violations": []})
@@ -410,6 +440,7 @@ class ConversationToolsNotCalled(_ConversationNames):
         super().__init__(tool_names, message=message)
 
     _forbidden_label: ClassVar[str] = "forbidden tools were called"
+    decided_early = on_calls("failed", note="a set of names: a call of one fails it for good")
 
     def _check(self, subject: object) -> Result:
         return self._forbidden(subject, self._forbidden_label)

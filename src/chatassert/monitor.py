@@ -243,18 +243,23 @@ class Monitor:
         for msg in msgs:
             kind = "call" if msg.role == "assistant" and msg.tool_calls else event_kind(msg)
             calls = self._log.add(msg)
-            states = self._after(kind, calls, count=False)
+            states = self._after(kind, calls, count=False, results=self._log.results)
             if msg.role == "assistant" and msg.content and kind == "call":
                 states = self._after("assistant", (), count=False)
         self._events += 1
         return states
 
     def _after(
-        self, kind: str, calls: Sequence[LoggedCall], *, count: bool = True
+        self,
+        kind: str,
+        calls: Sequence[LoggedCall],
+        *,
+        count: bool = True,
+        results: Sequence[tuple[int | None, ToolResult]] = (),
     ) -> tuple[CheckState, ...]:
         if count:
             self._events += 1
-        ctx = Ctx(self._log, kind, calls)
+        ctx = Ctx(self._log, kind, calls, results=results)
         for _, node in self._tracked:
             if node is not None:
                 node.update(ctx)
@@ -348,6 +353,18 @@ class Monitor:
         if len(self._checks) == 1:
             return self._checks[0].check(conversation)
         return AllOf(*self._checks).check(conversation)
+
+    async def afinish(self) -> Result:
+        """As `finish`, awaited: the way to finish from inside an event loop (an agent's run,
+        an adapter's hook), where `finish` cannot ask a judge (it would start a loop of its
+        own). Judged checks are asked with `acheck`; the tree is the one `finish` gives.
+        """
+        conversation = self.conversation
+        if self._case is not None:
+            return await self._case.acheck(conversation)
+        if len(self._checks) == 1:
+            return await self._checks[0].acheck(conversation)
+        return await AllOf(*self._checks).acheck(conversation)
 
     def __repr__(self) -> str:
         labels = ", ".join(label for label, _ in self._tracked)

@@ -33,7 +33,11 @@ from chatassert.policies import (
     ToolNeverAfter,
     ToolOnlyAfterResult,
 )
-from chatassert.promptkit import ConversationToolsNotCalled
+from chatassert.promptkit import (
+    ConversationAgentNotInvoked,
+    ConversationToolsNotCalled,
+    ConversationToolsNotCalledWithArgs,
+)
 from test_contract import CASES, build
 
 
@@ -128,6 +132,11 @@ CHECKS: list[Assertion] = [
     ToolCallCount("fetch", min=1, max=2),
     NoRepeatedCalls(),
     ConversationToolsNotCalled(["refund"]),
+    ConversationAgentNotInvoked(["search"]),
+    ConversationToolsNotCalledWithArgs("fetch", {"id": 1}),
+    ConversationToolsNotCalledWithArgs("", {"id": [2]}),
+    ToolOnlyAfterResult("refund", result_of="refund"),
+    NoRepeatedCalls(ignore_keys=["id"]),
     ToolBefore("verify", "refund") & ~MaxToolCalls(2),
     ToolNeverAfter("search", after="refund") | OnlyTools(["fetch"]),
 ]
