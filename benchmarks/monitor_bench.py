@@ -4,8 +4,10 @@ re-checking the whole conversation from scratch after every event.
 Generates (seeded) a conversation of a refund agent: `--turns` turns (200), each a user
 message, two to four tool calls from a pool of five tools with their results, and an answer.
 The checks are the call-by-call ones: the temporal policies `tool_before`,
-`tool_never_after`, `only_tools`, `max_consecutive_calls` and `no_tool_loops`, and the counts
-`max_tool_calls` and `tool_call_count`. The **monitor** is fed every event and asked
+`tool_never_after`, `only_tools`, `max_consecutive_calls`, `no_tool_loops` and
+`tool_only_after_result`, the counts `max_tool_calls`, `tool_call_count` and
+`no_repeated_calls`, and the forbidden calls `conversation_tools_not_called` and
+`conversation_tools_not_called_with_args`. The **monitor** is fed every event and asked
 `permits` before every call; the **baseline** feeds the same events to a list and, after each
 one, checks every check on the conversation so far (what a guard without a monitor does).
 Both end with the same verdicts (checked before timing is reported). Prints events per second
@@ -25,7 +27,15 @@ import statistics
 import sys
 import time
 
-from chatassert import Assertion, MaxToolCalls, Message, ToolCall, ToolCallCount, ToolResult
+from chatassert import (
+    Assertion,
+    MaxToolCalls,
+    Message,
+    NoRepeatedCalls,
+    ToolCall,
+    ToolCallCount,
+    ToolResult,
+)
 from chatassert._monitor_log import EventLog, message_of, result_msg
 from chatassert.monitor import Monitor
 from chatassert.policies import (
@@ -34,7 +44,9 @@ from chatassert.policies import (
     OnlyTools,
     ToolBefore,
     ToolNeverAfter,
+    ToolOnlyAfterResult,
 )
+from chatassert.promptkit import ConversationToolsNotCalled, ConversationToolsNotCalledWithArgs
 
 TOOLS = ["lookup_order", "verify_identity", "search_policy", "issue_refund", "send_email"]
 
@@ -48,6 +60,10 @@ def checks() -> list[Assertion]:
         NoToolLoops(3),
         MaxToolCalls(10_000),
         ToolCallCount("issue_refund", max=10_000),
+        ToolOnlyAfterResult("issue_refund", result_of="lookup_order"),
+        NoRepeatedCalls(),
+        ConversationToolsNotCalled(["delete_account"]),
+        ConversationToolsNotCalledWithArgs("issue_refund", {"order": [-1]}),
     ]
 
 
