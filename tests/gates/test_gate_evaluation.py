@@ -53,6 +53,14 @@ def test_with_confidence_the_lower_bound_must_reach_the_minimum() -> None:
     )
 
 
+def test_a_confidence_a_float_step_below_one_is_decided() -> None:
+    # `0.5 + c / 2` rounds to 1 there; the interval's quantile is taken from the tail instead
+    gate = Gate("pass_rate", "tone", min=0.9, confidence=0.9999999999999999)
+    result = gate.check(GateCounts(99, 100))
+    assert result.status is Status.FAILED  # 99 of 100 cannot show 0.9 at that confidence
+    assert 0.5 < result.details["interval"][0] < 0.9
+
+
 def test_without_confidence_the_observed_rate_must_reach_the_minimum() -> None:
     gate = Gate("pass_rate", "tone", min=0.9)
     assert gate.check(GateCounts(9, 10)).status is Status.PASSED  # exactly the minimum

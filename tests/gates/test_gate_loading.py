@@ -83,11 +83,6 @@ BAD = [
     ("{pass_rate: {min: .nan}}", "'min' must be a finite number", ""),
     ("{pass_rate: {min: 0.9, confidence: 1}}", "'confidence' must be between 0 and 1", ""),
     ("{pass_rate: {min: 0.9, confidence: 0}}", "'confidence' must be between 0 and 1", ""),
-    (
-        "{pass_rate: {min: 0.9, confidence: 0.9999999999999999}}",
-        "'confidence' is too close to 1 for an interval to be computed at it",
-        "0.999 is 99.9%",
-    ),
     ("{max_drop: {by: 2}}", "gates[0].max_drop.by: max_drop 'by' must be from 0 to 1", ""),
     ("{max_drop: {by: 0.1, confidence: 0.9}}", "unknown key 'confidence' in a max_drop gate", ""),
     ("{pass_rat: {min: 0.9}}", "gates[0].pass_rat: unknown key 'pass_rat' in a gate", "did you"),
@@ -237,7 +232,7 @@ def test_the_schema_accepts_every_shape_the_loader_loads(gate: str) -> None:
 
 @pytest.mark.parametrize(
     "gate",
-    [b[0] for b in BAD if not any(x in b[0] for x in ("''", ".nan", "true", "0.99999"))],
+    [b[0] for b in BAD if not any(x in b[0] for x in ("''", ".nan", "true"))],
 )
 def test_the_schema_refuses_every_shape_the_loader_refuses(gate: str) -> None:
     assert _schema_errors(suite(gate)) != []
