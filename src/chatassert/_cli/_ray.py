@@ -163,7 +163,8 @@ def run_ray(
     )
     stopped = None
     reading: set[str] = set()  # the records of the file being read whose rows have come:
-    # a run that stops counts those before the one it stopped in, as a local run does
+    # a run that stops counts them as a local run does (--strict: those before the unreadable
+    # one; --max-failures: the one it stopped in too, whose case was checked)
     for item in items:
         if isinstance(item, int):  # a file is done: its count of records
             summary.records = (summary.records or 0) + item
@@ -185,7 +186,7 @@ def run_ray(
         stopped = failures_reached(summary, args.max_failures) if item.kind == "case" else None
         if stopped:
             items.close()  # the rows still in flight are not waited for
-            summary.records = (summary.records or 0) + len(reading - {record})
+            summary.records = (summary.records or 0) + len(reading)
             break
     return end(summary, writer, files, stopped)
 
