@@ -71,6 +71,13 @@ class _ArgsCheck(Assertion):
         "tool_name",
     )
     options = ("regex_timeout",)
+    decided_early = on_calls(
+        "failed",
+        "passed",
+        note="each call of the tool against the arguments: with `match: any` a matching call "
+        "passes it for good, with `match: all` a call with a wrong or missing argument fails "
+        "it for good (arguments that are not JSON make it an error until a call decides it)",
+    )
     tool_name: str
     args_match: dict[str, str] | None
     match: str
@@ -165,8 +172,81 @@ class _ArgsCheck(Assertion):
                 )
         return out
 
-    def _evaluate(self, calls: Sequence[ToolCall]) -> tuple[Status, list[_Violations | None]]:
-        """The outcome over `calls` and each call's violations, in the order of `calls`.
+    # -- the fold, shared by the offline check and a monitor ------------------------------
+
+    def _fold_start(self) -> Tally:
+        state = Tally()
+        state.calls = []  # the calls of `tool_name`, located
+        state.per_call = []  # each one's violations; None when a pattern ran out of time
+        state.matching = 0  # calls that satisfy every requirement
+        state.real = 0  # calls with a violation other than arguments that are not JSON
+        state.invalid = 0  # calls whose arguments are not JSON
+        state.timeout = None  # the first pattern that ran out of time (RegexTimeoutError)
+        return state
+
+    def _fold_call(self, state: Any, located: Any) -> bool:
+        """Fold one call; True when, with `match="all"`, it does not satisfy the requirements
+        (or cannot be checked: arguments that are not JSON, a pattern out of time)."""
+        call = located.call
+        if call.name != self.tool_name:
+            return False
+        state.calls.append(located)
+        try:
+            found = self._violations(call)
+        except RegexTimeoutError as exc:  # undecided: another call may still decide
+            if state.timeout is None:
+                state.timeout = exc
+            state.per_call.append(None)
+            return self.match == "all"
+        state.per_call.append(found)
+        if not found:
+            state.matching += 1
+            return False
+        if any(v["type"] != "invalid_args_json" for v in found):
+            state.real += 1
+        else:
+            state.invalid += 1
+        return self.match == "all"
+
+    def _fold_status(self, state: Any) -> Status:
+        """The outcome over the calls folded (at least one).
+
+        Raises:
+            RegexTimeoutError: when a pattern ran out of time on a call and no other call
+                decides the outcome (a match for `any`, a violation for `all`).
+        """
+        count, matching = len(state.calls), state.matching
+        if (matching and self.match == "any") or matching == count:
+            return _P
+        if state.timeout is not None and (self.match == "any" or not (state.real or state.invalid)):
+            raise state.timeout
+        if state.invalid and (self.match == "any" or not state.real):
+            return _E
+        return _F
+
+    def _fold_now(self, state: Any) -> str:
+        if not state.calls:
+            return _F.value  # not called (yet)
+        try:
+            return self._fold_status(state).value
+        except RegexTimeoutError:
+            return _E.value
+
+    def _fold_settled(self, state: Any) -> str | None:
+        if self.match == "any" and state.matching:
+            return _P.value  # a matching call stays made
+        if self.match == "all" and state.real:
+            return _F.value  # a call with a real violation stays made
+        return None
+
+    def _fold_mark(self, state: Any) -> dict[str, Any]:
+        return Tally.mark(state)
+
+    def _fold_undo(self, state: Any, mark: dict[str, Any]) -> None:
+        state.undo(mark)
+
+    def _evaluate(self, calls: Sequence[LocatedCall]) -> tuple[Status, list[_Violations | None]]:
+        """The outcome over `calls` (of the tool, at least one) and each call's violations.
 
         A call whose pattern ran out of time is undecided: its entry is `None`.
 
@@ -174,24 +254,10 @@ class _ArgsCheck(Assertion):
             RegexTimeoutError: when a pattern ran out of time on a call and no other call
                 decides the outcome (a match for `any`, a violation for `all`).
         """
-        per_call: list[_Violations | None] = []
-        timeout: RegexTimeoutError | None = None
-        for call in calls:
-            try:
-                per_call.append(self._violations(call))
-            except RegexTimeoutError as exc:  # undecided: another call may still decide
-                timeout = timeout or exc
-                per_call.append(None)
-        matching = _matching(per_call)
-        if (matching and self.match == "any") or (matching == len(calls)):
-            return _P, per_call
-        if timeout is not None and (self.match == "any" or not any(per_call)):
-            raise timeout
-        real = [v for vs in per_call if vs for v in vs if v["type"] != "invalid_args_json"]
-        invalid = any(v["type"] == "invalid_args_json" for vs in per_call if vs for v in vs)
-        if invalid and (self.match == "any" or not real):
-            return _E, per_call
-        return _F, per_call
+        state = self._fold_start()
+        for located in calls:
+            self._fold_call(state, located)
+        return self._fold_status(state), state.per_call
 
     def _mode(self) -> dict[str, Any]:
         """The equality in force, for details: said only when it is not the default."""
@@ -294,7 +360,7 @@ class ToolCallsWithArgs(_ArgsCheck):
                 {"error": "tool_not_called", "tool_name": self.tool_name, "called_tools": called},
             )
         try:
-            status, per_call = self._evaluate(calls)
+            status, per_call = self._evaluate([LocatedCall(c, None, "", None) for c in calls])
         except RegexTimeoutError as exc:
             return timeout_result(self.kind, exc, exc.pattern or "args_match")
         matching = _matching(per_call)
@@ -397,7 +463,7 @@ class ConversationToolCallsWithArgs(_ArgsCheck):
                 {**details, "actual": None, "violations": [], "called_tools": called},
             )
         try:
-            status, per_call = self._evaluate([c for _, c in located])
+            status, per_call = self._evaluate([LocatedCall(c, None, "", i) for i, c in located])
         except RegexTimeoutError as exc:
             return timeout_result(self.kind, exc, exc.pattern or "args_match")
         details["matching_calls"] = _matching(per_call)

@@ -14,6 +14,7 @@ from chatassert.monitor import Monitor
 from chatassert.policies import ToolOnlyAfterResult
 from chatassert.promptkit import (
     ConversationAgentNotInvoked,
+    ConversationToolCallsWithArgs,
     ConversationToolsNotCalled,
     ConversationToolsNotCalledWithArgs,
 )
@@ -28,6 +29,10 @@ DENIED = [
     (
         ConversationToolsNotCalledWithArgs("issue_refund", {"amount": [1000, 5000]}),
         "conversation_tools_not_called_with_args",
+    ),
+    (
+        ConversationToolCallsWithArgs("issue_refund", {"amount": 100}, match="all"),
+        "conversation_tool_calls_with_args",
     ),
 ]
 
@@ -125,3 +130,32 @@ def test_afinish_asks_a_judge_from_inside_an_event_loop() -> None:
 
     assert asyncio.run(run()) == "passed"
     assert monitor.finish().to_dict()["children"][1]["status"] == "passed"
+
+
+def test_a_matching_call_passes_match_any_for_good() -> None:
+    check = ConversationToolCallsWithArgs("issue_refund", {"amount": 5000})
+    monitor = Monitor(check)
+    monitor.user("Refund order 42, please.")
+    (state,) = monitor.tool_call(REFUND)
+    assert (state.status, state.final) == ("passed", True)
+    later = REFUND.model_copy(update={"id": "r2", "arguments": {"amount": 1}})
+    assert monitor.permits(later).allowed
+    monitor.tool_call(later)
+    assert monitor.finish().status.value == "passed"
+
+
+@pytest.mark.parametrize("match", ["any", "all"])
+def test_arguments_that_are_not_json_deny_an_argument_check_failing_closed(match: str) -> None:
+    check = ConversationToolCallsWithArgs("issue_refund", {"amount": 5000}, match=match)
+    broken = ToolCall(name="issue_refund", arguments="{amount: 5000", id="r9")  # type: ignore[arg-type]
+    for fail_open in (False, True):
+        monitor = Monitor(check, fail_open=fail_open)
+        monitor.user("Refund order 42, please.")
+        decision = monitor.permits(broken)
+        assert decision.allowed is fail_open
+        if not fail_open:
+            (denial,) = decision.denied_by
+            assert (denial.name, denial.status) == ("conversation_tool_calls_with_args", "error")
+    (state,) = monitor.tool_call(broken)
+    assert state.status == "pending"  # a later matching call may still pass it
+    assert monitor.finish().status.value == "error"

@@ -35,6 +35,7 @@ from chatassert.policies import (
 )
 from chatassert.promptkit import (
     ConversationAgentNotInvoked,
+    ConversationToolCallsWithArgs,
     ConversationToolsNotCalled,
     ConversationToolsNotCalledWithArgs,
 )
@@ -98,19 +99,21 @@ def holds(monitor: Monitor, seen: list[CheckState]) -> None:
         assert s.final or (s.status == "pending" and s.result is None)
 
 
-@pytest.mark.parametrize("kind", sorted(CASES))
-@pytest.mark.parametrize("side", ["good", "bad"])
+FOLLOWED = [
+    (kind, side)
+    for kind in sorted(CASES)
+    for side in ("good", "bad")
+    if isinstance(getattr(CASES[kind], side), Turn | Conversation)
+]
+"""Every contract case whose subject is a turn or a conversation: the events a monitor is
+fed make a conversation, and a JSON subject is none."""
+
+
+@pytest.mark.parametrize(("kind", "side"), FOLLOWED, ids=[f"{k}-{s}" for k, s in FOLLOWED])
 def test_every_registered_check_finishes_with_the_offline_verdict(kind: str, side: str) -> None:
     case = CASES[kind]
     assertion = monitored(build(case, passing=side == "good"))
-    subject = getattr(case, side)
-    if not isinstance(subject, Turn | Conversation):
-        pytest.skip("a JSON subject is not a conversation a monitor follows")
-    try:
-        events = events_of(subject)
-    except AssertionError:
-        pytest.skip("not a turn")
-    monitor, seen = run(assertion, events)
+    monitor, seen = run(assertion, events_of(getattr(case, side)))
     holds(monitor, seen)
 
 
@@ -137,6 +140,9 @@ CHECKS: list[Assertion] = [
     ConversationToolsNotCalledWithArgs("", {"id": [2]}),
     ToolOnlyAfterResult("refund", result_of="refund"),
     NoRepeatedCalls(ignore_keys=["id"]),
+    ConversationToolCallsWithArgs("fetch", {"id": 1}),
+    ConversationToolCallsWithArgs("search", {"id": 2}, match="all"),
+    ConversationToolCallsWithArgs("refund", args_match={"id": "^1$"}, match="all"),
     ToolBefore("verify", "refund") & ~MaxToolCalls(2),
     ToolNeverAfter("search", after="refund") | OnlyTools(["fetch"]),
 ]
