@@ -32,9 +32,14 @@ COMBINED = {
     "not": "decided when its part is, swapped",
     "when": "decided when its condition is, then as its branch",
     "at_least": "passed once `n` parts are; failed once too few can still pass",
-    "on_turn": "decided once a later user message closes that turn",
-    "on_every_turn": "failed for good once a closed turn fails",
-    "on_any_turn": "passed for good once a closed turn passes",
+    "on_turn": "decided once a later user message closes that turn, or while it is open "
+    "once its part is final on it",
+    "on_every_turn": "failed for good once a closed turn fails, or the open turn fails its "
+    "part for good (a forbidden call: denied)",
+    "on_any_turn": "passed for good once a closed turn passes, or the open turn passes its "
+    "part for good",
+    "on_last_turn": "at finish: the last turn is only known then (a later user message opens "
+    "a turn no call made so far is part of)",
 }
 HOW = {
     "finish": "at finish",

@@ -24,8 +24,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from chatassert._base import AllOf, AnyOf, Assertion, Not, reads_history_of, spec_of
-from chatassert._combinators import AtLeast, OnAnyTurn, OnEveryTurn, OnTurn, When
+from chatassert._base import (
+    AllOf,
+    AnyOf,
+    Assertion,
+    Not,
+    _parts as parts_of,
+    reads_history_of,
+    spec_of,
+)
+from chatassert._combinators import AtLeast, OnAnyTurn, OnEveryTurn, OnLastTurn, OnTurn, When
 from chatassert._history import checked_at
 from chatassert._models import Conversation, ToolResult
 from chatassert._monitor_log import EventLog, LoggedCall
@@ -86,6 +94,24 @@ class Ctx:
         """The conversation so far."""
         return self.log.conversation()
 
+    def subject(self) -> object:
+        """What the nodes check: the conversation so far."""
+        return self.log.conversation()
+
+
+class _TurnCtx(Ctx):
+    """The event as a check of the open turn sees it: its calls and results numbered from the
+    turn's first call, and the open turn as what is checked."""
+
+    def __init__(self, ctx: Ctx, turn: int, first: int) -> None:
+        results = [(None if n is None else n - first, r) for n, r in ctx.results]
+        super().__init__(ctx.log, ctx.kind, ctx.calls, ctx.commit, results)
+        self.turn = turn
+
+    def subject(self) -> object:
+        """The open turn, as the turn selectors check a turn."""
+        return self.log.conversation().turns[self.turn]
+
 
 def label_of(assertion: Assertion) -> str:
     """The check's label as reports name it: its name in its spec file, else its kind."""
@@ -123,7 +149,7 @@ class Node:
 
     def decide(self, status: str, ctx: Ctx) -> NodeState:
         """The final state `status`, with the check's result on the conversation so far."""
-        return NodeState(status, True, self.assertion.check(ctx.conversation()), status)
+        return NodeState(status, True, self.assertion.check(ctx.subject()), status)
 
     def at_finish(self) -> list[str]:
         """The labels of the leaves under this node that are only decided at finish."""
@@ -152,7 +178,7 @@ class _Prefix(Node):
     def _evaluate(self, ctx: Ctx) -> NodeState:
         if ctx.kind is not None and ctx.kind not in self.reads and self.state is not _OPEN:
             return self.state
-        result = self.assertion.check(ctx.conversation())
+        result = self.assertion.check(ctx.subject())
         status = result.status.value
         if status in self.final:
             return NodeState(status, True, result, status)
@@ -240,11 +266,11 @@ class _Calls(_Prefix):
             try:
                 blamed = fold._fold_call(self.acc, located) or blamed
             except Exception:  # the offline check cannot get past this call either
-                result = self.assertion.check(ctx.conversation())
+                result = self.assertion.check(ctx.subject())
                 return NodeState(result.status.value, True, result, result.status.value, True)
         status = fold._fold_settled(self.acc)
         if status is not None and status in self.final:
-            return NodeState(status, True, self.assertion.check(ctx.conversation()), status, blamed)
+            return NodeState(status, True, self.assertion.check(ctx.subject()), status, blamed)
         return NodeState(PENDING, provisional=fold._fold_now(self.acc), blamed=blamed)
 
     def rollback(self) -> None:
@@ -353,13 +379,29 @@ class _When(Node):
 
 
 class _Turns(Node):
-    """The turn selectors: a closed turn's outcome is final (a later user message closed it)."""
+    """The turn selectors: a closed turn's outcome is final (a later user message closed it),
+    and the open turn's is final as soon as its own node says so.
+
+    The open turn is followed by a node of the child (`open`), built afresh for each turn
+    and fed that turn's events with the turn as what it checks, when the child reads
+    nothing before its turn and holds no turn selector of its own (`_follows_open_turn`).
+    A turn only grows until a user message closes it, so an outcome final on the open turn
+    is the child's outcome on that turn at finish: `on_every_turn` fails for good on a
+    forbidden call (and `permits` denies it), `on_any_turn` passes for good, `on_turn` is
+    decided on its turn. `on_last_turn` is not among them: its turn is only known at finish,
+    and a later user message opens a turn no call made so far is part of.
+    """
 
     def __init__(self, assertion: Assertion) -> None:
         super().__init__(assertion)
         self.child: Assertion = assertion.child  # type: ignore[attr-defined]
         self.history = reads_history_of(self.child)
         self.closed: list[str] = []  # the child's outcome on each closed turn
+        self.follows = _follows_open_turn(self.child)
+        self.open: Node | None = None  # the child's node on the open turn
+        self.open_turn = -1  # the turn `open` follows
+        self.first = 0  # the number of that turn's first call
+        self.fresh: Node | None = None  # a node built while `permits` asks (kept nowhere)
 
     def _close(self, ctx: Ctx) -> None:
         closed = ctx.log.turn  # every turn before the current one is closed
@@ -375,21 +417,115 @@ class _Turns(Node):
             )
             self.closed.append(result.status.value)
 
-    def _evaluate(self, ctx: Ctx) -> NodeState:
-        if ctx.kind != "user" and self.state is not _OPEN:
+    def _on_open(self, ctx: Ctx) -> tuple[NodeState, NodeState] | None:
+        """The open turn's node's state before and after the event (None: not followed)."""
+        turn = ctx.log.turn
+        if not self.follows or turn < 0:
+            return None
+        node = self.open
+        if node is None or self.open_turn != turn:
+            node = build_node(self.child)
+            first = len(ctx.log.calls) - ctx.log.calls_in_turn
+            if ctx.commit:
+                self.open, self.open_turn, self.first = node, turn, first
+            else:
+                self.fresh = node
+                before = node.state
+                return before, node.update(_TurnCtx(ctx, turn, first))
+        before = node.state
+        return before, node.update(_TurnCtx(ctx, turn, self.first))
+
+    def update(self, ctx: Ctx) -> NodeState:
+        """As `Node.update`; once decided for good, the open turn is still followed, to tell
+        whether a call fails the child on its turn by itself (`blamed`: a second forbidden
+        call, in a later turn, is denied again)."""
+        if not self.state.final:
+            return super().update(ctx)
+        if ctx.kind == "user" and ctx.commit:
+            self._close(ctx)
+        seen = self._on_open(ctx)
+        blamed = seen is not None and _breaks(*seen)
+        if blamed is self.state.blamed:
             return self.state
-        self._close(ctx)
+        state = replace(self.state, blamed=blamed)
+        if ctx.commit:
+            self.state = state
+        return state
+
+    def rollback(self) -> None:
+        self.fresh = None
+        if self.open is not None:
+            self.open.rollback()
+
+    def _evaluate(self, ctx: Ctx) -> NodeState:
+        seen = self._on_open(ctx)
+        if seen is None and ctx.kind != "user" and self.state is not _OPEN:
+            return self.state
+        if ctx.kind == "user" or self.state is _OPEN:
+            self._close(ctx)
         kind = type(self.assertion)
+        closed = self.closed
+        blamed = seen is not None and _breaks(*seen)
         if kind is OnTurn:
             index: int = self.assertion.index  # type: ignore[attr-defined]
-            if 0 <= index < len(self.closed):
-                return self.decide(self.closed[index], ctx)
-            return _OPEN
-        if kind is OnEveryTurn and _F in self.closed:
+            if 0 <= index < len(closed):
+                return self.decide(closed[index], ctx)
+            if seen is None or index != ctx.log.turn:
+                return _OPEN
+            now = seen[1]
+            if now.final:
+                return replace(self.decide(now.status, ctx), blamed=blamed)
+            return NodeState(PENDING, provisional=now.provisional, blamed=blamed)
+        if kind is OnEveryTurn and _F in closed:
             return self.decide(_F, ctx)
-        if kind is OnAnyTurn and _P in self.closed:
+        if kind is OnAnyTurn and _P in closed:
             return self.decide(_P, ctx)
-        return _OPEN
+        if seen is None:
+            return _OPEN
+        now = seen[1]
+        if now.final and now.status == (_F if kind is OnEveryTurn else _P):
+            return replace(self.decide(now.status, ctx), blamed=blamed)
+        outcomes = [*closed, now.status if now.final else (now.provisional or PENDING)]
+        group = _every if kind is OnEveryTurn else _any
+        return NodeState(PENDING, provisional=group(outcomes), blamed=blamed)
+
+
+def _every(outcomes: list[str]) -> str | None:
+    """`AllOf`'s outcome over turn outcomes, None while one is not known."""
+    if _F in outcomes:
+        return _F
+    if PENDING in outcomes:
+        return None
+    return _E if _E in outcomes else _P
+
+
+def _any(outcomes: list[str]) -> str | None:
+    """`AnyOf`'s outcome over turn outcomes, None while one is not known."""
+    if _P in outcomes:
+        return _P
+    if PENDING in outcomes:
+        return None
+    return _E if _E in outcomes else _F
+
+
+def _breaks(before: NodeState, after: NodeState) -> bool:
+    """Whether the event made the open turn fail the child for good, by itself."""
+    return after.final and after.status == _F and (not before.final or after.blamed)
+
+
+_SELECTORS = (OnTurn, OnEveryTurn, OnAnyTurn, OnLastTurn)
+
+
+def _follows_open_turn(child: Assertion) -> bool:
+    """Whether the open turn can be followed with a node of `child`: it reads nothing before
+    its turn, asks no judge, and holds no turn selector (which would read turns, not a turn)."""
+    if reads_history_of(child) or child.needs_judge():
+        return False
+
+    def selects(a: Assertion) -> bool:
+        return isinstance(a, _SELECTORS) or any(selects(p) for p in parts_of(a))
+
+    return not selects(child)
 
 
 def build_node(assertion: Assertion) -> Node:

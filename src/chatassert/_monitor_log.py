@@ -128,6 +128,11 @@ class EventLog:
         return self._users
 
     @property
+    def calls_in_turn(self) -> int:
+        """How many calls the current turn has made."""
+        return self._calls_in_turn
+
+    @property
     def turn(self) -> int:
         """The index of the current (last) turn, -1 before any message."""
         return self.turns - 1

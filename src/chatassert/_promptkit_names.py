@@ -130,9 +130,46 @@ class ToolsNotCalled(_NamesCheck):
     def __init__(self, tools: str | Sequence[str], *, message: str | None = None) -> None:
         super().__init__(tools, message=message)
 
+    decided_early = on_calls(
+        "failed",
+        note="of one turn: a call of one of the tools fails it for good on its turn",
+    )
+
     def _check(self, subject: object) -> Result:
-        called = self._called(subject)
+        state = self._fold_start()
+        for call in turn_of(subject).tool_calls:
+            self._fold_call(state, LocatedCall(call, None, "", None))
+        called = state.called
         return self._says([t for t in self._names if t in called], called)
+
+    # -- the fold, shared by the offline check and a monitor ------------------------------
+
+    def _fold_start(self) -> Tally:
+        state = Tally()
+        state.called = []  # the names called, each once, in order of first call
+        state.forbidden = 0  # how many of them are forbidden
+        return state
+
+    def _fold_call(self, state: Any, located: Any) -> bool:
+        """Fold one call; True when it is of a forbidden name."""
+        name = located.call.name
+        if name not in state.called:
+            state.called.append(name)
+            if name in self._names:
+                state.forbidden += 1
+        return name in self._names
+
+    def _fold_now(self, state: Any) -> str:
+        return (_F if state.forbidden else _P).value
+
+    def _fold_settled(self, state: Any) -> str | None:
+        return _F.value if state.forbidden else None
+
+    def _fold_mark(self, state: Any) -> dict[str, Any]:
+        return Tally.mark(state)
+
+    def _fold_undo(self, state: Any, mark: dict[str, Any]) -> None:
+        state.undo(mark)
 
 
 @register

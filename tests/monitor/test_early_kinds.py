@@ -8,7 +8,15 @@ import asyncio
 
 import pytest
 
-from chatassert import LLMRubric, NoRepeatedCalls, OnLastTurn, ToolCall, ToolResult
+from chatassert import (
+    LLMRubric,
+    NoRepeatedCalls,
+    OnEveryTurn,
+    OnLastTurn,
+    OnTurn,
+    ToolCall,
+    ToolResult,
+)
 from chatassert.judges import FunctionJudge
 from chatassert.monitor import Monitor
 from chatassert.policies import ToolOnlyAfterResult
@@ -17,6 +25,8 @@ from chatassert.promptkit import (
     ConversationToolCallsWithArgs,
     ConversationToolsNotCalled,
     ConversationToolsNotCalledWithArgs,
+    ToolCallsWithArgs,
+    ToolsNotCalled,
 )
 
 REFUND = ToolCall(name="issue_refund", arguments={"order": 42, "amount": 5000}, id="r1")
@@ -34,6 +44,9 @@ DENIED = [
         ConversationToolCallsWithArgs("issue_refund", {"amount": 100}, match="all"),
         "conversation_tool_calls_with_args",
     ),
+    (OnEveryTurn(ToolsNotCalled(["issue_refund"])), "on_every_turn"),
+    (OnTurn(0, ToolCallsWithArgs("issue_refund", {"amount": 100}, match="all")), "on_turn"),
+    (OnEveryTurn(ToolOnlyAfterResult("issue_refund", result_of="lookup_order")), "on_every_turn"),
 ]
 
 
@@ -47,7 +60,10 @@ def started(check: object) -> Monitor:
     return monitor
 
 
-@pytest.mark.parametrize(("check", "kind"), DENIED, ids=[k for _, k in DENIED])
+IDS = [f"{k}-{i}" for i, (_, k) in enumerate(DENIED)]
+
+
+@pytest.mark.parametrize(("check", "kind"), DENIED, ids=IDS)
 def test_permits_denies_the_deciding_call_naming_it(check: object, kind: str) -> None:
     monitor = started(check)
     asked = REFUND.model_copy(update={"id": "r2"})
@@ -65,7 +81,7 @@ def test_permits_denies_the_deciding_call_naming_it(check: object, kind: str) ->
     assert monitor.finish().status.value == "failed"
 
 
-@pytest.mark.parametrize(("check", "kind"), DENIED, ids=[k for _, k in DENIED])
+@pytest.mark.parametrize(("check", "kind"), DENIED, ids=IDS)
 def test_a_fold_builds_no_conversation_for_a_call_or_result_that_decides_nothing(
     check: object, kind: str
 ) -> None:
@@ -159,3 +175,27 @@ def test_arguments_that_are_not_json_deny_an_argument_check_failing_closed(match
     (state,) = monitor.tool_call(broken)
     assert state.status == "pending"  # a later matching call may still pass it
     assert monitor.finish().status.value == "error"
+
+
+def test_a_turn_rule_denies_a_forbidden_call_on_each_turn_it_is_made() -> None:
+    monitor = Monitor(OnEveryTurn(ToolsNotCalled(["issue_refund"])))
+    monitor.user("Refund order 42, please.")
+    monitor.tool_call(REFUND)  # made anyway: failed for good
+    monitor.user("And order 43?")
+    assert monitor.permits(ToolCall(name="lookup_order", arguments={"order": 43})).allowed
+    again = monitor.permits(REFUND.model_copy(update={"id": "r3"}))
+    assert [d.name for d in again.denied_by] == ["on_every_turn"]
+    assert monitor.finish().status.value == "failed"
+
+
+def test_on_last_turn_decides_nothing_a_later_turn_can_undo() -> None:
+    # the forbidden call fails this turn, but a later user message opens the last turn
+    monitor = Monitor(OnLastTurn(ToolsNotCalled(["issue_refund"])))
+    monitor.user("Refund order 42, please.")
+    decision = monitor.permits(REFUND)
+    assert decision.allowed
+    assert decision.pending == ("on_last_turn",)
+    monitor.tool_call(REFUND)
+    monitor.user("Thanks. Anything else?")
+    monitor.assistant("No, all done.")
+    assert monitor.finish().status.value == "passed"

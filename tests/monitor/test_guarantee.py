@@ -18,7 +18,10 @@ from chatassert import (
     Conversation,
     MaxToolCalls,
     NoRepeatedCalls,
+    OnAnyTurn,
     OnEveryTurn,
+    OnLastTurn,
+    OnTurn,
     ToolCall,
     ToolCallCount,
     ToolResult,
@@ -38,6 +41,8 @@ from chatassert.promptkit import (
     ConversationToolCallsWithArgs,
     ConversationToolsNotCalled,
     ConversationToolsNotCalledWithArgs,
+    ToolCallsWithArgs,
+    ToolsNotCalled,
 )
 from test_contract import CASES, build
 
@@ -143,6 +148,13 @@ CHECKS: list[Assertion] = [
     ConversationToolCallsWithArgs("fetch", {"id": 1}),
     ConversationToolCallsWithArgs("search", {"id": 2}, match="all"),
     ConversationToolCallsWithArgs("refund", args_match={"id": "^1$"}, match="all"),
+    OnEveryTurn(ToolsNotCalled(["refund"])),
+    OnAnyTurn(ToolCallsWithArgs("fetch", {"id": 1})),
+    OnTurn(1, ToolCallsWithArgs("search", {"id": 2}, match="all")),
+    OnEveryTurn(ToolBefore("verify", "refund") & ~MaxToolCalls(2)),
+    OnEveryTurn(ToolOnlyAfterResult("refund", result_of="verify")),
+    OnAnyTurn(ConversationToolsNotCalledWithArgs("fetch", {"id": 1})),
+    OnLastTurn(ToolsNotCalled(["search"])),
     ToolBefore("verify", "refund") & ~MaxToolCalls(2),
     ToolNeverAfter("search", after="refund") | OnlyTools(["fetch"]),
 ]
