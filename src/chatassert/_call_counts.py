@@ -17,7 +17,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from chatassert._early import on_calls
+from chatassert._early import on_calls, on_prefix
 from chatassert._matchers import (
     check_keys,
     error_flag,
@@ -427,6 +427,12 @@ class StepsBeforeAnswer(CallCheck):
 
     __slots__ = ("max",)
     kind = "steps_before_answer"
+    decided_early = on_prefix(
+        "failed",
+        reads=("user", "assistant", "call"),
+        note="failed for good once a closed turn fails, or the open turn has more than `max` "
+        "steps: a later answer only counts more steps before it",
+    )
     params = (
         Param(
             "max",
@@ -444,6 +450,21 @@ class StepsBeforeAnswer(CallCheck):
     def describe(self) -> str:
         """Describe the requirement."""
         return f"answers within {self.max} steps"
+
+    def _failed_for_good(self, subject: object) -> bool:
+        """Whether no later event can bring the subject's failure back (`Early`): a turn
+        before the last is closed; the last one, still open, has more than `max` steps even
+        if its final answer were the next message (a later answer makes every assistant
+        message before it a step, the one answering now included)."""
+        turns = turns_of(subject)
+        for k, (_, turn) in enumerate(turns):
+            calls, messages, answered = _steps_of(turn)
+            if k < len(turns) - 1:
+                if not answered or calls + messages > self.max:
+                    return True
+            elif calls + messages > self.max:
+                return True
+        return False
 
     def _check(self, subject: object) -> Result:
         rows: list[dict[str, Any]] = []

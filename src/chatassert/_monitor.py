@@ -178,11 +178,19 @@ class _Prefix(Node):
     def _evaluate(self, ctx: Ctx) -> NodeState:
         if ctx.kind is not None and ctx.kind not in self.reads and self.state is not _OPEN:
             return self.state
-        result = self.assertion.check(ctx.subject())
+        subject = ctx.subject()
+        result = self.assertion.check(subject)
         status = result.status.value
-        if status in self.final:
+        if status in self.final and self._holds(status, subject):
             return NodeState(status, True, result, status)
         return NodeState(PENDING, provisional=status)
+
+    def _holds(self, status: str, subject: object) -> bool:
+        """Whether `status`, among the class's final outcomes, is final on this subject: a
+        class whose failure is final only on some subjects says which
+        (`_failed_for_good`)."""
+        settled = getattr(self.assertion, "_failed_for_good", None)
+        return settled is None or status != _F or bool(settled(subject))
 
 
 class _Calls(_Prefix):

@@ -14,6 +14,7 @@ from chatassert import (
     OnEveryTurn,
     OnLastTurn,
     OnTurn,
+    StepsBeforeAnswer,
     ToolCall,
     ToolResult,
 )
@@ -199,3 +200,22 @@ def test_on_last_turn_decides_nothing_a_later_turn_can_undo() -> None:
     monitor.user("Thanks. Anything else?")
     monitor.assistant("No, all done.")
     assert monitor.finish().status.value == "passed"
+
+
+def test_steps_before_answer_denies_the_step_over_max_and_waits_for_an_answer() -> None:
+    monitor = Monitor(StepsBeforeAnswer(1))
+    monitor.user("Refund order 42, please.")
+    (state,) = monitor.tool_call(ToolCall(name="lookup_order", arguments={"order": 42}))
+    assert state.status == "pending"  # not answered yet: an answer may still come
+    decision = monitor.permits(REFUND)
+    assert [(d.name, d.status) for d in decision.denied_by] == [("steps_before_answer", "failed")]
+    (state,) = monitor.assistant("Order 42 is paid.")
+    assert (state.status, state.final) == ("pending", False)  # a later turn may still fail it
+    monitor.user("Refund it.")
+    monitor.assistant("Let me check.")  # the answer, unless another one follows
+    assert monitor.permits(REFUND).allowed  # ending after the refund, the turn took 0 steps
+    (state,) = monitor.tool_call(REFUND)
+    assert state.status == "pending"
+    (state,) = monitor.assistant("Refunded.")  # two steps before this answer
+    assert (state.status, state.final) == ("failed", True)
+    assert monitor.finish().status.value == "failed"

@@ -22,6 +22,7 @@ from chatassert import (
     OnEveryTurn,
     OnLastTurn,
     OnTurn,
+    StepsBeforeAnswer,
     ToolCall,
     ToolCallCount,
     ToolResult,
@@ -155,6 +156,8 @@ CHECKS: list[Assertion] = [
     OnEveryTurn(ToolOnlyAfterResult("refund", result_of="verify")),
     OnAnyTurn(ConversationToolsNotCalledWithArgs("fetch", {"id": 1})),
     OnLastTurn(ToolsNotCalled(["search"])),
+    StepsBeforeAnswer(2),
+    OnEveryTurn(StepsBeforeAnswer(1)),
     ToolBefore("verify", "refund") & ~MaxToolCalls(2),
     ToolNeverAfter("search", after="refund") | OnlyTools(["fetch"]),
 ]
