@@ -21,7 +21,7 @@ deny calls; `LlmAgent(..., **guard.callbacks())` sets them all:
 Give the callbacks to every `LlmAgent` of the tree (sub-agents run their own callbacks).
 
 Needs the optional extra: `pip install "chatassert[adk]"`. Tests:
-tests/integrations/test_adk.py.
+tests/integrations/test_adk_guard.py.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ response are decided in the order the model gave them, each after the ones befor
 recorded, so calls the SDK then runs concurrently are decided as the offline check reads them.
 
 Needs the optional extra: `pip install "chatassert[agents]"`. Tests:
-tests/integrations/test_agents_sdk.py.
+tests/integrations/test_agents_sdk_guard.py.
 """
 
 from __future__ import annotations
