@@ -20,7 +20,7 @@ Tests: tests/monitor/.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,11 +35,12 @@ from chatassert._base import (
 )
 from chatassert._combinators import AtLeast, OnAnyTurn, OnEveryTurn, OnLastTurn, OnTurn, When
 from chatassert._history import checked_at
-from chatassert._models import Conversation, ToolResult
+from chatassert._models import Conversation, ToolResult, Turn
 from chatassert._monitor_log import EventLog, LoggedCall
 from chatassert._result import Result, Status
+from chatassert._suite import Case, TurnSpec, _skipped, turn_result
 
-__all__ = ["Ctx", "Node", "NodeState", "PENDING", "build_node", "label_of"]
+__all__ = ["Ctx", "Node", "NodeState", "PENDING", "build_node", "case_turn_nodes", "label_of"]
 
 PENDING = "pending"
 
@@ -150,6 +151,11 @@ class Node:
     def decide(self, status: str, ctx: Ctx) -> NodeState:
         """The final state `status`, with the check's result on the conversation so far."""
         return NodeState(status, True, self.assertion.check(ctx.subject()), status)
+
+    def evidence(self, ctx: Ctx) -> Result:
+        """The check's result on the conversation so far (what `permits` shows for a call
+        that makes it an error)."""
+        return self.assertion.check(ctx.conversation())
 
     def at_finish(self) -> list[str]:
         """The labels of the leaves under this node that are only decided at finish."""
@@ -398,37 +404,51 @@ class _Turns(Node):
     forbidden call (and `permits` denies it), `on_any_turn` passes for good, `on_turn` is
     decided on its turn. `on_last_turn` is not among them: its turn is only known at finish,
     and a later user message opens a turn no call made so far is part of.
+
+    A node that reads one turn (`single`: `on_turn`, a suite case's turn, `_CaseTurn`)
+    checks that turn alone once it is closed and follows it alone while it is open: a call
+    in another turn neither decides it nor is blamed for it.
     """
 
-    def __init__(self, assertion: Assertion) -> None:
+    def __init__(self, assertion: Assertion, child: Assertion | None = None) -> None:
         super().__init__(assertion)
-        self.child: Assertion = assertion.child  # type: ignore[attr-defined]
+        self.child: Assertion = assertion.child if child is None else child  # type: ignore[attr-defined]
         self.history = reads_history_of(self.child)
-        self.closed: list[str] = []  # the child's outcome on each closed turn
+        self.single = type(assertion) is OnTurn
+        self.closed: list[str] = []  # the child's outcome on each closed turn (not `single`)
         self.follows = _follows_open_turn(self.child)
         self.open: Node | None = None  # the child's node on the open turn
         self.open_turn = -1  # the turn `open` follows
         self.first = 0  # the number of that turn's first call
         self.fresh: Node | None = None  # a node built while `permits` asks (kept nowhere)
 
+    def _target(self, log: EventLog) -> int | None:
+        """The turn a `single` node reads, None while it is not known (`on_turn` counting
+        from the end reads a turn only known at finish)."""
+        index: int = self.assertion.index  # type: ignore[attr-defined]
+        return index if index >= 0 else None
+
+    def _outcome(self, turns: Sequence[Turn], i: int) -> str:
+        """The child's outcome on the closed turn `i`."""
+        result = (
+            checked_at(self.child.check, turns, i) if self.history else self.child.check(turns[i])
+        )
+        return result.status.value
+
     def _close(self, ctx: Ctx) -> None:
         closed = ctx.log.turn  # every turn before the current one is closed
-        if len(self.closed) >= closed:
+        if self.single or len(self.closed) >= closed:
             return
         turns = ctx.conversation().turns
         while len(self.closed) < closed:
-            i = len(self.closed)
-            result = (
-                checked_at(self.child.check, turns, i)
-                if self.history
-                else self.child.check(turns[i])
-            )
-            self.closed.append(result.status.value)
+            self.closed.append(self._outcome(turns, len(self.closed)))
 
     def _on_open(self, ctx: Ctx) -> tuple[NodeState, NodeState] | None:
         """The open turn's node's state before and after the event (None: not followed)."""
         turn = ctx.log.turn
         if not self.follows or turn < 0:
+            return None
+        if self.single and self._target(ctx.log) != turn:
             return None
         node = self.open
         if node is None or self.open_turn != turn:
@@ -469,21 +489,23 @@ class _Turns(Node):
         seen = self._on_open(ctx)
         if seen is None and ctx.kind != "user" and self.state is not _OPEN:
             return self.state
-        if ctx.kind == "user" or self.state is _OPEN:
-            self._close(ctx)
-        kind = type(self.assertion)
-        closed = self.closed
         blamed = seen is not None and _breaks(*seen)
-        if kind is OnTurn:
-            index: int = self.assertion.index  # type: ignore[attr-defined]
-            if 0 <= index < len(closed):
-                return self.decide(closed[index], ctx)
-            if seen is None or index != ctx.log.turn:
+        if self.single:
+            target = self._target(ctx.log)
+            if target is None:
+                return _OPEN
+            if target < ctx.log.turn:  # a later user message closed it
+                return self.decide(self._outcome(ctx.conversation().turns, target), ctx)
+            if seen is None:
                 return _OPEN
             now = seen[1]
             if now.final:
                 return replace(self.decide(now.status, ctx), blamed=blamed)
             return NodeState(PENDING, provisional=now.provisional, blamed=blamed)
+        if ctx.kind == "user" or self.state is _OPEN:
+            self._close(ctx)
+        kind = type(self.assertion)
+        closed = self.closed
         if kind is OnEveryTurn and _F in closed:
             return self.decide(_F, ctx)
         if kind is OnAnyTurn and _P in closed:
@@ -496,6 +518,115 @@ class _Turns(Node):
         outcomes = [*closed, now.status if now.final else (now.provisional or PENDING)]
         group = _every if kind is OnEveryTurn else _any
         return NodeState(PENDING, provisional=group(outcomes), blamed=blamed)
+
+
+class _CaseTurn(_Turns):
+    """One assertion of a suite case's turn, checked as `Case.check` checks it: on the turn
+    the `index`-th user message started (the case's `index`-th turn pairs with the
+    conversation's `index`-th user turn), its result placed in that turn's record
+    (`turn_result`).
+
+    A `single` turn reader: decided once a later user message closes its turn, or while the
+    turn is open as soon as the assertion is final on it (a forbidden call: denied). Until
+    that user message comes it stays pending: a conversation that never reaches the turn is
+    the case's error at finish, never decided before.
+    """
+
+    def __init__(self, assertion: Assertion, index: int, spec: TurnSpec) -> None:
+        super().__init__(assertion, assertion)
+        self.single = True
+        self.index = index
+        self.spec = spec
+
+    def _target(self, log: EventLog) -> int | None:
+        return log.user_turn(self.index)
+
+    def _outcome(self, turns: Sequence[Turn], i: int) -> str:
+        return checked_at(self.child.check, turns, i).status.value
+
+    def decide(self, status: str, ctx: Ctx) -> NodeState:
+        return NodeState(status, True, self.evidence(ctx), status)
+
+    def evidence(self, ctx: Ctx) -> Result:
+        """The assertion's result on its turn so far, placed as the case's record places it."""
+        return self.placed(ctx, lambda turns, i: checked_at(self.child.check, turns, i))
+
+    def placed(self, ctx: Ctx, check: Callable[[Sequence[Turn], int], Result]) -> Result:
+        """`check(turns, i)` on the case's turn `i`, placed in the turn's record."""
+        position = ctx.log.user_turn(self.index)
+        assert position is not None  # decided only on a turn the conversation has
+        turns = ctx.conversation().turns
+        result = check(turns, position)
+        return turn_result(position, self.index, self.spec, turns[position], [result]).children[0]
+
+
+class _FailFast(Node):
+    """An assertion of a `fail_fast` case's turn after the first: the case skips it once an
+    assertion before it on the turn failed or erred. So it is skipped for good once one of
+    those is failed or an error for good, as its own `_CaseTurn` says once every one of them
+    is final without either, and pending until then.
+    """
+
+    def __init__(self, assertion: Assertion, own: _CaseTurn, before: Sequence[Node]) -> None:
+        super().__init__(assertion)
+        self.own = own
+        self.before = tuple(before)
+
+    def children(self) -> tuple[Node, ...]:
+        return (*self.before, self.own)
+
+    def update(self, ctx: Ctx) -> NodeState:
+        """As `Node.update`; once decided by its own assertion, that assertion's node still
+        tells whether a call fails it again (`blamed`)."""
+        if not self.state.final or self.state.status == _S:
+            return super().update(ctx)
+        blamed = self.own.update(ctx).blamed
+        if blamed is self.state.blamed:
+            return self.state
+        state = replace(self.state, blamed=blamed)
+        if ctx.commit:
+            self.state = state
+        return state
+
+    def _evaluate(self, ctx: Ctx) -> NodeState:
+        earlier = [node.update(ctx) for node in self.before]
+        own = self.own.update(ctx)
+        if any(s.final and s.status in (_F, _E) for s in earlier):
+            skipped = self.own.placed(ctx, lambda turns, i: _skipped(self.assertion))
+            return NodeState(_S, True, skipped, _S)
+        if all(s.final for s in earlier):
+            return own
+        known = [s.provisional for s in earlier]
+        provisional = _S if _F in known or _E in known else own.provisional
+        return NodeState(PENDING, provisional=provisional, blamed=own.blamed)
+
+    def evidence(self, ctx: Ctx) -> Result:
+        return self.own.evidence(ctx)
+
+
+def case_turn_nodes(case: Case) -> list[Node | None]:
+    """A node for each assertion of the case's turns, in order (None: decided at finish, as
+    a judged one is asked once then, and every one of a case with a workflow, whose state the
+    case derives from the whole conversation)."""
+    out: list[Node | None] = []
+    for i, spec in enumerate(case.turns):
+        before: list[Node] = []
+        for assertion in spec.assertions:
+            if assertion.needs_judge() or case.workflow is not None:
+                out.append(None)
+                before.append(_Pending(assertion))
+                continue
+            own = _CaseTurn(assertion, i, spec)
+            if case.fail_fast and before:
+                copies = [
+                    n if isinstance(n, _Pending) else _CaseTurn(n.assertion, i, spec)
+                    for n in before
+                ]
+                out.append(_FailFast(assertion, own, copies))
+            else:
+                out.append(own)
+            before.append(own)
+    return out
 
 
 def _every(outcomes: list[str]) -> str | None:

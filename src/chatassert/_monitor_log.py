@@ -137,6 +137,19 @@ class EventLog:
         """The index of the current (last) turn, -1 before any message."""
         return self.turns - 1
 
+    def user_turn(self, index: int) -> int | None:
+        """The index among the turns of the turn the `index`-th user message started (the
+        `index`-th of the turns a user started, as a suite case pairs its turns with them),
+        None while there are not that many user messages.
+
+        Each user message starts a turn; the messages before the first one make a turn of
+        their own when one of them is not a prompt (which no user started), and join the
+        first user's turn otherwise.
+        """
+        if not 0 <= index < self._users:
+            return None
+        return index + 1 if self._preamble_speaks else index
+
     # -- recording -------------------------------------------------------------------------
 
     def add(self, msg: Any) -> list[LoggedCall]:

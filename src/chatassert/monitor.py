@@ -41,7 +41,7 @@ from chatassert._models import (
     ToolResult,
     WorkflowTransition,
 )
-from chatassert._monitor import Ctx, Node, NodeState, build_node, label_of
+from chatassert._monitor import Ctx, Node, NodeState, build_node, case_turn_nodes, label_of
 from chatassert._monitor_log import (
     EventLog,
     LoggedCall,
@@ -118,8 +118,11 @@ class Monitor:
     """Checks fed a running agent's events, deciding each check as early as it can be.
 
     Args:
-        checks: One assertion, a list of them, or a suite's `Case` (its turn assertions are
-            decided at finish; its conversation checks as early as they can be).
+        checks: One assertion, a list of them, or a suite's `Case`: each assertion of its
+            turns is decided on the user turn the case pairs it with (the case's i-th turn,
+            the conversation's i-th user turn), as early as on that turn while it is open;
+            its conversation checks as early as they can be (a case with a workflow, and
+            judged checks, at finish).
         fail_open: When True, a check that cannot be evaluated on a call (arguments that are
             not JSON, a pattern over its time budget) does not deny it. The default is to
             fail closed: an error is never a pass.
@@ -318,7 +321,7 @@ class Monitor:
         erred = (after.final and after.status == "error") or after.provisional == "error"
         was = (before.final and before.status == "error") or before.provisional == "error"
         if erred and (not was or after.blamed):
-            result = after.result or node.assertion.check(ctx.conversation())
+            result = after.result or node.evidence(ctx)
             return CheckState(label, "error", result, after.final)
         return None
 
@@ -410,8 +413,8 @@ def _read_checks(
         own = tuple(case.checks)
         turn_checks = tuple(a for t in case.turns for a in t.assertions)
         everything: tuple[Assertion, ...] = (*turn_checks, *own)
-        for a in turn_checks:
-            tracked.append((label_of(a), None))
+        for a, turn_node in zip(turn_checks, case_turn_nodes(case), strict=True):
+            tracked.append((label_of(a), turn_node))
         for a in own:
             node = None if case.workflow is not None else _node(a, problems)
             tracked.append((label_of(a), node))

@@ -3,11 +3,13 @@ the offline verdict and tree, and a state reported final never changes and is th
 `finish()` gives (pending never reaches a final result).
 
 Every registered check is monitored over the contract's subjects (tests/test_contract.py) and
-over random event streams of tool calls, results and messages (Hypothesis).
+over random event streams of tool calls, results and messages (Hypothesis); so are suite
+cases with per-turn assertions, loaded from spec files (tests/monitor/data/).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -45,6 +47,7 @@ from chatassert.promptkit import (
     ToolCallsWithArgs,
     ToolsNotCalled,
 )
+from chatassert.specs import Case, load_suite
 from test_contract import CASES, build
 
 
@@ -225,3 +228,62 @@ def test_fold_end_is_the_offline_check() -> None:
     offline = ToolBefore("verify", "refund").check(monitor.conversation)
     folded = node.fold._fold_end(node.acc, monitor.conversation)  # type: ignore[union-attr]
     assert folded.to_dict() == offline.to_dict()
+
+
+# -- suite cases with per-turn assertions ----------------------------------------------------
+
+SPEC_CASES: list[Case] = [
+    case
+    for name in ("refund.scenario.yaml", "desk.flat.yaml", "search.scenario.yaml")
+    for case in load_suite(Path(__file__).parent / "data" / name).cases
+]
+"""A PromptKit scenario with a turn-level `tools_not_called`, a flat file's multi-turn case,
+a PromptKit `fail_fast` scenario: every assertion of their turns is tracked on its own turn."""
+
+OPENINGS: list[list[object]] = [
+    [],
+    [{"role": "user", "content": "I was charged twice"}],
+    [{"role": "assistant", "content": "Hello, billing desk here."}],  # a turn no user started
+]
+
+
+def outcomes(case: Case, result: Any) -> list[Any]:
+    """The result of each check a monitor of `case` tracks, in its order, from the case's
+    tree: each turn's assertions, then the whole-conversation checks."""
+    turns = result.children[: len(case.turns)]
+    return [r for t in turns for r in t.children] + list(result.children[len(case.turns) :])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(SPEC_CASES),
+    st.sampled_from(OPENINGS),
+    streams(),
+    st.sampled_from(TOOLS),
+)
+def test_a_case_finishes_offline_and_its_turns_final_states_hold(
+    case: Case, opening: list[object], events: list[object], tool: str
+) -> None:
+    monitor = Monitor(case)
+    seen = [monitor.feed(event) for event in [*opening, *events]]
+    before = monitor.states
+    decision = monitor.permits(ToolCall(name=tool, arguments={}, id="asked"))
+    assert monitor.states == before, "permits recorded something"
+    seen.append(monitor.tool_call(decision.call))
+    for denial in decision.denied_by:  # each denial is the state the call brought about
+        assert denial.final
+        assert denial.status == "failed"
+        assert any(s.name == denial.name and s.status == "failed" for s in seen[-1])
+    final = monitor.finish()
+    assert untimed(final.to_dict()) == untimed(case.check(monitor.conversation).to_dict())
+    expected = outcomes(case, final)
+    assert len(expected) == len(seen[-1])
+    for i, result in enumerate(expected):
+        states = [s[i] for s in seen]
+        decided = [s for s in states if s.final]
+        if decided:
+            first = decided[0]
+            assert first.status == result.status.value, (i, first, result)
+            assert all(s == first for s in states[states.index(first) :]), "a final state changed"
+        for s in states:
+            assert s.final or (s.status == "pending" and s.result is None)
