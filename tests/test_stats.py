@@ -35,8 +35,10 @@ def _reference_mid_p(worse: int, better: int) -> float:
 
 
 def _close(got: float, want: float) -> bool:
-    # relative agreement, and below the smallest normal double both are "zero" alike
-    return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-300)
+    # relative agreement; below 1e-250 scipy's floating-point tails have lost their digits
+    # (10 against 1,065 discordant pairs: scipy 0.0, the exact value 2.7e-300), and any gate
+    # reads both as zero
+    return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-250)
 
 
 @settings(max_examples=200, deadline=None)
@@ -53,6 +55,14 @@ def test_mcnemar_is_scipys_exact_binomial_test_on_the_discordant_pairs(
     assert _close(test.mid_p, _reference_mid_p(worse, better)), (worse, better)
     assert 0 <= test.mid_p <= test.p_value <= 1
     assert mcnemar(better, worse)[2:] == test[2:]  # symmetric in its two counts
+
+
+def test_mcnemar_keeps_its_digits_where_floating_point_tails_underflow() -> None:
+    # the exact lower tail of Binomial(1075, 1/2) at 10, doubled: 2 * sum C(1075, i) / 2**1075
+    exact = 2 * sum(math.comb(1075, i) for i in range(11)) / 2**1075
+    test = mcnemar(10, 1065)
+    assert math.isclose(test.p_value, exact, rel_tol=1e-12)
+    assert 2e-300 < test.p_value < 3e-300
 
 
 @pytest.mark.parametrize(
