@@ -143,6 +143,16 @@ class Node:
     def _evaluate(self, ctx: Ctx) -> NodeState:
         return _OPEN
 
+    def blamed_now(self, blamed: bool, ctx: Ctx) -> NodeState:
+        """The decided state, saying whether the event's calls break the check again (kept
+        when `ctx.commit`)."""
+        if blamed is self.state.blamed:
+            return self.state
+        state = replace(self.state, blamed=blamed)
+        if ctx.commit:
+            self.state = state
+        return state
+
     def rollback(self) -> None:
         """Forget what `update` did without committing (a fold's journal)."""
         for child in self.children():
@@ -247,12 +257,7 @@ class _Calls(_Prefix):
                     blamed = fold._fold_call(self.acc, located) or blamed
                 except Exception:  # cannot tell: blamed, so the call is not let through
                     blamed = True
-        if blamed is self.state.blamed:
-            return self.state
-        state = replace(self.state, blamed=blamed)
-        if ctx.commit:
-            self.state = state
-        return state
+        return self.blamed_now(blamed, ctx)
 
     def _evaluate(self, ctx: Ctx) -> NodeState:
         self._fold_results(ctx)
@@ -473,12 +478,7 @@ class _Turns(Node):
             self._close(ctx)
         seen = self._on_open(ctx)
         blamed = seen is not None and _breaks(*seen)
-        if blamed is self.state.blamed:
-            return self.state
-        state = replace(self.state, blamed=blamed)
-        if ctx.commit:
-            self.state = state
-        return state
+        return self.blamed_now(blamed, ctx)
 
     def rollback(self) -> None:
         self.fresh = None
@@ -581,12 +581,7 @@ class _FailFast(Node):
         if not self.state.final or self.state.status == _S:
             return super().update(ctx)
         blamed = self.own.update(ctx).blamed
-        if blamed is self.state.blamed:
-            return self.state
-        state = replace(self.state, blamed=blamed)
-        if ctx.commit:
-            self.state = state
-        return state
+        return self.blamed_now(blamed, ctx)
 
     def _evaluate(self, ctx: Ctx) -> NodeState:
         earlier = [node.update(ctx) for node in self.before]
