@@ -15,14 +15,22 @@ scipy is a test dependency only (the `test-core` extra); chatassert never import
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from scipy import stats as scipy_stats
 
 from chatassert._stats import McNemar, holm, mcnemar, wilson
 
 counts = st.integers(0, 2000)
+
+
+def _scipy() -> Any:
+    """`scipy.stats`, imported when a test first uses it (a second of import that every test
+    process would otherwise pay at collection)."""
+    from scipy import stats
+
+    return stats
 
 
 def _reference_mid_p(worse: int, better: int) -> float:
@@ -30,8 +38,8 @@ def _reference_mid_p(worse: int, better: int) -> float:
     if n == 0:
         return 1.0
     k = min(worse, better)
-    tail = scipy_stats.binom.cdf(k, n, 0.5)
-    return float(min(1.0, 2 * tail - scipy_stats.binom.pmf(k, n, 0.5)))
+    tail = _scipy().binom.cdf(k, n, 0.5)
+    return float(min(1.0, 2 * tail - _scipy().binom.pmf(k, n, 0.5)))
 
 
 def _close(got: float, want: float) -> bool:
@@ -48,7 +56,7 @@ def test_mcnemar_is_scipys_exact_binomial_test_on_the_discordant_pairs(
 ) -> None:
     test = mcnemar(worse, better)
     assert (test.worse, test.better) == (worse, better)
-    want = 1.0 if worse + better == 0 else scipy_stats.binomtest(
+    want = 1.0 if worse + better == 0 else _scipy().binomtest(
         min(worse, better), worse + better, 0.5
     ).pvalue  # fmt: skip
     assert _close(test.p_value, want), (worse, better, test.p_value, want)
@@ -86,7 +94,7 @@ def test_mcnemar_refuses_negative_counts() -> None:
 
 
 def _reference_wilson(passed: int, total: int, confidence: float) -> tuple[float, float]:
-    z = scipy_stats.norm.ppf(1 - (1 - confidence) / 2)
+    z = _scipy().norm.ppf(1 - (1 - confidence) / 2)
     p = passed / total
     denominator = 1 + z * z / total
     centre = p + z * z / (2 * total)

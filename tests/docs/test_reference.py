@@ -19,12 +19,12 @@ from doc_tools import ROOT, load_tool
 import chatassert
 from chatassert import _registry
 from chatassert.specs import _expect
-from optional_engines import optional_module
+from optional_engines import require_installed
 
 # The API page documents the adapters of the Agents SDK and ADK, which import their frameworks
 # (the test extra installs them; .ci/run requires them).
-optional_module("agents", "CHATASSERT_REQUIRE_AGENTS")
-optional_module("google.adk", "CHATASSERT_REQUIRE_ADK")
+require_installed("agents", "CHATASSERT_REQUIRE_AGENTS")
+require_installed("google.adk", "CHATASSERT_REQUIRE_ADK")
 
 reference = load_tool("reference")
 
