@@ -68,10 +68,17 @@ HEAVY = {  # a test module, or a test module and a parameter id of its tests
 }
 
 
+FIRST = ("ray", "example-plugin", "browser", "dask")
+"""The heavy groups, longest first: they run before the other tests, so that xdist hands each
+to a worker at the start and spreads the rest around them (a group handed out last keeps one
+worker busy alone at the end: the Ray group alone takes over a minute)."""
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests that need Ray, Dask or the browser `heavy`, and keep each group on one
-    xdist worker."""
+    """Mark the tests that need Ray, Dask or the browser `heavy`, keep each group on one
+    xdist worker, and put the groups first, longest first (the same order in every worker)."""
+    rank: dict[str, int] = {}
     for item in items:
         path = item.nodeid.split("::")[0]
         parameters = item.nodeid[item.nodeid.find("[") :] if "[" in item.nodeid else ""
@@ -79,6 +86,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if group is not None:
             item.add_marker(pytest.mark.heavy)
             item.add_marker(pytest.mark.xdist_group(group))
+            rank[item.nodeid] = FIRST.index(group)
+    items.sort(key=lambda item: rank.get(item.nodeid, len(FIRST)))  # stable: file order kept
 
 
 @pytest.fixture(autouse=True)
