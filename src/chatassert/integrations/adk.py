@@ -36,6 +36,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 
 from chatassert._models import Message, ToolCall, ToolResult
+from chatassert.integrations.tool_loop import record_answer
 from chatassert.monitor import Decision, Metadata, Monitor
 
 __all__ = ["MonitorCallbacks"]
@@ -117,15 +118,7 @@ class MonitorCallbacks:
                 from chatassert.transcripts._build import tool_call
 
                 calls.append(tool_call(asked.name or "", dict(asked.args or {}), asked.id))
-        if text:
-            first = calls[:1]
-            if first:
-                self._decide(first[0])
-            self.monitor.assistant("\n".join(text), tool_calls=first)
-            calls = calls[1:]
-        for call in calls:
-            self._decide(call)
-            self.monitor.tool_call(call)
+        record_answer(self.monitor, "\n".join(text), calls, self._decide)
         usage = llm_response.usage_metadata
         if usage is not None:
             facts = {

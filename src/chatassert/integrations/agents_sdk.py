@@ -53,6 +53,7 @@ from openai.types.responses import (
 )
 
 from chatassert._models import GuardrailEvent, ToolCall, ToolResult
+from chatassert.integrations.tool_loop import record_answer
 from chatassert.monitor import Decision, Metadata, Monitor
 
 __all__ = ["MonitorHooks", "TraceFile"]
@@ -171,15 +172,7 @@ class MonitorHooks(RunHooks[Any]):
                 text.extend(p.text for p in item.content if isinstance(p, ResponseOutputText))
             elif isinstance(item, ResponseFunctionToolCall):
                 calls.append(_tool_call(item.name, item.arguments, item.call_id))
-        if text:
-            first = calls[:1]
-            if first:
-                self._decide(first[0])
-            self.monitor.assistant("".join(text), tool_calls=first)
-            calls = calls[1:]
-        for call in calls:
-            self._decide(call)
-            self.monitor.tool_call(call)
+        record_answer(self.monitor, "".join(text), calls, self._decide)
         usage = response.usage
         if usage.requests:
             self.monitor.feed(

@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from chatassert._models import ToolCall, ToolResult
 from chatassert.monitor import Decision, Monitor
 
-__all__ = ["ToolRun", "run_tool"]
+__all__ = ["ToolRun", "record_answer", "run_tool"]
 
 T = TypeVar("T")
 
@@ -54,6 +54,44 @@ class ToolRun(Generic[T]):
     ran: bool
     value: T | None
     result: ToolResult
+
+
+def record_answer(
+    monitor: Monitor,
+    text: str,
+    calls: Sequence[ToolCall],
+    decide: Callable[[ToolCall], object],
+) -> None:
+    """Record a model's answer in `monitor`: its text and the calls it asks for, in order,
+    each call given to `decide` before it is recorded (so the decision sees the calls before
+    it, as the run will have made them). The text goes with the first call, as one assistant
+    message; each further call is recorded alone. The adapters of the Agents SDK and ADK
+    record their model's answers this way; `decide` keeps the decision for the guard that
+    later lets the call run or not.
+
+    Example:
+        >>> from chatassert.monitor import Monitor
+        >>> from chatassert.policies import MaxConsecutive
+        >>> monitor = Monitor(MaxConsecutive("search", 1))
+        >>> _ = monitor.user("Find it.")
+        >>> asked = [ToolCall(name="search", id="a"), ToolCall(name="search", id="b")]
+        >>> decisions = []
+        >>> def decide(call):
+        ...     decisions.append(monitor.permits(call))
+        >>> record_answer(monitor, "Looking.", asked, decide)
+        >>> [d.allowed for d in decisions]
+        [True, False]
+    """
+    rest = list(calls)
+    if text:
+        first = rest[:1]
+        if first:
+            decide(first[0])
+        monitor.assistant(text, tool_calls=first)
+        rest = rest[1:]
+    for call in rest:
+        decide(call)
+        monitor.tool_call(call)
 
 
 async def run_tool(
