@@ -119,6 +119,7 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "cli.validate": (40, 20_000),
     # two reports of check, one mutated, compared under random gates (chatassert compare)
     "cli.compare": (40, 20_000),
+    "cli.gating": (40, 20_000),
     # resume: results files of any content (check --engine ray --results, in process)
     "cli.results": (40, 20_000),
     "cli.grouping": (40, 10_000),
