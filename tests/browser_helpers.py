@@ -58,3 +58,15 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def watched_page(browser: Any, uri: str) -> tuple[Any, list[str], list[str]]:
+    """A page of `browser` at 1280 by 900 opened at `uri`, with the script errors it raises and the
+    URLs it requests as they come (a self-contained page raises none and requests only itself)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(uri)
+    return page, errors, requests

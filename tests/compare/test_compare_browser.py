@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from compare_helpers import BASE_LINES, NEW_LINES, SUITE, cli
 
-from browser_helpers import HOSTILE, chromium
+from browser_helpers import HOSTILE, chromium, watched_page
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +44,7 @@ def browser() -> Iterator[Any]:
 def test_the_comparison_in_a_browser(
     page_file: Path, browser: Any, tmp_path: Path, record_property: Any
 ) -> None:
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    requests: list[str] = []
-    page.on("request", lambda request: requests.append(request.url))
-    page.goto(page_file.as_uri())
+    page, errors, requests = watched_page(browser, page_file.as_uri())
     flips = page.locator("#flips tbody tr")
     visible = page.locator("#flips tbody tr:visible")
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import browser_helpers
-from browser_helpers import HOSTILE, chromium
+from browser_helpers import HOSTILE, chromium, watched_page
 
 SUITE = """\
 test_cases:
@@ -121,12 +121,7 @@ def test_the_page_data_lists_every_failing_case(report: Path) -> None:
 def test_the_report_in_a_browser(
     report: Path, browser: Any, tmp_path: Path, record_property: Any
 ) -> None:
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    requests: list[str] = []
-    page.on("request", lambda request: requests.append(request.url))
-    page.goto(report.as_uri())
+    page, errors, requests = watched_page(browser, report.as_uri())
     cases = page.locator("#cases details.case")
 
     # at first: the failing cases, the first one open; the eight identical greetings are one
