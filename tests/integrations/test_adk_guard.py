@@ -4,12 +4,12 @@ list, no network), ADK's own runner, tools, session and eval-set conversion."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from guard_helpers import offline
 
 from optional_engines import optional_module
 
@@ -26,7 +26,6 @@ from google.adk.runners import InMemoryRunner  # noqa: E402
 from google.genai import types  # noqa: E402
 
 from chatassert import ToolCallCount  # noqa: E402
-from chatassert._cli import main  # noqa: E402
 from chatassert.integrations.adk import MonitorCallbacks  # noqa: E402
 from chatassert.monitor import Monitor  # noqa: E402
 from chatassert.policies import ToolBefore  # noqa: E402
@@ -110,17 +109,6 @@ def same_turns(read: Any, fed: Any) -> None:
     assert [t.model_dump(exclude=drop) for t in read.turns] == [
         t.model_dump(exclude=drop) for t in fed.turns
     ]
-
-
-def offline(path: Path, spec: str, capsys: pytest.CaptureFixture[str]) -> str:
-    """The status `chatassert check` gives the eval set's one case."""
-    code = main(["check", "-a", spec, str(path), "-f", "json", "-q"])
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line]
-    cases = [row for row in rows if "case" in row]
-    assert len(cases) == 1, rows
-    status = cases[0]["result"]["children"][0]["status"]
-    assert code == (0 if status == "passed" else 1)
-    return str(status)
 
 
 TOOL_BEFORE = '{"type": "tool_before", "first": "lookup_order", "then": "issue_refund"}'

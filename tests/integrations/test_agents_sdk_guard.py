@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from guard_helpers import offline
 
 from optional_engines import optional_module
 
@@ -32,7 +33,6 @@ from openai.types.responses import (  # noqa: E402
 )
 
 from chatassert import GuardrailTriggered, OnAnyTurn, ToolCallCount  # noqa: E402
-from chatassert._cli import main  # noqa: E402
 from chatassert.integrations.agents_sdk import MonitorHooks, TraceFile  # noqa: E402
 from chatassert.monitor import Monitor  # noqa: E402
 from chatassert.policies import ToolBefore  # noqa: E402
@@ -111,17 +111,6 @@ REFUND_FIRST = [
     [call("c1", "issue_refund", order="A1")],
     [say("I cannot refund order A1 before it is looked up.")],
 ]
-
-
-def offline(path: Path, spec: str, capsys: pytest.CaptureFixture[str]) -> str:
-    """The status `chatassert check` gives the trace file's one conversation."""
-    code = main(["check", "-a", spec, str(path), "-f", "json", "-q"])
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line]
-    cases = [row for row in rows if "case" in row]
-    assert len(cases) == 1, rows
-    status = cases[0]["result"]["children"][0]["status"]
-    assert code == (0 if status == "passed" else 1)
-    return str(status)
 
 
 def test_a_refund_before_the_lookup_is_denied_and_the_trace_says_so(
