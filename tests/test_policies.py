@@ -588,3 +588,27 @@ def test_the_spec_schema_lists_the_policies_with_their_required_parameters() -> 
         assert defs[f"kind_{kind}"]["required"] == names
     loops = defs["kind_no_tool_loops"]["properties"]
     assert set(loops) >= {"window", "same_args", "ignore_keys"}
+
+
+@pytest.mark.parametrize(
+    ("first", "status"), [("verify", Status.PASSED), ("search", Status.FAILED)]
+)
+def test_a_result_logged_before_its_own_call_came_back_once_the_call_was_made(
+    first: str, status: Status
+) -> None:
+    # a log can hold a tool's result before the message that made the call (found by the
+    # monitor's fuzz target): the result cannot come back before its call, so it counts from
+    # the call on — not an IndexError that made the check an error
+    turn = Turn(
+        messages=[
+            {"role": "tool", "tool_call_id": "v", "content": "ok"},
+            {"role": "assistant", "tool_calls": [_raw_call("v", first)]},
+            {"role": "assistant", "tool_calls": [_raw_call("r", "refund")]},
+        ]
+    )
+    result = ToolOnlyAfterResult("refund", result_of="verify").check(turn)
+    assert result.status is status, result.reason
+
+
+def _raw_call(call_id: str, name: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}

@@ -600,9 +600,9 @@ class ToolOnlyAfterResult(_PairPolicy):
         # after its message, as `_timeline` has it).
         calls = located_calls(subject)
         times = _timeline(subject)
-        events = sorted(
+        events = sorted(  # a result logged before its own call came back once it was made
             [(made, 0, j) for j, (made, _) in enumerate(times)]
-            + [(back, 1, j) for j, (_, back) in enumerate(times)]
+            + [(max(made, back), 1, j) for j, (made, back) in enumerate(times)]
         )
         fold = self._fold_start()
         for _, what, j in events:
