@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_regex",
             "_jsonpath",
             "_models",
+            "_lazy",  # turns and conversations read from a log, their models built on first use
             "_media",
             "_result",
             "_params",

@@ -36,6 +36,7 @@ from chatassert._errors import (
     UsageError,
 )
 from chatassert._judging import planning_enabled, record_judge_avoided, run_sync
+from chatassert._lazy import LazyConversation, LazyTurn
 from chatassert._models import Conversation, Turn
 from chatassert._params import Param, register
 from chatassert._result import (
@@ -159,9 +160,10 @@ class SpecPlace:
         return f"SpecPlace({self.name!r}, {self.path!r})"
 
 
-_SUBJECTS = (Turn, Conversation)
+_SUBJECTS = (LazyTurn, LazyConversation, Turn, Conversation)
 """The subjects that say what their log did not record (`Turn.unrecorded`): a tuple, which
-`isinstance` tests faster than a union."""
+`isinstance` tests faster than a union. The lazy ones come first: tested against a model, they
+pass only through their `__class__` (a Python-level property)."""
 
 _UNRECORDABLE = {"/text": "text", "/tool_calls": "tool_calls"}
 """The parts of a turn a log may leave unrecorded (`Turn.unrecorded`), by where a check's
@@ -367,7 +369,9 @@ class Assertion:
             result = spec.place(result)
         return result
 
-    def _unrecorded(self, subject: Turn | Conversation) -> Result | None:
+    def _unrecorded(
+        self, subject: Turn | Conversation | LazyTurn | LazyConversation
+    ) -> Result | None:
         """The error of checking a part of `subject` its log did not record (`reads`), or None
         when every part this check reads was recorded."""
         for part in sorted(self.reads):

@@ -102,7 +102,7 @@ def _first_loads(text: str) -> Any:
     def loads(text: str) -> Any:
         try:
             return decode(text)
-        except Exception:  # noqa: BLE001 - whatever msgspec refuses, json decides
+        except Exception:  # whatever msgspec refuses, json decides
             return json.loads(text)
 
     _LOADS = loads
@@ -120,7 +120,7 @@ def parse_arguments(raw: object) -> tuple[dict[str, Any], str | None, str | None
     """
     if raw is None:
         return {}, None, None
-    if isinstance(raw, Mapping):
+    if type(raw) is not str and isinstance(raw, Mapping):  # a log's arguments are mostly text
         return dict(raw), None, None
     if isinstance(raw, str):
         if not raw.strip():

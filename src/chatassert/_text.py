@@ -9,10 +9,11 @@ Docs: docs/flat.md. Tests: tests/test_text.py.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from chatassert._base import Assertion, remember
 from chatassert._errors import RegexTimeoutError
+from chatassert._lazy import TURN_TYPES
 from chatassert._models import Turn, lower_text_of, text_of
 from chatassert._params import Param, register, string_values
 from chatassert._regex import DEFAULT_REGEX_TIMEOUT, Pattern, compile_regex
@@ -34,7 +35,7 @@ TEXT = "/text"
 
 
 def _original(subject: object) -> str:
-    return subject.text if type(subject) is Turn else text_of(subject)
+    return cast(Turn, subject).text if type(subject) in TURN_TYPES else text_of(subject)
 
 
 def span_of(text: str, lowered: str, low: str) -> tuple[int, int]:
@@ -154,7 +155,11 @@ class Contains(_Substrings):
         }
 
     def _check(self, subject: object) -> Result:
-        text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
+        text = (
+            cast(Turn, subject).text_lower
+            if type(subject) in TURN_TYPES
+            else lower_text_of(subject)
+        )
         if len(self._lowered) == 1:
             return self._pass if self._lowered[0] in text else self._fail
         missing = self._missing(text)
@@ -227,7 +232,11 @@ class NotContains(_Substrings):
         }
 
     def _check(self, subject: object) -> Result:
-        text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
+        text = (
+            cast(Turn, subject).text_lower
+            if type(subject) in TURN_TYPES
+            else lower_text_of(subject)
+        )
         if len(self._lowered) == 1:
             low = self._lowered[0]
             return self._pass if low not in text else self._found(self._fail, subject, text, low)
@@ -280,7 +289,11 @@ class ContainsAny(_Substrings):
         return f"Response should contain at least one of: {values}", {"values": values}
 
     def _check(self, subject: object) -> Result:
-        text = subject.text_lower if type(subject) is Turn else lower_text_of(subject)
+        text = (
+            cast(Turn, subject).text_lower
+            if type(subject) in TURN_TYPES
+            else lower_text_of(subject)
+        )
         for i, low in enumerate(self._lowered):
             if low in text:
                 return self._passes[i]
@@ -322,7 +335,7 @@ class Equals(Assertion):
         self._set("_pass", self._constant(_P, "", {"expected": value, "actual": self._stripped}))
 
     def _check(self, subject: object) -> Result:
-        text = text_of(subject)
+        text = _original(subject)
         actual = text.strip()
         if actual == self._stripped:
             return self._pass
@@ -403,7 +416,7 @@ class Matches(Assertion):
         )
 
     def _check(self, subject: object) -> Result:
-        text = text_of(subject)
+        text = _original(subject)
         try:
             found = self._compiled.search(text)
         except RegexTimeoutError as exc:

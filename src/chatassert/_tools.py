@@ -9,9 +9,10 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from chatassert._base import Assertion, remember
+from chatassert._lazy import TURN_TYPES
 from chatassert._matchers import ARGS_EQUALITY, Equality, equality, loose_equal
 from chatassert._models import ToolCall, Turn, as_turn
 from chatassert._params import Param, register
@@ -191,7 +192,7 @@ class ContainsFunctionCall(Assertion):
         return True
 
     def _check(self, subject: object) -> Result:
-        turn = subject if type(subject) is Turn else as_turn(subject)
+        turn = cast(Turn, subject) if type(subject) in TURN_TYPES else as_turn(subject)
         tool = self.tool
         if self.arguments is None:
             for call in turn.tool_calls:

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from chatassert._base import Assertion
 from chatassert._errors import UnrecordedError
+from chatassert._lazy import TURN_TYPES
 from chatassert._matchers import ArgProblem, ExpectedCall, compare_arguments, render_arguments
 from chatassert._models import Conversation, ToolCall, ToolResult, Turn, as_turn
 from chatassert._params import did_you_mean
@@ -202,8 +203,8 @@ def call_key(call: ToolCall, ignore_keys: Sequence[str] = ()) -> tuple[str, str]
 
 
 def turns_of(subject: object) -> list[tuple[int | None, Turn]]:
-    if type(subject) is Turn:
-        return [(None, subject)]
+    if type(subject) in TURN_TYPES:
+        return [(None, cast(Turn, subject))]
     if isinstance(subject, Conversation):
         return list(enumerate(subject.turns))
     if isinstance(subject, list) and subject and all(isinstance(t, Turn) for t in subject):

@@ -17,6 +17,7 @@ import gzip
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from chatassert import (
     StepsBeforeAnswer,
     ToolResultContains,
 )
+from chatassert._lazy import LazyConversation, as_model
 from chatassert.errors import TranscriptError
 from chatassert.promptkit import (
     ConversationContentMatches,
@@ -542,6 +544,15 @@ def check_conversation(conversation: Conversation) -> None:
         result.render(verbose=True)
 
 
+def checks_as_its_model(fresh: Callable[[], Conversation]) -> None:
+    """A lazy conversation (plain chat messages, `chatassert._lazy`) is checked as its model:
+    every check gives a fresh one, never built, the result tree it gives the model."""
+    model = as_model(fresh())
+    assert type(model) is Conversation
+    for check in CHECKS:
+        assert check.check(fresh()).to_dict() == check.check(model).to_dict(), check
+
+
 def read(line: str, format: str | None) -> None:
     """Read one line both ways: `parse_record` (only `TranscriptError`) and `parse_line`."""
     try:
@@ -558,6 +569,8 @@ def read(line: str, format: str | None) -> None:
             error = str(exc)
         else:
             check_conversation(conversation)
+            if type(conversation) is LazyConversation:
+                checks_as_its_model(lambda: parse_record(raw, format))
             error = "read"
         assert error.strip(), "a TranscriptError says why"
 

@@ -10,6 +10,13 @@ export: one per session or trace; a JSON array of records: one per record): they
 `parts`, each a `Record` of its own whose `where` names it (`file:line#sample-id`,
 `file:line#[2]`), and `read_records` yields them one by one.
 
+A plain OpenAI chat transcript — the commonest log line — is read lazily: its conversation
+and turns are set up with what checks read most (each turn's input, text and tool calls), and
+the pydantic models are built on first use of anything else. They pass for `Conversation` and
+`Turn` everywhere (`isinstance`, equality, `model_dump()`, pickling gives the model);
+`as_model` gives the model itself, for code that needs `type(x) is Conversation`
+(`chatassert._lazy`).
+
 What a record of no known format, or a file that is not a log, was meant to be is told in
 its error (`transcripts._guess`): a suite given where a log goes says so.
 
@@ -32,6 +39,7 @@ Example:
 
 from __future__ import annotations
 
+from chatassert._lazy import as_model
 from chatassert.transcripts._io import (
     READ_ERRORS,
     numbered_lines,
@@ -67,6 +75,7 @@ __all__ = [
     "RESPONSES",
     "Reader",
     "Record",
+    "as_model",
     "numbered_lines",
     "open_text",
     "parse_document",

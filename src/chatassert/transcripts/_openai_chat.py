@@ -25,10 +25,12 @@ text when it has no other; without one, a turn answered by audio alone has its t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 from chatassert._agents import HANDOFF_PREFIX
 from chatassert._errors import TranscriptError
+from chatassert._lazy import LazyConversation, LazyTurn, as_model
 from chatassert._models import (
     UNRECORDED_SPOKEN,
     Conversation,
@@ -183,26 +185,30 @@ _ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 _PROMPTS = ("system", "developer")
 
 
-def plain_turns(raw: list[Any]) -> list[Turn] | None:
+_Plain = tuple[list[Any], str | None, str, list[ToolCall]]
+"""A plain turn as `_plain_scan` reads it: its messages (as logged), input, text and calls."""
+
+
+def _plain_scan(raw: list[Any]) -> list[_Plain] | None:
     """The turns of a transcript whose messages are all plain, read in one pass; else None.
 
     Most logged transcripts hold only plain messages: a known role, string content (or
     none), tool calls with a name, tool results; no content parts, PromptKit `parts`, audio,
-    refusal, legacy function call, handoff or per-message metadata. For them this builds the
-    models straight from the JSON, without the intermediate `Msg` of each message, splitting
-    turns and deriving each turn's fields exactly as `messages` + `conversation` do (a test
-    holds the two paths to the same conversation). Anything else, including anything malformed,
-    returns None, and the general path reads the transcript (and reports its errors).
+    refusal, legacy function call, handoff or per-message metadata. For them this splits the
+    turns and derives what checks read most — each turn's input, text and tool calls (its
+    assistant messages' calls, built here) — exactly as `messages` + `conversation` do;
+    `_plain_turn` builds the rest. Anything else, including anything malformed, returns None,
+    and the general path reads the transcript (and reports its errors). A test holds the two
+    paths to the same conversation.
     """
-    turns: list[Turn] = []
-    group: list[Message] = []  # the messages of the turn being read
+    turns: list[_Plain] = []
+    start = 0  # where the turn being read begins
     input_text: str | None = None
     text = ""
     calls: list[ToolCall] = []
-    outputs: list[Msg] = []
     user_seen = False
     prompts_only = True  # the messages before the first user message are all prompts
-    for m in raw:
+    for index, m in enumerate(raw):
         if type(m) is not dict:
             return None
         role = m.get("role")
@@ -219,19 +225,17 @@ def plain_turns(raw: list[Any]) -> list[Turn] | None:
         ):
             return None
         if role == "user":
-            if user_seen or (group and not prompts_only):  # a new turn starts here
-                turns.append(make_turn(tuple(group), input_text, text, calls, outputs))
-                group, input_text, text, calls, outputs = [], None, "", [], []
+            if user_seen or (index > start and not prompts_only):  # a new turn starts here
+                turns.append((raw[start:index], input_text, text, calls))
+                start, input_text, text, calls = index, None, "", []
             user_seen = True
             input_text = content
         elif not user_seen and role not in _PROMPTS:
             prompts_only = False
-        own_calls: tuple[ToolCall, ...] = ()
         raw_calls = m.get("tool_calls")
         if raw_calls:
             if type(raw_calls) is not list:
                 return None
-            made = []
             for call in raw_calls:
                 fn = call.get("function") if type(call) is dict else None
                 if type(fn) is not dict:
@@ -239,23 +243,71 @@ def plain_turns(raw: list[Any]) -> list[Turn] | None:
                 name = fn.get("name")
                 if type(name) is not str or name.startswith(HANDOFF_PREFIX):
                     return None  # malformed, or a handoff that changes the active agent
-                made.append(tool_call(name, fn.get("arguments"), call.get("id")))
-            own_calls = tuple(made)
+                if role == "assistant":  # the turn's calls; another role's, when built
+                    calls.append(tool_call(name, fn.get("arguments"), call.get("id")))
+        if role == "assistant" and content:
+            text = content
+    if start < len(raw):
+        turns.append((raw[start:], input_text, text, calls))
+    return turns
+
+
+def _plain_turn(group: list[Any], input_text: str | None, text: str, calls: list[ToolCall]) -> Turn:
+    """The `Turn` of a plain turn `_plain_scan` read: its messages (its assistant messages
+    holding the calls it built) and tool results, named after their calls."""
+    messages: list[Message] = []
+    outputs: list[Msg] = []
+    taken = 0  # the turn's calls handed to its assistant messages so far
+    for m in group:
+        role = m["role"]
+        content = m.get("content")
+        own_calls: tuple[ToolCall, ...] = ()
+        raw_calls = m.get("tool_calls")
+        if raw_calls:
+            if role == "assistant":
+                own_calls = tuple(calls[taken : taken + len(raw_calls)])
+                taken += len(raw_calls)
+            else:
+                own_calls = tuple(
+                    tool_call(c["function"]["name"], c["function"].get("arguments"), c.get("id"))
+                    for c in raw_calls
+                )
         call_id = m.get("tool_call_id")
         call_id = None if call_id is None else str(call_id)
         name = m.get("name")
         name = name if type(name) is str else None
-        if role == "assistant":
-            if content:
-                text = content
-            calls.extend(own_calls)
-        elif role == "tool":
+        if role == "tool":
             error = m.get("is_error") is True
             outputs.append(Msg("tool", content, tool_call_id=call_id, name=name, is_error=error))
-        group.append(make_message(role, content, own_calls, call_id, name))
-    if group:
-        turns.append(make_turn(tuple(group), input_text, text, calls, outputs))
-    return turns
+        messages.append(make_message(role, content, own_calls, call_id, name))
+    return make_turn(tuple(messages), input_text, text, calls, outputs)
+
+
+def plain_turns(raw: list[Any]) -> list[Turn] | None:
+    """The turns of a transcript whose messages are all plain (`_plain_scan`), built; else
+    None."""
+    scanned = _plain_scan(raw)
+    return None if scanned is None else [_plain_turn(*turn) for turn in scanned]
+
+
+def _lazy_conversation(
+    raw: list[Any], id: object = None, metadata: dict[str, Any] | None = None
+) -> Conversation | None:
+    """The conversation of a transcript whose messages are all plain, with lazy turns (their
+    `Turn`s built on first use: `chatassert._lazy`); else None."""
+    scanned = _plain_scan(raw)
+    if scanned is None:
+        return None
+    turns = tuple(
+        LazyTurn(turn[1], turn[2], tuple(turn[3]), partial(_plain_turn, *turn)) for turn in scanned
+    )
+    ident = None if id is None else str(id)
+    meta = {} if metadata is None else metadata
+
+    def build() -> Conversation:
+        return make_conversation([as_model(cast(Turn, t)) for t in turns], id=ident, metadata=meta)
+
+    return cast(Conversation, LazyConversation(turns, ident, meta, build))
 
 
 def _response_messages(response: object, extra: Mapping[str, Any], where: str) -> list[Msg]:
@@ -299,18 +351,20 @@ def parse(record: Any) -> Conversation:
     """
     if isinstance(record, list):
         if record and not _is_call(record[0]) and is_message_list(record):
-            turns = plain_turns(record)
-            if turns is not None:
-                return make_conversation(turns)
+            lazy = _lazy_conversation(record)
+            if lazy is not None:
+                return lazy
             return conversation(messages(record, "record"))
         history, meta = _calls(record, "record")
         return conversation(history, metadata=meta)
     if not isinstance(record, dict):
         raise TranscriptError("expected an object with a 'messages' list (OpenAI chat format)")
     if isinstance(record.get("messages"), list):
-        turns = plain_turns(record["messages"])  # the common case, quickly
-        if turns is not None:
-            return make_conversation(turns, id=record.get("id"), metadata=record_metadata(record))
+        lazy = _lazy_conversation(  # the common case, quickly
+            record["messages"], record.get("id"), record_metadata(record)
+        )
+        if lazy is not None:
+            return lazy
         msgs = messages(record["messages"])
         return conversation(msgs, id=record.get("id"), metadata=record_metadata(record))
     if _is_call(record):
