@@ -161,6 +161,7 @@ def _subject_words(location: str) -> tuple[str, str]:
 class _PatternEach(PathCheck):
     __slots__ = ("_compiled", "_prefixes", "regex")
     expect_form = "fields"
+    fused = True
     options = ("regex_timeout",)
     params = (
         PATH_PARAM,
@@ -193,72 +194,72 @@ class _PatternEach(PathCheck):
     def _expected(self) -> Any:
         return self.regex
 
-    def _all_search(self, values: list[Any]) -> bool:
-        """Whether every value matches (or, for `none_*`, none does)."""
-        search = self._compiled.search
-        want = self.should_match
-        for value in values:  # a RegexTimeoutError goes to `JsonCheck.check`: see there
-            text = value if type(value) is str else _pattern_text(value)
-            if (search(text) is not None) is not want:
-                return False
-        return True
+    def _offending(self, values: list[Any]) -> list[int]:
+        """The positions of the values that break the rule: a value that the pattern does not
+        find in its text (for `none_*`, one it does).
+
+        The check's one rule, for the quick test and the full evaluation. A `^literal` pattern
+        is `str.startswith` on a string, without the regex engine.
+
+        Raises:
+            _SearchTimeoutError: a search ran out of time (naming the value's position).
+        """
+        prefixes, searched, want = self._prefixes, self._searched, self.should_match
+        return [
+            k
+            for k, value in enumerate(values)
+            if (
+                value.startswith(prefixes)
+                if prefixes is not None and type(value) is str
+                else searched(k, value)
+            )
+            is not want
+        ]
+
+    def _searched(self, position: int, value: Any) -> bool:
+        """Whether the pattern finds something in the text of `value`, at `position`."""
+        try:
+            return self._compiled.search(_pattern_text(value)) is not None
+        except RegexTimeoutError as exc:
+            raise _SearchTimeoutError(exc, position) from None
 
     def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
-        prefixes, want, all_search = self._prefixes, self.should_match, self._all_search
-        if prefixes is None:
-            return all_search
-
-        def all_prefixed(values: list[Any]) -> bool:  # `^literal` patterns: no regex engine
-            for value in values:
-                if type(value) is not str:
-                    return all_search(values)
-                if value.startswith(prefixes) is not want:
-                    return False
-            return True
-
-        return all_prefixed
+        offending = self._offending
+        return lambda values: not offending(values)
 
     def _eval(self, data: Any) -> Result:
-        if not self._path.fans_out and not self._path.values(data):
-            return self._missing(self.path, self.regex)
-        search, prefixes = self._compiled.search, self._prefixes
-        want = self.should_match
-        found = self._path.find(data)
-        positions: list[int] = []
-        k = 0
         try:
-            for k, (value, _) in enumerate(found):
-                if prefixes is not None and type(value) is str:
-                    matched = value.startswith(prefixes)
-                else:
-                    matched = search(_pattern_text(value)) is not None
-                if matched is not want:
-                    positions.append(k)
-        except RegexTimeoutError as exc:
+            return self._eval_values(data)
+        except _SearchTimeoutError as exc:
+            where = self._path.places(data, len(self._path.values(data)), [exc.position])
             return Result(
                 _E,
                 self.kind,
                 str(exc),
-                {
-                    "path": self._path.location(found[k][1]),
-                    "pattern": self.regex,
-                    "error": "timeout",
-                },
+                {"path": where[0][0], "pattern": self.regex, "error": "timeout"},
             )
-        if not positions:
-            return self._passed(len(found))
-        bad = Offenders.at(self._path, found, positions)
+
+    def _failure(self, data: Any, values: list[Any], positions: list[int]) -> Result:
+        bad = Offenders.at(self._path, data, values, positions)
         first = bad.first
         assert first is not None
         word, where_text = _subject_words(first["path"])
-        verb = "doesn't match pattern" if want else "matches excluded pattern"
+        verb = "doesn't match pattern" if self.should_match else "matches excluded pattern"
         reason = f"{word} {show(first['actual'])} at {where_text} {verb} '{self.regex}'"
         return Result(
             _F,
             self.kind,
             reason + bad.more(),
-            bad.details(self.regex, len(found), pattern=self.regex),
+            bad.details(self.regex, len(values), pattern=self.regex),
         )
+
+
+class _SearchTimeoutError(RegexTimeoutError):
+    """A search of a value at a path ran out of time; `position` is the value's."""
+
+    def __init__(self, exc: RegexTimeoutError, position: int) -> None:
+        super().__init__(str(exc), exc.pattern, exc.timeout)
+        self.position = position
 
 
 @register
@@ -428,20 +429,22 @@ class ArrayContains(PathCheck):
 # -- numbers -------------------------------------------------------------------------------
 
 
-def _in_range(values: Iterable[Any], low: float, high: float) -> bool:
-    """Whether every value is a number (not a bool) in `[low, high]`: the range checks' rule.
+def _out_of_range(values: Sequence[Any], low: float, high: float) -> list[int]:
+    """The positions of the values that are not numbers (a bool is not) in `[low, high]`: the
+    range checks' rule.
 
     NaN is not a number here: it fails `low <= value`.
     """
-    for value in values:
-        kind = type(value)
-        if (kind is not int and kind is not float) or not low <= value <= high:
-            return False
-    return True
+    return [
+        k
+        for k, value in enumerate(values)
+        if ((kind := type(value)) is not int and kind is not float) or not low <= value <= high
+    ]
 
 
 class _Range(PathCheck):
-    __slots__ = ("_high", "_low", "max", "min")
+    __slots__ = ("_high", "_low", "_range", "max", "min")
+    fused = True
     params = (
         PATH_PARAM,
         Param("min", "number", default=None, doc="the smallest allowed value"),
@@ -451,6 +454,7 @@ class _Range(PathCheck):
     max: float | int | None
     _low: float
     _high: float
+    _range: str
 
     def __init__(
         self,
@@ -470,30 +474,32 @@ class _Range(PathCheck):
         self._set("max", high)
         self._set("_low", -math.inf if low is None else low)
         self._set("_high", math.inf if high is None else high)
+        self._set(
+            "_range",
+            f"{'-inf' if low is None else show(low)}-{'inf' if high is None else show(high)}",
+        )
 
     def _ok(self, value: Any) -> bool:
-        return _in_range((value,), self._low, self._high)
+        return not _out_of_range((value,), self._low, self._high)
+
+    def _offending(self, values: list[Any]) -> list[int]:
+        return _out_of_range(values, self._low, self._high)
 
     def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
         low, high = self._low, self._high
-        return lambda values: _in_range(values, low, high)
-
-    def _range_text(self) -> str:
-        low = "-inf" if self.min is None else show(self.min)
-        high = "inf" if self.max is None else show(self.max)
-        return f"{low}-{high}"
+        return lambda values: not _out_of_range(values, low, high)
 
     def _reason(self, location: str, value: Any, index: int | None) -> str:
         if not is_number(value):
             return f"Value {show(value)} at {location} is not a number"
-        return f"Value {show(value)} at {location} is outside range {self._range_text()}"
+        return f"Value {show(value)} at {location} is outside range {self._range}"
 
     def _expected(self) -> Any:
         return {"min": self.min, "max": self.max}
 
     def describe(self) -> str:
         """Describe the requirement."""
-        return f"{self.path} in {self._range_text()}"
+        return f"{self.path} in {self._range}"
 
 
 @register
@@ -526,17 +532,7 @@ class InRange(_Range, EachValue):
     __slots__ = ()
     kind = "expect_range_check"
     dialect_names = {"expect": "range_check"}
-
-    def _all_ok_function(self) -> Callable[[list[Any]], bool] | None:
-        in_range = super()._all_ok_function()
-        assert in_range is not None
-        return lambda values: bool(values) and in_range(values)  # no value: a missing field
-
-    def _eval(self, data: Any) -> Result:
-        found = self._path.find(data)
-        if not found:
-            return self._missing(self.path, self._expected())
-        return super()._eval(data)
+    vacuous = False  # no value, even at a wildcard path: a missing field
 
 
 @register

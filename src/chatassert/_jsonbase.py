@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 from chatassert._base import Assertion, QuickTest, never as _never, remember
 from chatassert._errors import RegexTimeoutError
-from chatassert._jsonpath import JsonPath, Where, compile_path
+from chatassert._jsonpath import JsonPath, compile_path, item_index
 from chatassert._models import NotJSONError, Turn, as_json
 from chatassert._params import Param
 from chatassert._result import Result, Status, location_pointer, shorten
@@ -195,13 +195,6 @@ def is_number(value: Any) -> bool:
     return kind is int or (kind is float and value == value)  # NaN is not a number here
 
 
-def item_index(where: Where) -> int | None:
-    if isinstance(where, tuple):
-        return where[0] if where else None
-    match = re.search(r"\[(\d+)\]", where)
-    return int(match.group(1)) if match else None
-
-
 def str_value(name: str, value: object) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a string, got {type(value).__name__} {value!r}")
@@ -269,19 +262,20 @@ class Offenders:
         self.items.append(item)
 
     @classmethod
-    def at(cls, path: JsonPath, found: list[tuple[Any, Where]], positions: list[int]) -> Offenders:
-        """The values at `positions` of `found` (what `path.find` gave), located: the loops
-        that test many values note where they failed, and only those are located."""
+    def at(cls, path: JsonPath, doc: Any, values: list[Any], positions: list[int]) -> Offenders:
+        """The values at `positions` of `values` (what `path.values(doc)` gave), located: the
+        loops that test many values note where they failed, and only those are located."""
         bad = cls()
         bad.count = len(positions)
-        location, items = path.location, bad.items
-        for k in positions[:MAX_OFFENDING]:
-            value, where = found[k]
-            item: dict[str, Any] = {"path": location(where), "actual": value}
-            index = item_index(where)
-            if index is not None:
-                item["index"] = index
-            items.append(item)
+        shown = positions if len(positions) <= MAX_OFFENDING else positions[:MAX_OFFENDING]
+        bad.items = items = [
+            {"path": location, "actual": values[k]}
+            if index is None
+            else {"path": location, "actual": values[k], "index": index}
+            for k, (location, index) in zip(
+                shown, path.places(doc, len(values), shown), strict=True
+            )
+        ]
         bad.first = items[0] if items else None
         return bad
 
@@ -297,7 +291,8 @@ class Offenders:
         }
         if "index" in self.first:
             out["index"] = self.first["index"]
-        out.update(extra)
+        if extra:
+            out.update(extra)
         out["offending"] = self.items
         out["offending_count"] = self.count
         out["checked"] = checked
@@ -323,12 +318,14 @@ class JsonCheck(Assertion):
 
     A check's rule is written once and both steps use it: a path check's test of one value
     (`_ok`), from which the quick test's loop is derived, or, where one loop over many values
-    pays, that loop (`_all_ok_function`), which the full evaluation asks about one value at a
-    time; a field check's lookup and comparison. tests/expect/test_expect_quick.py holds the
-    two steps to agree on every document.
+    pays, that loop (`_all_ok_function`, or `_offending` for a fused check, see `PathCheck`),
+    which the full evaluation asks about one value at a time; a field check's lookup and
+    comparison. tests/expect/test_expect_quick.py holds the two steps to agree on every
+    document, and tests/expect/test_json_check_paths.py holds `check` of a JSON object (what
+    a suite's case calls, `_json_check`) to what `Assertion.check` returns.
     """
 
-    __slots__ = ("_memo", "_quick")
+    __slots__ = ("_memo", "_quick", "_run")
     level = "json"
     dialect_names: ClassVar[Mapping[str, str | tuple[str, ...]]] = {}
     expect_form: ClassVar[str] = "value"
@@ -338,21 +335,27 @@ class JsonCheck(Assertion):
     `field_equals`, or `expect` (nested expect objects)."""
     _memo: dict[int, Result]
     _quick: QuickTest | None
+    _run: Callable[[dict[str, Any]], Result] | None
 
     def __init__(self, *, message: str | None = None) -> None:
-        super().__init__(message=message)
-        self._set("_memo", {})
-        self._set("_quick", None)
+        super().__init__(message=message)  # its `_spec` starts `_memo`, `_quick` and `_run`
+
+    def _set(self, name: str, value: Any) -> None:
+        super()._set(name, value)
+        if name == "_spec":  # the shared passes are placed where the spec has the check
+            super()._set("_memo", {})
+            super()._set("_quick", None)
+            super()._set("_run", None)
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        state["_quick"] = None  # a closure: compiled again on first use
+        state["_quick"] = state["_run"] = None  # closures: compiled again on first use
         return state
 
     def _pointer_of(self, result: Result, subject: object) -> str | None:
         """The value the details name (`results[1].file` → `/results/1/file`), else the whole
         response; a response given as a turn is its text."""
-        if not isinstance(subject, dict | list):
+        if not isinstance(subject, (dict, list)):  # a tuple: tested faster than a union
             return "/text" if isinstance(subject, Turn) else ""
         path = result.details.get("path")
         pointer = location_pointer(path) if isinstance(path, str) else None
@@ -361,17 +364,64 @@ class JsonCheck(Assertion):
     def check(self, subject: object, /) -> Result:
         """Check `subject` and return the result tree (see `Assertion.check`)."""
         if type(subject) is dict:  # the hot path: answer a pass without layers
-            quick = self._quick or self._quick_test()
-            try:
-                result = quick(subject)
-            except RegexTimeoutError as exc:
-                return self._check_after_timeout(subject, exc)
-            except Exception:  # let the full evaluation report it
-                result = None
-            if result is not None:
-                spec = self._spec  # named and placed as its spec file has it, as `check` does
-                return result if spec is None else spec.place(result)
+            return (self._run or self._json_check())(subject)
         return super().check(subject)
+
+    def _json_check(self) -> Callable[[dict[str, Any]], Result]:
+        """`check` of a JSON object, compiled on first use (what a suite's case calls for each
+        of its JSON checks; see `_compile_check`)."""
+        run = self._run
+        if run is None:
+            run = self._compile_check()
+            self._set("_run", run)
+        return run
+
+    def _compile_check(self) -> Callable[[dict[str, Any]], Result]:
+        """Build `check` of a JSON object: the quick test; when it is not certain, `_check`
+        made what `check` makes of it (`_as_checked`), or `check` itself for a check that
+        searches (it opens a regex budget) or asks a judge.
+
+        Whatever is not the plain case — a quick test that raises, a `_check` that raises —
+        goes to `check` without its quick test, which reports it as it always does.
+        """
+        quick, in_full, after_timeout = (
+            self._quick_test(),
+            self._check_in_full,
+            self._check_after_timeout,
+        )
+        evaluate, as_checked = (
+            (None, None) if self._searches or self.judged else (self._check, self._as_checked)
+        )
+
+        def run(data: dict[str, Any]) -> Result:
+            try:
+                result = quick(data)  # a shared pass, placed already (see `_passed`)
+            except RegexTimeoutError as exc:
+                return after_timeout(data, exc)
+            except Exception:  # let the full evaluation report it
+                return in_full(data)
+            if result is not None:
+                return result
+            if evaluate is None or as_checked is None:
+                return in_full(data)
+            try:
+                result = evaluate(data)
+            except Exception:  # reported (or raised) by `check`, as it would be
+                return in_full(data)
+            return as_checked(result, data)
+
+        return run
+
+    def _as_checked(self, result: Result, data: dict[str, Any]) -> Result:
+        """`result`, what `_check(data)` gave on a JSON object, made what `check` returns: a
+        failure pointed at its evidence, with the check's message, named and placed as its
+        spec file has it (what `Assertion.check` does after `_check`)."""
+        if result.status is not _P and self.evidence_at is not None:
+            result = self._point_at_evidence(result, data)
+        if self.message is not None and result.message is not self.message:
+            result = result._with_field("message", self.message)
+        spec = self._spec
+        return result if spec is None else spec.place(result)
 
     def _check_in_full(self, subject: object) -> Result:
         return super().check(subject)  # the check without its quick test
@@ -404,11 +454,16 @@ class JsonCheck(Assertion):
         """The passing outcome after checking `n` values: built once per `n`, then shared.
 
         A passing check's details depend on nothing but the assertion and a count (`checked`,
-        or the number of results), so a pass allocates nothing (see `Result.shared`).
+        or the number of results), so a pass allocates nothing (see `Result.shared`). It is
+        named and placed as the check's spec file has it: a quick test's answer is what
+        `check` returns, as it is.
         """
         result = self._memo.get(n)
         if result is None:
-            result = remember(self._memo, n, self._constant(_P, "", self._pass_details(n)))
+            result = self._constant(_P, "", self._pass_details(n))
+            if self._spec is not None:  # placed once, as `check` would place it every time
+                result = self._spec.place(result)
+            remember(self._memo, n, result)
         return result
 
     def _pass_details(self, n: int) -> dict[str, Any]:
@@ -425,10 +480,21 @@ class JsonCheck(Assertion):
 
 
 class PathCheck(JsonCheck):
-    """A check over the values at a path."""
+    """A check over the values at a path.
+
+    A path check whose rule is a loop over the values (`_offending`) and whose `_eval` is the
+    one below sets `fused`: checking a JSON object then runs that loop once, for a pass and
+    for a failure alike, rather than a quick test and then, on failure, the full evaluation.
+    """
 
     __slots__ = ("_path", "path")
     expect_form = "fields"
+    vacuous: ClassVar[bool] = True
+    """Whether zero values at a path that may select several pass (with `checked: 0`); when
+    not, no value is a missing field, as it is for a path that names one field."""
+    fused: ClassVar[bool] = False
+    """Whether `_eval` is: no value a missing field (see `vacuous`), else `_offending` over the
+    values, and a pass when nothing offends, else `_failure`."""
     path: str
     _path: JsonPath
 
@@ -454,16 +520,67 @@ class PathCheck(JsonCheck):
         all_ok = self._all_ok_function()
         if all_ok is None:
             return _never
-        values_of, fans_out = self._path.values, self._path.fans_out
-        memo_get, passed = self._memo.get, self._passed
+        values_of, memo_get, passed = self._path.values, self._memo.get, self._passed
+        empty_passes = self._path.fans_out and self.vacuous
 
         def quick(data: Any) -> Result | None:
             values = values_of(data)
-            if (values or fans_out) and all_ok(values):  # a single field must exist
+            if (values or empty_passes) and all_ok(values):  # a single field must exist
                 return memo_get(len(values)) or passed(len(values))
             return None
 
         return quick
+
+    def _offending(self, values: list[Any]) -> list[int]:
+        """The positions of the values that break the check's rule, in order (a fused check's
+        rule: see the class doc)."""
+        raise NotImplementedError
+
+    def _failure(self, data: Any, values: list[Any], positions: list[int]) -> Result:
+        """The failure of a fused check whose rule the values at `positions` of `values` (what
+        the path gave in `data`) break."""
+        raise NotImplementedError
+
+    def _eval_values(self, data: Any) -> Result:
+        """The `_eval` of a fused check (see `fused`)."""
+        values = self._path.values(data)
+        if not values and not (self._path.fans_out and self.vacuous):
+            return self._missing(self.path, self._expected())
+        positions = self._offending(values)
+        return self._failure(data, values, positions) if positions else self._passed(len(values))
+
+    def _compile_check(self) -> Callable[[dict[str, Any]], Result]:
+        """For a fused check, `check` of a JSON object in one pass over its values: the
+        failure `_eval` would explain, made what `check` makes of it (`_as_checked`); a
+        missing field and whatever raises go to `check` without its quick test."""
+        if not self.fused or self.judged:
+            return super()._compile_check()
+        values_of, offending, failure = self._path.values, self._offending, self._failure
+        memo_get, passed, in_full, after_timeout, as_checked = (
+            self._memo.get,
+            self._passed,
+            self._check_in_full,
+            self._check_after_timeout,
+            self._as_checked,
+        )
+        empty_passes = self._path.fans_out and self.vacuous
+
+        def run(data: dict[str, Any]) -> Result:
+            try:
+                values = values_of(data)
+                if not values and not empty_passes:
+                    return in_full(data)
+                positions = offending(values)
+                if not positions:
+                    return memo_get(len(values)) or passed(len(values))
+                result = failure(data, values, positions)
+            except RegexTimeoutError as exc:  # the full check gets what time is left
+                return after_timeout(data, exc)
+            except Exception:  # reported (or raised) by `check`, as it would be
+                return in_full(data)
+            return as_checked(result, data)
+
+        return run
 
 
 PATH_PARAM = Param("path", "str", required=True, doc="a path: a.b, a[*].b, a[0].b, or $ JSONPath")
@@ -473,7 +590,8 @@ class EachValue(PathCheck):
     """Every value at the path must satisfy `_ok`; zero values pass with `checked: 0`.
 
     A subclass writes its rule once: as `_ok`, or as `_all_ok_function` with `_ok(v)` asking
-    that loop about `(v,)` (see `JsonCheck`).
+    that loop about `(v,)` (see `JsonCheck`), or, for a fused check (see `PathCheck`), as
+    `_offending`, from which `_ok` and `_all_ok_function` are derived.
     """
 
     __slots__ = ()
@@ -489,20 +607,22 @@ class EachValue(PathCheck):
         ok = self._ok
         return lambda values: all(map(ok, values))
 
-    def _eval(self, data: Any) -> Result:
-        found = self._path.find(data)
-        if not found and not self._path.fans_out:
-            return self._missing(self.path, self._expected())
+    def _offending(self, values: list[Any]) -> list[int]:
+        """The positions of the values that do not satisfy the check (by `_ok`; a subclass
+        whose rule is a loop over many values may ask that loop instead)."""
         ok = self._ok
-        positions = [k for k, (value, _) in enumerate(found) if not ok(value)]
-        if not positions:
-            return self._passed(len(found))
-        bad = Offenders.at(self._path, found, positions)
+        return [k for k, value in enumerate(values) if not ok(value)]
+
+    def _eval(self, data: Any) -> Result:
+        return self._eval_values(data)
+
+    def _failure(self, data: Any, values: list[Any], positions: list[int]) -> Result:
+        bad = Offenders.at(self._path, data, values, positions)
         first = bad.first
         assert first is not None
         return Result(
             _F,
             self.kind,
             self._reason(first["path"], first["actual"], first.get("index")) + bad.more(),
-            bad.details(self._expected(), len(found)),
+            bad.details(self._expected(), len(values)),
         )

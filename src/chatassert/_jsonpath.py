@@ -30,7 +30,7 @@ from chatassert._budget import run_limited
 from chatassert._errors import RegexTimeoutError
 from chatassert._params import MISSING
 
-__all__ = ["MISSING", "JsonPath", "PathEvaluationError", "compile_path"]
+__all__ = ["MISSING", "JsonPath", "PathEvaluationError", "compile_path", "item_index"]
 
 # A step: a key (str), an index (int), or `_ALL` for `[*]`.
 _ALL: Final = None
@@ -40,6 +40,10 @@ _TOKEN = re.compile(r"\[(\*|-?\d+)\]|\[(['\"])(.*?)\2\]|\.?([^.\[\]]+)")
 
 # A location: the indexes taken by the `[*]` steps (dotted paths), or the text (JSONPath).
 Where = tuple[int, ...] | str
+
+_NAMED = 32
+"""How many items' locations a path with one `[*]` writes when it is compiled: failures name
+the items they found, and most arrays are shorter."""
 
 
 class JsonPath:
@@ -58,13 +62,26 @@ class JsonPath:
             checks).
     """
 
-    __slots__ = ("_finder", "_parts", "_steps", "fans_out", "source", "values")
+    __slots__ = (
+        "_by_position",
+        "_finder",
+        "_named",
+        "_parts",
+        "_steps",
+        "fans_out",
+        "source",
+        "values",
+    )
 
     source: str
     fans_out: bool
     _steps: tuple[_Step, ...]
     _parts: tuple[str, ...]
     _finder: Callable[[Any], list[tuple[Any, Where]]]
+    _by_position: tuple[str, ...] | None
+    """For `a.b[*].c`, the keys before `[*]`: each item gives at most one value there."""
+    _named: tuple[tuple[str, int], ...]
+    """For `a.b[*].c`, the location and index of the value of each of the first items."""
     values: Callable[[Any], list[Any]]
 
     def __init__(self, source: str) -> None:
@@ -78,6 +95,7 @@ class JsonPath:
         if text.startswith("$"):
             set_(self, "_steps", ())
             set_(self, "_parts", ())
+            set_(self, "_by_position", None)
             finder, fans_out = _compile_jsonpath(text)
             set_(self, "fans_out", fans_out)
             set_(self, "_finder", finder)
@@ -85,6 +103,7 @@ class JsonPath:
             return
         steps = _parse(text)
         set_(self, "_steps", steps)
+        set_(self, "_by_position", None)
         set_(self, "fans_out", _ALL in steps)
         set_(self, "_parts", _template(steps))
         if len(steps) == 1 and isinstance(steps[0], str):
@@ -93,6 +112,9 @@ class JsonPath:
             set_(self, "_finder", self._find_one)
         elif (around := _one_wildcard(steps)) is not None:
             set_(self, "_finder", _one_wildcard_finder(*around))
+            set_(self, "_by_position", around[0])
+            head, tail = self._parts
+            set_(self, "_named", tuple((f"{head}[{k}]{tail}", k) for k in range(_NAMED)))
         else:
             set_(self, "_finder", self._find_all)
         set_(self, "values", _values_function(steps, self._finder))
@@ -138,6 +160,31 @@ class JsonPath:
             out.append(parts[i + 1])
         return "".join(out)
 
+    def places(self, doc: Any, count: int, positions: list[int]) -> list[tuple[str, int | None]]:
+        """Where the values at `positions` of `values(doc)` are (`count` is how many values
+        it gave): each as its concrete location and the index of its item (see `item_index`).
+
+        The loops of checks test the values alone and locate only those that fail. Over
+        `a[*].b`, when every item gave a value, a value's position is its item's index.
+
+        Example:
+            >>> path = compile_path("results[*].file")
+            >>> doc = {"results": [{"file": "a.md"}, {"title": "none"}, {"file": "c.md"}]}
+            >>> path.places(doc, 2, [1])
+            [('results[2].file', 2)]
+        """
+        by_position = self._by_position
+        if by_position is not None:
+            array = _walk_keys(doc, by_position)
+            if isinstance(array, list) and len(array) == count:
+                named = self._named
+                if positions[-1] < len(named):  # positions ascend
+                    return [named[k] for k in positions]
+                head, tail = self._parts
+                return [(f"{head}[{k}]{tail}", k) for k in positions]
+        found, location = self._finder(doc), self.location
+        return [(location(where), item_index(where)) for where in (found[k][1] for k in positions)]
+
     def _find_key(self, doc: Any) -> list[tuple[Any, Where]]:
         key = self._steps[0]
         if isinstance(doc, dict) and key in doc:
@@ -179,6 +226,23 @@ class JsonPath:
             if not nodes:
                 break
         return nodes  # type: ignore[return-value]
+
+
+def item_index(where: Where) -> int | None:
+    """The index of the item a value was found in: the first `[*]`'s (or, in a JSONPath
+    location, the first index), or None for a path without one.
+
+    Example:
+        >>> item_index((2, 0)), item_index(()), item_index("$.results[4].file")
+        (2, None, 4)
+    """
+    if isinstance(where, tuple):
+        return where[0] if where else None
+    match = _FIRST_INDEX.search(where)
+    return int(match.group(1)) if match else None
+
+
+_FIRST_INDEX = re.compile(r"\[(\d+)\]")
 
 
 def _walk_keys(node: Any, keys: tuple[str, ...]) -> Any:
@@ -231,6 +295,13 @@ def _values_function(
     one wildcard); anything else takes the general loop and drops the locations."""
     if _ALL not in steps and all(type(s) is str for s in steps):
         keys = tuple(str(s) for s in steps)
+        if len(keys) == 1:
+            key = keys[0]
+
+            def at_key(doc: Any) -> list[Any]:  # `a`: `has_fields`, `status`, …
+                return [doc[key]] if isinstance(doc, dict) and key in doc else []
+
+            return at_key
 
         def keys_only(doc: Any) -> list[Any]:
             value = _walk_keys(doc, keys)
@@ -244,6 +315,15 @@ def _values_function(
 
         one_key = prefix[0] if len(prefix) == 1 else None
         shape = min(len(suffix), 3)
+        if one_key is not None and shape == 1:
+
+            def items_key(doc: Any) -> list[Any]:  # `a[*].b`: the most common shape
+                array = doc.get(one_key) if isinstance(doc, dict) else None
+                if not isinstance(array, list):
+                    return []
+                return [item[first] for item in array if isinstance(item, dict) and first in item]
+
+            return items_key
 
         def one_wildcard(doc: Any) -> list[Any]:
             # No call per item: this runs for most checks of an expect suite.

@@ -13,14 +13,13 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
-from chatassert._base import Assertion, QuickTest, not_needed
-from chatassert._errors import RegexTimeoutError
+from chatassert._base import Assertion, not_needed
 from chatassert._history import at_turn
 from chatassert._jsonbase import JsonCheck
 from chatassert._judging import planning_enabled, run_sync
@@ -180,16 +179,17 @@ class Case:
         return any(a.needs_judge() for a in self.assertions())
 
     @cached_property
-    def _quick_tests(self) -> tuple[tuple[Assertion, QuickTest | None], ...]:
-        """Each whole-subject check with its quick test (compiled closures: not pickled), or
-        None for a check that is not a JSON check: it reads the response as given."""
-        return tuple(
-            (a, a._quick_test() if isinstance(a, JsonCheck) else None) for a in self.checks
-        )
+    def _json_checks(self) -> tuple[Callable[[dict[str, Any]], Result], ...] | None:
+        """For a `json` case of JSON checks alone (not skipped, no steps, no judge), each
+        check's `check` of a JSON object (compiled closures: not pickled); else None."""
+        if self.subject != "json" or self.skip is not None or self.steps or self._judged:
+            return None
+        checks = tuple(a._json_check() for a in self.checks if isinstance(a, JsonCheck))
+        return checks if len(checks) == len(self.checks) else None
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.pop("_quick_tests", None)
+        state.pop("_json_checks", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -205,6 +205,8 @@ class Case:
         combinator) reads the response as it is given, on both `check` and `acheck`.
         """
         start = perf_counter()
+        if type(subject) is dict and (checks := self._json_checks) is not None:
+            return self._finish([check(subject) for check in checks], start)  # the hot path
         if self.skip is not None:
             return self._skipped(start)
         if self.steps and not self._judged:
@@ -214,23 +216,15 @@ class Case:
             return result
         if self.subject == "json":
             data = subject if type(subject) is dict else _json_once(subject)
-            if type(data) is dict:
-                results = []
-                for a, quick in self._quick_tests:  # a check whose quick test is certain
-                    if quick is None:  # not a JSON check: it reads the response as given
-                        results.append(a.check(subject))
-                        continue
-                    try:  # skips `check`: named and placed here, as `check` would
-                        known = quick(data)
-                        results.append(
-                            a._check_in_full(data) if known is None else a._in_spec(known)
-                        )
-                    except RegexTimeoutError as exc:  # the full check gets what time is left
-                        results.append(a._check_after_timeout(data, exc))
-                    except Exception:  # a quick test failed: let the check report for itself
-                        results.append(a._check_in_full(data))
-            else:
+            if type(data) is not dict:
                 results = [a.check(data) for a in self.checks]
+            elif (checks := self._json_checks) is not None:
+                results = [check(data) for check in checks]  # decoded from text
+            else:  # a check that is not a JSON check reads the response as given
+                results = [
+                    a.check(data) if isinstance(a, JsonCheck) else a.check(subject)
+                    for a in self.checks
+                ]
             return self._finish(results, start)
         conversation = self._prepared(subject)
         results = []
