@@ -438,7 +438,7 @@ def _out_of_range(values: Sequence[Any], low: float, high: float) -> list[int]:
     return [
         k
         for k, value in enumerate(values)
-        if ((kind := type(value)) is not int and kind is not float) or not low <= value <= high
+        if ((kind := type(value)) is not float and kind is not int) or not low <= value <= high
     ]
 
 

@@ -265,7 +265,7 @@ class Offenders:
     def at(cls, path: JsonPath, doc: Any, values: list[Any], positions: list[int]) -> Offenders:
         """The values at `positions` of `values` (what `path.values(doc)` gave), located: the
         loops that test many values note where they failed, and only those are located."""
-        bad = cls()
+        bad = cls.__new__(cls)  # every field is set here
         bad.count = len(positions)
         shown = positions if len(positions) <= MAX_OFFENDING else positions[:MAX_OFFENDING]
         bad.items = items = [
