@@ -13,12 +13,16 @@ from pydantic import ValidationError
 from chatassert import Contains, Conversation, ToolCall, ToolResult, Turn
 from chatassert._models import (
     NotJSONError,
+    _msgspec_loads,
+    _scanned,
     as_conversation,
     as_json,
     as_turn,
     loads_json,
     pair_results,
 )
+
+_DECODED = _msgspec_loads()
 
 
 def call(call_id: str | None, name: str, arguments: str = "{}") -> dict[str, Any]:
@@ -563,4 +567,7 @@ def test_loads_json_reads_what_json_loads_reads(text: str, after: str, before: s
         # NaN compares unequal to itself, its text does not; the type tells 1 from 1.0
         return "value", repr(value)
 
-    assert outcome(loads_json) == outcome(json.loads)
+    expected = outcome(json.loads)
+    assert outcome(loads_json) == expected
+    assert outcome(_scanned) == expected  # the decoder of a process's first texts
+    assert outcome(_DECODED) == expected  # the decoder of the rest

@@ -8,6 +8,7 @@ chat `messages` from which its text (G1), tool calls (G2), tool results and medi
 from __future__ import annotations
 
 import json
+import json.scanner
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, Self, TypeAlias
@@ -78,12 +79,13 @@ _FROZEN = ConfigDict(
 def loads_json(text: str) -> Any:
     """`json.loads(text)`, at a fraction of its cost on the common, valid text.
 
-    Logs hold millions of JSON texts (lines, tool-call arguments). They are decoded with
-    msgspec's decoder (a core dependency, imported at the first call), which keeps integers of
-    any size exactly, as `json` does; any text it does not accept (`NaN`, a number out of a
-    double's range, an escaped lone surrogate, malformed or too deeply nested text) goes through
-    `json.loads`, so values and errors are exactly those of `json.loads` (a property test holds
-    the two to the same value or the same error on random texts).
+    Logs hold millions of JSON texts (lines, tool-call arguments). Once a process has decoded
+    a few hundred (`_WARM`), they are decoded with msgspec's decoder (a core dependency, which
+    keeps integers of any size exactly, as `json` does): a short log never pays for importing
+    it. Before that, and for any text msgspec does not accept (`NaN`, a number out of a
+    double's range, an escaped lone surrogate, malformed or too deeply nested text), `json`
+    decodes: values and errors are exactly those of `json.loads` (a property test holds both
+    decoders to it on random texts).
 
     Example:
         >>> loads_json('{"city": "Paris"}'), loads_json(' [1] ')
@@ -92,9 +94,27 @@ def loads_json(text: str) -> Any:
     return _LOADS(text)
 
 
-def _first_loads(text: str) -> Any:
-    """`loads_json` on its first call: import the decoder, then decode with it from now on."""
-    global _LOADS
+_SCAN: Any = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+
+_JSON_SPACE = " \t\n\r"
+"""The whitespace JSON allows around a value (`str.isspace` allows more)."""
+
+
+def _scanned(text: str) -> Any:
+    """`json.loads(text)` through the decoder's own scanner: a value that starts at the first
+    character and ends at the last (or before JSON whitespace only, as a line read with its
+    newline) skips `json.loads`'s fixed cost; any other text goes through `json.loads`."""
+    try:
+        value, end = _SCAN(text, 0)
+    except (StopIteration, ValueError):
+        return json.loads(text)
+    if end == len(text) or not text[end:].strip(_JSON_SPACE):
+        return value
+    return json.loads(text)
+
+
+def _msgspec_loads() -> Callable[[str], Any]:
+    """`json.loads` through msgspec's decoder, `json` deciding whatever msgspec refuses."""
     import msgspec
 
     decode = msgspec.json.Decoder().decode
@@ -105,11 +125,23 @@ def _first_loads(text: str) -> Any:
         except Exception:  # whatever msgspec refuses, json decides
             return json.loads(text)
 
-    _LOADS = loads
-    return loads(text)
+    return loads
 
 
-_LOADS: Callable[[str], Any] = _first_loads
+_WARM = 256
+"""How many texts a process decodes with `json` before it imports msgspec (about 10 ms)."""
+
+
+def _warming(text: str) -> Any:
+    """`loads_json` for the first `_WARM` texts of a process; then msgspec takes over."""
+    global _LOADS, _WARM
+    _WARM -= 1
+    if _WARM <= 0:
+        _LOADS = _msgspec_loads()
+    return _scanned(text)
+
+
+_LOADS: Callable[[str], Any] = _warming
 
 
 def parse_arguments(raw: object) -> tuple[dict[str, Any], str | None, str | None]:

@@ -2,7 +2,8 @@
 
 `chatassert --version` loads no part of the library; a run of deterministic checks loads
 neither the event loop (asyncio: only judged checks await) nor multiprocessing (only
-`--jobs N`) nor the XML and HTTP modules (`xml.sax.saxutils` imports `urllib.request`).
+`--jobs N`) nor the XML and HTTP modules (`xml.sax.saxutils` imports `urllib.request`); a
+short log is decoded without msgspec, which a log loads once it is long enough to pay for it.
 Each command runs in a fresh interpreter, as a user starts it.
 """
 
@@ -23,7 +24,14 @@ except SystemExit as exc:
 print({names!r} and sorted(m for m in {names!r} if m in sys.modules), code, file=sys.stderr)
 """
 
-_HEAVY = ("asyncio", "multiprocessing", "concurrent.futures.process", "urllib.request", "ssl")
+_HEAVY = (
+    "asyncio",
+    "multiprocessing",
+    "concurrent.futures.process",
+    "urllib.request",
+    "ssl",
+    "msgspec",
+)
 
 
 def _loaded(args: list[str], names: tuple[str, ...], cwd: Path) -> tuple[list[str], str]:
@@ -37,7 +45,7 @@ def _loaded(args: list[str], names: tuple[str, ...], cwd: Path) -> tuple[list[st
 
 
 def test_version_loads_no_part_of_the_library(tmp_path: Path) -> None:
-    names = ("chatassert._cli._options", "chatassert.reporting", "pydantic", "yaml")
+    names = ("chatassert._cli._options", "chatassert.reporting", "pydantic", "yaml", "msgspec")
     loaded, code = _loaded(["--version"], names, tmp_path)
     assert (loaded, code) == ([], "0")
 
@@ -63,3 +71,14 @@ def test_jobs_loads_the_process_pool_it_needs(tmp_path: Path) -> None:
     args = ["check", "--assert", spec, "log.jsonl", "--jobs", "2", "-q"]
     loaded, code = _loaded(args, ("concurrent.futures.process",), tmp_path)
     assert (loaded, code) == (["concurrent.futures.process"], "0")
+
+
+def test_a_long_log_is_decoded_by_msgspec(tmp_path: Path) -> None:
+    line = (
+        '{"messages": [{"role": "user", "content": "hi"}, '
+        '{"role": "assistant", "content": "hello"}]}\n'
+    )
+    (tmp_path / "log.jsonl").write_text(line * 300)
+    args = ["check", "--assert", "{type: contains, value: hello}", "log.jsonl"]
+    loaded, code = _loaded(args, ("msgspec",), tmp_path)
+    assert (loaded, code) == (["msgspec"], "0")
