@@ -161,7 +161,7 @@ def _subject_words(location: str) -> tuple[str, str]:
 class _PatternEach(PathCheck):
     __slots__ = ("_compiled", "_prefixes", "regex")
     expect_form = "fields"
-    fused = True
+    _fused = True
     options = ("regex_timeout",)
     params = (
         PATH_PARAM,
@@ -444,7 +444,7 @@ def _out_of_range(values: Sequence[Any], low: float, high: float) -> list[int]:
 
 class _Range(PathCheck):
     __slots__ = ("_high", "_low", "_range", "max", "min")
-    fused = True
+    _fused = True
     params = (
         PATH_PARAM,
         Param("min", "number", default=None, doc="the smallest allowed value"),
@@ -532,7 +532,7 @@ class InRange(_Range, EachValue):
     __slots__ = ()
     kind = "expect_range_check"
     dialect_names = {"expect": "range_check"}
-    vacuous = False  # no value, even at a wildcard path: a missing field
+    _vacuous = False  # no value, even at a wildcard path: a missing field
 
 
 @register

@@ -483,17 +483,17 @@ class PathCheck(JsonCheck):
     """A check over the values at a path.
 
     A path check whose rule is a loop over the values (`_offending`) and whose `_eval` is the
-    one below sets `fused`: checking a JSON object then runs that loop once, for a pass and
+    one below sets `_fused`: checking a JSON object then runs that loop once, for a pass and
     for a failure alike, rather than a quick test and then, on failure, the full evaluation.
     """
 
     __slots__ = ("_path", "path")
     expect_form = "fields"
-    vacuous: ClassVar[bool] = True
+    _vacuous: ClassVar[bool] = True
     """Whether zero values at a path that may select several pass (with `checked: 0`); when
     not, no value is a missing field, as it is for a path that names one field."""
-    fused: ClassVar[bool] = False
-    """Whether `_eval` is: no value a missing field (see `vacuous`), else `_offending` over the
+    _fused: ClassVar[bool] = False
+    """Whether `_eval` is: no value a missing field (see `_vacuous`), else `_offending` over the
     values, and a pass when nothing offends, else `_failure`."""
     path: str
     _path: JsonPath
@@ -521,7 +521,7 @@ class PathCheck(JsonCheck):
         if all_ok is None:
             return _never
         values_of, memo_get, passed = self._path.values, self._memo.get, self._passed
-        empty_passes = self._path.fans_out and self.vacuous
+        empty_passes = self._path.fans_out and self._vacuous
 
         def quick(data: Any) -> Result | None:
             values = values_of(data)
@@ -542,9 +542,9 @@ class PathCheck(JsonCheck):
         raise NotImplementedError
 
     def _eval_values(self, data: Any) -> Result:
-        """The `_eval` of a fused check (see `fused`)."""
+        """The `_eval` of a fused check (see `_fused`)."""
         values = self._path.values(data)
-        if not values and not (self._path.fans_out and self.vacuous):
+        if not values and not (self._path.fans_out and self._vacuous):
             return self._missing(self.path, self._expected())
         positions = self._offending(values)
         return self._failure(data, values, positions) if positions else self._passed(len(values))
@@ -553,7 +553,7 @@ class PathCheck(JsonCheck):
         """For a fused check, `check` of a JSON object in one pass over its values: the
         failure `_eval` would explain, made what `check` makes of it (`_as_checked`); a
         missing field and whatever raises go to `check` without its quick test."""
-        if not self.fused or self.judged:
+        if not self._fused or self.judged:
             return super()._compile_check()
         values_of, offending, failure = self._path.values, self._offending, self._failure
         memo_get, passed, in_full, after_timeout, as_checked = (
@@ -563,7 +563,7 @@ class PathCheck(JsonCheck):
             self._check_after_timeout,
             self._as_checked,
         )
-        empty_passes = self._path.fans_out and self.vacuous
+        empty_passes = self._path.fans_out and self._vacuous
 
         def run(data: dict[str, Any]) -> Result:
             try:

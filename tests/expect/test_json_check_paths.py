@@ -2,7 +2,7 @@
 
 A JSON check answers a JSON object through a compiled path (`JsonCheck._json_check`): its
 quick test, then `_check` made into what `check` returns (`_as_checked`); a path check whose
-rule is a loop over the values (`PathCheck.fused`: `all_match_pattern`, `none_match_pattern`,
+rule is a loop over the values (`PathCheck._fused`: `all_match_pattern`, `none_match_pattern`,
 `all_in_range`, `range_check`) runs that loop once for a pass and a failure alike, and locates
 only the values that broke it. These properties hold every such path to the general one,
 `Assertion.check` (`_check`, then the failure pointed at its evidence, the message, the place
