@@ -389,9 +389,11 @@ class JsonCheck(Assertion):
             self._check_in_full,
             self._check_after_timeout,
         )
-        evaluate, as_checked = (
-            (None, None) if self._searches or self.judged else (self._check, self._as_checked)
+        plain = not (self._searches or self.judged)  # else `check` opens a budget or times it
+        evaluate = (  # `_check` of a JSON object is `_eval`, unless a subclass says otherwise
+            self._eval if type(self)._check is JsonCheck._check else self._check
         )
+        as_checked = self._as_checked
 
         def run(data: dict[str, Any]) -> Result:
             try:
@@ -402,7 +404,7 @@ class JsonCheck(Assertion):
                 return in_full(data)
             if result is not None:
                 return result
-            if evaluate is None or as_checked is None:
+            if not plain:
                 return in_full(data)
             try:
                 result = evaluate(data)
@@ -552,7 +554,11 @@ class PathCheck(JsonCheck):
     def _compile_check(self) -> Callable[[dict[str, Any]], Result]:
         """For a fused check, `check` of a JSON object in one pass over its values: the
         failure `_eval` would explain, made what `check` makes of it (`_as_checked`); a
-        missing field and whatever raises go to `check` without its quick test."""
+        missing field and whatever raises go to `check` without its quick test.
+
+        The loop runs as a quick test does, outside a regex budget: a search out of time
+        leaves the full check what is left of the limit (`_check_after_timeout`).
+        """
         if not self._fused or self.judged:
             return super()._compile_check()
         values_of, offending, failure = self._path.values, self._offending, self._failure
