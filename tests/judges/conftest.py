@@ -1,11 +1,14 @@
-"""Fixtures: a loopback HTTP server per test, judges pointed at it with tiny backoff."""
+"""Fixtures: a loopback HTTP server per test, judges pointed at it with tiny backoff; HTTP/2
+servers (hypercorn, and one that misbehaves) with a certificate authority made for the test."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from faulty_h2 import Authority, FaultyH2Server, HypercornServer
 from loopback import SECRET, LoopbackServer
 
 from chatassert.judges import AnthropicJudge, OpenAIJudge
@@ -70,3 +73,44 @@ def anthropic_judge(server: LoopbackServer) -> Callable[..., AnthropicJudge]:
         )
 
     return make
+
+
+@pytest.fixture
+def authority(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Authority:
+    """A certificate authority made for the test, trusted by judges through SSL_CERT_FILE."""
+    made = Authority(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(made.ca_file))
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    return made
+
+
+@pytest.fixture
+def hypercorn() -> Iterator[Callable[..., HypercornServer]]:
+    """Start hypercorn servers for a test and stop them after it."""
+    servers: list[HypercornServer] = []
+
+    def start(authority: Authority | None = None, **options: Any) -> HypercornServer:
+        server = HypercornServer(authority, **options)
+        servers.append(server)
+        server.start()
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def faulty_h2(authority: Authority) -> Iterator[Callable[..., FaultyH2Server]]:
+    """Start misbehaving HTTP/2 servers (trusted through `authority`) and stop them after."""
+    servers: list[FaultyH2Server] = []
+
+    def start(**options: Any) -> FaultyH2Server:
+        server = FaultyH2Server(authority, **options)
+        servers.append(server)
+        server.start()
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()

@@ -7,7 +7,13 @@ certificate authority made for the test (`trustme`).
 answers goes wrong in one of the ways HTTP/2 allows: a stale second answer on the stream just
 answered (in the same packet or a moment later, while other streams are in flight), a reset of
 the stream (`RST_STREAM`), a reset of the whole connection with every stream on it, a body cut
-short by a dropped connection, or interim 1xx responses first.
+short by a dropped connection, or interim 1xx responses first. Faults chosen by name only
+(`faults=` or a `script` of the answers in order) cover what a client must survive without
+losing a request: a stream refused before processing (`REFUSED_STREAM`), a `GOAWAY` that left
+the stream unprocessed, no answer at all (`silent`), headers and then nothing (`stall`), and a
+good verdict padded past the stream's flow-control window (`large`, sent as the client's
+window updates allow). It counts what the client did: the streams it reset and the `GOAWAY`
+it sent before closing.
 
 `HypercornServer` counts what a client made of it: requests, the HTTP versions they came over,
 and the connections they came on (by the client's port). Run as a script (`python faulty_h2.py
@@ -42,6 +48,10 @@ from hyperframe.frame import DataFrame, HeadersFrame
 from loopback import serving_script
 
 H2_FAULTS = ("double", "double_later", "reset_stream", "reset", "truncate", "interim")
+"""The faults a random share of the answers gets by default."""
+
+H2_NAMED_FAULTS = ("refuse", "goaway", "silent", "stall", "large")
+"""Faults given by name only (`faults=` or `script=`)."""
 
 
 class Authority:
@@ -67,9 +77,13 @@ class Authority:
         return context
 
 
-def _verdict_body(passed: bool, reason: str) -> bytes:
+def _verdict_body(passed: bool, reason: str, padding: int = 0) -> bytes:
     content = json.dumps({"passed": passed, "score": 1.0 if passed else 0.0, "reason": reason})
-    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
+    body: dict[str, Any] = {
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]
+    }
+    if padding:
+        body["padding"] = "x" * padding
     return json.dumps(body).encode()
 
 
@@ -123,17 +137,25 @@ class FaultyH2Server:
         rate: float = 0.2,
         faults: Sequence[str] = H2_FAULTS,
         seed: int = 7,
+        script: Sequence[str] = (),
+        padding: int = 200_000,
     ) -> None:
         self.authority = authority
         self.rate = rate
         self.faults = tuple(faults)
         self.random = random.Random(seed)
+        self.script = list(script)
+        self.padding = padding
         self.injected: Counter[str] = Counter()
         self.requests = 0
         self.connections = 0
+        self.ended = 0  # connections closed, by either side
+        self.cancelled = 0  # streams the client reset
+        self.goodbyes = 0  # GOAWAY frames the client sent
         self._runner = _Thread()
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._windows: dict[h2.connection.H2Connection, asyncio.Event] = {}
 
     @property
     def url(self) -> str:
@@ -176,10 +198,16 @@ class FaultyH2Server:
         writer.write(conn.data_to_send())
         bodies: dict[int, bytearray] = {}
         answers: set[asyncio.Task[None]] = set()
+        windows = asyncio.Event()  # set when the client opens a flow-control window
+        self._windows[conn] = windows
         try:
             while data := await reader.read(65536):
                 for event in conn.receive_data(data):
-                    if isinstance(event, h2.events.RequestReceived):
+                    if isinstance(event, h2.events.WindowUpdated | h2.events.StreamReset):
+                        windows.set()
+                    if isinstance(event, h2.events.StreamReset):
+                        self.cancelled += 1
+                    elif isinstance(event, h2.events.RequestReceived):
                         bodies[event.stream_id] = bytearray()
                     elif isinstance(event, h2.events.DataReceived):
                         bodies[event.stream_id] += event.data
@@ -194,6 +222,7 @@ class FaultyH2Server:
                         answers.add(answer)
                         answer.add_done_callback(answers.discard)
                     elif isinstance(event, h2.events.ConnectionTerminated):
+                        self.goodbyes += 1
                         return
                 writer.write(conn.data_to_send())
                 await writer.drain()
@@ -203,7 +232,35 @@ class FaultyH2Server:
             for answer in list(answers):
                 answer.cancel()
             writer.transport.abort()
+            self._windows.pop(conn, None)
+            self.ended += 1
             self._tasks.discard(task)
+
+    def _fault(self) -> str:
+        if self.script:
+            return self.script.pop(0)
+        return self.random.choice(self.faults) if self.random.random() < self.rate else "ok"
+
+    async def _send_flowing(
+        self,
+        conn: h2.connection.H2Connection,
+        writer: asyncio.StreamWriter,
+        stream: int,
+        body: bytes,
+    ) -> None:
+        """Send `body` on `stream` as the client's flow-control windows allow, then end it."""
+        windows = self._windows[conn]
+        while body:
+            window = conn.local_flow_control_window(stream)
+            size = min(window, conn.max_outbound_frame_size, len(body))
+            if size <= 0:
+                windows.clear()
+                await windows.wait()
+                continue
+            conn.send_data(stream, body[:size], end_stream=size == len(body))
+            body = body[size:]
+            writer.write(conn.data_to_send())
+            await writer.drain()
 
     async def _answer(
         self,
@@ -216,10 +273,30 @@ class FaultyH2Server:
         match = TAG.search(request.decode("utf-8", "replace"))
         tag = int(match.group(1)) if match else -1
         good = _verdict_body(expected(tag), f"item {tag}")
-        fault = self.random.choice(self.faults) if self.random.random() < self.rate else "ok"
+        fault = self._fault()
         self.injected[fault] += 1
         await asyncio.sleep(self.random.random() * 0.003)
         try:
+            if fault in ("silent", "stall"):  # no answer, or headers and no body: never ends
+                if fault == "stall":
+                    conn.send_headers(stream, _head(good))
+                    writer.write(conn.data_to_send())
+                return
+            if fault == "large":
+                large = _verdict_body(expected(tag), f"item {tag}", self.padding)
+                conn.send_headers(stream, _head(large))
+                await self._send_flowing(conn, writer, stream, large)
+                return
+            if fault == "refuse":  # before processing: the client may send it again
+                conn.reset_stream(stream, h2.errors.ErrorCodes.REFUSED_STREAM)
+                writer.write(conn.data_to_send())
+                return
+            if fault == "goaway":  # this stream and later ones left unprocessed
+                conn.close_connection(last_stream_id=max(stream - 2, 0))
+                writer.write(conn.data_to_send())
+                await writer.drain()
+                writer.transport.abort()
+                return
             if fault == "reset":
                 writer.transport.abort()  # every stream of the connection goes with it
                 return
@@ -265,8 +342,10 @@ class HypercornServer:
     """hypercorn on 127.0.0.1 serving verdicts after `delay` seconds, counting what it saw.
 
     Over TLS (`authority`) it offers `alpn` (HTTP/2 and HTTP/1.1 by default); without it, it
-    serves plain HTTP/1.1 and HTTP/2 with prior knowledge. `versions` counts the requests by
-    HTTP version, `clients` by the client's (host, port): one entry per connection.
+    serves plain HTTP/1.1 and HTTP/2 with prior knowledge; an HTTP/2 connection carries at most
+    `max_streams` streams at once. `versions` counts the requests by HTTP version, `clients` by
+    the client's (host, port): one entry per connection; `headers` holds each request's
+    headers, `bodies` the size of each request's body.
     """
 
     def __init__(
@@ -275,12 +354,16 @@ class HypercornServer:
         *,
         alpn: Sequence[str] = ("h2", "http/1.1"),
         delay: float = 0.0,
+        max_streams: int = 100,
     ) -> None:
         self.authority = authority
         self.alpn = tuple(alpn)
         self.delay = delay
+        self.max_streams = max_streams
         self.versions: Counter[str] = Counter()
         self.clients: Counter[tuple[str, int]] = Counter()
+        self.headers: list[list[tuple[bytes, bytes]]] = []
+        self.bodies: list[int] = []
         self._runner = _Thread()
         self._stopped: asyncio.Event | None = None
         self._served: asyncio.Future[None] | None = None
@@ -316,6 +399,8 @@ class HypercornServer:
                 break
         self.versions[scope["http_version"]] += 1
         self.clients[tuple(scope["client"])] += 1
+        self.headers.append(list(scope["headers"]))
+        self.bodies.append(len(body))
         match = TAG.search(body.decode("utf-8", "replace"))
         tag = int(match.group(1)) if match else 1
         await asyncio.sleep(self.delay)
@@ -340,6 +425,7 @@ class HypercornServer:
         config = Config()
         config.bind = [f"fd://{listener.fileno()}"]
         config.alpn_protocols = list(self.alpn)
+        config.h2_max_concurrent_streams = self.max_streams
         config.accesslog = config.errorlog = None
         if self.authority is not None:
             config.certfile = config.keyfile = str(self.authority.key_file)

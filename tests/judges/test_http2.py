@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 import pickle
 import sys
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,31 +16,6 @@ from faulty_h2 import Authority, HypercornServer
 from chatassert import LLMRubric, Result
 from chatassert.errors import MissingExtraError
 from chatassert.judges import OpenAIJudge, check_many
-
-
-@pytest.fixture
-def authority(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Authority:
-    """A certificate authority made for the test, trusted by judges through SSL_CERT_FILE."""
-    made = Authority(tmp_path)
-    monkeypatch.setenv("SSL_CERT_FILE", str(made.ca_file))
-    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
-    return made
-
-
-@pytest.fixture
-def hypercorn() -> Iterator[Callable[..., HypercornServer]]:
-    """Start hypercorn servers for a test and stop them after it."""
-    servers: list[HypercornServer] = []
-
-    def start(authority: Authority | None = None, **options: Any) -> HypercornServer:
-        server = HypercornServer(authority, **options)
-        servers.append(server)
-        server.start()
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
 
 
 def _check(url: str, count: int, concurrency: int, **options: Any) -> list[Result]:

@@ -1,19 +1,22 @@
 """Judges over HTTP: OpenAI-compatible chat completions and Anthropic Messages.
 
-Both share the transport: one `httpx.AsyncClient` per event loop (httpx's own transport, so the
-proxy variables and TLS settings users know apply, `SSL_CERT_FILE` and `SSL_CERT_DIR` among
-them), one deadline per request (connecting,
-sending and reading the whole reply, whatever pace the server keeps), a cap on the size of a
-reply, retries with exponential backoff and jitter on connection errors, timeouts, 429
-(honouring `Retry-After`) and 5xx, and no retry on other 4xx. Over HTTP/1.1 each request has
-a connection of its own: a reply cannot be told apart from a stale second answer to an earlier
-request on the same connection, so such a connection is never reused for another verdict. Over
-HTTP/2 each request is a stream of its own, and an answer carries the stream it belongs to, so
-one kept-alive connection carries many requests: a judge offers HTTP/2 over TLS (ALPN) when
-the `h2` package is installed (the `http2` extra), and speaks it over plain `http://` only when
-asked (`http2=True`, prior knowledge), since an HTTP/1.1-only server cannot read that. Each
-attempt also passes the request gate of its context (`use_request_gate`), keyed by provider
-and model, which a 429 (or a 503 with `Retry-After`) pauses for every process sharing it.
+Both share the transport: per event loop, httpx's own transport (so the proxy variables and
+TLS settings users know apply, `SSL_CERT_FILE` and `SSL_CERT_DIR` among them) and, for HTTP/2,
+a lean client of asyncio and `h2` (`_h2`: httpx's HTTP/2 path costs several times its CPU per
+request) with the same TLS settings; one deadline per request (connecting, sending and
+reading the whole reply, whatever pace the server keeps), a cap on the size of a reply,
+retries with exponential backoff and jitter on connection errors, timeouts, 429 (honouring
+`Retry-After`) and 5xx, and no retry on other 4xx. Over HTTP/1.1 each request has a
+connection of its own: a reply cannot be told apart from a stale second answer to an earlier
+request on the same connection, so such a connection is never reused for another verdict.
+Over HTTP/2 each request is a stream of its own, and an answer carries the stream it belongs
+to, so one kept-alive connection carries many requests: a judge offers HTTP/2 over TLS (ALPN)
+when the `h2` package is installed (the `http2` extra), and speaks it over plain `http://`
+only when asked (`http2=True`, prior knowledge), since an HTTP/1.1-only server cannot read
+that. Where a proxy is configured for the URL's scheme, HTTP/2 too goes through httpx, which
+speaks to proxies. Each attempt also passes the request gate of its context
+(`use_request_gate`), keyed by provider and model, which a 429 (or a 503 with `Retry-After`)
+pauses for every process sharing it.
 
 API keys are read from an environment variable when a request is sent and never stored on the
 judge, so they cannot show up in a repr, a pickle, a log line or an error message; the key and
@@ -37,10 +40,11 @@ import random
 import re
 import ssl
 import time
+import urllib.request
 import weakref
 import zlib
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import anyio
 import certifi
@@ -70,6 +74,9 @@ from chatassert.judges._prompts import (
     verdict_from,
     verdicts_from,
 )
+
+if TYPE_CHECKING:
+    from chatassert.judges import _h2
 
 __all__ = ["DEFAULT_MAX_REPLY_BYTES", "AnthropicJudge", "HTTPJudge", "OpenAIJudge"]
 
@@ -223,7 +230,7 @@ class HTTPJudge:
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Pools]
         self._clients = weakref.WeakKeyDictionary()
         self._closers: set[asyncio.Task[None]] = set()
-        self._ssl: ssl.SSLContext | None = None
+        self._ssl: _Contexts | None = None
 
     # -- identity -------------------------------------------------------------------------
 
@@ -398,18 +405,18 @@ class HTTPJudge:
                 outcome.prompt = _scrub(outcome.prompt, patterns)
         return outcome
 
-    def _client(self) -> httpx.AsyncClient:
+    def _pools(self) -> _Pools:
         loop = asyncio.get_running_loop()
         pools = self._clients.get(loop)
         if pools is None or pools.closed:
             if self._ssl is None:  # building one is slow; every loop's pools share it
-                self._ssl = _ssl_context()
-            pools = _Pools(self._ssl, self._protocols())
+                self._ssl = _Contexts()
+            pools = _Pools(self._ssl, self._protocols(), self.base_url, self.timeout)
             self._clients[loop] = pools
             task = loop.create_task(self._close_at_loop_end(loop, pools))
             self._closers.add(task)
             task.add_done_callback(self._closers.discard)
-        return pools.next()
+        return pools
 
     def _protocols(self) -> tuple[bool, bool]:
         """Whether the client speaks HTTP/1.1, and whether HTTP/2 (see `http2`)."""
@@ -433,54 +440,98 @@ class HTTPJudge:
                 del self._clients[loop]
             await pools.aclose()
 
-    async def _send(
-        self, url: str, body: dict[str, Any], headers: Mapping[str, str]
-    ) -> tuple[httpx.Response, bytes]:
-        """POST once on a connection of its own; return the response and its decoded body.
+    async def _send(self, url: str, body: dict[str, Any], headers: Mapping[str, str]) -> _Reply:
+        """POST once; return the reply with its decoded body.
 
+        Over HTTP/2 the request is a stream of a kept-alive connection (`_h2`, or httpx's
+        where a proxy is configured); over HTTP/1.1 it has a connection of its own.
         Connecting, sending and reading every byte of the reply share one deadline,
         `timeout` seconds: httpx's own timeouts bound each step alone, and a server that
         sends a byte now and then would keep every step short and the request going for ever.
 
         Raises:
-            TimeoutError: when the deadline passes first (the connection is closed).
+            TimeoutError: when the deadline passes first (the stream or connection is closed).
             JudgeError: when the decoded body grows past `max_reply_bytes`.
             httpx.RequestError: when the connection fails, `_CONNECTION_ENDS` included.
         """
-        values = {
-            **self.headers,
-            **headers,
-            "Connection": "close",
-            "Accept-Encoding": "gzip, deflate",  # decoded here, within the size cap
-        }
-        client = self._client()
+        values = {**self.headers, **headers}
+        if not any(name.lower() == "content-type" for name in values):
+            values["Content-Type"] = "application/json"
+        values["Accept-Encoding"] = "gzip, deflate"  # decoded here, within the size cap
+        content = _json_body(body)
+        pools = self._pools()
+        async with asyncio.timeout(self.timeout):
+            if pools.lean is not None:
+                reply = await self._send_h2(pools.lean, url, values, content)
+                if reply is not None:
+                    return reply
+            return await self._send_httpx(pools.client(), url, values, content)
+
+    async def _send_h2(
+        self, lean: _h2.H2Pool, url: str, values: dict[str, str], content: bytes
+    ) -> _Reply | None:
+        """POST on a stream of the lean HTTP/2 client; None when the server speaks HTTP/1.1."""
+        from chatassert.judges import _h2  # (h2 is an extra: imported where it is used)
+
+        target = _h2.target(url)
+        decoders: list[_Decoder] = []
+
+        def sink(headers: Mapping[str, str]) -> _Decoder:
+            decoders.append(_Decoder(headers.get("content-encoding", ""), self.max_reply_bytes))
+            return decoders[-1]
+
+        header_list, host = target.headers(values, len(content))
+        if host is not None:  # a `Host` of headers= is the request's authority
+            target = dataclasses.replace(
+                target,
+                pseudo=tuple((k, host if k == b":authority" else v) for k, v in target.pseudo),
+            )
+        try:
+            reply = await lean.post(target, header_list, content, sink)
+        except _h2.Http1Only:
+            return None
+        decoder = decoders[-1]
+        if decoder.problem:
+            raise JudgeError(f"{self.name}: {decoder.problem}")
+        return _Reply(reply.status, reply.headers, reply.reason, reply.encoding, decoder.body())
+
+    async def _send_httpx(
+        self, client: httpx.AsyncClient, url: str, values: dict[str, str], content: bytes
+    ) -> _Reply:
+        """POST through httpx's transport, never reusing an HTTP/1.1 connection."""
+        values["Connection"] = "close"
         request = client.build_request(
             "POST",
             url,
-            json=body,
+            content=content,
             # A non-ASCII value goes as its UTF-8 bytes (httpx would refuse it as text).
             headers=[(k.encode("ascii"), v.encode("utf-8")) for k, v in values.items()],
             timeout=self.timeout,
         )
-        async with asyncio.timeout(self.timeout):
-            try:
-                response = await client.send(request, stream=True)
-            except _CONNECTION_ENDS as exc:
-                raise _ended(exc, request) from exc
-            try:
-                encoding = response.headers.get("content-encoding", "")
-                decoder = _Decoder(encoding, self.max_reply_bytes)
+        try:
+            response = await client.send(request, stream=True)
+        except _CONNECTION_ENDS as exc:
+            raise _ended(exc, request) from exc
+        try:
+            encoding = response.headers.get("content-encoding", "")
+            decoder = _Decoder(encoding, self.max_reply_bytes)
+            if decoder.problem:
+                raise JudgeError(f"{self.name}: {decoder.problem}")
+            async for chunk in response.aiter_raw():
+                decoder.feed(chunk)
                 if decoder.problem:
                     raise JudgeError(f"{self.name}: {decoder.problem}")
-                async for chunk in response.aiter_raw():
-                    decoder.feed(chunk)
-                    if decoder.problem:
-                        raise JudgeError(f"{self.name}: {decoder.problem}")
-            except _CONNECTION_ENDS as exc:
-                raise _ended(exc, request) from exc
-            finally:
-                await response.aclose()
-        return response, decoder.body()
+        except _CONNECTION_ENDS as exc:
+            raise _ended(exc, request) from exc
+        finally:
+            await response.aclose()
+        return _Reply(
+            response.status_code,
+            response.headers,
+            response.reason_phrase,
+            response.encoding or "utf-8",
+            decoder.body(),
+        )
 
     async def aclose(self) -> None:
         """Close the connection pools of the running event loop (a later request reopens them)."""
@@ -513,20 +564,20 @@ class HTTPJudge:
         url: str,
         body: dict[str, Any],
         headers: Mapping[str, str],
-    ) -> tuple[httpx.Response, bytes]:
+    ) -> _Reply:
         """`_send` once `gate` admits `key`; a 429, or a 503 with `Retry-After`, pauses the key
         (before it is released, so no request slips through in between)."""
         await gate.acquire(key)
         try:
             record_judge_request(body.get("model"))
-            response, content = await self._send(url, body, headers)
-            status = response.status_code
+            reply = await self._send(url, body, headers)
+            status = reply.status
             if status == 429 or status == 503:
-                retry_after = _retry_after(response.headers)
+                retry_after = _retry_after(reply.headers)
                 if status == 429 or retry_after is not None:  # honoured up to max_retry_after
                     capped = None if retry_after is None else min(retry_after, self.max_retry_after)
                     await gate.pause(key, capped)
-            return response, content
+            return reply
         finally:
             await gate.release(key)
 
@@ -546,9 +597,9 @@ class HTTPJudge:
                 async with judge_slot():
                     if gate is None:
                         record_judge_request(body.get("model"))  # made, answered or not
-                        response, content = await self._send(url, body, headers)
+                        reply = await self._send(url, body, headers)
                     else:
-                        response, content = await self._gated(gate, key, url, body, headers)
+                        reply = await self._gated(gate, key, url, body, headers)
             except (httpx.TimeoutException, TimeoutError):
                 cause = (
                     f"timed out after {self.timeout:g} s (the deadline of one request: "
@@ -558,8 +609,8 @@ class HTTPJudge:
                 cause = f"connection failed ({type(exc).__name__}: {exc or 'no detail'})"
                 cause = self._redact(cause)
             else:
-                status = response.status_code
-                text = self._redact(content.decode(response.encoding or "utf-8", "replace"))
+                status, content = reply.status, reply.body
+                text = self._redact(content.decode(reply.encoding, "replace"))
                 if 200 <= status < 300:
                     try:
                         # Redacted here, so no raw reply kept in a result can hold the key.
@@ -576,16 +627,15 @@ class HTTPJudge:
                         ) from None
                 detail = shortened(text)
                 if status == 429 or status >= 500:
-                    cause = f"HTTP {status} {response.reason_phrase}: {detail}"
-                    retry_after = _retry_after(response.headers)
+                    cause = f"HTTP {status} {reply.reason}: {detail}"
+                    retry_after = _retry_after(reply.headers)
                 else:
                     resend = self._error_status(status, text, body)
                     if resend is not None:
                         body = resend
                         continue
                     raise JudgeError(
-                        f"{self.name}: HTTP {status} {response.reason_phrase} "
-                        f"(not retried): {detail}"
+                        f"{self.name}: HTTP {status} {reply.reason} (not retried): {detail}"
                     )
             attempt += 1
             if attempt >= attempts:
@@ -607,37 +657,90 @@ class HTTPJudge:
         )
 
 
-class _Pools:
-    """The HTTP client of one event loop, on httpx's own transport.
+@dataclasses.dataclass(frozen=True)
+class _Reply:
+    """A reply as `_post` reads it, over either client."""
 
-    HTTP/1.1 connections are never reused: without HTTP/2 none is kept alive, and every
-    request says `Connection: close` (which closes its HTTP/1.1 connection after the reply
-    even where HTTP/2 connections are kept; HTTP/2 drops the header). An HTTP/2 connection
-    is kept alive and carries one stream per request, up to the server's limit of concurrent
-    streams (httpx opens another connection past it).
+    status: int
+    headers: Mapping[str, str]  # looked up by lowercase name
+    reason: str
+    encoding: str
+    body: bytes
+
+
+class _Contexts:
+    """A judge's TLS contexts, built once (building one is slow): httpx's, on which httpx
+    sets the ALPN protocols itself, and the lean HTTP/2 client's, offering `h2` first; both
+    trust the same authorities (`_ssl_context`)."""
+
+    def __init__(self) -> None:
+        self.httpx = _ssl_context()
+        self.lean = _ssl_context()
+        self.lean.set_alpn_protocols(["h2", "http/1.1"])
+
+
+class _Pools:
+    """The HTTP clients of one event loop: the lean HTTP/2 client and httpx's transport.
+
+    HTTP/2 goes through the lean client (`_h2`), one kept-alive connection carrying a stream
+    per request, up to the server's limit of concurrent streams (another connection past
+    it), unless a proxy is configured for the URL's scheme: httpx honours proxies, and
+    carries HTTP/2 then. HTTP/1.1 goes through httpx, and its connections are never reused:
+    without HTTP/2 none is kept alive, and every request says `Connection: close` (which
+    closes its HTTP/1.1 connection after the reply even where HTTP/2 connections are kept).
+    An origin whose server chooses HTTP/1.1 over ALPN gets its later requests sent by httpx
+    straight away.
     """
 
-    def __init__(self, context: ssl.SSLContext, protocols: tuple[bool, bool]) -> None:
-        http1, http2 = protocols
-        self.client = httpx.AsyncClient(
-            verify=context,
-            follow_redirects=False,
-            http1=http1,
-            http2=http2,
-            limits=httpx.Limits(
-                max_connections=None, max_keepalive_connections=_KEPT_ALIVE if http2 else 0
-            ),
-        )
+    def __init__(
+        self, contexts: _Contexts, protocols: tuple[bool, bool], base_url: str, timeout: float
+    ) -> None:
+        self.contexts = contexts
+        self.http1, self.http2 = protocols
+        self.lean: _h2.H2Pool | None = None
+        scheme = base_url.partition("://")[0].lower()
+        if self.http2 and not _proxied(scheme):
+            from chatassert.judges import _h2  # (h2 is an extra: imported where it is used)
 
-    @property
-    def closed(self) -> bool:
-        return self.client.is_closed
+            self.lean = _h2.H2Pool(contexts.lean, timeout)
+        self._client: httpx.AsyncClient | None = None
+        self.closed = False
 
-    def next(self) -> httpx.AsyncClient:
-        return self.client
+    def client(self) -> httpx.AsyncClient:
+        """httpx's client (made on first use)."""
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                verify=self.contexts.httpx,
+                follow_redirects=False,
+                http1=self.http1 or self.lean is not None,  # the lean client's HTTP/1.1 origins
+                http2=self.http2 and self.lean is None,
+                limits=httpx.Limits(
+                    max_connections=None,
+                    max_keepalive_connections=_KEPT_ALIVE if self.http2 else 0,
+                ),
+            )
+        return self._client
 
     async def aclose(self) -> None:
-        await self.client.aclose()
+        """Close both clients' connections."""
+        self.closed = True
+        if self.lean is not None:
+            await self.lean.aclose()
+        if self._client is not None:
+            await self._client.aclose()
+
+
+def _proxied(scheme: str) -> bool:
+    """Whether a proxy is configured for `scheme` (as httpx reads it: `urllib`'s
+    `getproxies`, the `*_PROXY` variables and the system's settings); `NO_PROXY` is left to
+    httpx."""
+    proxies = urllib.request.getproxies()
+    return bool(proxies.get(scheme) or proxies.get("all"))
+
+
+def _json_body(body: dict[str, Any]) -> bytes:
+    """A request body as JSON (as httpx writes `json=`: UTF-8, compact, no NaN)."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 _CONNECTION_ENDS = (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError)
@@ -831,7 +934,7 @@ def _secret(secret: str) -> _Secret:
     return _Secret(secret, re.compile("|".join(f"(?:{d})" for d in depths)))
 
 
-def _retry_after(headers: httpx.Headers) -> float | None:
+def _retry_after(headers: Mapping[str, str]) -> float | None:
     """Read `retry-after-ms` or `Retry-After` (seconds or an HTTP date) as seconds."""
     millis = headers.get("retry-after-ms")
     if millis:
