@@ -295,6 +295,13 @@ class Assertion:
         finally:
             if budget is not None:  # most checks search nothing: no call
                 close_budget(budget)
+        return self._as_checked(result, subject)
+
+    def _as_checked(self, result: Result, subject: object) -> Result:
+        """`result`, what `_check(subject)` gave, made what `check` returns: a failure pointed
+        at its evidence, with the check's message, named and placed as its spec file has it
+        (for a check that calls its own rule directly, as JSON checks do on a decoded
+        object)."""
         if result.status is not _P and self.evidence_at is not None:
             result = self._point_at_evidence(result, subject)
         if self.message is not None and result.message is not self.message:

@@ -414,17 +414,6 @@ class JsonCheck(Assertion):
 
         return run
 
-    def _as_checked(self, result: Result, data: dict[str, Any]) -> Result:
-        """`result`, what `_check(data)` gave on a JSON object, made what `check` returns: a
-        failure pointed at its evidence, with the check's message, named and placed as its
-        spec file has it (what `Assertion.check` does after `_check`)."""
-        if result.status is not _P and self.evidence_at is not None:
-            result = self._point_at_evidence(result, data)
-        if self.message is not None and result.message is not self.message:
-            result = result._with_field("message", self.message)
-        spec = self._spec
-        return result if spec is None else spec.place(result)
-
     def _check_in_full(self, subject: object) -> Result:
         return super().check(subject)  # the check without its quick test
 
