@@ -10,16 +10,18 @@ the stream (`RST_STREAM`), a reset of the whole connection with every stream on 
 short by a dropped connection, or interim 1xx responses first. Faults chosen by name only
 (`faults=` or a `script` of the answers in order) cover what a client must survive without
 losing a request: a stream refused before processing (`REFUSED_STREAM`), a `GOAWAY` that left
-the stream unprocessed, no answer at all (`silent`), headers and then nothing (`stall`), and a
+the stream unprocessed, no answer at all (`silent`), headers and then nothing (`stall`), a
 good verdict padded past the stream's flow-control window (`large`, sent as the client's
-window updates allow). It counts what the client did: the streams it reset and the `GOAWAY`
-it sent before closing.
+window updates allow), and answers in frames a client meets rarely (`_WELL_FORMED`). It counts
+what the client did: the streams it reset, the PINGs it answered and the `GOAWAY` it sent
+before closing.
 
 `HypercornServer` counts what a client made of it: requests, the HTTP versions they came over,
 and the connections they came on (by the client's port). Run as a script (`python faulty_h2.py
---delay 0.05 --folder DIR`) it serves good verdicts over TLS in a process of its own, writes
-its authority's certificate to DIR, prints its base URL, and reports how many requests it
-received at `GET /count` (used by the benchmark).
+--delay 0.05 --folder DIR [--server hypercorn|h2]`) either serves good verdicts over TLS in a
+process of its own, answering after the delay, writes its authority's certificate to DIR,
+prints its base URL, and reports how many requests it received (and its CPU time) at `GET /count`
+(used by the benchmark).
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import random
 import socket
 import ssl
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -44,13 +48,18 @@ import h2.errors
 import h2.events
 import trustme
 from faulty import TAG, expected
-from hyperframe.frame import DataFrame, HeadersFrame
+from hyperframe.frame import DataFrame, GoAwayFrame, HeadersFrame
 from loopback import serving_script
 
 H2_FAULTS = ("double", "double_later", "reset_stream", "reset", "truncate", "interim")
 """The faults a random share of the answers gets by default."""
 
-H2_NAMED_FAULTS = ("refuse", "goaway", "silent", "stall", "large")
+_WELL_FORMED = ("padded", "continuation", "ping", "unknown", "graceful", "short", "stray")
+"""Answers in frames a client meets rarely: padded DATA, a header block continued past a
+frame, a PING first, an extension frame first, a GOAWAY keeping the stream first; and two
+that break the protocol: a body short of its Content-Length, DATA on a stream never opened."""
+
+H2_NAMED_FAULTS = ("refuse", "goaway", "silent", "stall", "large", *_WELL_FORMED)
 """Faults given by name only (`faults=` or `script=`)."""
 
 
@@ -85,6 +94,14 @@ def _verdict_body(passed: bool, reason: str, padding: int = 0) -> bytes:
     if padding:
         body["padding"] = "x" * padding
     return json.dumps(body).encode()
+
+
+def _method(headers: Sequence[tuple[bytes | str, bytes | str]]) -> str:
+    """A request's `:method` (h2 gives the headers as text here, whatever its stubs say)."""
+    for name, value in headers:
+        if name in (":method", b":method"):
+            return value.decode() if isinstance(value, bytes) else value
+    return ""
 
 
 def _head(body: bytes) -> list[tuple[str, str]]:
@@ -139,8 +156,10 @@ class FaultyH2Server:
         seed: int = 7,
         script: Sequence[str] = (),
         padding: int = 200_000,
+        delay: float | None = None,
     ) -> None:
         self.authority = authority
+        self.delay = delay
         self.rate = rate
         self.faults = tuple(faults)
         self.random = random.Random(seed)
@@ -152,6 +171,7 @@ class FaultyH2Server:
         self.ended = 0  # connections closed, by either side
         self.cancelled = 0  # streams the client reset
         self.goodbyes = 0  # GOAWAY frames the client sent
+        self.pongs = 0  # PINGs the client answered
         self._runner = _Thread()
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -198,6 +218,8 @@ class FaultyH2Server:
         writer.write(conn.data_to_send())
         bodies: dict[int, bytearray] = {}
         answers: set[asyncio.Task[None]] = set()
+        timers: list[asyncio.TimerHandle] = []
+        loop = asyncio.get_running_loop()
         windows = asyncio.Event()  # set when the client opens a flow-control window
         self._windows[conn] = windows
         try:
@@ -207,15 +229,32 @@ class FaultyH2Server:
                         windows.set()
                     if isinstance(event, h2.events.StreamReset):
                         self.cancelled += 1
+                    elif isinstance(event, h2.events.PingAckReceived):
+                        self.pongs += 1
                     elif isinstance(event, h2.events.RequestReceived):
-                        bodies[event.stream_id] = bytearray()
+                        if _method(event.headers) == "GET":  # GET /count
+                            seen = {"count": self.requests, "cpu": time.process_time()}
+                            count = json.dumps(seen).encode()
+                            conn.send_headers(event.stream_id, _head(count))
+                            conn.send_data(event.stream_id, count, end_stream=True)
+                        else:
+                            bodies[event.stream_id] = bytearray()
                     elif isinstance(event, h2.events.DataReceived):
                         bodies[event.stream_id] += event.data
                         conn.acknowledge_received_data(
                             event.flow_controlled_length, event.stream_id
                         )
                     elif isinstance(event, h2.events.StreamEnded):
-                        body = bytes(bodies.pop(event.stream_id, b""))
+                        if event.stream_id not in bodies:  # answered already (GET /count)
+                            continue
+                        body = bytes(bodies.pop(event.stream_id))
+                        if self.delay is not None and not self.rate and not self.script:
+                            # No fault to inject: a timer answers, with no task of its own.
+                            later = functools.partial(
+                                self._answer_well, conn, writer, event.stream_id, body
+                            )
+                            timers.append(loop.call_later(self.delay, later))
+                            continue
                         answer = asyncio.ensure_future(
                             self._answer(conn, writer, event.stream_id, body)
                         )
@@ -231,10 +270,33 @@ class FaultyH2Server:
         finally:
             for answer in list(answers):
                 answer.cancel()
+            for timer in timers:
+                timer.cancel()
             writer.transport.abort()
             self._windows.pop(conn, None)
             self.ended += 1
             self._tasks.discard(task)
+
+    def _answer_well(
+        self,
+        conn: h2.connection.H2Connection,
+        writer: asyncio.StreamWriter,
+        stream: int,
+        request: bytes,
+    ) -> None:
+        """Answer `request` with the verdict it deserves, at once."""
+        self.requests += 1
+        self.injected["ok"] += 1
+        match = TAG.search(request.decode("utf-8", "replace"))
+        tag = int(match.group(1)) if match else -1
+        good = _verdict_body(expected(tag), f"item {tag}")
+        try:
+            conn.send_headers(stream, _head(good))
+            conn.send_data(stream, good, end_stream=True)
+        except h2.exceptions.ProtocolError:  # the client reset the stream or left
+            return
+        if not writer.transport.is_closing():
+            writer.write(conn.data_to_send())
 
     def _fault(self) -> str:
         if self.script:
@@ -275,7 +337,7 @@ class FaultyH2Server:
         good = _verdict_body(expected(tag), f"item {tag}")
         fault = self._fault()
         self.injected[fault] += 1
-        await asyncio.sleep(self.random.random() * 0.003)
+        await asyncio.sleep(self.random.random() * 0.003 if self.delay is None else self.delay)
         try:
             if fault in ("silent", "stall"):  # no answer, or headers and no body: never ends
                 if fault == "stall":
@@ -299,6 +361,10 @@ class FaultyH2Server:
                 return
             if fault == "reset":
                 writer.transport.abort()  # every stream of the connection goes with it
+                return
+            if fault in _WELL_FORMED:  # a good verdict, in frames a client rarely meets
+                writer.write(self._well_formed(fault, conn, stream, good))
+                await writer.drain()
                 return
             if fault == "reset_stream":
                 conn.reset_stream(stream, h2.errors.ErrorCodes.INTERNAL_ERROR)
@@ -328,6 +394,29 @@ class FaultyH2Server:
             await writer.drain()
         except (ConnectionError, h2.exceptions.ProtocolError):
             pass
+
+    @staticmethod
+    def _well_formed(
+        fault: str, conn: h2.connection.H2Connection, stream: int, good: bytes
+    ) -> bytes:
+        """The bytes that answer `stream` with `good` as `fault` has it (see `_WELL_FORMED`)."""
+        before = b""
+        head = _head(good)
+        if fault == "ping":
+            conn.ping(b"chatasrt")
+        elif fault == "unknown":  # an extension frame (type 0xFA): skipped, RFC 9113 4.1
+            before = b"\x00\x00\x05\xfa\x00\x00\x00\x00\x00hello"
+        elif fault == "graceful":  # GOAWAY keeping this stream, then its answer
+            before = GoAwayFrame(0, last_stream_id=stream).serialize()
+        elif fault == "continuation":  # past a frame: HEADERS, then CONTINUATION
+            head.append(("x-filler", "f" * 40_000))
+        elif fault == "short":  # a body that ends short of its Content-Length
+            head = [*head[:-1], ("content-length", str(len(good) + 10))]
+        elif fault == "stray":  # DATA on a stream the client never opened
+            before = DataFrame(stream + 100, data=b"stray").serialize()
+        conn.send_headers(stream, head)
+        conn.send_data(stream, good, end_stream=True, pad_length=20 if fault == "padded" else None)
+        return before + conn.data_to_send()
 
     @staticmethod
     def _stale(conn: h2.connection.H2Connection, stream: int, body: bytes) -> bytes:
@@ -387,7 +476,8 @@ class HypercornServer:
             await send({"type": "lifespan.shutdown.complete"})
             return
         if scope["method"] == "GET" and scope["path"] == "/count":
-            count = json.dumps({"count": self.requests}).encode()
+            seen = {"count": self.requests, "cpu": time.process_time()}
+            count = json.dumps(seen).encode()
             await send({"type": "http.response.start", "status": 200, "headers": []})
             await send({"type": "http.response.body", "body": count})
             return
@@ -455,11 +545,12 @@ class HypercornServer:
 
 
 @contextlib.contextmanager
-def serving(delay: float, folder: Path) -> Iterator[str]:
+def serving(delay: float, folder: Path, server: str = "hypercorn") -> Iterator[str]:
     """Run this script as an HTTP/2 server over TLS in a process of its own, answering after
     `delay` seconds, its authority's certificate written to `folder / "test-ca.pem"`; yield
-    its base URL."""
-    with serving_script(__file__, "--delay", str(delay), "--folder", str(folder)) as url:
+    its base URL. `server` is `hypercorn` or `h2` (`FaultyH2Server` without faults)."""
+    args = ("--delay", str(delay), "--folder", str(folder), "--server", server)
+    with serving_script(__file__, *args) as url:
         yield url
 
 
@@ -467,8 +558,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--delay", type=float, default=0.05)
     parser.add_argument("--folder", type=Path, required=True)
+    parser.add_argument("--server", choices=("hypercorn", "h2"), default="hypercorn")
     args = parser.parse_args()
-    server = HypercornServer(Authority(args.folder), delay=args.delay)
+    server: HypercornServer | FaultyH2Server
+    if args.server == "h2":
+        server = FaultyH2Server(Authority(args.folder), rate=0, delay=args.delay)
+    else:
+        server = HypercornServer(Authority(args.folder), delay=args.delay)
     print(server.start(), flush=True)
     try:
         sys.stdin.read()  # serve until the parent closes our stdin

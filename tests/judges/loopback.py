@@ -2,7 +2,8 @@
 
 Each POST takes the next scripted `Reply` (or the default); every request is recorded. Run as a
 script (`python loopback.py --delay 0.05`) it serves good verdicts forever, prints its base URL,
-and reports how many requests it received at `GET /count` (used by the benchmark).
+and reports how many requests it received (and its CPU time) at `GET /count` (used by the
+benchmark).
 """
 
 from __future__ import annotations
@@ -204,7 +205,7 @@ class LoopbackServer:
                 pass
 
             def do_GET(self) -> None:
-                self._send(Reply({"count": server.count}))
+                self._send(Reply({"count": server.count, "cpu": time.process_time()}))
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)

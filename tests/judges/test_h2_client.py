@@ -176,6 +176,51 @@ def test_a_stream_a_goaway_left_unprocessed_goes_on_a_new_connection(
     assert server.connections == 2
 
 
+def test_answers_in_frames_a_client_meets_rarely_are_read(
+    faulty_h2: Callable[..., FaultyH2Server],
+) -> None:
+    script = ["padded", "continuation", "ping", "unknown"]
+    server = faulty_h2(rate=0, script=script)
+    results = _check(server.url, 6)
+    assert all(_right(r, i) for i, r in enumerate(results)), [r.reason for r in results]
+    assert all(server.injected[fault] == 1 for fault in script)
+    assert server.connections == 1
+    assert _wait_for(lambda: server.pongs == 1)  # the client answered the server's PING
+
+
+def test_a_goaway_keeping_the_stream_lets_its_reply_finish(
+    faulty_h2: Callable[..., FaultyH2Server],
+) -> None:
+    server = faulty_h2(rate=0, script=["ok", "graceful"])
+    results = _check(server.url, 3)  # retries=0: the kept stream is read, not sent again
+    assert all(_right(r, i) for i, r in enumerate(results)), [r.reason for r in results]
+    assert server.requests == 3
+    assert server.connections == 2  # no new stream on the connection the server closes
+
+
+def test_a_body_short_of_its_content_length_is_an_error_never_a_verdict(
+    faulty_h2: Callable[..., FaultyH2Server],
+) -> None:
+    server = faulty_h2(rate=0, script=["short"])
+    first, second = _check(server.url, 2)
+    assert first.status == "error"
+    assert "connection failed" in first.reason
+    assert "short of its Content-Length" in first.reason
+    assert _right(second, 1)
+    assert server.connections == 1  # a fault of one stream: the connection went on
+
+
+def test_a_frame_on_a_stream_never_opened_ends_the_connection(
+    faulty_h2: Callable[..., FaultyH2Server],
+) -> None:
+    server = faulty_h2(rate=0, script=["stray"])
+    [result] = _check(server.url, 1, retries=1)  # the retry goes on a new connection
+    assert _right(result, 0)
+    assert server.requests == 2
+    assert server.connections == 2
+    assert _wait_for(lambda: server.goodbyes >= 1)  # the client said why it hung up
+
+
 def test_the_connections_say_goodbye_when_their_loop_ends(
     faulty_h2: Callable[..., FaultyH2Server],
 ) -> None:

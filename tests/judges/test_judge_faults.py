@@ -342,6 +342,12 @@ def test_every_wait_of_a_judge_is_finite(options: dict[str, float]) -> None:
         OpenAIJudge("m", **options)
 
 
+@pytest.mark.parametrize("temperature", [float("nan"), float("inf"), float("-inf")])
+def test_a_temperature_that_json_cannot_carry_is_refused_at_once(temperature: float) -> None:
+    with pytest.raises(ValueError, match="temperature must be a finite number"):
+        OpenAIJudge("m", temperature=temperature)
+
+
 def test_proxy_variables_route_judge_traffic_through_the_proxy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import anyio
 import certifi
 import httpx
+import msgspec
 
 from chatassert._errors import JudgeError, MissingExtraError
 from chatassert._judging import (
@@ -220,6 +221,8 @@ class HTTPJudge:
         self.max_backoff = float(max_backoff)
         self.max_retry_after = float(max_retry_after)
         self.temperature = float(temperature)
+        if not math.isfinite(self.temperature):
+            raise ValueError(f"temperature must be a finite number, got {temperature!r}")
         self.max_tokens = max_tokens
         self.system_prompt = system_prompt
         self.prompt = prompt
@@ -370,8 +373,7 @@ class HTTPJudge:
         return [s for s in found if len(s) >= 4]
 
     def _patterns(self) -> list[_Secret]:
-        # Longest first: a header value holding the key is redacted whole, not around it.
-        return [_secret(s) for s in sorted(set(self._secrets()), key=len, reverse=True)]
+        return _patterns(tuple(self._secrets()))
 
     def _redact(self, text: str) -> str:
         return _scrub(text, self._patterns())
@@ -610,21 +612,22 @@ class HTTPJudge:
                 cause = self._redact(cause)
             else:
                 status, content = reply.status, reply.body
-                text = self._redact(content.decode(reply.encoding, "replace"))
                 if 200 <= status < 300:
                     try:
                         # Redacted here, so no raw reply kept in a result can hold the key.
-                        reply = self._redact_value(loads_strict(content))
-                        if isinstance(reply, dict) and isinstance(reply.get("usage"), dict):
-                            record_judge_usage(body.get("model"), reply["usage"])
-                        return reply
+                        data = self._redact_value(loads_strict(content))
                     except ValueError as exc:
+                        text = self._redact(content.decode(reply.encoding, "replace"))
                         raise JudgeReplyError(
                             f"{self.name}: HTTP {status} but the body is not a JSON reply "
                             f"({self._redact(str(exc))}): {shortened(text)!r}",
                             raw=text,
                             prompt=prompt,
                         ) from None
+                    if isinstance(data, dict) and isinstance(data.get("usage"), dict):
+                        record_judge_usage(body.get("model"), data["usage"])
+                    return data
+                text = self._redact(content.decode(reply.encoding, "replace"))
                 detail = shortened(text)
                 if status == 429 or status >= 500:
                     cause = f"HTTP {status} {reply.reason}: {detail}"
@@ -739,8 +742,9 @@ def _proxied(scheme: str) -> bool:
 
 
 def _json_body(body: dict[str, Any]) -> bytes:
-    """A request body as JSON (as httpx writes `json=`: UTF-8, compact, no NaN)."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    """A request body as compact UTF-8 JSON (as httpx writes `json=`, several times faster;
+    the only float a judge sends, its temperature, is finite)."""
+    return msgspec.json.encode(body)
 
 
 _CONNECTION_ENDS = (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError)
@@ -890,6 +894,13 @@ class _Secret:
         if "\\" not in text and self.plain not in text:
             return text  # every escaped form holds a backslash: nothing to search for
         return self.pattern.sub("[redacted]", text)
+
+
+@functools.lru_cache(maxsize=64)
+def _patterns(secrets: tuple[str, ...]) -> list[_Secret]:
+    """The patterns of `secrets`, longest first: a header value holding the key is redacted
+    whole, not around it. (The callers only read the list.)"""
+    return [_secret(s) for s in sorted(set(secrets), key=len, reverse=True)]
 
 
 @functools.lru_cache(maxsize=64)
