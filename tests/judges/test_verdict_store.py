@@ -3,7 +3,11 @@ judge built from the environment (`use_verdict_store`)."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from loopback import LoopbackServer, Reply, openai_verdict
@@ -110,3 +114,30 @@ def test_a_server_error_is_abandoned_too(server: LoopbackServer) -> None:
     judge = CachedJudge(OpenAIJudge("m", base_url=server.url + "/v1", retries=0), store)
     assert LLMRubric("x", judge=judge).check("y").status is Status.ERROR
     assert store.calls == ["aget", "abandon"]
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [None, "text", {"choices": [{"n": 1.5, "t": (1, 2)}]}, _Point(3), {"set": {1}}],
+    ids=["none", "text", "json", "dataclass", "not-json"],
+)
+def test_the_cache_file_stores_verdicts_as_it_always_has(tmp_path: Path, raw: object) -> None:
+    # Entries written before stay readable, and entries written now read the same elsewhere:
+    # the stored text is json.dumps(asdict(verdict)), raw as its repr when JSON cannot carry it.
+    verdict = Verdict(True, 0.5, "fine", raw, "the prompt")
+    cache = VerdictCache(tmp_path / "c.sqlite3")
+    cache.put_many([("k", verdict)])
+    with sqlite3.connect(tmp_path / "c.sqlite3") as conn:
+        [(stored,)] = conn.execute("SELECT verdict FROM verdicts").fetchall()
+    try:
+        expected = json.dumps(dataclasses.asdict(verdict))
+    except TypeError:
+        expected = json.dumps({**dataclasses.asdict(verdict), "raw": repr(raw)})
+    assert stored == expected
+    assert cache.get("k") == Verdict(True, 0.5, "fine", json.loads(expected)["raw"], "the prompt")
+    cache.close()
