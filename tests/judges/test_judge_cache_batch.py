@@ -6,7 +6,7 @@ import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -266,6 +266,32 @@ def test_check_many_bounds_judge_requests(
     assert len(server.requests) == 24
     assert "Please 0" in results[0].details["prompt"]
     assert "Please 23" in results[23].details["prompt"]
+
+
+def test_check_many_keeps_at_most_twice_its_concurrency_of_checks_under_way() -> None:
+    # Starting every check at once had each render its prompt and look in the cache before
+    # the first request went out (0.15 s for 1,000 checks); now checks start as others end.
+    under_way = peak = 0
+
+    def grade(request: JudgeRequest) -> Awaitable[bool]:
+        nonlocal under_way, peak
+        under_way += 1  # the check has reached its judge
+        peak = max(peak, under_way)
+
+        async def answer() -> bool:
+            nonlocal under_way
+            await asyncio.sleep(0)
+            under_way -= 1
+            return True
+
+        return answer()
+
+    from chatassert.judges import FunctionJudge
+
+    rubric = LLMRubric("Is polite", judge=FunctionJudge(grade))
+    results = asyncio.run(check_many(rubric, [f"Please {i}" for i in range(40)], concurrency=3))
+    assert [r.status for r in results] == [Status.PASSED] * 40
+    assert peak == 6
 
 
 def test_a_judge_limit_spans_several_synchronous_checks(
