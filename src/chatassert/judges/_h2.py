@@ -348,7 +348,9 @@ class _Connection(asyncio.Protocol):
     """One HTTP/2 connection of a client that only sends requests (RFC 9113).
 
     Reads frames as they arrive and hands each stream's reply to the request that opened the
-    stream; writes the frames of the requests a turn of the event loop opened together.
+    stream; writes a request's frames as soon as they are ready (requests that waited to share
+    a write with the others a turn of the event loop opened went out in bursts, answered in
+    bursts, and waited for each other again on every round trip).
     """
 
     def __init__(self, pool: H2Pool, origin: Origin) -> None:
@@ -378,7 +380,6 @@ class _Connection(asyncio.Protocol):
         self._buffer = bytearray()
         self._block: tuple[int, int, list[bytes]] | None = None  # headers awaiting CONTINUATION
         self._out: list[bytes] = []
-        self._flushing = False
         self._writable: asyncio.Future[None] | None = None
         self._windows: dict[int, asyncio.Future[None]] = {}
         self._ended: list[_Stream] = []  # replies completed by the read being handled
@@ -754,7 +755,7 @@ class _Connection(asyncio.Protocol):
                 self._out.append(_frame(_DATA, _END_STREAM, stream_id, body))
             else:
                 await self._send_body(stream_id, stream, body)
-            self._schedule_flush()
+            self.flush()  # at once: waiting to share a write with other requests delays this one
             await stream.done
         except BaseException:
             if stream.done.cancelled() or not stream.done.done():  # cut short: the others go on
@@ -829,16 +830,8 @@ class _Connection(asyncio.Protocol):
 
     # -- writing and closing --------------------------------------------------------------
 
-    def _schedule_flush(self) -> None:
-        """Write what is pending at the end of this turn of the loop: the streams a turn
-        opens share a write (and, over TLS, a record)."""
-        if not self._flushing:
-            self._flushing = True
-            self.loop.call_soon(self.flush)
-
     def flush(self) -> None:
         """Write the frames pending."""
-        self._flushing = False
         if self._out:
             data = b"".join(self._out)
             self._out.clear()
