@@ -47,10 +47,9 @@ async def check_all(
     run concurrently, each judge request waiting for one of the slots (a cache hit takes none).
     At most twice `concurrency` judged checks are under way at once, taken in order, each
     started as another ends: enough to keep every slot busy, while the first requests go out
-    as soon as their checks are ready (starting every check at once made the first request
-    wait until all of them had rendered their prompts and looked in the cache: 0.15 s for
-    1,000 checks, and the memory of them all). Results come back in the order of `pairs`.
-    Works for suite cases (anything with `acheck`) over many conversations too.
+    as soon as their checks are ready and a long list is not held in memory check by check.
+    Results come back in the order of `pairs`. Works for suite cases (anything with `acheck`)
+    over many conversations too.
 
     Args:
         pairs: `(assertion or case, subject)` pairs.
