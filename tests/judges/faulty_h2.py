@@ -46,6 +46,7 @@ import h2.config
 import h2.connection
 import h2.errors
 import h2.events
+import h2.settings
 import trustme
 from faulty import TAG, expected
 from hyperframe.frame import DataFrame, GoAwayFrame, HeadersFrame
@@ -145,7 +146,12 @@ class _Thread:
 
 
 class FaultyH2Server:
-    """Serve verdicts over HTTP/2 and TLS, injecting one of `faults` into a `rate` share."""
+    """Serve verdicts over HTTP/2 and TLS, injecting one of `faults` into a `rate` share.
+
+    `delay` answers every request after that many seconds (no faults: a timer, no task);
+    `max_streams` is the SETTINGS_MAX_CONCURRENT_STREAMS it announces; `goaway_at_once` closes
+    every connection right after its SETTINGS, as a server shutting down does.
+    """
 
     def __init__(
         self,
@@ -157,9 +163,13 @@ class FaultyH2Server:
         script: Sequence[str] = (),
         padding: int = 200_000,
         delay: float | None = None,
+        max_streams: int | None = None,
+        goaway_at_once: bool = False,
     ) -> None:
         self.authority = authority
         self.delay = delay
+        self.max_streams = max_streams
+        self.goaway_at_once = goaway_at_once
         self.rate = rate
         self.faults = tuple(faults)
         self.random = random.Random(seed)
@@ -214,7 +224,12 @@ class FaultyH2Server:
         self.connections += 1
         config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
         conn = h2.connection.H2Connection(config=config)
+        if self.max_streams is not None:
+            limit = {h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: self.max_streams}
+            conn.local_settings = h2.settings.Settings(client=False, initial_values=limit)
         conn.initiate_connection()
+        if self.goaway_at_once:  # a server shutting down: settings, then goodbye
+            conn.close_connection()
         writer.write(conn.data_to_send())
         bodies: dict[int, bytearray] = {}
         answers: set[asyncio.Task[None]] = set()

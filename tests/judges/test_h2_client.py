@@ -221,6 +221,28 @@ def test_a_frame_on_a_stream_never_opened_ends_the_connection(
     assert _wait_for(lambda: server.goodbyes >= 1)  # the client said why it hung up
 
 
+def test_a_server_that_takes_no_stream_is_an_error_not_a_loop(
+    faulty_h2: Callable[..., FaultyH2Server],
+) -> None:
+    server = faulty_h2(rate=0, max_streams=0)
+    [result] = _check(server.url, 1)
+    assert result.status == "error"
+    assert "takes no stream" in result.reason
+    assert server.connections == 1
+    assert server.requests == 0
+
+
+def test_a_server_closing_every_new_connection_is_an_error_not_a_loop(
+    faulty_h2: Callable[..., FaultyH2Server],
+) -> None:
+    server = faulty_h2(rate=0, goaway_at_once=True)  # SETTINGS, then GOAWAY, every time
+    [result] = _check(server.url, 1)
+    assert result.status == "error"
+    assert "closed 3 new connections" in result.reason
+    assert server.connections == 3
+    assert server.requests == 0
+
+
 def test_the_connections_say_goodbye_when_their_loop_ends(
     faulty_h2: Callable[..., FaultyH2Server],
 ) -> None:

@@ -101,6 +101,10 @@ _MAX_HEADER_LIST = 65536
 _MAX_STREAMS = 1000
 """The most streams opened at once on a connection whose server sets no lower limit."""
 
+_REFUSALS = 3
+"""How many new connections a request sees closed before they took a stream (a GOAWAY at
+once) before it gives up, rather than opening them for ever."""
+
 _DROPPED = frozenset(
     [
         b"connection",
@@ -406,6 +410,8 @@ class _Connection(asyncio.Protocol):
         )
 
     def data_received(self, data: bytes) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return  # after a protocol error or a goodbye: nothing more is read
         self.last_read = time.monotonic()
         buffer = self._buffer
         buffer += data
@@ -906,6 +912,7 @@ class H2Pool:
         raise httpx.RemoteProtocolError(f"{refused} ({REPLAYS + 1} times)")
 
     async def _connection(self, origin: Origin) -> _Connection:
+        refused = 0
         while True:
             if origin in self.http1:
                 raise Http1Only()
@@ -921,7 +928,13 @@ class H2Pool:
                 self.opening[origin] = opening
                 opening.add_done_callback(functools.partial(self._opened, origin))
             # Shielded: a request cut short leaves the opening to the others waiting for it.
-            await asyncio.shield(opening)
+            opened = await asyncio.shield(opening)
+            if not opened.accepting and not opened.used:  # closed before it took a stream
+                refused += 1
+                if refused == _REFUSALS:
+                    raise httpx.ConnectError(
+                        f"the server closed {_REFUSALS} new connections before they took a stream"
+                    )
 
     def _opened(self, origin: Origin, task: asyncio.Task[_Connection]) -> None:
         if self.opening.get(origin) is task:
@@ -951,6 +964,9 @@ class H2Pool:
             if not connection.ready.done():
                 raise httpx.ConnectError("the connection ended before the server's settings")
             connection.ready.result()
+            if connection.max_streams < 1:
+                await connection.aclose()
+                raise httpx.ConnectError("the server takes no stream (its limit is 0)")
         return connection
 
     def forget(self, connection: _Connection) -> None:
