@@ -102,6 +102,7 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "judge.verdicts": (200, 40_000),
     "judge.http": (40, 4_000),
     "judge.secrets": (60, 10_000),
+    "judge.h2_frames": (60, 10_000),
     # results
     "result.roundtrip": (300, 60_000),
     "report.html": (150, 30_000),
