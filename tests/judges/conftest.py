@@ -3,12 +3,13 @@ servers (hypercorn, and one that misbehaves) with a certificate authority made f
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from faulty_h2 import Authority, FaultyH2Server, HypercornServer
+from faulty_h2 import Authority, FaultyH2Server, HypercornServer, started
 from loopback import SECRET, LoopbackServer
 
 from chatassert.judges import AnthropicJudge, OpenAIJudge
@@ -87,30 +88,12 @@ def authority(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Authority:
 @pytest.fixture
 def hypercorn() -> Iterator[Callable[..., HypercornServer]]:
     """Start hypercorn servers for a test and stop them after it."""
-    servers: list[HypercornServer] = []
-
-    def start(authority: Authority | None = None, **options: Any) -> HypercornServer:
-        server = HypercornServer(authority, **options)
-        servers.append(server)
-        server.start()
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
+    with started(HypercornServer) as start:
+        yield start
 
 
 @pytest.fixture
 def faulty_h2(authority: Authority) -> Iterator[Callable[..., FaultyH2Server]]:
     """Start misbehaving HTTP/2 servers (trusted through `authority`) and stop them after."""
-    servers: list[FaultyH2Server] = []
-
-    def start(**options: Any) -> FaultyH2Server:
-        server = FaultyH2Server(authority, **options)
-        servers.append(server)
-        server.start()
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
+    with started(functools.partial(FaultyH2Server, authority)) as start:
+        yield start

@@ -560,6 +560,25 @@ class HypercornServer:
 
 
 @contextlib.contextmanager
+def started(make: Callable[..., Any]) -> Iterator[Callable[..., Any]]:
+    """A function that builds a server with `make`, starts it and returns it; every server it
+    started is stopped when the block ends (what the tests' server fixtures yield)."""
+    servers: list[Any] = []
+
+    def start(*args: Any, **options: Any) -> Any:
+        server = make(*args, **options)
+        servers.append(server)
+        server.start()
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in servers:
+            server.stop()
+
+
+@contextlib.contextmanager
 def serving(delay: float, folder: Path, server: str = "hypercorn") -> Iterator[str]:
     """Run this script as an HTTP/2 server over TLS in a process of its own, answering after
     `delay` seconds, its authority's certificate written to `folder / "test-ca.pem"`; yield

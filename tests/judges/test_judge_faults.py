@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from faulty import FAULTS, FaultyServer, PacedServer, expected, passing_reply
-from faulty_h2 import H2_FAULTS, Authority, FaultyH2Server
+from faulty_h2 import H2_FAULTS, Authority, FaultyH2Server, started
 
 from chatassert import LLMRubric, Result
 from chatassert.judges import CachedJudge, OpenAIJudge, VerdictCache, check_many
@@ -32,23 +32,16 @@ def start_faulty(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Callable[..., Faulty]]:
     """Start a faulty server speaking a protocol of `PROTOCOLS`; stop it after the test."""
-    servers: list[Faulty] = []
 
-    def start(protocol: str, **options: Any) -> Faulty:
-        server: Faulty
-        if protocol == "h2":
-            authority = Authority(tmp_path)
-            monkeypatch.setenv("SSL_CERT_FILE", str(authority.ca_file))
-            server = FaultyH2Server(authority, **options)
-        else:
-            server = FaultyServer(**options)
-        servers.append(server)
-        server.start()
-        return server
+    def make(protocol: str, **options: Any) -> Faulty:
+        if protocol != "h2":
+            return FaultyServer(**options)
+        authority = Authority(tmp_path)
+        monkeypatch.setenv("SSL_CERT_FILE", str(authority.ca_file))
+        return FaultyH2Server(authority, **options)
 
-    yield start
-    for server in servers:
-        server.stop()
+    with started(make) as start:
+        yield start
 
 
 def _check(server: Faulty, count: int, concurrency: int) -> list[tuple[int, bool, str, str]]:
