@@ -16,6 +16,7 @@ anything else. Held here, on random transcripts and on every bundled and fixture
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import pickle
 from pathlib import Path
@@ -103,17 +104,20 @@ def _tree(result: Result) -> Any:
     return strip(out)
 
 
-_CHECKS = [
-    (kind, passing, build(CASES[kind], passing=passing))
-    for kind in sorted(CASES)
-    for passing in (True, False)
-]
+@functools.cache
+def _checks() -> list[tuple[str, bool, Any]]:
+    """Every contract check, passing and failing: built when first needed, not at collection."""
+    return [
+        (kind, passing, build(CASES[kind], passing=passing))
+        for kind in sorted(CASES)
+        for passing in (True, False)
+    ]
 
 
 def _assert_same_verdicts(fresh: Any, model: Conversation) -> None:
     """Every contract check gives `fresh()` (a new lazy conversation each time, never built
     before it is checked) the result it gives `model`."""
-    for kind, passing, assertion in _CHECKS:
+    for kind, passing, assertion in _checks():
         where = (kind, passing)
         assert _outcome(assertion, fresh()) == _outcome(assertion, model), where
         for index, turn in enumerate(model.turns):
