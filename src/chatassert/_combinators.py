@@ -304,34 +304,17 @@ class _Selector(Assertion):
         """Whether the child may call a judge (decided once, at construction)."""
         return bool(self._judged_inside)
 
-    def _at(self, conversation: Conversation, index: int, result: Result) -> Result:
-        if not result._shared:
-            return _placed(result, index)
-        # a check's constant outcome placed at the same turn is the same result: place it once
-        return shared_once(_PLACED, (id(result), index), result, _placed, result, index)
-
     def _check(self, subject: object) -> Result:
         if self._judged_inside:  # one event loop: every turn's judge calls run concurrently
             result: Result = run_sync(self._acheck(subject))
             return result
         conversation = as_conversation(subject)
-        turns, at, check = conversation.turns, self._at, self.child.check
+        turns, check, indexes = conversation.turns, self.child.check, self._indexes(conversation)
         if self._reads_history:  # placed for the checks that read the earlier turns
-            results = [
-                at(conversation, i, checked_at(check, turns, i))
-                for i in self._indexes(conversation)
-            ]
-        else:
-            results = [at(conversation, i, check(turns[i])) for i in self._indexes(conversation)]
-        return self._combined(conversation, results)
-
-    def _combined(self, conversation: Conversation, results: list[Result]) -> Result:
-        """`_combine`, once for every run of the same constant turn outcomes."""
-        if not results or not all(r._shared for r in results):
-            return self._combine(conversation, results)
-        key = (id(self), *map(id, results))
-        holds = (self, *results)
-        return shared_once(_COMBINED, key, holds, self._combine, conversation, results)
+            return self._combined(
+                conversation, indexes, [checked_at(check, turns, i) for i in indexes]
+            )
+        return self._combined(conversation, indexes, [check(turns[i]) for i in indexes])
 
     async def _acheck_turn(self, conversation: Conversation, index: int) -> Result:
         with at_turn(conversation.turns, index):
@@ -343,10 +326,33 @@ class _Selector(Assertion):
         conversation = as_conversation(subject)
         indexes = self._indexes(conversation)
         results = await asyncio.gather(*(self._acheck_turn(conversation, i) for i in indexes))
-        return self._combined(
-            conversation,
-            [self._at(conversation, i, r) for i, r in zip(indexes, results, strict=True)],
-        )
+        return self._combined(conversation, indexes, results)
+
+    def _combined(
+        self, conversation: Conversation, indexes: list[int], outcomes: Sequence[Result]
+    ) -> Result:
+        """The turns' `outcomes` (of turns `indexes`) placed at their turns and combined
+        (`_combine`): a constant outcome placed at a turn once, and the selector's outcome over
+        constant turn outcomes built once for every run of the same ones."""
+        results: list[Result] = []
+        constant = True  # whether every turn's outcome is a constant one
+        known = _PLACED.get
+        for i, result in zip(indexes, outcomes, strict=True):
+            if not result._shared:
+                constant = False
+                result = _placed(result, i)
+            else:
+                placed = known((id(result), i))
+                result = (
+                    placed[1]
+                    if placed is not None
+                    else shared_once(_PLACED, (id(result), i), result, _placed, result, i)
+                )
+            results.append(result)
+        if not constant or not results:
+            return self._combine(conversation, results)
+        key = (id(self), *map(id, results))
+        return shared_once(_COMBINED, key, (self, *results), self._combine, conversation, results)
 
     def _indexes(self, conversation: Conversation) -> list[int]:
         return list(range(len(conversation.turns)))
