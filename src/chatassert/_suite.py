@@ -947,11 +947,16 @@ class Suite:
         """
         if key is None:
             return None
-        text = str(key)
-        for case in self.cases:
-            if case.id is not None and str(case.id) == text:
-                return case
-        return next((c for c in self.cases if c.name == text), None)
+        return self._keys.get(key if type(key) is str else str(key))
+
+    @cached_property
+    def _keys(self) -> dict[str, Case]:
+        """The cases by id and by name (as strings), an id winning over a name, and the first
+        case of a key winning over later ones: `find` in one lookup (a log of responses asks
+        for every line)."""
+        keys = {c.name: c for c in reversed(self.cases)}
+        keys.update({str(c.id): c for c in reversed(self.cases) if c.id is not None})
+        return keys
 
     def assuming(self, conditions: Iterable[str], *, via: str = "assumed") -> Suite:
         """Return the suite with every case whose `skip_if` condition holds marked skipped.

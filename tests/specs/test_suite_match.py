@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from chatassert import Conversation
-from chatassert._suite import MATCHED_BY, Match, Suite
+from chatassert._suite import MATCHED_BY, Case, Match, Suite
 from chatassert.specs import loads_suite
 from support_suite import SUPPORT_SUITE
 
@@ -156,3 +157,32 @@ def test_a_one_case_suite_has_nothing_to_note_without_ids() -> None:
 def test_cases_for_gives_the_cases_of_match(suite: Suite) -> None:
     for conversation in (chat("Hello", "Bye"), chat("x", id="T-refund"), chat("Hello")):
         assert suite.cases_for(conversation) == list(suite.match(conversation).cases)
+
+
+_KEYS = ["a", "b", "1", "2"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    cases=st.lists(
+        st.tuples(st.sampled_from(_KEYS), st.one_of(st.none(), st.sampled_from([*_KEYS, 1, 2]))),
+        min_size=1,
+        max_size=5,
+    ),
+    key=st.one_of(st.none(), st.sampled_from([*_KEYS, 1, 2, "c"])),
+)
+def test_find_takes_the_first_case_of_an_id_then_the_first_of_a_name(
+    cases: list[tuple[str, object]], key: object
+) -> None:
+    suite = Suite(
+        name="s",
+        cases=tuple(Case(name=name, id=ident) for name, ident in cases),  # type: ignore[arg-type]
+    )
+    if key is None:
+        expected = None
+    else:
+        text = str(key)
+        by_id = [c for c in suite.cases if c.id is not None and str(c.id) == text]
+        by_name = [c for c in suite.cases if c.name == text]
+        expected = (by_id or by_name or [None])[0]
+    assert suite.find(key) is expected
