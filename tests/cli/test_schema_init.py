@@ -1,4 +1,5 @@
-"""`chatassert schema --dialect` and `chatassert init`, as a subprocess."""
+"""`chatassert schema --dialect` and `chatassert init`: each command's success and its usage
+error as a subprocess, their variants in this process (tests/cli_runs.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import yaml
 
 from chatassert import __version__
 from chatassert._schemas import schema_file
+from cli_runs import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -35,7 +37,7 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
 
 @pytest.mark.parametrize("dialect", ["flat", "promptkit", "expect", "native"])
 def test_schema_dialect_prints_the_shipped_draft_07_schema(dialect: str) -> None:
-    done = run("schema", "--dialect", dialect)
+    done = run_in_process("schema", "--dialect", dialect)
     assert done.returncode == 0, done.stderr
     assert done.stdout == schema_file(dialect).read_text(encoding="utf-8")
     assert json.loads(done.stdout)["$schema"] == "http://json-schema.org/draft-07/schema#"
@@ -57,7 +59,7 @@ def test_schema_dialect_with_another_schema_is_a_usage_error() -> None:
 
 
 def test_an_unknown_dialect_is_refused_by_the_parser() -> None:
-    done = run("schema", "--dialect", "flatt")
+    done = run_in_process("schema", "--dialect", "flatt")
     assert done.returncode == 2
     assert "invalid choice" in done.stderr
 
@@ -92,7 +94,7 @@ def test_init_adds_the_schema_line_and_keeps_every_other_byte(
 ) -> None:
     spec = copy(tmp_path, name)
     before = spec.read_bytes()
-    done = run("init", spec.name, cwd=tmp_path)
+    done = run_in_process("init", spec.name, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"{dialect}: schema line added (./.chatassert/{dialect}.schema.json)" in done.stdout
     assert spec.read_bytes().split(b"\n", 1)[1] == before
@@ -131,9 +133,9 @@ def test_init_writes_nothing_of_this_machine(tmp_path: Path) -> None:
 
 def test_init_again_changes_nothing(tmp_path: Path) -> None:
     spec = copy(tmp_path, "booking.flat.yaml")
-    assert run("init", spec.name, cwd=tmp_path).returncode == 0
+    assert run_in_process("init", spec.name, cwd=tmp_path).returncode == 0
     once = spec.read_bytes()
-    again = run("init", spec.name, cwd=tmp_path)
+    again = run_in_process("init", spec.name, cwd=tmp_path)
     assert again.returncode == 0
     assert again.stdout == "booking.flat.yaml: already points at the flat schema\n"
     assert spec.read_bytes() == once
@@ -141,10 +143,10 @@ def test_init_again_changes_nothing(tmp_path: Path) -> None:
 
 def test_init_refreshes_a_stale_copy_of_the_schema(tmp_path: Path) -> None:
     spec = copy(tmp_path, "booking.flat.yaml")
-    assert run("init", spec.name, cwd=tmp_path).returncode == 0
+    assert run_in_process("init", spec.name, cwd=tmp_path).returncode == 0
     stale = tmp_path / ".chatassert" / "flat.schema.json"
     stale.write_text("{}", encoding="utf-8")  # an older chatassert's schema
-    done = run("init", spec.name, cwd=tmp_path)
+    done = run_in_process("init", spec.name, cwd=tmp_path)
     assert done.returncode == 0
     assert ".chatassert/flat.schema.json: updated (the flat schema of chatassert" in done.stdout
     assert stale.read_bytes() == schema_file("flat").read_bytes()
@@ -154,12 +156,14 @@ def test_init_copies_into_the_schema_dir_it_is_given(tmp_path: Path) -> None:
     (tmp_path / "specs").mkdir()
     spec = tmp_path / "specs" / "s.yaml"
     spec.write_text("- {type: contains, value: refund}\n", encoding="utf-8")
-    done = run("init", "--schema-dir", "tools/schemas", "specs/s.yaml", cwd=tmp_path)
+    done = run_in_process("init", "--schema-dir", "tools/schemas", "specs/s.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert target_of(spec) == "../tools/schemas/flat.schema.json"
     assert (tmp_path / "tools/schemas/flat.schema.json").is_file()
     url = "https://e.org/{dialect}"
-    both = run("init", "--schema-dir", "x", "--schema-url", url, "specs/s.yaml", cwd=tmp_path)
+    both = run_in_process(
+        "init", "--schema-dir", "x", "--schema-url", url, "specs/s.yaml", cwd=tmp_path
+    )
     assert both.returncode == 2
     assert "not allowed with argument" in both.stderr
 
@@ -176,15 +180,15 @@ def test_a_schema_that_cannot_be_copied_leaves_the_file_as_it_is(tmp_path: Path)
 
 def test_init_still_loads_the_suite_afterwards(tmp_path: Path) -> None:
     spec = copy(tmp_path, "booking.flat.yaml")
-    run("init", spec.name, cwd=tmp_path)
-    done = run("lint", str(spec))
+    run_in_process("init", spec.name, cwd=tmp_path)
+    done = run_in_process("lint", str(spec))
     assert done.returncode == 0, done.stderr
 
 
 def test_init_leaves_json_alone_and_says_where_its_schema_is(tmp_path: Path) -> None:
     spec = copy(tmp_path, "search.expect.json")
     before = spec.read_bytes()
-    done = run("init", spec.name, cwd=tmp_path)
+    done = run_in_process("init", spec.name, cwd=tmp_path)
     assert done.returncode == 0
     assert spec.read_bytes() == before
     assert "JSON, left as it is" in done.stdout
@@ -198,7 +202,7 @@ def test_init_keeps_crlf_line_ends_and_a_byte_order_mark(tmp_path: Path) -> None
     spec = tmp_path / "s.yaml"
     body = b"\xef\xbb\xbf- type: contains\r\n  value: refund\r\n"
     spec.write_bytes(body)
-    assert run("init", str(spec), cwd=tmp_path).returncode == 0
+    assert run_in_process("init", str(spec), cwd=tmp_path).returncode == 0
     data = spec.read_bytes()
     assert data.startswith(b"\xef\xbb\xbf# yaml-language-server: $schema=")
     line, rest = data[3:].split(b"\r\n", 1)
@@ -211,7 +215,7 @@ def test_init_replaces_only_an_older_schema_line_of_its_own(tmp_path: Path) -> N
     rest = b"- type: contains\n  value: refund   # kept exactly\n"
     # the absolute path an older init wrote, of the machine it ran on
     spec.write_bytes(b"# yaml-language-server: $schema=/old/place/flat.schema.json\n" + rest)
-    done = run("init", str(spec), cwd=tmp_path)
+    done = run_in_process("init", str(spec), cwd=tmp_path)
     assert done.returncode == 0
     assert "replaced (was /old/place/flat.schema.json)" in done.stdout
     assert spec.read_bytes() == (MODELINE + "./.chatassert/flat.schema.json\n").encode() + rest
@@ -219,7 +223,7 @@ def test_init_replaces_only_an_older_schema_line_of_its_own(tmp_path: Path) -> N
 
 def test_init_with_a_schema_url_fills_in_the_dialect(tmp_path: Path) -> None:
     spec = copy(tmp_path, "support.scenario.yaml")
-    done = run("init", "--schema-url", "https://example.org/s/{dialect}.json", spec.name,
+    done = run_in_process("init", "--schema-url", "https://example.org/s/{dialect}.json", spec.name,
                cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0
     first = spec.read_text(encoding="utf-8").splitlines()[0]
@@ -231,7 +235,9 @@ def test_init_refuses_a_file_no_dialect_recognises_and_carries_on(tmp_path: Path
     other = tmp_path / "config.yaml"
     other.write_text("colour: red\n", encoding="utf-8")
     spec = copy(tmp_path, "booking.flat.yaml")
-    done = run("init", str(other), str(spec), str(tmp_path / "missing.yaml"), cwd=tmp_path)
+    done = run_in_process(
+        "init", str(other), str(spec), str(tmp_path / "missing.yaml"), cwd=tmp_path
+    )
     assert done.returncode == 2
     assert other.read_text(encoding="utf-8") == "colour: red\n"
     assert "config.yaml: not changed: no dialect recognises it" in done.stderr
@@ -242,7 +248,7 @@ def test_init_refuses_a_file_no_dialect_recognises_and_carries_on(tmp_path: Path
 def test_init_refuses_invalid_yaml_without_touching_it(tmp_path: Path) -> None:
     spec = tmp_path / "bad.yaml"
     spec.write_text("turns: [\n", encoding="utf-8")
-    done = run("init", str(spec), cwd=tmp_path)
+    done = run_in_process("init", str(spec), cwd=tmp_path)
     assert done.returncode == 2
     assert "bad.yaml: not changed" in done.stderr
     assert "invalid YAML" in done.stderr
