@@ -1,4 +1,6 @@
-"""The command line as a subprocess: exit codes, formats, stdin, gzip, globs, jobs."""
+"""The command line's check, lint and schema: each exit code and standard input as a
+subprocess; formats, gzip, globs, jobs and the other usage errors in this process
+(tests/cli_runs.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from cli_runs import run_in_process
 
 SUITE = """\
 name: support
@@ -87,28 +91,29 @@ def test_exit_codes(files: Path) -> None:
     strict = run("check", "suite.yaml", "broken.jsonl", "--strict", cwd=files)
     assert strict.returncode == 2
     assert "--strict" in strict.stderr
-    assert run("check", "suite.yaml", "missing.jsonl", cwd=files).returncode == 2
-    assert run("check", "nope.yaml", "good.jsonl", cwd=files).returncode == 2
-    assert run("check", "suite.yaml", cwd=files).returncode == 2
-    assert run("check", "--bogus", cwd=files).returncode == 2
+    assert run("check", "--bogus", cwd=files).returncode == 2  # the parser's own exit
+    # more usage errors, the same path as --strict's
+    assert run_in_process("check", "suite.yaml", "missing.jsonl", cwd=files).returncode == 2
+    assert run_in_process("check", "nope.yaml", "good.jsonl", cwd=files).returncode == 2
+    assert run_in_process("check", "suite.yaml", cwd=files).returncode == 2
 
 
 def test_stdin_gzip_and_globs(files: Path) -> None:
     piped = run("check", "suite.yaml", "-", "-f", "json", stdin="\n".join(GOOD), cwd=files)
     assert piped.returncode == 0
     assert json.loads(piped.stdout.splitlines()[-1])["summary"]["passed"] == 6
-    gz = run("check", "suite.yaml", "good.jsonl.gz", "-f", "json", cwd=files)
+    gz = run_in_process("check", "suite.yaml", "good.jsonl.gz", "-f", "json", cwd=files)
     assert json.loads(gz.stdout.splitlines()[-1])["summary"]["passed"] == 6
-    globbed = run("check", "suite.yaml", "*.jsonl", "-f", "json", cwd=files)
+    globbed = run_in_process("check", "suite.yaml", "*.jsonl", "-f", "json", cwd=files)
     sources = {
         json.loads(line).get("source", "").split(":")[0] for line in globbed.stdout.splitlines()
     }
     assert {"broken.jsonl", "good.jsonl", "mixed.jsonl"} <= sources
-    assert run("check", "suite.yaml", "*.nothing", cwd=files).returncode == 2
+    assert run_in_process("check", "suite.yaml", "*.nothing", cwd=files).returncode == 2
 
 
 def test_json_lines_carry_full_result_trees(files: Path) -> None:
-    out = run("check", "suite.yaml", "mixed.jsonl", "-f", "json", cwd=files)
+    out = run_in_process("check", "suite.yaml", "mixed.jsonl", "-f", "json", cwd=files)
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     bad = rows[1]
     assert bad["subject_id"] == "conv-99"
@@ -128,7 +133,7 @@ def test_json_lines_carry_full_result_trees(files: Path) -> None:
 
 
 def test_inline_assertions_without_a_suite(files: Path) -> None:
-    out = run(
+    out = run_in_process(
         "check",
         "--assert",
         "{type: not_contains, value: internal error}",
@@ -141,7 +146,7 @@ def test_inline_assertions_without_a_suite(files: Path) -> None:
     assert "does not contain 'internal error'" in out.stdout
     assert "3 checked" not in out.stdout  # two cases per conversation
     assert "6 checked: 4 passed, 2 failed" in out.stdout
-    both = run(
+    both = run_in_process(
         "check",
         "--suite",
         "suite.yaml",
@@ -154,7 +159,7 @@ def test_inline_assertions_without_a_suite(files: Path) -> None:
     )
     summary = json.loads(both.stdout.splitlines()[-1])["summary"]
     assert summary["passed"] == 12
-    bad = run("check", "--assert", "{type: contanis, value: x}", "good.jsonl", cwd=files)
+    bad = run_in_process("check", "--assert", "{type: contanis, value: x}", "good.jsonl", cwd=files)
     assert bad.returncode == 2
     assert "did you mean 'contains'" in bad.stderr
 
@@ -162,17 +167,19 @@ def test_inline_assertions_without_a_suite(files: Path) -> None:
 def test_max_failures_stops_early_and_fail_fast_skips_the_rest_of_a_turn(files: Path) -> None:
     log = files / "many.jsonl"
     log.write_text("\n".join([BAD] * 5 + GOOD) + "\n", encoding="utf-8")
-    out = run("check", "suite.yaml", "many.jsonl", "--max-failures", "2", "-f", "json", cwd=files)
+    out = run_in_process(
+        "check", "suite.yaml", "many.jsonl", "--max-failures", "2", "-f", "json", cwd=files
+    )
     assert out.returncode == 1
     summary = json.loads(out.stdout.splitlines()[-1])["summary"]
     assert (summary["failed"], summary["records"]) == (2, 2)  # the record stopped at counts
     assert "stopped after 2 failing cases" in out.stderr
     assert "nothing was checked" not in out.stderr
-    first = run("check", "suite.yaml", "many.jsonl", "--max-failures", "1", cwd=files)
+    first = run_in_process("check", "suite.yaml", "many.jsonl", "--max-failures", "1", cwd=files)
     assert first.returncode == 1
     assert "1 checked: 0 passed, 1 failed" in first.stdout
     assert "nothing was checked" not in first.stdout + first.stderr
-    ff = run("check", "suite.yaml", "many.jsonl", "--fail-fast", "-f", "json", cwd=files)
+    ff = run_in_process("check", "suite.yaml", "many.jsonl", "--fail-fast", "-f", "json", cwd=files)
     rows = [json.loads(line) for line in ff.stdout.splitlines()]
     assert rows[-1]["summary"]["failed"] == 5  # every case is still checked
     turn = rows[0]["result"]["children"][0]
@@ -185,7 +192,9 @@ def test_jobs_two_gives_the_same_results_in_the_same_order(files: Path) -> None:
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     def rows(jobs: str) -> list[Any]:
-        out = run("check", "suite.yaml", "big.jsonl", "-f", "json", "--jobs", jobs, cwd=files)
+        out = run_in_process(
+            "check", "suite.yaml", "big.jsonl", "-f", "json", "--jobs", jobs, cwd=files
+        )
         assert out.returncode == 1
         parsed = [json.loads(line) for line in out.stdout.splitlines()]
         for row in parsed:  # durations differ between runs
@@ -197,7 +206,7 @@ def test_jobs_two_gives_the_same_results_in_the_same_order(files: Path) -> None:
 
 
 def test_output_file_and_junit(files: Path) -> None:
-    out = run(
+    out = run_in_process(
         "check",
         "suite.yaml",
         "mixed.jsonl",
@@ -226,7 +235,9 @@ def test_output_file_and_junit(files: Path) -> None:
 
 
 def test_html_report_file(files: Path) -> None:
-    out = run("check", "suite.yaml", "mixed.jsonl", "-f", "html", "-o", "r.html", cwd=files)
+    out = run_in_process(
+        "check", "suite.yaml", "mixed.jsonl", "-f", "html", "-o", "r.html", cwd=files
+    )
     assert out.returncode == 1
     page = (files / "r.html").read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
@@ -241,14 +252,14 @@ def test_lint_and_schema(files: Path) -> None:
         "          - type: equals\n",
         encoding="utf-8",
     )
-    ok = run("lint", "suite.yaml", cwd=files)
+    ok = run_in_process("lint", "suite.yaml", cwd=files)
     assert ok.returncode == 0
     assert "suite.yaml: ok" in ok.stdout
-    bad = run("lint", "suite.yaml", "bad.yaml", cwd=files)
+    bad = run_in_process("lint", "suite.yaml", "bad.yaml", cwd=files)
     assert bad.returncode == 2
     assert "contanis" in bad.stderr
     assert "'value'" in bad.stderr  # every problem, not just the first
-    spec = json.loads(run("schema").stdout)
+    spec = json.loads(run_in_process("schema").stdout)
     kinds = [branch["then"]["$ref"] for branch in spec["$defs"]["assertion"]["allOf"]]
     assert "contains" in spec["$defs"]["assertion"]["properties"]["type"]["enum"]
     assert "#/$defs/kind_contains" in kinds
@@ -257,7 +268,7 @@ def test_lint_and_schema(files: Path) -> None:
     assert all_of["assertions"]["items"] == {"$ref": "#/$defs/assertion"}
     contains = spec["$defs"]["kind_contains"]
     assert "value" in contains["required"]
-    result = json.loads(run("schema", "result").stdout)
+    result = json.loads(run_in_process("schema", "result").stdout)
     assert result["$defs"]["result"]["properties"]["status"]["enum"] == [
         "passed",
         "failed",
@@ -269,18 +280,22 @@ def test_lint_and_schema(files: Path) -> None:
 def test_strict_still_writes_a_complete_report_of_what_it_read(files: Path) -> None:
     import xml.etree.ElementTree as ET
 
-    junit = run("check", "suite.yaml", "broken.jsonl", "--strict", "-f", "junit", cwd=files)
+    junit = run_in_process(
+        "check", "suite.yaml", "broken.jsonl", "--strict", "-f", "junit", cwd=files
+    )
     assert junit.returncode == 2
     root = ET.fromstring(junit.stdout)
     assert root.get("errors") == "1"  # the unreadable line
-    as_json = run("check", "suite.yaml", "broken.jsonl", "--strict", "-f", "json", cwd=files)
+    as_json = run_in_process(
+        "check", "suite.yaml", "broken.jsonl", "--strict", "-f", "json", cwd=files
+    )
     assert json.loads(as_json.stdout.splitlines()[-1])["summary"]["unreadable"] == 1
 
 
 def test_the_schema_accepts_what_the_native_loader_accepts() -> None:
     from chatassert.specs import loads_suite
 
-    spec = json.loads(run("schema").stdout)
+    spec = json.loads(run_in_process("schema").stdout)
     turn, case = spec["$defs"]["turn"], spec["$defs"]["case"]
     assert set(turn["properties"]) == {"input", "user_input", "assertions"}
     assert turn["not"] == {"required": ["input", "user_input"]}  # one spelling, not both
@@ -306,14 +321,16 @@ def test_the_schema_accepts_what_the_native_loader_accepts() -> None:
 )
 def test_the_output_file_extension_names_the_format(files: Path, name: str, starts: str) -> None:
     out = files / name
-    done = run("check", str(files / "suite.yaml"), str(files / "good.jsonl"), "-o", str(out))
+    done = run_in_process(
+        "check", str(files / "suite.yaml"), str(files / "good.jsonl"), "-o", str(out)
+    )
     assert done.returncode == 0, done.stderr
     assert out.read_text(encoding="utf-8").lstrip().startswith(starts)
 
 
 def test_a_format_that_contradicts_the_output_extension_is_a_usage_error(files: Path) -> None:
     out = files / "report.html"
-    done = run(
+    done = run_in_process(
         "check", str(files / "suite.yaml"), str(files / "good.jsonl"), "-f", "junit", "-o", str(out)
     )
     assert done.returncode == 2
@@ -327,6 +344,6 @@ def test_a_format_that_contradicts_the_output_extension_is_a_usage_error(files: 
 def test_a_format_that_agrees_with_the_output_extension_is_fine(files: Path) -> None:
     out = files / "report.xml"
     args = ("check", str(files / "suite.yaml"), str(files / "good.jsonl"), "-f", "junit")
-    done = run(*args, "-o", str(out))
+    done = run_in_process(*args, "-o", str(out))
     assert done.returncode == 0, done.stderr
     assert out.read_text(encoding="utf-8").startswith("<?xml")
