@@ -1,5 +1,6 @@
-"""The command line as CI uses it, as a subprocess: several reports from one run, cases
-selected with `-k` and `--tag`, JUnit names with paths relative to the working directory."""
+"""The command line as CI uses it: several reports from one run and JUnit names with paths
+relative to the working directory as a subprocess; their variants, and cases selected with `-k`
+and `--tag`, in this process (tests/cli_runs.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
+from cli_runs import run_in_process
 
 SUITE = """\
 test_cases:
@@ -111,9 +114,9 @@ def test_each_output_gets_the_report_its_extension_names(work: Path, jobs: str) 
 
 
 def test_several_reports_match_the_same_reports_written_one_by_one(work: Path) -> None:
-    run("check", "suite.yaml", "logs/run.jsonl", "-o", "a.json", "-o", "a.xml", cwd=work)
-    run("check", "suite.yaml", "logs/run.jsonl", "-o", "b.json", cwd=work)
-    run("check", "suite.yaml", "logs/run.jsonl", "-o", "b.xml", cwd=work)
+    run_in_process("check", "suite.yaml", "logs/run.jsonl", "-o", "a.json", "-o", "a.xml", cwd=work)
+    run_in_process("check", "suite.yaml", "logs/run.jsonl", "-o", "b.json", cwd=work)
+    run_in_process("check", "suite.yaml", "logs/run.jsonl", "-o", "b.xml", cwd=work)
 
     def strip(path: Path) -> list[object]:
         cases = _json_cases(path)
@@ -130,14 +133,16 @@ def test_several_reports_match_the_same_reports_written_one_by_one(work: Path) -
 
 
 def test_two_files_of_one_format_each_get_the_whole_report(work: Path) -> None:
-    done = run("check", "suite.yaml", "logs/run.jsonl", "-o", "a.xml", "-o", "b.xml", cwd=work)
+    done = run_in_process(
+        "check", "suite.yaml", "logs/run.jsonl", "-o", "a.xml", "-o", "b.xml", cwd=work
+    )
     assert done.returncode == 1, done.stderr
     assert (work / "a.xml").read_text() == (work / "b.xml").read_text()
     assert len(_junit_names(work / "a.xml")) == 120
 
 
 def test_format_with_several_outputs_is_a_usage_error(work: Path) -> None:
-    done = run(
+    done = run_in_process(
         "check", "suite.yaml", "logs/run.jsonl", "-f", "json", "-o", "a.json", "-o", "b.json",
         cwd=work,
     )  # fmt: skip
@@ -148,21 +153,27 @@ def test_format_with_several_outputs_is_a_usage_error(work: Path) -> None:
 
 
 def test_an_output_named_twice_is_a_usage_error(work: Path) -> None:
-    done = run("check", "suite.yaml", "logs/run.jsonl", "-o", "a.json", "-o", "./a.json", cwd=work)
+    done = run_in_process(
+        "check", "suite.yaml", "logs/run.jsonl", "-o", "a.json", "-o", "./a.json", cwd=work
+    )
     assert done.returncode == 2
     assert "--output ./a.json is given twice" in done.stderr
 
 
 def test_an_unwritable_output_stops_the_run_before_it_starts(work: Path) -> None:
     (work / "adir.xml").mkdir()
-    done = run("check", "suite.yaml", "logs/run.jsonl", "-o", "ok.json", "-o", "adir.xml", cwd=work)
+    done = run_in_process(
+        "check", "suite.yaml", "logs/run.jsonl", "-o", "ok.json", "-o", "adir.xml", cwd=work
+    )
     assert done.returncode == 2
     assert "cannot write adir.xml" in done.stderr
     assert (work / "ok.json").read_text() == ""  # nothing was checked
 
 
 def test_one_output_with_a_matching_format_still_works(work: Path) -> None:
-    done = run("check", "suite.yaml", "logs/run.jsonl", "-f", "junit", "-o", "r.xml", cwd=work)
+    done = run_in_process(
+        "check", "suite.yaml", "logs/run.jsonl", "-f", "junit", "-o", "r.xml", cwd=work
+    )
     assert done.returncode == 1, done.stderr
     assert len(_junit_names(work / "r.xml")) == 120
 
@@ -171,7 +182,7 @@ def test_one_output_with_a_matching_format_still_works(work: Path) -> None:
 
 
 def _checked(work: Path, *options: str) -> dict[str, int]:
-    done = run("check", "suite.yaml", "logs/run.jsonl", "-f", "json", *options, cwd=work)
+    done = run_in_process("check", "suite.yaml", "logs/run.jsonl", "-f", "json", *options, cwd=work)
     assert done.returncode in (0, 1), done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[-1]["summary"]["unmatched"] == 0  # a deselected case's records are not
@@ -206,16 +217,18 @@ def test_selection_checks_only_the_selected_cases(
 
 
 def test_selecting_only_passing_cases_passes(work: Path) -> None:
-    done = run("check", "suite.yaml", "logs/run.jsonl", "-k", "not slowly", cwd=work)
+    done = run_in_process("check", "suite.yaml", "logs/run.jsonl", "-k", "not slowly", cwd=work)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_selection_that_selects_nothing_is_a_usage_error(work: Path, jobs: str) -> None:
-    done = run("check", "suite.yaml", "logs/run.jsonl", "-j", jobs, "-k", "nothing", cwd=work)
+    done = run_in_process(
+        "check", "suite.yaml", "logs/run.jsonl", "-j", jobs, "-k", "nothing", cwd=work
+    )
     assert done.returncode == 2
     assert "-k 'nothing' selects none of the 3 cases of the suites" in done.stderr
-    done = run("check", "suite.yaml", "logs/run.jsonl", "--tag", "nightly", cwd=work)
+    done = run_in_process("check", "suite.yaml", "logs/run.jsonl", "--tag", "nightly", cwd=work)
     assert done.returncode == 2
     assert "--tag nightly selects none of the 3 cases" in done.stderr
 
@@ -233,7 +246,7 @@ def test_selection_that_selects_nothing_is_a_usage_error(work: Path, jobs: str) 
 def test_a_bad_expression_is_a_usage_error_saying_where(
     work: Path, expression: str, said: str
 ) -> None:
-    done = run("check", "suite.yaml", "logs/run.jsonl", "-k", expression, cwd=work)
+    done = run_in_process("check", "suite.yaml", "logs/run.jsonl", "-k", expression, cwd=work)
     assert done.returncode == 2
     assert said in done.stderr
 
@@ -258,11 +271,11 @@ def test_junit_names_keep_a_path_outside_the_working_directory(work: Path) -> No
     inner = work / "inner"
     inner.mkdir()
     log = str(work / "logs" / "run.jsonl")
-    done = run("check", str(work / "suite.yaml"), log, "-o", "r.xml", cwd=inner)
+    done = run_in_process("check", str(work / "suite.yaml"), log, "-o", "r.xml", cwd=inner)
     assert done.returncode == 1, done.stderr
     assert _junit_names(inner / "r.xml")[0] == f"refund quickly [{log}:1]"
 
 
 def test_json_format_help_says_json_lines(work: Path) -> None:
-    done = run("check", "--help", cwd=work)
+    done = run_in_process("check", "--help", cwd=work)
     assert "json (JSON Lines" in " ".join(done.stdout.split())
