@@ -1,4 +1,6 @@
-"""The command line on awkward logs, as a subprocess: bad lines are skipped, reports survive."""
+"""The command line on awkward logs: bad lines are skipped, reports survive. Each kind of bad
+line, and each exit code, is met by a subprocess once; the same with two jobs and in other
+formats, in this process (tests/cli_runs.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from cli_runs import run_in_process
 
 NO_ERROR = "{type: not_contains, value: internal error}"
 
@@ -69,13 +73,16 @@ def test_a_bad_line_is_skipped_and_the_run_goes_on(
     tmp_path: Path, bad: bytes, why: str, jobs: str
 ) -> None:
     (tmp_path / "log.jsonl").write_bytes(f"{GOOD}\n".encode() + bad + f"\n{GOOD}\n".encode())
-    done = run("check", "-j", jobs, "--assert", NO_ERROR, "-f", "json", "log.jsonl", cwd=tmp_path)
+    runner = run if jobs == "1" else run_in_process
+    done = runner(
+        "check", "-j", jobs, "--assert", NO_ERROR, "-f", "json", "log.jsonl", cwd=tmp_path
+    )
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr
     assert "log.jsonl:2: skipped: " in done.stderr
     assert why in done.stderr
     assert _summary(done.stdout) | {"passed": 2, "unreadable": 1} == _summary(done.stdout)
-    strict = run("check", "--strict", "--assert", NO_ERROR, "log.jsonl", cwd=tmp_path)
+    strict = run_in_process("check", "--strict", "--assert", NO_ERROR, "log.jsonl", cwd=tmp_path)
     assert strict.returncode == 2
     assert "log.jsonl:2:" in strict.stderr
     assert "Traceback" not in strict.stderr
@@ -89,7 +96,7 @@ def test_a_truncated_or_false_gzip_is_reported_by_name_and_the_next_log_is_read(
     (tmp_path / "plain.jsonl.gz").write_bytes(f"{GOOD}\n".encode())
     (tmp_path / "good.jsonl").write_text(GOOD + "\n", encoding="utf-8")
     logs = ("cut.jsonl.gz", "plain.jsonl.gz", "good.jsonl")
-    done = run("check", "--assert", NO_ERROR, "-f", "json", *logs, cwd=tmp_path)
+    done = run_in_process("check", "--assert", NO_ERROR, "-f", "json", *logs, cwd=tmp_path)
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr
     assert "cut.jsonl.gz:" in done.stderr
@@ -138,7 +145,7 @@ def test_a_greeting_before_the_first_user_message_is_a_turn_of_its_own(tmp_path:
     (tmp_path / "log.jsonl").write_text(
         json.dumps({"case": "greets", "messages": messages}) + "\n", encoding="utf-8"
     )
-    done = run("check", "suite.yaml", "log.jsonl", cwd=tmp_path)
+    done = run_in_process("check", "suite.yaml", "log.jsonl", cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Response does not contain 'hello'" in done.stdout
 
@@ -165,7 +172,7 @@ def test_an_otel_trace_names_its_case(tmp_path: Path) -> None:
     (tmp_path / "log.jsonl").write_text(
         json.dumps(trace) + "\n" + json.dumps(other) + "\n", encoding="utf-8"
     )
-    done = run("check", "suite.yaml", "log.jsonl", "-f", "json", cwd=tmp_path)
+    done = run_in_process("check", "suite.yaml", "log.jsonl", "-f", "json", cwd=tmp_path)
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(r["source"], r["case"]) for r in rows[:-1]] == [
         ("log.jsonl:1", "greets"),
@@ -185,13 +192,13 @@ def test_a_subject_without_a_matching_case_beside_a_checked_one_gives_exit_3_and
     assert "1 checked: 1 passed" in text.stdout
     assert "1 without a matching case" in text.stdout
     assert text.stderr.startswith("log.jsonl:1: no case of 'suite' matches this conversation")
-    as_json = run("check", "suite.yaml", "log.jsonl", "-f", "json", cwd=tmp_path)
+    as_json = run_in_process("check", "suite.yaml", "log.jsonl", "-f", "json", cwd=tmp_path)
     assert as_json.returncode == 3
     rows = [json.loads(line) for line in as_json.stdout.splitlines()]
     assert rows[0] | {"unmatched": "log.jsonl:1", "suite": "suite"} == rows[0]
     assert "'nobody' names no case" in rows[0]["reason"]
     assert rows[-1]["summary"]["unmatched"] == 1
-    junit = run("check", "suite.yaml", "log.jsonl", "-f", "junit", cwd=tmp_path)
+    junit = run_in_process("check", "suite.yaml", "log.jsonl", "-f", "junit", cwd=tmp_path)
     assert junit.returncode == 3
     root = ET.fromstring(junit.stdout)
     assert root.get("errors") == "1"
@@ -204,7 +211,8 @@ def test_subjects_that_match_no_case_alone_checked_nothing_exit_4(tmp_path: Path
     (tmp_path / "suite.yaml").write_text(SUITE, encoding="utf-8")
     (tmp_path / "log.jsonl").write_text(_line(case="nobody") + "\n", encoding="utf-8")
     for fmt in ("text", "json", "junit"):
-        done = run("check", "suite.yaml", "log.jsonl", "-f", fmt, cwd=tmp_path)
+        runner = run if fmt == "text" else run_in_process
+        done = runner("check", "suite.yaml", "log.jsonl", "-f", fmt, cwd=tmp_path)
         assert done.returncode == 4, done.stdout + done.stderr
         assert "nothing was checked: 1 conversation matched no case of the suite" in done.stderr
 
@@ -218,7 +226,7 @@ def test_a_byte_order_mark_and_carriage_returns_do_not_break_lines(tmp_path: Pat
     with gzip.open(tmp_path / "log.jsonl.gz", "wb") as f:
         f.write(content.encode("utf-8"))
     for log in ("log.jsonl", "log.jsonl.gz"):
-        done = run("check", "--assert", NO_ERROR, "-f", "json", log, cwd=tmp_path)
+        done = run_in_process("check", "--assert", NO_ERROR, "-f", "json", log, cwd=tmp_path)
         assert done.stderr == ""
         rows = [json.loads(line) for line in done.stdout.splitlines()]
         assert [r["result"]["status"] for r in rows[:-1]] == ["passed", "passed", "failed"]
@@ -244,7 +252,7 @@ def test_pipes_and_special_files_are_logs_and_directories_hold_only_files(
     logs.mkdir()
     (logs / "a.jsonl").write_text(GOOD + "\n", encoding="utf-8")
     (logs / "zz.jsonl").mkdir()
-    done = run("check", "--assert", NO_ERROR, "-f", "json", "logs", cwd=tmp_path)
+    done = run_in_process("check", "--assert", NO_ERROR, "-f", "json", "logs", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert _summary(done.stdout)["passed"] == 1
 
@@ -252,7 +260,7 @@ def test_pipes_and_special_files_are_logs_and_directories_hold_only_files(
 @pytest.mark.parametrize("option", ["--max-failures", "--show", "--jobs"])
 def test_counts_below_one_are_usage_errors(tmp_path: Path, option: str) -> None:
     (tmp_path / "good.jsonl").write_text(GOOD + "\n", encoding="utf-8")
-    done = run("check", option, "0", "--assert", NO_ERROR, "good.jsonl", cwd=tmp_path)
+    done = run_in_process("check", option, "0", "--assert", NO_ERROR, "good.jsonl", cwd=tmp_path)
     assert done.returncode == 2
     assert f"{option} must be at least 1 (got 0)" in done.stderr
     assert done.stdout == ""
