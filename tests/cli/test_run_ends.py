@@ -1,5 +1,6 @@
 """How a run ends, as a subprocess: a bad line among thousands, Ctrl-C, nothing to read, a
-closed or full output.
+closed or full output. (What needs no process of its own, such as the same end in another
+report format, runs in this process: tests/cli_runs.py.)
 
 A run never dies of one log line; an interrupted run still leaves a report saying how far it
 got (exit 130); a run that read nothing says so (exit 4); a reader that goes away (`| head`)
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from cli_runs import run_in_process
 
 NO_ERROR = "{type: not_contains, value: internal error}"
 POLITE = "{type: llm_rubric, value: is polite}"
@@ -134,7 +137,10 @@ class _Judge:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # shutdown() waits for the serve loop to look again: every 0.05 s, not every 0.5 s
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def env(self, tmp_path: Path) -> dict[str, str]:
         keep = {k: v for k, v in os.environ.items() if not k.startswith("CHATASSERT_")}
@@ -240,7 +246,8 @@ def test_ctrl_c_with_worker_processes_ends_at_once(judge: _Judge, tmp_path: Path
 @pytest.mark.parametrize("fmt", ["text", "json", "junit", "html"])
 def test_an_empty_log_is_not_success(tmp_path: Path, fmt: str) -> None:
     (tmp_path / "empty.jsonl").write_text("\n  \n", encoding="utf-8")
-    done = run("check", "--assert", NO_ERROR, "-f", fmt, "empty.jsonl", cwd=tmp_path)
+    runner = run if fmt == "text" else run_in_process
+    done = runner("check", "--assert", NO_ERROR, "-f", fmt, "empty.jsonl", cwd=tmp_path)
     assert done.returncode == 4, done.stderr
     assert "nothing was checked: the logs held no records" in done.stderr
     if fmt == "json":
@@ -265,7 +272,7 @@ def test_an_expect_suite_over_an_empty_log_is_nothing_read(tmp_path: Path) -> No
     """Not one error per test without a response: the one fact is that nothing was read."""
     suite = Path(__file__).parents[2] / "examples" / "search.expect.json"
     (tmp_path / "empty.jsonl").write_text("", encoding="utf-8")
-    done = run("check", str(suite), "empty.jsonl", cwd=tmp_path)
+    done = run_in_process("check", str(suite), "empty.jsonl", cwd=tmp_path)
     assert done.returncode == 4, done.stderr
     assert done.stderr == (
         "nothing was checked: the logs held no records (an empty log, or empty standard input)\n"
@@ -333,7 +340,8 @@ needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="nee
 @pytest.mark.parametrize("fmt", ["text", "json", "junit", "html"])
 def test_an_output_on_a_full_disk_is_a_usage_error(tmp_path: Path, fmt: str) -> None:
     (tmp_path / "log.jsonl").write_text(_line(1) + "\n", encoding="utf-8")
-    done = run(
+    runner = run if fmt == "text" else run_in_process
+    done = runner(
         "check", "--assert", NO_ERROR, "-f", fmt, "-o", "/dev/full", "log.jsonl", cwd=tmp_path
     )
     assert done.returncode == 2
@@ -343,7 +351,7 @@ def test_an_output_on_a_full_disk_is_a_usage_error(tmp_path: Path, fmt: str) -> 
 def test_an_output_that_is_a_directory_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "log.jsonl").write_text(_line(1) + "\n", encoding="utf-8")
     (tmp_path / "reports").mkdir()
-    done = run("check", "--assert", NO_ERROR, "-o", "reports", "log.jsonl", cwd=tmp_path)
+    done = run_in_process("check", "--assert", NO_ERROR, "-o", "reports", "log.jsonl", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr == "cannot write reports: Is a directory\n"
 
@@ -382,7 +390,7 @@ def test_a_full_standard_output_is_a_usage_error(tmp_path: Path, args: list[str]
 
 def test_the_exit_codes_are_in_the_help(tmp_path: Path) -> None:
     for args in (["--help"], ["check", "--help"]):
-        done = run(*args, cwd=tmp_path)
+        done = run_in_process(*args, cwd=tmp_path)
         assert done.returncode == 0
         for code in ("0 ", "1 ", "2 ", "3 ", "4 ", "130 ", "141 "):
             assert f"\n  {code}" in done.stdout, (args, code)
