@@ -1,5 +1,7 @@
 """The JSON report (compact by default, `--full-results`) and `--jobs N` reading byte ranges,
-through the command line as a subprocess."""
+through the command line: the golden report and every run with workers as a subprocess, the
+one-job runs they are compared with and the report's variants in this process
+(tests/cli_runs.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import pytest
 
 from chatassert._cli._engine import byte_ranges, split_lines
 from chatassert.transcripts import numbered_lines, open_text
+from cli_runs import run_in_process
 
 GOLDEN = Path(__file__).parent.parent / "reporting" / "golden"
 
@@ -70,6 +73,13 @@ def run(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.Complet
     )
 
 
+def here(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    """`run`, in this process."""
+    return run_in_process(
+        *args, *(("--no-progress",) if "-f" in args else ()), cwd=cwd, stdin=stdin
+    )
+
+
 def _normalised(text: str) -> str:
     return re.sub(r'"duration": [0-9.e-]+', '"duration": 0', text)
 
@@ -90,7 +100,7 @@ def _case_lines(out: subprocess.CompletedProcess[str]) -> str:
 
 
 def test_full_results_writes_todays_full_trees(golden_log: Path) -> None:
-    out = run("check", "suite.yaml", "log.jsonl", "-f", "json", "--full-results", cwd=golden_log)
+    out = here("check", "suite.yaml", "log.jsonl", "-f", "json", "--full-results", cwd=golden_log)
     assert out.returncode == 1, out.stderr
     # the golden file the library's `Outcome.to_dict()` is pinned to
     expected = (GOLDEN / "report.jsonl").read_text(encoding="utf-8")
@@ -131,9 +141,9 @@ def test_compact_keeps_every_status_and_explains_only_what_did_not_pass(tmp_path
         for i, text in enumerate(["In Paris: 18C.", "internal error", "Rome is warm.", "Paris"])
     ]
     (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n{bad\n", encoding="utf-8")
-    compact = _records(run("check", "suite.yaml", "log.jsonl", "-f", "json", cwd=tmp_path))
+    compact = _records(here("check", "suite.yaml", "log.jsonl", "-f", "json", cwd=tmp_path))
     full = _records(
-        run("check", "suite.yaml", "log.jsonl", "-f", "json", "--full-results", cwd=tmp_path)
+        here("check", "suite.yaml", "log.jsonl", "-f", "json", "--full-results", cwd=tmp_path)
     )
     assert len(compact) == len(full) == 6  # 4 cases, the unreadable line, the summary
     for short, long in zip(compact, full, strict=True):
@@ -153,12 +163,12 @@ def test_compact_keeps_every_status_and_explains_only_what_did_not_pass(tmp_path
 
 
 def test_every_report_line_validates_against_the_report_schema(golden_log: Path) -> None:
-    schema = json.loads(run("schema", "report", cwd=golden_log).stdout)
+    schema = json.loads(here("schema", "report", cwd=golden_log).stdout)
     jsonschema.Draft202012Validator.check_schema(schema)
     with (golden_log / "log.jsonl").open("a", encoding="utf-8") as f:
         f.write("{not json\n")
     for extra in ((), ("--full-results",)):
-        out = run("check", "suite.yaml", "log.jsonl", "-f", "json", *extra, cwd=golden_log)
+        out = here("check", "suite.yaml", "log.jsonl", "-f", "json", *extra, cwd=golden_log)
         rows = [json.loads(line) for line in out.stdout.splitlines()]
         assert {next(iter(r)) for r in rows} == {"suite", "unreadable", "summary"}
         for row in rows:
@@ -206,7 +216,10 @@ def awkward(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _report(d: Path, jobs: str, *logs: str, stdin: bytes | None = None) -> list[str]:
-    out = run(
+    """The JSON report's lines: with workers (and from standard input) as a subprocess, with one
+    job from files in this process."""
+    runner = run if jobs != "1" or stdin is not None else here
+    out = runner(
         "check", "--assert", NO_ERROR, "--assert", CONFIRMED, *logs, "-f", "json", "-j", jobs,
         cwd=d, stdin=stdin,
     )  # fmt: skip
@@ -214,8 +227,16 @@ def _report(d: Path, jobs: str, *logs: str, stdin: bytes | None = None) -> list[
     return _normalised(out.stdout).splitlines()
 
 
-def test_jobs_two_writes_the_same_lines_as_jobs_one_on_a_file(awkward: Path) -> None:
-    one = _report(awkward, "1", "log.jsonl")
+@pytest.fixture(scope="module")
+def one_job(awkward: Path) -> list[str]:
+    """The report of `awkward`'s log.jsonl with one job, which several tests compare with."""
+    return _report(awkward, "1", "log.jsonl")
+
+
+def test_jobs_two_writes_the_same_lines_as_jobs_one_on_a_file(
+    awkward: Path, one_job: list[str]
+) -> None:
+    one = one_job
     assert _report(awkward, "2", "log.jsonl") == one
     assert _report(awkward, "3", "log.jsonl") == one
     rows = [json.loads(line) for line in one]
@@ -233,18 +254,19 @@ def test_jobs_two_writes_the_same_lines_as_jobs_one_on_a_file(awkward: Path) -> 
     assert summary["records"] == 2400 + 4  # the long, broken and non-UTF-8 lines, the last
 
 
-def test_jobs_two_writes_the_same_lines_as_jobs_one_on_gz_and_stdin(awkward: Path) -> None:
+def test_jobs_two_writes_the_same_lines_as_jobs_one_on_gz_and_stdin(
+    awkward: Path, one_job: list[str]
+) -> None:
     assert _report(awkward, "2", "log.jsonl.gz") == _report(awkward, "1", "log.jsonl.gz")
     data = (awkward / "log.jsonl").read_bytes()
     from_stdin = _report(awkward, "2", "-", stdin=data)
     assert from_stdin == _report(awkward, "1", "-", stdin=data)
-    from_file = _report(awkward, "1", "log.jsonl")
-    assert [line.replace('"-:', '"log.jsonl:') for line in from_stdin] == from_file
+    assert [line.replace('"-:', '"log.jsonl:') for line in from_stdin] == one_job
 
 
 def test_jobs_keep_the_first_failing_examples_in_input_order(awkward: Path) -> None:
     def text(jobs: str) -> str:
-        out = run(
+        out = (run if jobs != "1" else here)(
             "check", "--assert", CONFIRMED, "log.jsonl", "--show", "3", "-j", jobs, cwd=awkward
         )
         assert out.returncode == 1
@@ -321,7 +343,7 @@ def test_jobs_list_the_same_unreadable_and_unmatched_lines_as_jobs_one(tmp_path:
     assert (tmp_path / "log.jsonl").stat().st_size > 2 * (1 << 20)  # several byte ranges
 
     def outcome(jobs: str) -> tuple[list[str], str, int]:
-        done = run(
+        done = (run if jobs != "1" else here)(
             "check", "suite.yaml", "log.jsonl", "-o", "out.jsonl", "-o", "out.txt", "-j", jobs,
             "--show", "2", cwd=tmp_path,
         )  # fmt: skip
