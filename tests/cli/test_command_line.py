@@ -1,6 +1,7 @@
 """The command line as its users read it: help grouped and complete, one name per concept
 (older names kept working), the closest spelling of a misspelt option, choice or command, the
-summary on the terminal when the reports go to files, and messages that count right.
+summary on the terminal when the reports go to files, and messages that count right. Each
+behaviour meets a subprocess once; its variants run in this process (tests/cli_runs.py).
 
 Docs: docs/offline.md ("Command line"). Sources: src/chatassert/_cli/_options.py (the
 parser), _output.py (the summary), each command's `add_parser`.
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from chatassert._cli import COMMANDS, main, parser
+from cli_runs import run_in_process
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SUITE = str(EXAMPLES / "support.scenario.yaml")
@@ -225,16 +227,17 @@ def test_reports_to_files_still_print_the_summary_and_where_they_went(tmp_path: 
 
 def test_quiet_prints_nothing_but_the_reports(tmp_path: Path) -> None:
     for flag in ("-q", "--quiet", "--no-progress"):
-        done = run("check", SUITE, LOG, "-o", "r.jsonl", flag, cwd=tmp_path)
+        runner = run if flag == "-q" else run_in_process  # the other spellings: in this process
+        done = runner("check", SUITE, LOG, "-o", "r.jsonl", flag, cwd=tmp_path)
         assert done.returncode == 1
         assert done.stdout == ""
         assert json.loads((tmp_path / "r.jsonl").read_text().splitlines()[-1])["summary"]
 
 
 def test_a_report_on_standard_output_is_not_mixed_with_the_summary(tmp_path: Path) -> None:
-    alone = run("check", SUITE, LOG, "-f", "json", cwd=tmp_path)
+    alone = run_in_process("check", SUITE, LOG, "-f", "json", cwd=tmp_path)
     assert [json.loads(line) for line in alone.stdout.splitlines()]  # JSON Lines only
-    dash = run("check", SUITE, LOG, "-f", "json", "-o", "-", cwd=tmp_path)
+    dash = run_in_process("check", SUITE, LOG, "-f", "json", "-o", "-", cwd=tmp_path)
     assert [json.loads(line).keys() for line in dash.stdout.splitlines()] == [
         json.loads(line).keys() for line in alone.stdout.splitlines()
     ]
@@ -242,22 +245,24 @@ def test_a_report_on_standard_output_is_not_mixed_with_the_summary(tmp_path: Pat
 
 
 def test_dash_beside_files_is_the_text_summary(tmp_path: Path) -> None:
-    done = run("check", SUITE, LOG, "-o", "-", "-o", "r.xml", cwd=tmp_path)
+    done = run_in_process("check", SUITE, LOG, "-o", "-", "-o", "r.xml", cwd=tmp_path)
     assert done.returncode == 1
     assert done.stdout.count("2 checked: 1 passed, 1 failed") == 1  # once, not twice
     assert done.stdout.endswith("report written: r.xml (junit)\n")
-    twice = run("check", SUITE, LOG, "-o", "-", "-o", "-", cwd=tmp_path)
+    twice = run_in_process("check", SUITE, LOG, "-o", "-", "-o", "-", cwd=tmp_path)
     assert twice.returncode == 2
     assert "--output - (standard output) is given twice" in twice.stderr
 
 
 def test_regate_prints_the_summary_when_its_reports_go_to_files(tmp_path: Path) -> None:
-    assert run("check", SUITE, LOG, "-o", "r.jsonl", "-q", cwd=tmp_path).returncode == 1
+    assert run_in_process("check", SUITE, LOG, "-o", "r.jsonl", "-q", cwd=tmp_path).returncode == 1
     done = run("regate", "r.jsonl", "--min-score", "llm_rubric=0.5", "-o", "n.xml", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert done.stdout.endswith("report written: n.xml (junit)\n")
     assert "2 checked: 1 passed, 1 failed" in done.stdout
-    quiet = run("regate", "r.jsonl", "--min-score", "x=0.5", "-o", "n.xml", "-q", cwd=tmp_path)
+    quiet = run_in_process(
+        "regate", "r.jsonl", "--min-score", "x=0.5", "-o", "n.xml", "-q", cwd=tmp_path
+    )
     assert quiet.stdout == ""
 
 
@@ -267,15 +272,15 @@ def test_regate_prints_the_summary_when_its_reports_go_to_files(tmp_path: Path) 
 def test_lint_and_convert_count_in_words_that_agree(tmp_path: Path) -> None:
     suite = tmp_path / "one.yaml"
     suite.write_text("- {type: contains, value: hi}\n", encoding="utf-8")
-    done = run("lint", str(suite), "-v", cwd=tmp_path)
+    done = run_in_process("lint", str(suite), "-v", cwd=tmp_path)
     assert f"{suite}: ok (flat, 1 case, 1 assertion)" in done.stdout
     assert ": 1 assertion\n" in done.stdout
     log = tmp_path / "log.jsonl"
     line = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hi"}]}
     log.write_text(json.dumps(line) + "\n", encoding="utf-8")
-    converted = run("convert", str(log), "-o", str(tmp_path / "out.jsonl"), cwd=tmp_path)
+    converted = run_in_process("convert", str(log), "-o", str(tmp_path / "out.jsonl"), cwd=tmp_path)
     assert converted.stderr == "converted 1 conversation\n"
-    none = run("check", str(suite), str(log), "-k", "nothing", cwd=tmp_path)
+    none = run_in_process("check", str(suite), str(log), "-k", "nothing", cwd=tmp_path)
     assert "selects none of the 1 case of the suites" in none.stderr
 
 
