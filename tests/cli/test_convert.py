@@ -1,5 +1,7 @@
 """`chatassert convert` (docs/offline.md): logs of every format chatassert reads, written as
-native JSON lines or as a Google ADK eval set, and read back as equal conversations."""
+native JSON lines or as a Google ADK eval set, and read back as equal conversations. Each exit
+code, standard input and output, lone surrogates and deep nesting meet a subprocess; the other
+variants run in this process (tests/cli_runs.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from hypothesis import given, settings, strategies as st
 from chatassert import Conversation
 from chatassert._cli.convert import _write_native, native_line
 from chatassert.transcripts import FORMATS, Record, parse_line, read_records
+from cli_runs import run_in_process
 
 _GUIDE = Path(__file__).parents[2] / "docs" / "offline.md"
 
@@ -111,6 +114,13 @@ def _run(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.Com
     )  # fmt: skip
 
 
+def convert_here(
+    tmp_path: Path, *args: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`_run`, in this process (tests/cli_runs.py): for the variants of what `_run` shows."""
+    return run_in_process("convert", *args, cwd=tmp_path, stdin=stdin)
+
+
 def _mixed_log(tmp_path: Path) -> Path:
     """A log of a line of every format the docs show, and one line that is not JSON."""
     lines = []
@@ -147,7 +157,7 @@ def test_convert_reads_stdin_and_writes_stdout(tmp_path: Path) -> None:
 
 def test_a_forced_format_reads_every_line_as_it(tmp_path: Path) -> None:
     (tmp_path / "log.jsonl").write_text(native_line(FIXTURES[0][1]) + "\n", encoding="utf-8")
-    proc = _run(tmp_path, "--from", "anthropic", "log.jsonl")
+    proc = convert_here(tmp_path, "--from", "anthropic", "log.jsonl")
     assert proc.returncode == 1
     assert proc.stdout == ""
     assert "log.jsonl:1: skipped:" in proc.stderr
@@ -167,10 +177,7 @@ def test_a_missing_log_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_the_help_names_the_exit_codes() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "chatassert", "convert", "--help"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    proc = run_in_process("convert", "--help")
     assert proc.returncode == 0
     assert "1    some records could not be read" in proc.stdout
     assert "adk-evalset" in proc.stdout
@@ -199,7 +206,7 @@ def test_an_adk_eval_set_round_trips_through_the_command_line(tmp_path: Path) ->
     })  # fmt: skip
     doc["eval_cases"].append(second)
     source.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
-    proc = _run(tmp_path, "--to", "adk-evalset", source.name, "-o", "out.evalset.json")
+    proc = convert_here(tmp_path, "--to", "adk-evalset", source.name, "-o", "out.evalset.json")
     assert proc.returncode == 0, proc.stderr
     written = json.loads((tmp_path / "out.evalset.json").read_text(encoding="utf-8"))
     assert written["eval_set_id"] == "weather_set"
@@ -212,7 +219,7 @@ def test_an_adk_eval_set_round_trips_through_the_command_line(tmp_path: Path) ->
 
 def test_any_log_converts_to_an_eval_set_that_reads_back(tmp_path: Path) -> None:
     _mixed_log(tmp_path)
-    proc = _run(tmp_path, "--to", "adk-evalset", "mixed.jsonl", "-o", "all.evalset.json")
+    proc = convert_here(tmp_path, "--to", "adk-evalset", "mixed.jsonl", "-o", "all.evalset.json")
     assert proc.returncode == 1, proc.stderr
     records = list(read_records(tmp_path / "all.evalset.json"))
     assert records
@@ -311,7 +318,7 @@ def test_deep_arguments_are_written_or_named_and_the_rest_converted(tmp_path: Pa
 
 def test_numbers_a_log_wrote_as_nan_or_infinity_are_kept(tmp_path: Path) -> None:
     _log(tmp_path, _openai(metadata='{"score": NaN, "low": -Infinity}'))
-    proc = _run(tmp_path, "odd.jsonl")
+    proc = convert_here(tmp_path, "odd.jsonl")
     assert proc.returncode == 0, proc.stderr
     assert '"metadata":{"score":NaN,"low":-Infinity}' in proc.stdout  # not null
 
@@ -353,7 +360,7 @@ def test_the_output_may_not_be_one_of_the_logs(tmp_path: Path) -> None:
     before = log.read_text(encoding="utf-8")
     (tmp_path / "link.jsonl").symlink_to(log)
     for output in ("odd.jsonl", "./odd.jsonl", "link.jsonl"):
-        proc = _run(tmp_path, "odd.jsonl", "-o", output)
+        proc = convert_here(tmp_path, "odd.jsonl", "-o", output)
         assert proc.returncode == 2
         assert f"cannot write {output}: it is one of the logs to convert" in proc.stderr
         assert log.read_text(encoding="utf-8") == before  # not emptied
