@@ -1,4 +1,6 @@
-"""`chatassert check` with PromptKit Eval files and recordings, as a subprocess."""
+"""`chatassert check` with PromptKit Eval files and recordings: a failing and a passing eval,
+one from another directory, recordings read with jobs and a missing one as a subprocess; the
+reports' details and the other recordings in this process (tests/cli_runs.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from cli_runs import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "promptkit" / "data"
@@ -54,8 +58,8 @@ def test_an_eval_file_alone_checks_the_recording_it_names(evals: Path) -> None:
 
 
 def test_fail_fast_leaves_an_eval_as_it_is(evals: Path) -> None:
-    plain = run("check", "-f", "json", "billing.eval.yaml", cwd=evals)
-    fast = run("check", "-f", "json", "--fail-fast", "billing.eval.yaml", cwd=evals)
+    plain = run_in_process("check", "-f", "json", "billing.eval.yaml", cwd=evals)
+    fast = run_in_process("check", "-f", "json", "--fail-fast", "billing.eval.yaml", cwd=evals)
     statuses = [
         [c["status"] for c in _json_lines(done.stdout)[0]["result"]["children"]]
         for done in (plain, fast)
@@ -70,7 +74,7 @@ def test_the_eval_is_found_from_another_directory(evals: Path) -> None:
 
 
 def test_the_json_report_carries_recorded_verdicts_and_disagreements(evals: Path) -> None:
-    done = run("check", "-f", "json", "billing.eval.yaml", cwd=evals)
+    done = run_in_process("check", "-f", "json", "billing.eval.yaml", cwd=evals)
     case, summary = _json_lines(done.stdout)
     assert case["case"] == "billing-replay"
     assert case["subject_id"] == "run-billing-7"
@@ -100,7 +104,7 @@ def test_logs_given_are_checked_instead_of_the_named_recording(evals: Path) -> N
         ],
     }  # fmt: skip
     (evals / "live.jsonl").write_text(json.dumps(log) + "\n", encoding="utf-8")
-    done = run("check", "-f", "json", "billing.eval.yaml", "live.jsonl", cwd=evals)
+    done = run_in_process("check", "-f", "json", "billing.eval.yaml", "live.jsonl", cwd=evals)
     assert done.returncode == 0, done.stdout + done.stderr
     case, _ = _json_lines(done.stdout)
     assert case["source"] == "live.jsonl:1"
@@ -108,7 +112,7 @@ def test_logs_given_are_checked_instead_of_the_named_recording(evals: Path) -> N
 
 
 def test_a_scenario_suite_checks_an_arena_recording() -> None:
-    done = run(
+    done = run_in_process(
         "check", "examples/support.scenario.yaml", "examples/promptkit/support.arena.json", cwd=ROOT
     )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -126,7 +130,9 @@ def test_the_example_eval_passes_with_no_log_argument() -> None:
 
 def test_a_session_recording_is_a_log_for_inline_assertions(evals: Path) -> None:
     spec = "{type: guardrail_triggered, guardrail: pii_filter, expected: false}"
-    done = run("check", "--assert", spec, "-f", "json", "billing.recording.json", cwd=evals)
+    done = run_in_process(
+        "check", "--assert", spec, "-f", "json", "billing.recording.json", cwd=evals
+    )
     assert done.returncode == 1, done.stderr
     case, _ = _json_lines(done.stdout)
     statuses = [c["status"] for c in case["result"]["children"][0]["children"]]
@@ -145,7 +151,7 @@ def test_a_suite_without_recordings_still_needs_a_log(tmp_path: Path) -> None:
         "turns:\n  - user_input: Hi\n    assertions:\n      - {type: contains, value: hi}\n",
         encoding="utf-8",
     )
-    done = run("check", "s.yaml", cwd=tmp_path)
+    done = run_in_process("check", "s.yaml", cwd=tmp_path)
     assert done.returncode == 2
     assert "give at least one LOG" in done.stderr
     assert "a PromptKit Eval" in done.stderr
@@ -161,7 +167,7 @@ def test_an_eval_whose_recording_is_missing_is_a_usage_error(evals: Path) -> Non
 def test_an_invalid_eval_is_a_spec_error_with_no_log_argument(evals: Path) -> None:
     text = (evals / "billing.eval.yaml").read_text(encoding="utf-8")
     (evals / "billing.eval.yaml").write_text(text.replace("mode: instant", "mode: slow"), "utf-8")
-    done = run("check", "billing.eval.yaml", cwd=evals)
+    done = run_in_process("check", "billing.eval.yaml", cwd=evals)
     assert done.returncode == 2
     assert "spec.mode: unknown replay mode 'slow'" in done.stderr
     assert done.stdout == ""
@@ -170,7 +176,7 @@ def test_an_invalid_eval_is_a_spec_error_with_no_log_argument(evals: Path) -> No
 def test_a_broken_recording_is_one_unreadable_record(evals: Path) -> None:
     text = (evals / "billing.arena.json").read_text(encoding="utf-8")
     (evals / "billing.arena.json").write_text(text[: len(text) // 2], encoding="utf-8")
-    done = run("check", "billing.eval.yaml", cwd=evals)
+    done = run_in_process("check", "billing.eval.yaml", cwd=evals)
     assert done.returncode == 4  # the only recording: nothing was checked
     assert done.stderr.startswith("billing.arena.json:1: skipped: the file is not JSON: ")
     assert "nothing was checked: 1 unreadable log line, 0 conversations read" in done.stderr
