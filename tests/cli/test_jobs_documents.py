@@ -1,8 +1,9 @@
 """`check --jobs N` over one-document logs (an Inspect eval log, a promptfoo output, an ADK
 eval set, a trace export, a run list, a JSON array of records): the parts of one document are
 read and checked across the worker pool, a batch at a time, and the run reports what
-`--jobs 1` reports — rows, reports, listed lines and exit code — through the command line as a
-subprocess; and the engine's pieces: what it sends each worker, how it cuts a file.
+`--jobs 1` reports — rows, reports, listed lines and exit code — through the command line (as a
+subprocess with workers or standard input; `--jobs 1` from files in this process,
+tests/cli_runs.py); and the engine's pieces: what it sends each worker, how it cuts a file.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from chatassert._cli._engine import (
 from chatassert._cli._plan import Plan, load_suites, make_checker
 from chatassert.records import RECORD_END, RecordEnd, Row
 from chatassert.transcripts import PARTS, numbered_lines, open_text
+from cli_runs import run_in_process
 
 SAMPLES = Path(__file__).parent.parent / "transcripts" / "samples"
 
@@ -63,7 +65,8 @@ def _outcome(folder: Path, jobs: int, *args: str, stdin: bytes | None = None) ->
     """Everything a run gives: exit code, standard output and error, its JSON and JUnit
     reports (written as files beside the text report on standard output)."""
     json_report, junit_report = folder / f"report-{jobs}.jsonl", folder / f"report-{jobs}.xml"
-    out = run(
+    runner = run if jobs != 1 or stdin is not None else run_in_process
+    out = runner(
         "check",
         *args,
         "--jobs",
@@ -74,6 +77,7 @@ def _outcome(folder: Path, jobs: int, *args: str, stdin: bytes | None = None) ->
         json_report.name,
         "-o",
         junit_report.name,
+        *(("--no-progress",) if runner is run_in_process else ()),  # as `run` adds it
         cwd=folder,
         stdin=stdin,
     )
