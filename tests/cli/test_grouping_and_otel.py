@@ -1,5 +1,6 @@
 """`check --group-by` (conversations spread over many lines) and `--format otel` (results as
-OpenTelemetry evaluation events), run as a subprocess."""
+OpenTelemetry evaluation events): grouping with workers and the OpenTelemetry reports as a
+subprocess, the other groupings and usage errors in this process (tests/cli_runs.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from cli_runs import run_in_process
 
 REFUNDED = "{type: conversation_content_includes, patterns: [Refunded]}"
 T1, T2 = "4bf92f3577b34da6a3ce929d0e0e4736", "5cf92f3577b34da6a3ce929d0e0e4736"
@@ -77,7 +80,7 @@ def _outcomes(stdout: str) -> list[dict[str, Any]]:
 def test_interleaved_sessions_are_checked_as_whole_conversations(tmp_path: Path, jobs: str) -> None:
     log = tmp_path / "spans.jsonl"
     log.write_text("\n".join(INTERLEAVED) + "\n")
-    done = run(
+    done = (run if jobs != "1" else run_in_process)(
         "check", "-a", REFUNDED, "spans.jsonl", "--group-by", "session.id", "-f", "json",
         "-j", jobs, "--no-progress", cwd=tmp_path,
     )  # fmt: skip
@@ -98,7 +101,7 @@ def test_a_group_longer_than_the_window_is_split_and_said(tmp_path: Path) -> Non
     alone, the rest as a conversation of its own, and an error says so."""
     log = tmp_path / "spans.jsonl"
     log.write_text("\n".join(INTERLEAVED) + "\n")
-    done = run(
+    done = run_in_process(
         "check", "-a", REFUNDED, "spans.jsonl", "--group-by", "session.id",
         "--group-window", "1", "-f", "json", "--no-progress", cwd=tmp_path,
     )  # fmt: skip
@@ -132,7 +135,7 @@ def test_model_calls_group_by_a_nested_field_and_keyless_lines_are_reported(
         )
         + "\n"
     )
-    done = run(
+    done = run_in_process(
         "check", "-a", REFUNDED, "calls.jsonl", "--group-by", "metadata.session_id",
         "-f", "json", "--no-progress", cwd=tmp_path,
     )  # fmt: skip
@@ -146,13 +149,13 @@ def test_model_calls_group_by_a_nested_field_and_keyless_lines_are_reported(
 def test_group_by_trace_and_a_bad_window_value(tmp_path: Path) -> None:
     log = tmp_path / "spans.jsonl"
     log.write_text("\n".join(line for line in INTERLEAVED if line.startswith('{"')) + "\n")
-    done = run(
+    done = run_in_process(
         "check", "-a", REFUNDED, "spans.jsonl", "--group-by", "trace", "-f", "json",
         "--no-progress", cwd=tmp_path,
     )  # fmt: skip
     checked = {o["source"] for o in _outcomes(done.stdout) if "result" in o}
     assert checked == {"spans.jsonl:1#a", "spans.jsonl:2#b"}  # the trace's session names it
-    bad = run("check", "-a", REFUNDED, "spans.jsonl", "--group-by", "trace",
+    bad = run_in_process("check", "-a", REFUNDED, "spans.jsonl", "--group-by", "trace",
               "--group-window", "0", cwd=tmp_path)  # fmt: skip
     assert bad.returncode == 2
     assert "--group-window must be at least 1 (got 0)" in bad.stderr
@@ -235,11 +238,13 @@ def test_otel_results_of_a_log_without_traces_carry_no_ids_and_errors_say_so(
 
 def test_otel_contradicting_an_extension_and_regate_are_usage_errors(tmp_path: Path) -> None:
     (tmp_path / "chat.jsonl").write_text(_call("s", ["Hi"], "Hello") + "\n")
-    done = run("check", "-a", REFUNDED, "chat.jsonl", "-f", "otel", "-o", "r.jsonl",
+    done = run_in_process("check", "-a", REFUNDED, "chat.jsonl", "-f", "otel", "-o", "r.jsonl",
                cwd=tmp_path)  # fmt: skip
     assert done.returncode == 2
     assert "--format otel does not match the extension of --output r.jsonl (json)" in done.stderr
     (tmp_path / "r.jsonl").write_text('{"summary": {}}\n')
-    regated = run("regate", "r.jsonl", "--min-score", "j=0.5", "-o", "x.otel.jsonl", cwd=tmp_path)
+    regated = run_in_process(
+        "regate", "r.jsonl", "--min-score", "j=0.5", "-o", "x.otel.jsonl", cwd=tmp_path
+    )
     assert regated.returncode == 2
     assert "otel reports are written by check" in regated.stderr
