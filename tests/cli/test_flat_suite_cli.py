@@ -1,4 +1,6 @@
-"""The command line on flat suites, run as a subprocess: summary, exit codes, bad specs."""
+"""The command line on flat suites: summary, exit codes, bad specs. A pass, a failure and a bad
+spec as a subprocess; the JSON report, lint, a malformed line and usage errors in this process
+(tests/cli_runs.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+from cli_runs import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -21,6 +25,11 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
         timeout=60,
         check=False,
     )
+
+
+def here(*args: str) -> subprocess.CompletedProcess[str]:
+    """`run`, in this process."""
+    return run_in_process(*args, cwd=ROOT)
 
 
 def test_the_bundled_example_passes_with_exit_code_0() -> None:
@@ -49,7 +58,7 @@ def test_a_regression_fails_with_exit_code_1_and_names_the_failing_turns() -> No
 
 
 def test_json_output_has_one_record_per_case_and_a_summary(tmp_path: Path) -> None:
-    done = run("check", "--format", "json", "examples/booking.flat.yaml", "examples/booking.jsonl")
+    done = here("check", "--format", "json", "examples/booking.flat.yaml", "examples/booking.jsonl")
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert [line.get("case") for line in lines[:-1]] == [
         "books a table for four",
@@ -84,7 +93,7 @@ def test_a_bad_spec_exits_2_listing_every_problem(tmp_path: Path) -> None:
     assert f"{suite}:5: turns[0].assertions[1]: flat type 'matches' needs the parameter" in (
         done.stderr
     )
-    lint = run("lint", str(suite), "examples/booking.flat.yaml")
+    lint = here("lint", str(suite), "examples/booking.flat.yaml")
     assert lint.returncode == 2
     assert "examples/booking.flat.yaml: ok (flat, 2 cases, 8 assertions)" in lint.stdout
 
@@ -95,7 +104,7 @@ def test_a_malformed_log_line_is_reported_with_its_number_and_the_run_goes_on(
     log = tmp_path / "log.jsonl"
     good = (EXAMPLES / "booking.jsonl").read_text().splitlines()
     log.write_text("\n".join([good[0], "{oops", '{"no": "messages"}', good[1]]) + "\n")
-    done = run("check", "examples/booking.flat.yaml", str(log))
+    done = here("check", "examples/booking.flat.yaml", str(log))
     assert done.returncode == 3
     assert f"{log}:2: skipped: line is not JSON" in done.stderr
     assert f"{log}:3: skipped: unrecognised transcript record" in done.stderr
@@ -105,5 +114,5 @@ def test_a_malformed_log_line_is_reported_with_its_number_and_the_run_goes_on(
 
 
 def test_usage_errors_exit_2() -> None:
-    assert run("check").returncode == 2
-    assert run("check", "missing.yaml", "examples/booking.jsonl").returncode == 2
+    assert here("check").returncode == 2
+    assert here("check", "missing.yaml", "examples/booking.jsonl").returncode == 2

@@ -4,7 +4,8 @@ A `.gz` whose bytes are not gzip was reported as unreadable and yet the run said
 checked: the logs held no records": its failed reading was counted as no record at all. What
 could not be read is one record, unreadable, like any line that cannot be read: the run says so
 once on stderr, with every way of reading a log. Alone, it leaves nothing checked (exit 4,
-saying so: G17); beside a log that was checked, it is an unreadable line (exit 3).
+saying so: G17); beside a log that was checked, it is an unreadable line (exit 3). (One run is a
+subprocess; the other ways of reading, in this process: tests/cli_runs.py.)
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from cli_runs import run_in_process
 
 NO_ZZZ = "{type: not_contains, value: zzz}"
 GOOD = json.dumps(
@@ -49,7 +52,8 @@ def test_a_gz_that_is_not_gzip_is_unreadable_input_said_once(
 ) -> None:
     (tmp_path / "bad.jsonl.gz").write_bytes(b"not gzip at all\n")
     (tmp_path / "good.jsonl").write_text(GOOD + "\n", encoding="utf-8")
-    done = run("check", "--assert", NO_ZZZ, "-f", "json", *how, "bad.jsonl.gz", cwd=tmp_path)
+    runner = run if how == () else run_in_process
+    done = runner("check", "--assert", NO_ZZZ, "-f", "json", *how, "bad.jsonl.gz", cwd=tmp_path)
     assert done.returncode == 4, done.stderr
     assert "Traceback" not in done.stderr
     assert "nothing was checked: the logs held no records" not in done.stderr + done.stdout
@@ -60,8 +64,8 @@ def test_a_gz_that_is_not_gzip_is_unreadable_input_said_once(
     assert (summary["records"], summary["unreadable"]) == (1, 1)
     if "--group-by" in how:
         return  # a plain conversation has no trace to be grouped by
-    beside = run("check", "--assert", NO_ZZZ, "-f", "json", *how, "bad.jsonl.gz", "good.jsonl",
-                 cwd=tmp_path)  # fmt: skip
+    logs = ("bad.jsonl.gz", "good.jsonl")
+    beside = run_in_process("check", "--assert", NO_ZZZ, "-f", "json", *how, *logs, cwd=tmp_path)
     assert beside.returncode == 3, beside.stderr
     assert "nothing was checked" not in beside.stderr + beside.stdout
     assert beside.stderr.count("bad.jsonl.gz:1: skipped: ") == 1, beside.stderr
@@ -70,7 +74,7 @@ def test_a_gz_that_is_not_gzip_is_unreadable_input_said_once(
 def test_a_log_cut_short_counts_what_could_not_be_read_as_one_record(tmp_path: Path) -> None:
     whole = gzip.compress(("\n".join([GOOD] * 3000) + "\n").encode())
     (tmp_path / "cut.jsonl.gz").write_bytes(whole[: len(whole) // 2])
-    done = run("check", "--assert", NO_ZZZ, "-f", "json", "cut.jsonl.gz", cwd=tmp_path)
+    done = run_in_process("check", "--assert", NO_ZZZ, "-f", "json", "cut.jsonl.gz", cwd=tmp_path)
     assert done.returncode == 3, done.stderr
     summary = _summary(done.stdout)
     assert summary["unreadable"] == 1
@@ -81,7 +85,7 @@ def test_a_log_cut_short_counts_what_could_not_be_read_as_one_record(tmp_path: P
 def test_a_log_that_holds_nothing_still_checked_nothing(tmp_path: Path, data: bytes) -> None:
     """An empty file (even named `.gz`) and a gzip of nothing are empty logs: exit 4."""
     (tmp_path / "empty.jsonl.gz").write_bytes(data)
-    done = run("check", "--assert", NO_ZZZ, "-f", "json", "empty.jsonl.gz", cwd=tmp_path)
+    done = run_in_process("check", "--assert", NO_ZZZ, "-f", "json", "empty.jsonl.gz", cwd=tmp_path)
     assert done.returncode == 4, done.stderr
     assert "nothing was checked" in done.stderr
     assert _summary(done.stdout)["records"] == 0
