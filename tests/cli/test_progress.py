@@ -3,7 +3,9 @@
 The bar says how far the run is from the bytes of the logs (compressed bytes for a `.gz`),
 with a rate and an ETA; `--progress` writes plain lines for CI logs; `--quiet` (alias
 `--no-progress`) and a stderr that is not a terminal draw nothing. The first progress waits
-`CHATASSERT_PROGRESS_DELAY` seconds (1 by default): here 0, so short runs show it.
+`CHATASSERT_PROGRESS_DELAY` seconds (1 by default): here 0, so short runs show it. (Plain
+lines from a `.gz` or with workers, and a usage error, are checked in this process:
+tests/cli_runs.py.)
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import termios
 from pathlib import Path
 
 import pytest
+
+from cli_runs import run_in_process
 
 NO_ERROR = "{type: not_contains, value: internal error}"
 
@@ -143,7 +147,11 @@ def test_a_pipe_gets_no_progress_unless_asked(logs: Path) -> None:
 def test_progress_in_a_pipe_writes_plain_lines_ending_at_100_percent(
     logs: Path, log: str, jobs: str
 ) -> None:
-    proc = _in_pipe(["check", "--progress", "-j", jobs, "-a", NO_ERROR, log], logs)
+    args = ["check", "--progress", "-j", jobs, "-a", NO_ERROR, log]
+    if (log, jobs) == ("run.jsonl", "1"):
+        proc = _in_pipe(args, logs)
+    else:  # the other logs and jobs, in this process (tests/cli_runs.py)
+        proc = run_in_process(*args, cwd=logs, env=_env())
     assert proc.returncode == 0, proc.stderr
     assert "\r" not in proc.stderr
     assert "\x1b" not in proc.stderr
@@ -156,7 +164,7 @@ def test_progress_in_a_pipe_writes_plain_lines_ending_at_100_percent(
 
 
 def test_progress_and_quiet_cannot_be_given_together(logs: Path) -> None:
-    proc = _in_pipe(["check", "--progress", "--quiet", "-a", NO_ERROR, "run.jsonl"], logs)
+    proc = run_in_process("check", "--progress", "--quiet", "-a", NO_ERROR, "run.jsonl", cwd=logs)
     assert proc.returncode == 2
     assert "not allowed with argument" in proc.stderr
 
