@@ -288,7 +288,36 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """`python -m chatassert ARGS` in `cwd`, its judge an OpenAI judge at `server` (`retries`
     retries; the verdict cache `cache`: `off` or a path), with the variables `env` besides."""
-    env = {
+    return subprocess.run(
+        [sys.executable, "-m", "chatassert", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=_judged_env(server, cache, retries, env),
+        timeout=120,
+        check=False,
+    )
+
+
+def run_cli_here(
+    cwd: Path | None,
+    server: LoopbackServer,
+    *args: str,
+    cache: str = "off",
+    retries: int = 0,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`run_cli` in this process (tests/cli_runs.py), with the same environment: for the
+    variants of a judged run that a subprocess test already makes."""
+    from cli_runs import run_in_process  # beside the tests: not where this runs as a script
+
+    return run_in_process(*args, cwd=cwd, env=_judged_env(server, cache, retries, env))
+
+
+def _judged_env(
+    server: LoopbackServer, cache: str, retries: int, env: Mapping[str, str] | None
+) -> dict[str, str]:
+    return {
         **os.environ,
         "PYTHONPATH": str(SRC),
         "CHATASSERT_JUDGE": "openai",
@@ -298,15 +327,6 @@ def run_cli(
         "CHATASSERT_JUDGE_CACHE": cache,
         **(env or {}),
     }
-    return subprocess.run(
-        [sys.executable, "-m", "chatassert", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-        check=False,
-    )
 
 
 @contextlib.contextmanager

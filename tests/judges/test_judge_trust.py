@@ -1,7 +1,8 @@
 """Judged verdicts a user can trust: stability of repeats, what judging cost, re-gating.
 
-Every run here is the CLI as a subprocess, judged by the real OpenAI judge against the loopback
-server on 127.0.0.1, whose replies (verdicts, `usage` fields, faults) are scripted.
+Every run here is the CLI, judged by the real OpenAI judge against the loopback server on
+127.0.0.1, whose replies (verdicts, `usage` fields, faults) are scripted: repeats, costs and
+re-gating each as a subprocess, their variants in this process (`run_cli_here`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from loopback import LoopbackServer, Reply, openai_verdict, run_cli
+from loopback import LoopbackServer, Reply, openai_verdict, run_cli, run_cli_here
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -95,7 +96,7 @@ def test_flaky_fail_makes_the_flaky_case_a_junit_failure(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(verdict(True, 0.9), verdict(False, 0.3), verdict(True, 0.8))
-    done = run_cli(
+    done = run_cli_here(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "3",
         "--flaky", "fail", "-o", "r.xml", "-o", "r.jsonl", "--full-results",
     )  # fmt: skip
@@ -118,7 +119,7 @@ def test_a_stable_repeat_is_not_flaky_and_a_fault_is_an_error_never_a_pass(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(verdict(True, 0.9), Reply({"error": "overloaded"}, status=503), verdict(True, 0.8))
-    done = run_cli(
+    done = run_cli_here(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "3", "-o", "r.jsonl",
         "-o", "r.xml",
     )  # fmt: skip
@@ -129,7 +130,7 @@ def test_a_stable_repeat_is_not_flaky_and_a_fault_is_an_error_never_a_pass(
     assert "flaky" not in report[-1]["summary"]
     assert done.returncode == 0, done.stderr
     server.push(*[Reply({"error": "down"}, status=500)] * 3)
-    done = run_cli(
+    done = run_cli_here(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "3", "-o", "r.jsonl"
     )
     assert done.returncode == 3, done.stderr  # errors only: never a pass
@@ -137,7 +138,7 @@ def test_a_stable_repeat_is_not_flaky_and_a_fault_is_an_error_never_a_pass(
 
 
 def test_repeat_must_be_at_least_one(tmp_path: Path, server: LoopbackServer, suite: Path) -> None:
-    done = run_cli(tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "0")
+    done = run_cli_here(tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "0")
     assert done.returncode == 2
     assert "--repeat must be at least 1" in done.stderr
     assert server.count == 0
@@ -182,10 +183,10 @@ def test_cached_verdicts_are_counted_and_cost_nothing(
 ) -> None:
     server.push(verdict(True, 0.9, (500, 20)))
     cache = str(tmp_path / "verdicts.sqlite")
-    first = run_cli(
+    first = run_cli_here(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "a.jsonl", cache=cache
     )
-    again = run_cli(
+    again = run_cli_here(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "b.jsonl", cache=cache
     )
     assert first.returncode == again.returncode == 0, again.stderr
@@ -200,14 +201,14 @@ def test_each_retried_request_counts_and_a_run_without_judges_reports_no_cost(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(Reply({"error": "busy"}, status=503), verdict(True, 0.9))
-    env_retries = run_cli(
+    env_retries = run_cli_here(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "r.jsonl",
     )  # fmt: skip
     # retries are 0 here, so the 503 is the one request made, and the case errors
     assert env_retries.returncode == 3
     assert lines(tmp_path / "r.jsonl")[0]["cost"]["requests"] == 1
     (tmp_path / "plain.yaml").write_text("- type: contains\n  value: refund\n")
-    done = run_cli(
+    done = run_cli_here(
         tmp_path, server, "check", "plain.yaml", "log.jsonl", "-o", "p.jsonl", "-o", "p.txt"
     )
     assert done.returncode == 0
@@ -227,7 +228,7 @@ def test_a_bad_price_table_is_a_usage_error(
     tmp_path: Path, server: LoopbackServer, suite: Path, table: str, problem: str
 ) -> None:
     (tmp_path / "bad.json").write_text(table, encoding="utf-8")
-    done = run_cli(
+    done = run_cli_here(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--judge-prices", "bad.json"
     )
     assert done.returncode == 2
@@ -299,7 +300,7 @@ def test_regate_recomputes_statuses_and_exit_code_without_asking_a_judge(
     tmp_path: Path, server: LoopbackServer, suite: Path, full: bool
 ) -> None:
     server.push(verdict(True, 0.75, (400, 20)))
-    first = run_cli(
+    first = run_cli_here(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "r.jsonl",
         *(["--full-results"] if full else []),
     )  # fmt: skip
@@ -310,7 +311,7 @@ def test_regate_recomputes_statuses_and_exit_code_without_asking_a_judge(
     assert judged["score"] == 0.75
     assert judged["details"]["threshold"] is None  # kept in the compact report too
     asked = server.count
-    stricter = run_cli(
+    stricter = (run_cli if full else run_cli_here)(
         tmp_path, server, "regate", "r.jsonl", "--min-score", "llm_rubric=0.8",
         "-o", "s.jsonl", "-o", "s.xml", "-o", "s.txt",
     )  # fmt: skip
@@ -335,7 +336,7 @@ def test_regate_recomputes_statuses_and_exit_code_without_asking_a_judge(
     assert report[-1]["summary"]["failed"] == 1
     assert ET.parse(tmp_path / "s.xml").getroot().get("failures") == "1"
     # and back: a looser threshold passes again, from the re-gated report
-    looser = run_cli(
+    looser = run_cli_here(
         tmp_path, server, "regate", "s.jsonl", "--min-score", "llm_rubric=0.7", "-o", "t.jsonl"
     )
     assert looser.returncode == 0, looser.stderr
@@ -349,14 +350,14 @@ def test_regate_keeps_what_the_judge_failed_or_could_not_decide(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(verdict(False, 0.9))
-    run_cli(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "f.jsonl")
-    done = run_cli(
+    run_cli_here(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "f.jsonl")
+    done = run_cli_here(
         tmp_path, server, "regate", "f.jsonl", "--min-score", "llm_rubric=0.1", "-o", "g.jsonl"
     )
     assert done.returncode == 1  # the judge said no: no threshold makes it a pass
     server.push(Reply({"error": "down"}, status=500))
-    run_cli(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "e.jsonl")
-    done = run_cli(
+    run_cli_here(tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "e.jsonl")
+    done = run_cli_here(
         tmp_path, server, "regate", "e.jsonl", "--min-score", "llm_rubric=0.1", "-o", "h.jsonl"
     )
     assert done.returncode == 3  # no verdict: still an error, never a pass
@@ -370,11 +371,11 @@ def test_regate_recombines_a_repeat_by_its_aggregate(
     tmp_path: Path, server: LoopbackServer, suite: Path
 ) -> None:
     server.push(verdict(True, 0.9), verdict(True, 0.6), verdict(True, 0.65))
-    done = run_cli(
+    done = run_cli_here(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--repeat", "3", "-o", "r.jsonl"
     )
     assert done.returncode == 0, done.stderr
-    again = run_cli(
+    again = run_cli_here(
         tmp_path, server, "regate", "r.jsonl", "--min-score", "llm_rubric=0.7", "-o", "s.jsonl"
     )
     assert again.returncode == 1  # 1 of 3 samples now passes: no majority
@@ -394,6 +395,6 @@ def test_regate_refuses_a_bad_threshold(
     tmp_path: Path, server: LoopbackServer, option: str, problem: str
 ) -> None:
     (tmp_path / "r.jsonl").write_text('{"summary": {}}\n', encoding="utf-8")
-    done = run_cli(tmp_path, server, "regate", "r.jsonl", "--min-score", option)
+    done = run_cli_here(tmp_path, server, "regate", "r.jsonl", "--min-score", option)
     assert done.returncode == 2
     assert problem in done.stderr
