@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from loopback import LoopbackServer, openai_content, openai_verdict, run_cli
+from loopback import LoopbackServer, openai_content, openai_verdict, run_cli, run_cli_here
 
 from chatassert import (
     AllOf,
@@ -399,7 +399,7 @@ def test_the_cli_plans_and_no_plan_asks_everything(tmp_path: Path, server: Loopb
     report = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
     judge = report[-1]["summary"]["judge"]
     assert (judge["requests"], judge["avoided"]) == (1, 2)
-    done = run_cli(
+    done = run_cli_here(
         tmp_path, server, "check", "suite.yaml", "log.jsonl", "--no-plan", "-o", "r.jsonl"
     )
     assert done.returncode == 1, done.stderr
@@ -435,7 +435,8 @@ def test_judge_counts_and_costs_are_the_same_with_jobs(
     assert (tmp_path / "log.jsonl").stat().st_size > 2 * (1 << 20)  # several byte ranges
 
     def judge_summary(jobs: str) -> dict[str, Any]:
-        done = run_cli(
+        # with workers as a subprocess; the one job it is compared with, in this process
+        done = (run_cli if jobs != "1" else run_cli_here)(
             tmp_path, server, "check", "suite.yaml", "log.jsonl", "-o", "r.jsonl",
             "--judge-prices", "prices.json", "-j", jobs,
         )  # fmt: skip

@@ -1,7 +1,8 @@
 """`chatassert validate`: agreement of judged checks with human labels.
 
-The CLI runs as a subprocess; the suite is judged by the real OpenAI judge against the loopback
-server on 127.0.0.1, whose verdicts are scripted per response text.
+The CLI runs as a subprocess (each exit code once; the other runs in this process, through
+`run_cli_here`); the suite is judged by the real OpenAI judge against the loopback server on
+127.0.0.1, whose verdicts are scripted per response text.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from loopback import LoopbackServer, Recorded, Reply, openai_verdict, run_cli
+from loopback import LoopbackServer, Recorded, Reply, openai_verdict, run_cli, run_cli_here
 
 from chatassert._calibration import Label, calibrate, cohen_kappa, read_labels
 from chatassert._cli import main
@@ -93,11 +94,13 @@ def test_validate_runs_the_suite_and_measures_agreement(
 def test_validate_reads_a_report_without_asking_a_judge_and_gates_on_kappa(
     project: Path, server: LoopbackServer
 ) -> None:
-    done = run_cli(project, server, "check", "suite.yaml", "log.jsonl", "--full-results",
-               "-o", "r.jsonl")  # fmt: skip
+    done = run_cli_here(project, server, "check", "suite.yaml", "log.jsonl", "--full-results",
+                        "-o", "r.jsonl")  # fmt: skip
     assert done.returncode == 1, done.stderr
     asked = server.count
-    done = run_cli(project, server, "validate", "suite.yaml", "labels.jsonl", "--report", "r.jsonl")
+    done = run_cli_here(
+        project, server, "validate", "suite.yaml", "labels.jsonl", "--report", "r.jsonl"
+    )
     assert done.returncode == 0, done.stderr
     assert server.count == asked  # no judge call
     assert "polite: 7 labelled, 6 judged, 0 without a verdict, 1 unmatched" in done.stdout
@@ -107,8 +110,8 @@ def test_validate_reads_a_report_without_asking_a_judge_and_gates_on_kappa(
                     "--report", "r.jsonl", "--min-kappa", "0.6")  # fmt: skip
     assert gated.returncode == 1
     assert "below --min-kappa 0.6: polite" in gated.stdout
-    passing = run_cli(project, server, "validate", "suite.yaml", "labels.jsonl", "--report",
-                  "r.jsonl", "--min-kappa", "0.3")  # fmt: skip
+    passing = run_cli_here(project, server, "validate", "suite.yaml", "labels.jsonl",
+                           "--report", "r.jsonl", "--min-kappa", "0.3")  # fmt: skip
     assert passing.returncode == 0
 
 
@@ -124,7 +127,7 @@ def test_bad_labels_are_a_usage_error_naming_the_line(
     assert done.returncode == 2
     assert "bad.jsonl:2: 'human' must be 'pass' or 'fail', found 'yes'" in done.stderr
     assert server.count == 0
-    done = run_cli(project, server, "validate", "suite.yaml", "labels.jsonl")
+    done = run_cli_here(project, server, "validate", "suite.yaml", "labels.jsonl")
     assert done.returncode == 2
     assert "give the LOGS to check, or --report" in done.stderr
 
