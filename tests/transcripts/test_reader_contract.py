@@ -122,6 +122,11 @@ def json_values() -> st.SearchStrategy[Any]:
     )
 
 
+JSON_VALUES = json_values()
+"""`json_values()`, built once: building the recursive strategy again on every draw of
+`changed_samples` took most of the time of its tests."""
+
+
 def _places(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
     yield path
     if isinstance(value, dict | list):
@@ -146,7 +151,7 @@ def changed_samples(draw: st.DrawFn, name: str) -> Any:
     record = draw(st.sampled_from(samples(name)))
     for _ in range(draw(st.integers(1, 3))):
         places = list(_places(record))
-        record = _replaced(record, draw(st.sampled_from(places)), draw(json_values()))
+        record = _replaced(record, draw(st.sampled_from(places)), draw(JSON_VALUES))
     return record
 
 
@@ -182,7 +187,7 @@ _SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[Heal
 
 @pytest.mark.parametrize("name", NAMES)
 @_SETTINGS
-@given(record=json_values())
+@given(record=JSON_VALUES)
 def test_any_json_value_is_a_conversation_or_an_error_of_the_record(name: str, record: Any) -> None:
     holds_the_contract(record, name)
 
