@@ -2,7 +2,8 @@
 "Expect suites"): every key of the format loads, through the real loader, from JSON and YAML;
 `chatassert check` pairs a JSONL log of responses with the tests (steps of a multi-step test by
 `step`, the model by `model`), and reports passes, failures, errors and the tests skipped by
-`--assume`; `chatassert lint --verbose` lists what is kept.
+`--assume`; `chatassert lint --verbose` lists what is kept. (A real log, the YAML file's steps
+and a run with jobs as a subprocess; the rest in this process: tests/cli_runs.py.)
 
 The files are tests/expect/data/jarvis-journal-agent.tests.json and
 jarvis-todo-agent.tests.yaml; the logs are written here, one record per line.
@@ -21,6 +22,7 @@ import pytest
 from chatassert import SpecError, Status, Turn
 from chatassert.specs import Case, StepSpec, load_suite, loads_suite
 from chatassert.specs._common import NOT_USED_OFFLINE
+from cli_runs import run_in_process
 
 DATA = Path(__file__).parent / "data"
 JOURNAL = DATA / "jarvis-journal-agent.tests.json"
@@ -35,6 +37,11 @@ def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
         text=True,
         check=False,
     )
+
+
+def here(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """`run`, in this process (tests/cli_runs.py): for the variants of what `run` shows."""
+    return run_in_process(*map(str, args))
 
 
 def write_log(path: Path, records: list[dict[str, Any]]) -> Path:
@@ -390,37 +397,39 @@ def test_check_reports_every_outcome_of_a_real_log(tmp_path: Path) -> None:
 
 def test_assume_skips_a_test_in_every_report(tmp_path: Path) -> None:
     log = write_log(tmp_path / "log.jsonl", JOURNAL_LOG)
-    out = run("check", JOURNAL, log, "--assume", "vault_mounted", "-f", "json")
+    out = here("check", JOURNAL, log, "--assume", "vault_mounted", "-f", "json")
     assert out.returncode == 0, out.stdout + out.stderr
     found, summary = outcomes(out)
     (skipped,) = [o for o in found if o["subject_id"] == "JNL-003"]
     assert skipped["result"]["status"] == "skipped"
     assert skipped["result"]["reason"] == "skip_if 'vault_mounted' holds (--assume)"
     assert (summary["passed"], summary["skipped"]) == (5, 1)
-    text = run("check", JOURNAL, log, "--assume", "vault_mounted")
+    text = here("check", JOURNAL, log, "--assume", "vault_mounted")
     assert "6 checked: 5 passed, 0 failed, 0 errors, 1 skipped" in text.stdout
-    junit = run("check", JOURNAL, log, "--assume", "vault_mounted", "-f", "junit")
+    junit = here("check", JOURNAL, log, "--assume", "vault_mounted", "-f", "junit")
     assert 'skipped="1"' in junit.stdout
     assert "<skipped message=\"skip_if 'vault_mounted' holds (--assume)\" />" in junit.stdout
-    html = run("check", JOURNAL, log, "--assume", "vault_mounted", "-f", "html")
+    html = here("check", JOURNAL, log, "--assume", "vault_mounted", "-f", "html")
     assert html.returncode == 0
     assert '<span class="skipped">1 skipped</span>' in html.stdout
 
 
 def test_a_skipped_test_needs_no_response(tmp_path: Path) -> None:
     log = [r for r in JOURNAL_LOG if r["id"] != "JNL-003"]
-    out = run("check", JOURNAL, write_log(tmp_path / "log.jsonl", log), "--assume", "vault_mounted")
+    out = here(
+        "check", JOURNAL, write_log(tmp_path / "log.jsonl", log), "--assume", "vault_mounted"
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "has no response" not in out.stderr
     assert "6 checked: 5 passed, 0 failed, 0 errors, 1 skipped" in out.stdout
-    unassumed = run("check", JOURNAL, tmp_path / "log.jsonl")
+    unassumed = here("check", JOURNAL, tmp_path / "log.jsonl")
     assert unassumed.returncode == 3
     assert "test 'JNL-003' has no response in the logs" in unassumed.stderr
 
 
 def test_an_assumed_condition_no_test_names_is_reported(tmp_path: Path) -> None:
     log = write_log(tmp_path / "log.jsonl", JOURNAL_LOG)
-    out = run("check", JOURNAL, log, "--assume", "vault_mountd")
+    out = here("check", JOURNAL, log, "--assume", "vault_mountd")
     assert "--assume 'vault_mountd' names no test's skip_if: did you mean 'vault_mounted'?" in (
         out.stderr
     )
@@ -430,7 +439,7 @@ def test_an_assumed_condition_no_test_names_is_reported(tmp_path: Path) -> None:
 def test_a_missing_step_is_an_error_in_the_report(tmp_path: Path) -> None:
     log = [r for r in JOURNAL_LOG if not (r["id"] == "JNL-011" and r.get("step") == 2)]
     path = write_log(tmp_path / "log.jsonl", log)
-    out = run("check", JOURNAL, path, "-f", "json", "--assume", "vault_mounted")
+    out = here("check", JOURNAL, path, "-f", "json", "--assume", "vault_mounted")
     assert out.returncode == 3, out.stdout + out.stderr
     found, _ = outcomes(out)
     (run_,) = [o for o in found if o["subject_id"] == "JNL-011"]
@@ -444,7 +453,7 @@ def test_steps_may_come_in_any_order_and_with_jobs(tmp_path: Path) -> None:
     log.insert(0, JOURNAL_LOG[5])  # step 2 first, step 1 at the end
     log.append(JOURNAL_LOG[4])
     path = write_log(tmp_path / "log.jsonl", log)
-    one, _ = outcomes(run("check", JOURNAL, path, "-f", "json"))
+    one, _ = outcomes(here("check", JOURNAL, path, "-f", "json"))
     two, _ = outcomes(run("check", JOURNAL, path, "-f", "json", "--jobs", "2"))
     assert by_id(one)["JNL-011"] == ["passed"]
     assert [(o["subject_id"], o["result"]["status"]) for o in one] == [
@@ -473,7 +482,7 @@ def test_a_line_that_cannot_answer_a_step_is_reported(
     tmp_path: Path, record: dict[str, Any], error: str
 ) -> None:
     path = write_log(tmp_path / "log.jsonl", [*JOURNAL_LOG, record])
-    out = run("check", JOURNAL, path, "--assume", "vault_mounted")
+    out = here("check", JOURNAL, path, "--assume", "vault_mounted")
     assert out.returncode == 3, out.stdout + out.stderr
     assert f"log.jsonl:8: skipped: {error}" in out.stderr
 
@@ -511,7 +520,7 @@ def test_the_yaml_file_runs_its_three_steps(tmp_path: Path) -> None:
 
 
 def test_lint_lists_what_is_kept_and_what_is_assumed() -> None:
-    out = run("lint", "-v", JOURNAL, TODO, "--assume", "no_network")
+    out = here("lint", "-v", JOURNAL, TODO, "--assume", "no_network")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == f"{JOURNAL}: ok (expect, 6 cases, 17 assertions)"
@@ -529,13 +538,13 @@ def test_lint_lists_what_is_kept_and_what_is_assumed() -> None:
 
 
 def test_check_help_documents_assume() -> None:
-    out = run("check", "--help")
+    out = here("check", "--help")
     assert "--assume CONDITION" in out.stdout
     assert "skip_if" in out.stdout
 
 
 def test_the_new_keys_are_in_the_spec_schema() -> None:
-    out = run("schema", "spec")
+    out = here("schema", "spec")
     kinds = json.loads(out.stdout)["$defs"]
     assert kinds["kind_expect_no_overlap"]["required"] == ["type", "path"]
     assert {"path", "with", "values"} <= set(kinds["kind_expect_no_overlap"]["properties"])
