@@ -1,4 +1,5 @@
-"""`chatassert check` on an expect suite and a JSONL file of responses, run as a subprocess."""
+"""`chatassert check` on an expect suite and a JSONL file of responses: a failing, a passing and
+an unreadable run as a subprocess, the reports' details in this process (tests/cli_runs.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+from cli_runs import run_in_process
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 SUITE = EXAMPLES / "search.expect.json"
@@ -21,6 +24,11 @@ def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def here(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """`run`, in this process."""
+    return run_in_process(*map(str, args))
+
+
 def test_the_example_has_one_failing_test() -> None:
     out = run("check", SUITE, RESPONSES)
     assert out.returncode == 1, out.stderr
@@ -32,7 +40,7 @@ def test_the_example_has_one_failing_test() -> None:
 
 
 def test_json_output_pairs_responses_by_id(tmp_path: Path) -> None:
-    out = run("check", SUITE, RESPONSES, "--format", "json")
+    out = here("check", SUITE, RESPONSES, "--format", "json")
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     outcomes, summary = lines[:-1], lines[-1]["summary"]
     assert [o["subject_id"] for o in outcomes] == [
@@ -55,7 +63,7 @@ def test_tests_with_no_response_are_reported(tmp_path: Path) -> None:
     ]
     log = tmp_path / "partial.jsonl"
     log.write_text("\n".join(passing) + "\n")
-    out = run("check", SUITE, log)
+    out = here("check", SUITE, log)
     assert out.returncode == 3, out.stdout + out.stderr
     assert "test 'search-001' has no response in the logs" in out.stderr
     assert "test 'filter-003' has no response in the logs" in out.stderr
@@ -89,7 +97,7 @@ def test_unreadable_lines_and_unknown_ids(tmp_path: Path) -> None:
 
 
 def test_lint_accepts_the_example() -> None:
-    out = run("lint", SUITE)
+    out = here("lint", SUITE)
     assert out.returncode == 0
     assert "ok (expect, 6 cases" in out.stdout
 
@@ -101,7 +109,7 @@ def test_a_response_naming_no_test_is_unmatched_even_when_the_suite_has_one_test
     suite.write_text(json.dumps([{"id": "t1", "expect": {"status": "success"}}]))
     log = tmp_path / "responses.jsonl"
     log.write_text(json.dumps({"id": "other", "response": {"status": "error"}}) + "\n")
-    out = run("check", suite, log)
+    out = here("check", suite, log)
     assert "FAIL" not in out.stdout  # 'other' is not t1: it is not checked against it
     assert "no test of 'one' answers response 'other': it is no test's id or name" in out.stderr
     assert "test 't1' has no response in the logs" in out.stderr
@@ -117,7 +125,7 @@ def test_junit_reports_tests_with_no_response_as_errors(tmp_path: Path) -> None:
 
     log = tmp_path / "three.jsonl"
     log.write_text("".join(RESPONSES.read_text().splitlines(keepends=True)[:3]))
-    out = run("check", SUITE, log, "--format", "junit")
+    out = here("check", SUITE, log, "--format", "junit")
     root = ET.fromstring(out.stdout)
     assert (root.get("tests"), root.get("errors")) == ("6", "3")
     assert len(root.findall(".//testcase")) == 6
@@ -133,7 +141,7 @@ def test_in_a_responses_run_every_line_is_a_response_even_one_shaped_like_a_tran
     log = tmp_path / "responses.jsonl"
     chat = {"messages": [{"role": "user", "content": "Hi"}]}
     log.write_text(json.dumps(chat) + "\nnull\n")
-    out = run("check", suite, log, "--format", "json")
+    out = here("check", suite, log, "--format", "json")
     assert out.returncode == 1, out.stdout + out.stderr
     outcome = json.loads(out.stdout.splitlines()[0])
     assert outcome["case"] == "t1"
