@@ -18,7 +18,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from chatassert._base import QuickTest
@@ -32,6 +32,7 @@ from chatassert._jsonbase import (
     checked_strings,
     json_equal,
     same_scalar,
+    scalar_key,
     show,
     str_value,
 )
@@ -67,6 +68,10 @@ class _FieldIs(JsonCheck):
 
     def _actual(self, data: Any) -> Any:
         return data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
+
+    def _outcome_key(self) -> Callable[[dict[str, Any]], object]:
+        actual = self._actual
+        return lambda data: scalar_key(actual(data))  # `_eval` reads the field alone
 
     def _pass_details(self, n: int) -> dict[str, Any]:
         return {"path": self.field, "expected": self.value, "actual": self.value}
@@ -236,6 +241,10 @@ class _StringFieldContains(_TextContains):
 
     def _actual(self, data: Any) -> Any:
         return data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
+
+    def _outcome_key(self) -> Callable[[dict[str, Any]], object]:
+        actual = self._actual
+        return lambda data: scalar_key(actual(data))  # `_eval` reads the field alone
 
     def _compile_quick(self) -> QuickTest:
         actual_of, has, ok = self._actual, self._has, self._passed()

@@ -32,10 +32,10 @@ from typing import Any, ClassVar
 
 from chatassert._base import Assertion, QuickTest, never as _never, remember
 from chatassert._errors import RegexTimeoutError
-from chatassert._jsonpath import JsonPath, compile_path, item_index
+from chatassert._jsonpath import MISSING, JsonPath, compile_path, item_index
 from chatassert._models import NotJSONError, Turn, as_json
 from chatassert._params import Param
-from chatassert._result import Result, Status, location_pointer, shorten
+from chatassert._result import ReadOnlyDict, Result, Status, location_pointer, shorten
 
 __all__ = [
     "DEFAULT_SENSITIVE_PREFIXES",
@@ -302,6 +302,29 @@ class Offenders:
         return f" (and {self.count - 1} more)" if self.count > 1 else ""
 
 
+_KEYED_SCALARS = frozenset({str, int, bool, type(None), type(MISSING)})
+"""The types of a field value that key a shared outcome: a float is not one (`-0.0` equals
+`0.0` but is shown otherwise, and NaN equals nothing)."""
+
+
+def scalar_key(value: object) -> object:
+    """The key of an outcome decided by the scalar `value` alone (`JsonCheck._outcome_key`):
+    its type and itself (`1`, `True` and `1.0` are equal but shown otherwise); None for a
+    value of another type."""
+    return ("of", type(value), value) if type(value) in _KEYED_SCALARS else None
+
+
+def shared(result: Result) -> Result:
+    """`result`, fresh from a check, made a shared outcome (see `Result.shared`): its details
+    read-only, and marked so that whoever annotates it copies it."""
+    fields = result.__dict__
+    if "_shared" not in fields:
+        if fields["details"] and type(fields["details"]) is not ReadOnlyDict:
+            fields["details"] = ReadOnlyDict(fields["details"])
+        fields["_shared"] = True
+    return result
+
+
 # -- the base class ------------------------------------------------------------------------
 
 
@@ -333,7 +356,7 @@ class JsonCheck(Assertion):
     """How an expect key's value maps to the params: `value` (the value is the `value`
     param), `fields` (a mapping of params), `text` (a string, or a mapping of params),
     `field_equals`, or `expect` (nested expect objects)."""
-    _memo: dict[int, Result]
+    _memo: dict[Any, Result]
     _quick: QuickTest | None
     _run: Callable[[dict[str, Any]], Result] | None
 
@@ -394,6 +417,7 @@ class JsonCheck(Assertion):
             self._eval if type(self)._check is JsonCheck._check else self._check
         )
         as_checked = self._as_checked
+        key_of, memo = self._outcome_key(), self._memo
 
         def run(data: dict[str, Any]) -> Result:
             try:
@@ -406,13 +430,26 @@ class JsonCheck(Assertion):
                 return result
             if not plain:
                 return in_full(data)
+            key = None if key_of is None else key_of(data)
+            if key is not None:
+                known = memo.get(key)
+                if known is not None:
+                    return known
             try:
                 result = evaluate(data)
             except Exception:  # reported (or raised) by `check`, as it would be
                 return in_full(data)
-            return as_checked(result, data)
+            result = as_checked(result, data)
+            return result if key is None else remember(memo, key, shared(result))
 
         return run
+
+    def _outcome_key(self) -> Callable[[dict[str, Any]], object] | None:
+        """For a check whose outcome on a JSON object is decided by one scalar of it (a
+        field's value, the number of results): a function giving that scalar as a key (None
+        for a value that does not decide alone); then the outcome of each key is built once
+        and shared, failures included. None for the other checks."""
+        return None
 
     def _check_in_full(self, subject: object) -> Result:
         return super().check(subject)  # the check without its quick test

@@ -27,6 +27,7 @@ from chatassert._jsonbase import (
     checked_strings,
     is_number,
     json_equal,
+    scalar_key,
     show,
     str_value,
 )
@@ -110,6 +111,13 @@ class _ResultsCount(JsonCheck):
             f"Expected {self.words} {self.value} {noun}, got {n}",
             self._pass_details(n),
         )
+
+    def _outcome_key(self) -> Callable[[dict[str, Any]], object]:
+        def key(data: dict[str, Any]) -> object:  # `_eval` reads the number of results alone
+            results = _results_of(data)
+            return ("results", len(results)) if type(results) is list else scalar_key(results)
+
+        return key
 
     def _pass_details(self, n: int) -> dict[str, Any]:
         return {"path": "results", "expected": self.value, "actual": n}
