@@ -259,8 +259,10 @@ class LoopbackServer:
                 pass  # clients that time out or hang up are part of the script
 
         self._server = Server(("127.0.0.1", 0), Handler)
+        # `stop` waits for the serve loop to look for it: every 5 ms (a select call, nothing
+        # more), not every 50 ms, which each of the ~130 tests with a server waited at its end
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.005}, daemon=True
         )
         self._thread.start()
         return self.url
