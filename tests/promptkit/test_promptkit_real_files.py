@@ -2,8 +2,8 @@
 
 The files under data/real/ use every key the Scenario format defines (the file, `metadata`,
 `spec`, turns, self-play turns, workflow steps, a PromptPack with a workflow section). They are
-loaded with the real loader and checked against logged conversations; `lint -v` runs as a
-subprocess.
+loaded with the real loader and checked against logged conversations; `lint -v` and a failing
+`check` run as a subprocess (their variants in this process: tests/cli_runs.py).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from promptkit_helpers import HEADER, chat, turn
 from chatassert import Conversation, Result, SpecError, Status, Turn
 from chatassert.specs import load_suite, loads_suite
 from chatassert.specs._common import NOT_USED_OFFLINE
+from cli_runs import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = Path(__file__).resolve().parent / "data" / "real"
@@ -747,7 +748,7 @@ def test_lint_verbose_lists_the_kept_keys_per_case() -> None:
 
 
 def test_lint_without_verbose_does_not_list_them() -> None:
-    out = run_cli("lint", str(REFUND.relative_to(ROOT)))
+    out = run_in_process("lint", str(REFUND.relative_to(ROOT)), cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "not used offline" not in out.stdout
 
@@ -758,7 +759,7 @@ def test_lint_reports_a_misspelt_key_with_did_you_mean(tmp_path: Path) -> None:
         (REAL / "billing.pack.json").read_text(encoding="utf-8"), encoding="utf-8"
     )
     (tmp_path / "s.yaml").write_text(text, encoding="utf-8")
-    out = run_cli("lint", "-v", "s.yaml", cwd=tmp_path)
+    out = run_in_process("lint", "-v", "s.yaml", cwd=tmp_path)
     assert out.returncode != 0
     assert (
         "unknown key 'provider_grop' in a Scenario spec (did you mean 'provider_group' or "
@@ -779,7 +780,7 @@ def test_check_reports_tool_policy_results_by_their_origin(tmp_path: Path) -> No
         json.dumps({"id": "refund-workflow", "messages": _messages(refund_log())}) + "\n",
         encoding="utf-8",
     )
-    out = run_cli("check", str(REFUND), str(good))
+    out = run_in_process("check", str(REFUND), str(good))
     assert out.returncode == 0, out.stdout + out.stderr
 
 
