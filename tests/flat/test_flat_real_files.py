@@ -29,6 +29,7 @@ from chatassert.specs import load_suite, loads_suite
 from chatassert.specs._common import NOT_USED_OFFLINE
 from chatassert.testing import FakeJudge
 from chatassert.transcripts import read_records
+from cli_runs import run_in_process
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
 from loopback import LoopbackServer, openai_verdict
@@ -203,6 +204,7 @@ def read_records_of(*records: dict[str, Any]) -> list[Any]:
 
 
 # -- the command line ---------------------------------------------------------------------------
+# (a passing run as a subprocess; the failing one, lint and the schema in this process)
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -248,7 +250,9 @@ def test_check_runs_the_file_over_the_logged_runs(judge_env: dict[str, str]) -> 
 
 
 def test_check_reports_the_wrong_agent_and_the_silent_log(judge_env: dict[str, str]) -> None:
-    done = run("check", "--show", "10", str(SUITE), str(REGRESSIONS), env=judge_env)
+    done = run_in_process(
+        "check", "--show", "10", str(SUITE), str(REGRESSIONS), cwd=ROOT, env=judge_env
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     out = done.stdout
     assert "4 checked: 0 passed, 3 failed, 1 error, 0 skipped" in out
@@ -260,7 +264,7 @@ def test_check_reports_the_wrong_agent_and_the_silent_log(judge_env: dict[str, s
 
 
 def test_lint_verbose_lists_the_keys_kept_but_not_used_offline() -> None:
-    done = run("lint", "-v", str(SUITE), env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    done = run_in_process("lint", "-v", str(SUITE), cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         f"{SUITE}: ok (flat, 4 cases, 16 assertions)",
@@ -277,7 +281,7 @@ def test_lint_verbose_lists_the_keys_kept_but_not_used_offline() -> None:
 
 
 def test_the_spec_schema_has_the_active_agent_check() -> None:
-    done = run("schema", "spec", env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    done = run_in_process("schema", "spec", cwd=ROOT)
     assert done.returncode == 0, done.stderr
     kind = json.loads(done.stdout)["$defs"]["kind_active_agent"]
     assert kind["required"] == ["type", "agent"]
