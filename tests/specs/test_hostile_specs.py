@@ -18,6 +18,7 @@ import pytest
 from chatassert import Conversation, SpecError, Status
 from chatassert.specs import load_suite, loads_suite
 from chatassert.specs._yaml import MAX_ALIAS_NODES, MAX_DEPTH, MAX_SPEC_CHARS, parse_yaml
+from cli_runs import run_in_process
 
 ASSERT_VALUE = (
     'turns:\n  - user_input: "hi"\n    assertions:\n      - type: contains\n        value: {}\n'
@@ -354,25 +355,31 @@ def test_a_workflow_that_is_neither_a_path_nor_a_mapping_is_refused(
 
 
 @pytest.mark.parametrize(
-    "text",
-    [
-        ASSERT_VALUE.format('"a\x01b"'),
-        ASSERT_VALUE.format("!!int 0x_"),
-        ASSERT_VALUE.format("[" * 300 + "]" * 300),
-        bomb(9),
+    ("text", "subprocess_run"),
+    [  # the deep spec and the bomb in a process of their own (its stack, its memory); the
+        # others in this process (tests/cli_runs.py)
+        (ASSERT_VALUE.format('"a\x01b"'), False),
+        (ASSERT_VALUE.format("!!int 0x_"), False),
+        (ASSERT_VALUE.format("[" * 300 + "]" * 300), True),
+        (bomb(9), True),
     ],
     ids=["control", "tagged", "deep", "bomb"],
 )
-def test_lint_reports_a_hostile_spec_as_a_spec_error(tmp_path: Path, text: str) -> None:
+def test_lint_reports_a_hostile_spec_as_a_spec_error(
+    tmp_path: Path, text: str, subprocess_run: bool
+) -> None:
     path = tmp_path / "hostile.yaml"
     path.write_text(text, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "chatassert", "lint", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-    )
+    if not subprocess_run:
+        done = run_in_process("lint", str(path), cwd=tmp_path)
+    else:
+        done = subprocess.run(
+            [sys.executable, "-m", "chatassert", "lint", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+        )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert "hostile.yaml:" in done.stdout + done.stderr
