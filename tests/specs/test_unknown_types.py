@@ -19,6 +19,7 @@ import pytest
 from chatassert import Conversation, SpecError, Status, Turn
 from chatassert._registry import UnknownType
 from chatassert.specs import load_assertion, loads_suite
+from cli_runs import run_in_process
 
 FLAT = """\
 test_cases:
@@ -168,7 +169,7 @@ def test_the_command_line_lints_and_checks_with_unknown_types_skipped(tmp_path: 
     assert "unknown flat assertion type 'image_format'" in refused.stderr
 
     notice = "suite.yaml: not checked, reported skipped: unknown assertion types image_format\n"
-    linted = _cli("lint", "--unknown-types", "skip", "suite.yaml", cwd=tmp_path)
+    linted = run_in_process("lint", "--unknown-types", "skip", "suite.yaml", cwd=tmp_path)
     assert linted.returncode == 0, linted.stderr
     assert linted.stderr == notice
 
