@@ -12,6 +12,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,7 @@ from optional_engines import optional_module
 
 optional_module("pyarrow", "CHATASSERT_REQUIRE_RAY")
 
-from resume_helpers import SPECS, log_lines, run_files  # noqa: E402
+from resume_helpers import SPECS, Run, log_lines, run_files  # noqa: E402
 
 from chatassert.integrations.ray import (  # noqa: E402 (pyarrow first)
     ReadStamp,
@@ -37,16 +39,38 @@ def _checker() -> Checker:
     return Checker([inline_suite(SPECS)])
 
 
-@pytest.fixture
-def logs(tmp_path: Path) -> list[Path]:
-    """Three logs: two JSONL (one with blank lines), one gzipped."""
-    paths = [tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl.gz"]
+def _write_logs(folder: Path) -> list[Path]:
+    paths = [folder / "a.jsonl", folder / "b.jsonl", folder / "c.jsonl.gz"]
     for seed, path in enumerate(paths):
         lines = log_lines(seed, 30)
         lines[5:5] = ["", "   "]
         text = "".join(line + "\n" for line in lines).encode()
         path.write_bytes(gzip.compress(text) if path.suffix == ".gz" else text)
     return paths
+
+
+@pytest.fixture
+def logs(tmp_path: Path) -> list[Path]:
+    """Three logs: two JSONL (one with blank lines), one gzipped."""
+    return _write_logs(tmp_path)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """`logs` written once for a module's tests that only read them, the results directory of
+    a run over them, and the run's verdicts without results (what any resume must give)."""
+
+    logs: list[Path]
+    results: Path
+    fresh: Run
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> Checked:
+    folder = tmp_path_factory.mktemp("checked")
+    paths = _write_logs(folder)
+    run_files(paths, _checker(), folder / "results")
+    return Checked(paths, folder / "results", run_files(paths, _checker()))
 
 
 def _results_file(results: Path, log: Path) -> Path:
@@ -312,11 +336,11 @@ CORRUPTIONS: dict[str, tuple[Any, str]] = {
 
 @pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
 def test_a_results_file_that_does_not_validate_is_refused_and_its_log_checked_again(
-    logs: list[Path], tmp_path: Path, corruption: str
+    checked: Checked, tmp_path: Path, corruption: str
 ) -> None:
     results = tmp_path / "results"
-    log = logs[0]
-    run_files(logs, _checker(), results)
+    logs, log = checked.logs, checked.logs[0]
+    shutil.copytree(checked.results, results)  # the results of a run over the logs
     target = _results_file(results, log)
     corrupt, reason = CORRUPTIONS[corruption]
     corrupt(target)
@@ -324,7 +348,7 @@ def test_a_results_file_that_does_not_validate_is_refused_and_its_log_checked_ag
         ResultsDir(results).load(str(log))
     assert caught.value.path == str(target)
     assert reason in caught.value.reason
-    fresh = run_files(logs, _checker())
+    fresh = checked.fresh
     resumed = run_files(logs, _checker(), results, resume=True, rejudge_errors=True)
     assert resumed.verdicts == fresh.verdicts
     assert resumed.records == fresh.records
