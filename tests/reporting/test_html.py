@@ -22,6 +22,7 @@ from chatassert.records import Checker, ReportWriter, Summary, inline_suite
 from chatassert.reporting import Outcome
 from chatassert.reporting._html import EXAMPLES, HtmlWriter, html_case, write_html
 from chatassert.reporting._words import counted, number
+from cli_runs import run_in_process
 
 
 def _data(page: str) -> dict[str, Any]:
@@ -215,14 +216,20 @@ def test_the_writer_groups_rows_in_any_order() -> None:
         assert sum(1 for row in data["rows"] if row[1] == "p") == 20
 
 
-def _run(args: list[str], cwd: Path) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "chatassert", "check", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-        check=False,
+def _run(args: list[str], cwd: Path, *, here: bool = False) -> dict[str, Any]:
+    """The HTML page's data of `chatassert check ARGS` run in `cwd` (as a subprocess, or with
+    `here` in this process: tests/cli_runs.py)."""
+    done = (
+        run_in_process("check", *args, cwd=cwd)
+        if here
+        else subprocess.run(
+            [sys.executable, "-m", "chatassert", "check", *args],
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            timeout=120,
+            check=False,
+        )
     )
     assert done.returncode == 1, done.stderr
     data = _data((cwd / "report.html").read_text(encoding="utf-8"))
@@ -257,7 +264,7 @@ def test_the_grouped_page_is_the_same_with_worker_processes(tmp_path: Path) -> N
             lines.append(json.dumps(record) + "\n")
         (tmp_path / f"log{part}.jsonl").write_text("".join(lines), encoding="utf-8")
         logs.append(f"log{part}.jsonl")
-    alone = _run(["suite.yaml", *logs, "-o", "report.html"], tmp_path)
+    alone = _run(["suite.yaml", *logs, "-o", "report.html"], tmp_path, here=True)
     workers = _run(["suite.yaml", *logs, "-o", "report.html", "-j", "2"], tmp_path)
     assert alone == workers
     assert alone["groups"] == [80]

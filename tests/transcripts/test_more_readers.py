@@ -20,6 +20,7 @@ import pytest
 
 from chatassert._errors import TranscriptError
 from chatassert.transcripts import FORMATS, parse_line, parse_record, read_records
+from cli_runs import run_in_process
 
 # -- OpenAI Agents SDK ---------------------------------------------------------------------------
 
@@ -636,12 +637,15 @@ def test_the_cli_checks_and_reports_each_sample_of_a_log(tmp_path: Path, jobs: s
     broken["messages"] = "none"
     log = tmp_path / "run.json"
     log.write_text(json.dumps(_log(good, bad, broken), indent=2), encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "chatassert", "check", "--assert",
-         "{type: not_contains, value: internal error}", "run.json", "-f", "json",
-         "--jobs", jobs],
-        capture_output=True, text=True, cwd=tmp_path, check=False,
-    )  # fmt: skip
+    args = ["check", "--assert", "{type: not_contains, value: internal error}", "run.json",
+            "-f", "json", "--jobs", jobs]  # fmt: skip
+    if jobs == "1":  # in this process (tests/cli_runs.py); with workers, as a subprocess
+        proc = run_in_process(*args, cwd=tmp_path)
+    else:
+        proc = subprocess.run(
+            [sys.executable, "-m", "chatassert", *args],
+            capture_output=True, text=True, cwd=tmp_path, check=False,
+        )  # fmt: skip
     assert proc.returncode == 1, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     checked = [(r["source"], r["subject_id"], r["result"]["status"]) for r in rows if "source" in r]
