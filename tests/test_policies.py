@@ -8,8 +8,6 @@ in tests/test_policies_props.py.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -40,6 +38,7 @@ from chatassert.policies import (
     ToolNeverAfter,
     ToolOnlyAfterResult,
 )
+from cli_runs import run_in_process
 from trajectory_helpers import BROKEN, call, record, turn
 
 P, F, E, S = Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED
@@ -567,12 +566,8 @@ def test_describe() -> None:
 
 
 def test_the_spec_schema_lists_the_policies_with_their_required_parameters() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "chatassert", "schema", "spec"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    out = run_in_process("schema", "spec")  # tests/cli_runs.py
+    assert out.returncode == 0, out.stderr
     defs = json.loads(out.stdout)["$defs"]
     kinds = [branch["then"]["$ref"] for branch in defs["assertion"]["allOf"]]
     required = {

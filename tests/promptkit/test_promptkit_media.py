@@ -9,8 +9,6 @@ command line against a log whose response carries an image.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +28,7 @@ from chatassert.promptkit import (
     VideoResolution,
 )
 from chatassert.specs import loads_suite
+from cli_runs import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -706,13 +705,7 @@ def test_the_command_line_checks_a_scenario_against_a_log_with_media(tmp_path: P
     )
     log = tmp_path / "log.jsonl"
     log.write_text(json.dumps(LOG_RECORD) + "\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "chatassert", "check", str(suite), str(log), "--format", "json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run_in_process("check", str(suite), str(log), "--format", "json", cwd=ROOT)
     assert proc.returncode == 1, proc.stderr
     text = proc.stdout
     assert "width 256 below minimum 512" in text
