@@ -2,8 +2,8 @@
 eval set, a trace export, a run list, a JSON array of records): the parts of one document are
 read and checked across the worker pool, a batch at a time, and the run reports what
 `--jobs 1` reports — rows, reports, listed lines and exit code — through the command line (as a
-subprocess with workers or standard input; `--jobs 1` from files in this process,
-tests/cli_runs.py); and the engine's pieces: what it sends each worker, how it cuts a file.
+subprocess with workers; `--jobs 1` in this process, tests/cli_runs.py); and the engine's
+pieces: what it sends each worker, how it cuts a file.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _outcome(folder: Path, jobs: int, *args: str, stdin: bytes | None = None) ->
     """Everything a run gives: exit code, standard output and error, its JSON and JUnit
     reports (written as files beside the text report on standard output)."""
     json_report, junit_report = folder / f"report-{jobs}.jsonl", folder / f"report-{jobs}.xml"
-    runner = run if jobs != 1 or stdin is not None else run_in_process
+    runner = run if jobs != 1 else run_in_process
     out = runner(
         "check",
         *args,

@@ -216,9 +216,9 @@ def awkward(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _report(d: Path, jobs: str, *logs: str, stdin: bytes | None = None) -> list[str]:
-    """The JSON report's lines: with workers (and from standard input) as a subprocess, with one
-    job from files in this process."""
-    runner = run if jobs != "1" or stdin is not None else here
+    """The JSON report's lines: with workers as a subprocess (standard input a pipe), with one
+    job in this process."""
+    runner = run if jobs != "1" else here
     out = runner(
         "check", "--assert", NO_ERROR, "--assert", CONFIRMED, *logs, "-f", "json", "-j", jobs,
         cwd=d, stdin=stdin,
