@@ -37,19 +37,6 @@ def _environment(env: Mapping[str, str] | None) -> Iterator[None]:
         os.environ.update(before)
 
 
-@contextlib.contextmanager
-def _working_directory(cwd: Path | str | None) -> Iterator[None]:
-    if cwd is None:
-        yield
-        return
-    before = os.getcwd()
-    os.chdir(cwd)
-    try:
-        yield
-    finally:
-        os.chdir(before)
-
-
 def run_in_process(
     *args: str,
     cwd: Path | str | None = None,
@@ -68,7 +55,7 @@ def run_in_process(
     try:
         with (
             _environment(env),
-            _working_directory(cwd),
+            contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext(),
             contextlib.redirect_stdout(out),
             contextlib.redirect_stderr(err),
         ):
