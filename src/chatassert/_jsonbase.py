@@ -314,7 +314,7 @@ def scalar_key(value: object) -> object:
     return ("of", type(value), value) if type(value) in _KEYED_SCALARS else None
 
 
-def shared(result: Result) -> Result:
+def as_shared(result: Result) -> Result:
     """`result`, fresh from a check, made a shared outcome (see `Result.shared`): its details
     read-only, and marked so that whoever annotates it copies it."""
     fields = result.__dict__
@@ -440,7 +440,7 @@ class JsonCheck(Assertion):
             except Exception:  # reported (or raised) by `check`, as it would be
                 return in_full(data)
             result = as_checked(result, data)
-            return result if key is None else remember(memo, key, shared(result))
+            return result if key is None else remember(memo, key, as_shared(result))
 
         return run
 
