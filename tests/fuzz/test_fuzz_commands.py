@@ -233,10 +233,16 @@ def _steady(value: Any) -> Any:
     return value
 
 
+def _read(path: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """What `read_report` reads of a file read as regate and validate read it: its lines and
+    its problems."""
+    with open(path, "rb") as file:
+        return read_report(file.read().decode("utf-8", "surrogateescape"), path)
+
+
 def _problems(path: str) -> list[str]:
     """The problems `read_report` finds in a file read as regate and validate read it."""
-    with open(path, "rb") as file:
-        return read_report(file.read().decode("utf-8", "surrogateescape"), path)[1]
+    return _read(path)[1]
 
 
 def _judged_leaf(score: Any, judged: Any, threshold: Any) -> dict[str, Any]:
@@ -439,6 +445,11 @@ def test_validate_measures_or_names_every_bad_line(log: str, data: st.DataObject
         assert out == ""
         if kappa != "nan" and bad_labels:
             assert f"{labels}:" in err
+        return
+    if not any("result" in line for line in _read(fuzzed)[0]):  # no case row (every line of
+        assert code == 4, err  # the log unreadable, say): nothing to compare with the labels
+        assert "nothing was checked" in err
+        assert out == ""
         return
     assert code in (0, 1), err
     measured = json.loads(out)["assertions"]
