@@ -314,6 +314,11 @@ def scalar_key(value: object) -> object:
     return ("of", type(value), value) if type(value) in _KEYED_SCALARS else None
 
 
+_SEEN_KEPT = 4096
+"""How many keys a check met once it remembers (then forgets, all): sharing an outcome costs a
+copy of its details and a place in the caches above it, which only a value met again repays."""
+
+
 def as_shared(result: Result) -> Result:
     """`result`, fresh from a check, made a shared outcome (see `Result.shared`): its details
     read-only, and marked so that whoever annotates it copies it."""
@@ -418,6 +423,7 @@ class JsonCheck(Assertion):
         )
         as_checked = self._as_checked
         key_of, memo = self._outcome_key(), self._memo
+        seen: set[object] = set()  # the keys met once: an outcome is shared when met again
 
         def run(data: dict[str, Any]) -> Result:
             try:
@@ -440,15 +446,22 @@ class JsonCheck(Assertion):
             except Exception:  # reported (or raised) by `check`, as it would be
                 return in_full(data)
             result = as_checked(result, data)
-            return result if key is None else remember(memo, key, as_shared(result))
+            if key is None:
+                return result
+            if key in seen:  # a value met before: its outcome is built once from now on
+                return remember(memo, key, as_shared(result))
+            if len(seen) >= _SEEN_KEPT:  # a log of ever new values shares nothing
+                seen.clear()
+            seen.add(key)
+            return result
 
         return run
 
     def _outcome_key(self) -> Callable[[dict[str, Any]], object] | None:
         """For a check whose outcome on a JSON object is decided by one scalar of it (a
         field's value, the number of results): a function giving that scalar as a key (None
-        for a value that does not decide alone); then the outcome of each key is built once
-        and shared, failures included. None for the other checks."""
+        for a value that does not decide alone); then the outcome of a key met more than once
+        is built once more and shared, failures included. None for the other checks."""
         return None
 
     def _check_in_full(self, subject: object) -> Result:

@@ -2,7 +2,7 @@
 
 `status`, `error_code`, `summary_contains`, `message_contains` and the results counts read one
 field of a response (or the number of its results), so their outcome on a JSON object — a
-failure included — is built once per distinct value and shared (`JsonCheck._outcome_key`). A
+failure included — is shared for a value met more than once (`JsonCheck._outcome_key`). A
 shared outcome must be what the general path (`Assertion.check`, no quick test, nothing
 remembered) builds for every response with that value, written alike: values that compare
 equal but are shown otherwise (`1`, `True`, `1.0`; `0.0` and `-0.0`; NaN) must not share one.
@@ -89,19 +89,28 @@ def test_a_case_loaded_from_a_file_shares_outcomes_placed_as_the_file_has_them(
         assert fast == [_written(Assertion.check(c, doc)) for c in case.checks], doc
 
 
-def test_one_value_fails_with_one_shared_result_whose_details_cannot_change() -> None:
+def test_a_value_met_again_fails_with_one_shared_result_whose_details_cannot_change() -> None:
     check = StatusIs("success")
-    first, second = check.check({"status": "error"}), check.check({"status": "error", "x": 1})
-    assert first is second
-    assert first.reason == "Expected status 'success', got 'error'"
+    once = check.check({"status": "error"})
+    assert not once._shared  # met once: a fresh result, as for a value no other response has
+    shared = check.check({"status": "error", "x": 1})
+    assert shared == once
+    assert check.check({"status": "error"}) is shared  # from then on, the same one
+    assert shared.reason == "Expected status 'success', got 'error'"
     with pytest.raises(TypeError, match="read-only"):
-        first.details["actual"] = "changed"  # type: ignore[index]
-    placed = first._with_field("location", "turns[0]")  # annotating a shared result copies it
-    assert placed is not first
-    assert first.location is None
+        shared.details["actual"] = "changed"  # type: ignore[index]
+    placed = shared._with_field("location", "turns[0]")  # annotating a shared result copies it
+    assert placed is not shared
+    assert shared.location is None
     other = check.check({"status": "pending"})
-    assert other is not first
+    assert other is not shared
     assert other.details["actual"] == "pending"
+
+
+def test_values_met_once_are_not_shared() -> None:
+    check = SummaryContains("notes")
+    results = [check.check({"summary": f"Found {k} items"}) for k in range(50)]
+    assert not any(r._shared for r in results)  # a log of ever new values shares nothing
 
 
 def test_equal_values_shown_otherwise_do_not_share_a_result() -> None:
