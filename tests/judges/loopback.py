@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import subprocess
@@ -287,33 +288,30 @@ def run_cli(
     cache: str = "off",
     retries: int = 0,
     env: Mapping[str, str] | None = None,
+    here: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     """`python -m chatassert ARGS` in `cwd`, its judge an OpenAI judge at `server` (`retries`
-    retries; the verdict cache `cache`: `off` or a path), with the variables `env` besides."""
+    retries; the verdict cache `cache`: `off` or a path), with the variables `env` besides; with
+    `here`, in this process (tests/cli_runs.py) with the same environment: for the variants of
+    a judged run that a subprocess test already makes."""
+    environment = _judged_env(server, cache, retries, env)
+    if here:
+        from cli_runs import run_in_process  # beside the tests: not where this runs as a script
+
+        return run_in_process(*args, cwd=cwd, env=environment)
     return subprocess.run(
         [sys.executable, "-m", "chatassert", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
-        env=_judged_env(server, cache, retries, env),
+        env=environment,
         timeout=120,
         check=False,
     )
 
 
-def run_cli_here(
-    cwd: Path | None,
-    server: LoopbackServer,
-    *args: str,
-    cache: str = "off",
-    retries: int = 0,
-    env: Mapping[str, str] | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """`run_cli` in this process (tests/cli_runs.py), with the same environment: for the
-    variants of a judged run that a subprocess test already makes."""
-    from cli_runs import run_in_process  # beside the tests: not where this runs as a script
-
-    return run_in_process(*args, cwd=cwd, env=_judged_env(server, cache, retries, env))
+run_cli_here = functools.partial(run_cli, here=True)
+"""`run_cli` in this process."""
 
 
 def _judged_env(
