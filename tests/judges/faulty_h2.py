@@ -186,6 +186,9 @@ class FaultyH2Server:
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._windows: dict[h2.connection.H2Connection, asyncio.Event] = {}
+        # a `double_later` stale answer waits for the client's acknowledgement of a PING sent
+        # after the real answer: by then the client has read the answer, whatever the load
+        self._acknowledged: dict[bytes, asyncio.Event] = {}
 
     @property
     def url(self) -> str:
@@ -246,6 +249,9 @@ class FaultyH2Server:
                         self.cancelled += 1
                     elif isinstance(event, h2.events.PingAckReceived):
                         self.pongs += 1
+                        waiting = self._acknowledged.get(event.ping_data)
+                        if waiting is not None:
+                            waiting.set()
                     elif isinstance(event, h2.events.RequestReceived):
                         if _method(event.headers) == "GET":  # GET /count
                             seen = {"count": self.requests, "cpu": time.process_time()}
@@ -398,9 +404,16 @@ class FaultyH2Server:
                 conn.send_data(stream, good, end_stream=True)
                 if fault in ("double", "double_later"):
                     if fault == "double_later":
+                        # a PING after the answer: its acknowledgement says the client has read
+                        # the answer, so the stale one comes apart from it whatever the load
+                        opaque = stream.to_bytes(4, "big") + self.random.randbytes(4)
+                        acknowledged = self._acknowledged[opaque] = asyncio.Event()
+                        conn.ping(opaque)
                         writer.write(conn.data_to_send())
                         await writer.drain()
-                        await asyncio.sleep(0.002)
+                        with contextlib.suppress(TimeoutError):  # a connection gone: moot
+                            await asyncio.wait_for(acknowledged.wait(), 5.0)
+                        self._acknowledged.pop(opaque, None)
                     stale = _verdict_body(not expected(tag), f"stale answer to item {tag}")
                     writer.write(conn.data_to_send() + self._stale(conn, stream, stale))
                     await writer.drain()
