@@ -5,7 +5,8 @@ certificate authority made for the test (`trustme`).
 `FaultyH2Server` is `faulty.FaultyServer` over HTTP/2: each request's prompt carries a tag
 (`ITEM-<n>`), the verdict it deserves is `faulty.expected(n)`, and a seeded share of the
 answers goes wrong in one of the ways HTTP/2 allows: a stale second answer on the stream just
-answered (in the same packet or a moment later, while other streams are in flight), a reset of
+answered (in the same packet, or once the client has acknowledged a PING sent behind the
+answer, so after it read the answer, while other streams may be in flight), a reset of
 the stream (`RST_STREAM`), a reset of the whole connection with every stream on it, a body cut
 short by a dropped connection, or interim 1xx responses first. Faults chosen by name only
 (`faults=` or a `script` of the answers in order) cover what a client must survive without
