@@ -56,15 +56,12 @@ _P, _F, _E = Status.PASSED, Status.FAILED, Status.ERROR
 # -- status and content --------------------------------------------------------------------
 
 
-class _FieldIs(JsonCheck):
-    __slots__ = ("value",)
-    field: ClassVar[str] = ""
-    params = (Param("value", "any", required=True, doc="the expected value"),)
-    value: Any
+class _OneField(JsonCheck):
+    """A check of one top-level field of the response (`field`): its outcome is decided by that
+    field's value alone, so the outcome of a value met again is shared (`_outcome_key`)."""
 
-    def __init__(self, value: Any, *, message: str | None = None) -> None:
-        super().__init__(message=message)
-        self._set("value", check_scalar(self.kind, value))
+    __slots__ = ()
+    field: ClassVar[str] = ""
 
     def _actual(self, data: Any) -> Any:
         return data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
@@ -72,6 +69,16 @@ class _FieldIs(JsonCheck):
     def _outcome_key(self) -> Callable[[dict[str, Any]], object]:
         actual = self._actual
         return lambda data: scalar_key(actual(data))  # `_eval` reads the field alone
+
+
+class _FieldIs(_OneField):
+    __slots__ = ("value",)
+    params = (Param("value", "any", required=True, doc="the expected value"),)
+    value: Any
+
+    def __init__(self, value: Any, *, message: str | None = None) -> None:
+        super().__init__(message=message)
+        self._set("value", check_scalar(self.kind, value))
 
     def _pass_details(self, n: int) -> dict[str, Any]:
         return {"path": self.field, "expected": self.value, "actual": self.value}
@@ -232,19 +239,11 @@ class JsonContains(_TextContains):
         return f"response contains {show(self.value)}"
 
 
-class _StringFieldContains(_TextContains):
+class _StringFieldContains(_TextContains, _OneField):
     __slots__ = ()
-    field: ClassVar[str] = ""
 
     def _pass_details(self, n: int) -> dict[str, Any]:
         return {"path": self.field, "expected": self.value}
-
-    def _actual(self, data: Any) -> Any:
-        return data.get(self.field, MISSING) if isinstance(data, dict) else MISSING
-
-    def _outcome_key(self) -> Callable[[dict[str, Any]], object]:
-        actual = self._actual
-        return lambda data: scalar_key(actual(data))  # `_eval` reads the field alone
 
     def _compile_quick(self) -> QuickTest:
         actual_of, has, ok = self._actual, self._has, self._passed()
