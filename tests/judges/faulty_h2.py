@@ -307,11 +307,8 @@ class FaultyH2Server:
         request: bytes,
     ) -> None:
         """Answer `request` with the verdict it deserves, at once."""
-        self.requests += 1
+        _, good = self._received(request)
         self.injected["ok"] += 1
-        match = TAG.search(request.decode("utf-8", "replace"))
-        tag = int(match.group(1)) if match else -1
-        good = _verdict_body(expected(tag), f"item {tag}")
         try:
             conn.send_headers(stream, _head(good))
             conn.send_data(stream, good, end_stream=True)
@@ -319,6 +316,13 @@ class FaultyH2Server:
             return
         if not writer.transport.is_closing():
             writer.write(conn.data_to_send())
+
+    def _received(self, request: bytes) -> tuple[int, bytes]:
+        """Count `request`: its tag (-1 when it has none) and the verdict it deserves."""
+        self.requests += 1
+        match = TAG.search(request.decode("utf-8", "replace"))
+        tag = int(match.group(1)) if match else -1
+        return tag, _verdict_body(expected(tag), f"item {tag}")
 
     def _fault(self) -> str:
         if self.script:
@@ -353,10 +357,7 @@ class FaultyH2Server:
         stream: int,
         request: bytes,
     ) -> None:
-        self.requests += 1
-        match = TAG.search(request.decode("utf-8", "replace"))
-        tag = int(match.group(1)) if match else -1
-        good = _verdict_body(expected(tag), f"item {tag}")
+        tag, good = self._received(request)
         fault = self._fault()
         self.injected[fault] += 1
         await asyncio.sleep(self.random.random() * 0.003 if self.delay is None else self.delay)
