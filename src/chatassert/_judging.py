@@ -474,7 +474,7 @@ def run_sync(awaitable: Awaitable[Any]) -> Any:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(_as_coroutine(awaitable))
+        return _run_interruptibly(awaitable)
     if inspect.iscoroutine(awaitable):
         awaitable.close()
     raise UsageError(
@@ -485,6 +485,67 @@ def run_sync(awaitable: Awaitable[Any]) -> Any:
 
 async def _as_coroutine(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
+
+
+def _run_interruptibly(awaitable: Awaitable[Any]) -> Any:
+    """Run `awaitable` on an event loop of its own; Ctrl-C cancels it, then interrupts.
+
+    asyncio does this itself only under Python's default SIGINT handler. Under another
+    handler that raises `KeyboardInterrupt` (a command line that answers Ctrl-C between
+    records, a test harness), the exception would be raised wherever the loop happens to be:
+    inside a `__del__` or a weakref callback, Python swallows it and the interrupt is lost,
+    and a judge that never answers is then waited for until its timeout. Here the handler is
+    asked what the signal means: when it raises, the running task is cancelled (its cleanup
+    runs, the loop unwinds) and `KeyboardInterrupt` is raised once the loop is closed; when
+    it only notes the signal, nothing changes. A second Ctrl-C while the task is cancelled
+    goes to the handler alone.
+    """
+    import asyncio
+    import signal
+
+    previous = signal.getsignal(signal.SIGINT)
+    if (
+        not callable(previous)
+        or previous is signal.default_int_handler  # asyncio's own answer
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        return asyncio.run(_as_coroutine(awaitable))
+    runner = asyncio.Runner()
+    loop = runner.get_loop()
+    task = loop.create_task(_as_coroutine(awaitable))
+    interrupted = False
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        nonlocal interrupted
+        if interrupted:  # asked again: no more waiting for the cleanup
+            previous(signum, frame)
+            return
+        try:
+            previous(signum, frame)
+        except KeyboardInterrupt:
+            interrupted = True
+            task.cancel()
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(lambda: None)  # wake a loop waiting in select()
+
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        with runner:  # (closing it cancels what the task left running, under on_sigint too)
+            try:
+                result = runner.run(_awaited(task))
+            except (asyncio.CancelledError, Exception):
+                if not interrupted:
+                    raise
+    finally:
+        if signal.getsignal(signal.SIGINT) is on_sigint:
+            signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        raise KeyboardInterrupt
+    return result
+
+
+async def _awaited(task: asyncio.Task[Any]) -> Any:
+    return await task
 
 
 ReplyFunction = Callable[[JudgeRequest], Any]

@@ -13,9 +13,11 @@ class Interrupts:
 
     While a record is being checked, SIGINT raises `KeyboardInterrupt` at once; while its
     results are being counted and written, SIGINT is only noted, and `check()` raises it
-    afterwards. One handler serves the whole run (switching handlers per record would cost
-    more than reading the record). Outside the main thread, where no signal arrives, it does
-    nothing.
+    afterwards. Every SIGINT is noted, raised or not: one raised inside a `__del__` or a
+    weakref callback is swallowed by Python, and the note raises it again before the next
+    record (`arm`). One handler serves the whole run (switching handlers per record would
+    cost more than reading the record). Outside the main thread, where no signal arrives, it
+    does nothing.
     """
 
     def __init__(self) -> None:
@@ -27,15 +29,19 @@ class Interrupts:
             self.previous = signal.signal(signal.SIGINT, self._handle)
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.pending = True
         if self.armed:
             raise KeyboardInterrupt
-        self.pending = True
 
     def check(self) -> None:
-        """Raise the `KeyboardInterrupt` of a SIGINT noted while disarmed."""
+        """Raise the `KeyboardInterrupt` of a SIGINT noted and not yet answered."""
         if self.pending:
-            self.pending = False
             raise KeyboardInterrupt
+
+    def arm(self) -> None:
+        """Answer SIGINT at once from now on (raising one noted before)."""
+        self.check()
+        self.armed = True
 
     def restore(self) -> None:
         """Put back the SIGINT handler found at the start."""

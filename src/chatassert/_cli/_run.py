@@ -67,7 +67,7 @@ def _run_until_done(
     batches = paired(checker, checked_items(plan, suites, files, args.jobs, meter))
     try:
         while not stopped:
-            interrupts.armed = True
+            interrupts.arm()
             items = next(batches, None)
             interrupts.armed = False
             if items is None:
