@@ -174,7 +174,7 @@ def _interrupt(args: list[str], judge: _Judge, tmp_path: Path) -> tuple[int, str
     proc = subprocess.Popen(
         [sys.executable, "-m", "chatassert", "check", "--assert", POLITE, *args, "log.jsonl"],
         cwd=tmp_path,
-        env=judge.env(tmp_path),
+        env={**judge.env(tmp_path), "PYTHONFAULTHANDLER": "1"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -183,8 +183,15 @@ def _interrupt(args: list[str], judge: _Judge, tmp_path: Path) -> tuple[int, str
         assert judge.hanging.wait(60), "the run never reached the 11th conversation"
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)  # faulthandler prints where every thread was
+        pytest.fail(f"the run did not end after Ctrl-C:\n{proc.communicate()[1][-6000:]}")
     finally:
         proc.kill()
+        proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            assert stream is not None
+            stream.close()
     return proc.returncode, out, err
 
 
