@@ -109,6 +109,8 @@ class LazyTurn(_Lazy):
     """
 
     __slots__ = ("_called", "_lower", "input", "text", "tool_calls")
+    _called: list[str] | None
+    _lower: str | None
     input: str | None
     text: str
     tool_calls: tuple[ToolCall, ...]
@@ -147,7 +149,7 @@ class LazyTurn(_Lazy):
         if lower is None:
             lower = self.text.lower()
             _SET(self, "_lower", lower)
-        return cast(str, lower)
+        return lower
 
     @property
     def called_tools(self) -> list[str]:
@@ -156,7 +158,7 @@ class LazyTurn(_Lazy):
         if called is None:
             called = [c.name for c in self.tool_calls]
             _SET(self, "_called", called)
-        return cast(list[str], called)
+        return called
 
 
 class LazyConversation(_Lazy):
