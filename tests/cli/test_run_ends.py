@@ -185,7 +185,11 @@ def _interrupt(args: list[str], judge: _Judge, tmp_path: Path) -> tuple[int, str
         out, err = proc.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         proc.send_signal(signal.SIGABRT)  # faulthandler prints where every thread was
-        pytest.fail(f"the run did not end after Ctrl-C:\n{proc.communicate()[1][-6000:]}")
+        try:
+            stacks = proc.communicate(timeout=30)[1][-6000:]
+        except subprocess.TimeoutExpired:
+            stacks = "(it did not end on SIGABRT either)"
+        pytest.fail(f"the run did not end after Ctrl-C:\n{stacks}")
     finally:
         proc.kill()
         proc.wait()
