@@ -532,7 +532,7 @@ def _run_interruptibly(awaitable: Awaitable[Any]) -> Any:
     try:
         with runner:  # (closing it cancels what the task left running, under on_sigint too)
             try:
-                result = runner.run(_awaited(task))
+                result = runner.run(_as_coroutine(task))
             except (asyncio.CancelledError, Exception):
                 if not interrupted:
                     raise
@@ -542,10 +542,6 @@ def _run_interruptibly(awaitable: Awaitable[Any]) -> Any:
     if interrupted:
         raise KeyboardInterrupt
     return result
-
-
-async def _awaited(task: asyncio.Task[Any]) -> Any:
-    return await task
 
 
 ReplyFunction = Callable[[JudgeRequest], Any]
