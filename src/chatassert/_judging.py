@@ -270,6 +270,11 @@ def limit_judges(concurrency: int) -> Iterator[_JudgeLimit]:
         yield limit
 
 
+def judges_limited() -> bool:
+    """Whether `limit_judges` bounds the judge requests in this context."""
+    return _LIMIT.get() is not None
+
+
 @contextlib.asynccontextmanager
 async def judge_slot() -> AsyncIterator[None]:
     """Hold one of the judge-request slots set by `limit_judges` (no bound when none is set)."""

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, cast
 
 from chatassert._errors import JudgeError, SpecError
 from chatassert._judged import is_flaky
+from chatassert._judging import run_sync
 from chatassert._models import Conversation
 from chatassert._result import Result, Status, shorten
 from chatassert._rows import (
@@ -272,6 +273,7 @@ class Checker:
         self._step_cases = {(s.name, c.name): c for s in self.suites for c in s.cases if c.steps}
         self._open: dict[tuple[str, str], dict[str, Any]] = {}
         self._counter = 0
+        self._due: list[tuple[_Due, _Checked | None]] | None = None  # what `lines_into` gathers
 
     def _deselected(self) -> frozenset[tuple[str, str]]:
         """`(suite, case)` of the cases `keyword` and `tags` leave out: records that match
@@ -288,6 +290,10 @@ class Checker:
             for case in suite.cases
             if not (selected([case.name, case.id or ""]) and (not tags or tags & set(case.tags)))
         )
+
+    def asks_judges(self) -> bool:
+        """Whether a case this checker checks (one the selection keeps) may ask a judge."""
+        return any(judged for key, judged in self._judged.items() if key not in self.deselected)
 
     def reset(self) -> None:
         """Start counting the failing rows that keep their outcome (`examples`) afresh."""
@@ -418,6 +424,95 @@ class Checker:
         record = parse_text(text, source, 0 if line is None else line, self.read_as)
         self.record_into(record, source if line is None else f"{source}:{line}", out)
 
+    def lines_into(self, lines: Iterable[tuple[str, str, int | None]], out: list[Item]) -> None:
+        """Check many non-blank log lines `(text, source, line)` as `line_into` does, one
+        after another, appending their items to `out` in order, but with the judged cases of
+        all of them checked together, on one event loop: their judge requests are in flight
+        at once (up to the bound of `limit_judges` when one is set, else
+        `CHATASSERT_JUDGE_CONCURRENCY`, 32 by default), so a batch of judged records takes
+        about as long as its slowest record, not as long as all of them.
+
+        Each case comes out exactly as `line_into` gives it: same result, cost and row.
+        Ctrl-C while the judges are asked cancels every request still in flight; the records
+        checked whole by then, up to the first that was not, are appended to `out`, and the
+        `KeyboardInterrupt` is raised again. Any other error appends nothing.
+
+        Example:
+            >>> from chatassert.records import Checker, inline_suite
+            >>> checker = Checker([inline_suite(["{type: contains, value: Paris}"])])
+            >>> out = []
+            >>> checker.lines_into([('{"turns": [{"text": "Paris"}]}', "log", 1),
+            ...                     ('{"turns": [{"text": "Rome"}]}', "log", 2)], out)
+            >>> [item.status for item in out if isinstance(item, Row)]
+            ['passed', 'failed']
+        """
+        due: list[tuple[_Due, _Checked | None]] = []
+        items: list[Item] = []
+        self._due = due
+        try:
+            for text, source, line in lines:
+                self.line_into(text, source, line, items)
+        finally:
+            self._due = None
+        if not due:
+            out.extend(items)
+            return
+        asked = [d for d, checked in due if checked is None]
+        answers: list[_Checked | None] = [None] * len(asked)
+        try:
+            run_sync(self._judged_together(asked, answers))
+        except KeyboardInterrupt:
+            out.extend(self._filled(items, due, answers))
+            raise
+        out.extend(self._filled(items, due, answers))
+
+    async def _judged_together(self, due: list[_Due], answers: list[_Checked | None]) -> None:
+        """Check the judged cases `due` concurrently, each one's answer put in `answers` (at
+        its index) as soon as it is checked, so an interrupted batch keeps what it had."""
+        import asyncio
+        import contextlib
+
+        from chatassert._judging import judges_limited, limit_judges
+        from chatassert.judges._settings import env_concurrency
+
+        async def answer(index: int) -> None:
+            answers[index] = await self._achecked(due[index])
+
+        bound = contextlib.nullcontext() if judges_limited() else limit_judges(env_concurrency())
+        with bound:
+            await asyncio.gather(*map(answer, range(len(due))))
+
+    def _filled(
+        self,
+        items: list[Item],
+        due: list[tuple[_Due, _Checked | None]],
+        answers: list[_Checked | None],
+    ) -> list[Item]:
+        """`items` with their places (`_DUE`) filled with the rows of the cases `due` (the
+        judged ones answered in `answers`, in order), as far as the records are whole: to the
+        end of the last record before the first case not answered."""
+        asked = iter(answers)
+        rows: list[Row] = []
+        for d, checked in due:
+            answered = checked if checked is not None else next(asked)
+            if answered is None:
+                break
+            rows.append(self._due_row(d, *answered))
+        filled: list[Item] = []
+        whole = 0  # how many of `filled` make whole records
+        made = iter(rows)
+        for item in items:
+            if item is _DUE:
+                row = next(made, None)
+                if row is None:
+                    break
+                item = row
+            filled.append(item)
+            if item is RECORD_END:
+                whole = len(filled)
+        del filled[whole:]
+        return filled
+
     def record_into(self, record: Record, where: str, out: list[Item]) -> None:
         """Check one read record (`chatassert.transcripts.Record`: a line, or a group of
         lines `--group-by` made), appending its items to `out` as `line_into` does; `where`
@@ -485,14 +580,20 @@ class Checker:
                 continue
             if self.deselected:
                 cases = [c for c in cases if (suite.name, c.name) not in self.deselected]
+            recorded = "recorded_assertions" in conversation.metadata
             for case in cases:
-                outcome = self._outcome(
-                    suite.name, case, conversation, where, conversation.id, match.by, match.note
+                due = _Due(
+                    suite.name,
+                    case,
+                    conversation,
+                    where,
+                    conversation.id,
+                    match.by,
+                    match.note,
+                    conversation,
+                    recorded,
                 )
-                differ: tuple[str, ...] = ()
-                if "recorded_assertions" in conversation.metadata:
-                    outcome, differ = _beside_recorded(outcome, conversation)
-                out.append(self._row(outcome, conversation, case.needs_judge(), differ))
+                self._case_into(due, out)
 
     def _json_into(self, raw: Any, where: str, out: list[Item]) -> bool:
         """Check a record as a structured JSON response against the suites' `json` cases.
@@ -538,51 +639,67 @@ class Checker:
             if case.steps or step is not None:
                 out.append(_step_item(suite, case, step, subject, shown, where, subject_id))
                 continue
-            outcome = self._outcome(suite.name, case, subject, where, subject_id, by)
-            out.append(self._row(outcome, shown, case.needs_judge()))
+            self._case_into(
+                _Due(suite.name, case, subject, where, subject_id, by, None, shown, False), out
+            )
         return checked
 
-    def _outcome(
-        self,
-        suite: str,
-        case: Case,
-        subject: object,
-        where: str,
-        subject_id: str | None,
-        matched_by: str | None = None,
-        match_note: str | None = None,
-    ) -> Outcome:
-        """Check `subject` against `case`: its outcome, with why the subject was checked
-        against the case and what judging it cost (if it did)."""
+    def _case_into(self, due: _Due, out: list[Item]) -> None:
+        """Append the row of a case to check; while `lines_into` gathers the cases of its
+        lines, a place for it that `lines_into` fills in order (a judged case is checked
+        then, with the others)."""
+        checked = None
+        if self._due is None or not due.case.needs_judge():
+            checked = self._checked(due.case, due.subject)
+            if self._due is None:
+                out.append(self._due_row(due, *checked))
+                return
+        self._due.append((due, checked))
+        out.append(_DUE)
+
+    def _due_row(self, due: _Due, result: Result, cost: dict[str, Any] | None) -> Row:
+        """The row of a case checked: its outcome (beside the verdicts its recording
+        carries, if it carries any)."""
+        outcome = Outcome(
+            due.suite,
+            due.case.name,
+            result,
+            due.where,
+            due.subject_id,
+            cost=cost,
+            matched_by=due.matched_by,
+            match_note=due.match_note,
+        )
+        differ: tuple[str, ...] = ()
+        if due.recorded:
+            outcome, differ = _beside_recorded(outcome, cast(Conversation, due.shown))
+        return self._row(outcome, due.shown, due.case.needs_judge(), differ)
+
+    def _checked(self, case: Case, subject: object) -> _Checked:
+        """Check `subject` against `case`: its result (timed) and what judging it cost (None
+        when it asked no judge)."""
         if not case.needs_judge():  # nothing to count, nothing to plan
-            return Outcome(
-                suite,
-                case.name,
-                _timed(case, subject),
-                where,
-                subject_id,
-                matched_by=matched_by,
-                match_note=match_note,
-            )
+            return _timed(case, subject), None
         from chatassert._judging import count_judge_costs, judge_planning
 
         with count_judge_costs(self.prices) as costs, judge_planning(self.plan_judging):
             result = _timed(case, subject)
-        cost = costs.to_dict() if costs.used else None
-        return Outcome(
-            suite,
-            case.name,
-            result,
-            where,
-            subject_id,
-            cost=cost,
-            matched_by=matched_by,
-            match_note=match_note,
-        )
+        return result, costs.to_dict() if costs.used else None
+
+    async def _achecked(self, due: _Due) -> _Checked:
+        """`_checked` of a judged case, on the running event loop: what `lines_into` gathers."""
+        from chatassert._judging import count_judge_costs, judge_planning
+
+        with count_judge_costs(self.prices) as costs, judge_planning(self.plan_judging):
+            start = time.perf_counter()
+            result = await due.case.acheck(due.subject)
+            result = result._with_field("duration", time.perf_counter() - start)
+        return result, costs.to_dict() if costs.used else None
 
     def _run_row(self, key: tuple[str, str], run: dict[str, Any]) -> Row:
         case = self._step_cases[key]
-        outcome = self._outcome(key[0], case, run["responses"], run["where"], run["subject_id"])
+        result, cost = self._checked(case, run["responses"])
+        outcome = Outcome(key[0], case.name, result, run["where"], run["subject_id"], cost=cost)
         return self._row(outcome, run["shown"])
 
     def _row(
@@ -650,6 +767,31 @@ class Checker:
             rendered=rendered,
             outcome=outcome,
         )
+
+
+@dataclass(slots=True)
+class _Due:
+    """A case to check against a subject, and what its row says of them: the case's suite,
+    where the subject came from, its id, how it matched the case (`Outcome.matched_by`,
+    `match_note`), what the row's excerpt shows, and whether the subject carries recorded
+    verdicts to compare (a conversation's `recorded_assertions`)."""
+
+    suite: str
+    case: Case
+    subject: object
+    where: str
+    subject_id: str | None
+    matched_by: str | None = None
+    match_note: str | None = None
+    shown: object = None
+    recorded: bool = False
+
+
+_Checked: TypeAlias = tuple[Result, "dict[str, Any] | None"]
+"""A case checked: its result, and what judging it cost (None when it asked no judge)."""
+
+_DUE: Final = Row(kind="case", source="")
+"""Where the row of a judged case `lines_into` gathers goes among the items, until checked."""
 
 
 def _beside_recorded(

@@ -125,6 +125,8 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "cli.results": (40, 20_000),
     "cli.grouping": (40, 10_000),
     "cli.interrupts": (40, 10_000),
+    # judged records checked together (Checker.lines_into), with Ctrl-C at any request
+    "cli.judged_batches": (60, 10_000),
     # what names plugins: CHATASSERT_PLUGINS, -p/--plugin
     "plugins.list": (200, 50_000),
 }

@@ -6,6 +6,9 @@
 - `cli.interrupts`: a real SIGINT raised while the k-th record is checked: the run exits 130
   (or, when it had finished, as usual), and its JSON report is whole lines ending in a summary
   that counts no more records than the log holds.
+- `cli.judged_batches`: the same logs checked by a judged suite a batch at a time
+  (`Checker.lines_into`), with a real SIGINT at the k-th judge request or none: the items are
+  those of the lines checked one by one, or, interrupted, a run of whole records from the first.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from hypothesis import given, strategies as st
 from test_fuzz_cli import DOCUMENTED, _path, run
 from test_fuzz_logs import SAMPLES, mutated_record, to_line
 
-from chatassert.records import Checker
+from chatassert import Contains, LLMRubric, OnEveryTurn
+from chatassert._suite import Case, Suite
+from chatassert.judges import FunctionJudge
+from chatassert.records import RECORD_END, Checker
 
 _SPANS = [*SAMPLES["otel"], *SAMPLES["native"], *SAMPLES["openai"]]
 _INLINE = ["--assert", "{type: not_contains, value: zzz}"]
@@ -93,3 +99,68 @@ def test_a_sigint_while_a_record_is_checked_leaves_a_whole_report(
     assert (code == 130) == interrupted, (code, calls, at, err[-1000:])
     summary = _report(out)
     assert summary["records"] <= lines, summary
+
+
+def _batch_checker(judge: FunctionJudge) -> Checker:
+    """A checker of every subject against a judged case and a plain one (`--assert` cases)."""
+    cases = (
+        Case(name="judged", checks=(OnEveryTurn(LLMRubric("is polite", judge=judge)),)),
+        Case(name="plain", checks=(OnEveryTurn(Contains("a")),)),
+    )
+    return Checker([Suite(name="--assert", cases=cases, dialect="native")], trees=True)
+
+
+def _untimed(item: Any) -> Any:
+    """An item as it compares across runs: a row's fields but its duration and the
+    durations in its tree."""
+    if item is RECORD_END:
+        return "END"
+    tree = json.loads(item.result) if item.result else None
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k != "duration"}
+        return [strip(v) for v in value] if isinstance(value, list) else value
+
+    return (item.kind, item.source, item.case, item.status, item.error, strip(tree))
+
+
+@given(logs([*SAMPLES["openai"], *SAMPLES["native"]]), st.integers(0, 8))
+@fuzz_target("cli.judged_batches")
+def test_judged_records_checked_together_give_what_they_give_one_by_one(
+    log: tuple[str, int], at: int
+) -> None:
+    path, _ = log
+    with open(path, encoding="utf-8", errors="surrogateescape") as file:
+        lines = [(line, "log", n) for n, line in enumerate(file.read().split("\n"), 1)]
+    lines = [entry for entry in lines if entry[0].strip()]
+    alone: list[Any] = []
+    one_by_one = _batch_checker(FunctionJudge(lambda request: "a" in request.response, name="a"))
+    for entry in lines:
+        one_by_one.line_into(*entry, alone)
+    asked = 0
+
+    def judge(request: Any) -> bool:
+        nonlocal asked
+        asked += 1
+        if asked == at:
+            signal.raise_signal(signal.SIGINT)  # as Ctrl-C arrives
+        return "a" in request.response
+
+    together: list[Any] = []
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _batch_checker(FunctionJudge(judge, name="a")).lines_into(lines, together)
+        interrupted = False
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    expected = list(map(_untimed, alone))
+    got = list(map(_untimed, together))
+    assert interrupted == (0 < at <= asked), (at, asked)
+    if not interrupted:
+        assert got == expected
+        return
+    assert got == expected[: len(got)]  # a run of whole records from the first
+    assert not got or got[-1] == "END"
