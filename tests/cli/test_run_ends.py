@@ -166,15 +166,24 @@ def judge() -> Iterator[_Judge]:
     server.server.server_close()
 
 
-def _interrupt(args: list[str], judge: _Judge, tmp_path: Path) -> tuple[int, str, str]:
-    """Run `check` over 50 conversations, press Ctrl-C while the 11th is being judged."""
+def _interrupt(
+    args: list[str], judge: _Judge, tmp_path: Path, concurrency: int = 1
+) -> tuple[int, str, str]:
+    """Run `check` over 50 conversations, press Ctrl-C while the 11th request is waited for.
+
+    With one request in flight (`concurrency`), the records are judged in order, so the
+    11th request is the 11th record's; with more, any of those in flight."""
     (tmp_path / "log.jsonl").write_text(
         "\n".join(_line(i) for i in range(1, 51)) + "\n", encoding="utf-8"
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "chatassert", "check", "--assert", POLITE, *args, "log.jsonl"],
         cwd=tmp_path,
-        env={**judge.env(tmp_path), "PYTHONFAULTHANDLER": "1"},
+        env={
+            **judge.env(tmp_path),
+            "PYTHONFAULTHANDLER": "1",
+            "CHATASSERT_JUDGE_CONCURRENCY": str(concurrency),
+        },
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -239,6 +248,25 @@ def test_ctrl_c_leaves_a_partial_report_in_the_output_file(
     else:
         assert PARTIAL in text
         assert "10 checked" in text
+
+
+def test_ctrl_c_amid_requests_in_flight_reports_the_records_judged_whole_before_it(
+    judge: _Judge, tmp_path: Path
+) -> None:
+    """Sixteen requests in flight, ten answered in whatever order they came: the report holds
+    the records up to the first one not judged whole, in log order, and says so."""
+    report = tmp_path / "report.jsonl"
+    code, _, err = _interrupt(["-f", "json", "-o", str(report)], judge, tmp_path, 16)
+    assert code == 130, err
+    assert "Traceback" not in err
+    rows = [json.loads(row) for row in report.read_text(encoding="utf-8").splitlines()]
+    cases, summary = rows[:-1], rows[-1]["summary"]
+    records = len(cases)
+    assert records <= 10  # only ten requests were answered
+    assert [row["subject_id"] for row in cases] == [f"c{i}" for i in range(1, records + 1)]
+    assert summary["records"] == records
+    assert summary["interrupted"] is True
+    assert f"interrupted after {records} log records ({records} cases checked)" in err
 
 
 def test_ctrl_c_with_worker_processes_ends_at_once(judge: _Judge, tmp_path: Path) -> None:

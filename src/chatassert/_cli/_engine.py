@@ -33,6 +33,7 @@ from chatassert._cli._plan import (
     LogError,
     Meter,
     Plan,
+    judged_batch,
     make_checker,
 )
 from chatassert._suite import Suite
@@ -308,10 +309,32 @@ def line_pieces(
 
 def _check_lines(checker: Checker, source: str, first: int, lines: list[str]) -> list[Item]:
     items: list[Item] = []
+    if checker.asks_judges():  # the chunk's judged cases asked together
+        entries = [(line, source, first + i) for i, line in enumerate(lines) if line.strip()]
+        checker.lines_into(entries, items)
+        return items
     for offset, line in enumerate(lines):
         if line.strip():
             checker.line_into(line, source, first + offset, items)
     return items
+
+
+def _checked_together(
+    checker: Checker, held: list[tuple[str, str, int | None]]
+) -> Iterator[list[Item]]:
+    """The items of the lines `held`, checked together (`Checker.lines_into`), emptying
+    `held`. On Ctrl-C, the items of the records checked whole by then come first, then the
+    `KeyboardInterrupt` (the run loop raises its own, noted, once it has counted them)."""
+    items: list[Item] = []
+    try:
+        checker.lines_into(held, items)
+    except KeyboardInterrupt:
+        if items:
+            yield items
+        raise
+    finally:
+        held.clear()
+    yield items
 
 
 def paired(
@@ -423,8 +446,11 @@ def checked_items(
     the worker that checked them when the plan says so).
 
     With one job, each line's items are yielded as soon as it is checked (so an interrupted
-    run reports every line checked); with several, each chunk's, and at most three chunks per
-    job are in flight, so memory stays bounded whatever the size of the logs.
+    run reports every line checked), or, when a selected case asks a judge, each batch's
+    (`judged_batch` lines, whose judged cases are asked together; Ctrl-C reports the records
+    of the batch checked whole by then); with several, each chunk's (its judged cases asked
+    together), and at most three chunks per job are in flight, so memory stays bounded
+    whatever the size of the logs.
 
     `meter` counts the bytes checked: with one job, a chunk's bytes share by line (by the
     length of each); with several, the bytes of each piece a worker has finished.
@@ -435,23 +461,36 @@ def checked_items(
         return
     if jobs <= 1:
         checker = make_checker(plan, suites)
+        batch = judged_batch(checker)
         for source, first, lines, error, moved in _chunks(paths):
             before, seen, length = meter.done, 0, sum(map(len, lines)) or 1
+            held: list[tuple[str, str, int | None]] = []  # lines to check together
             for offset, line in enumerate(lines):
                 if not line.strip():
                     seen += len(line)
                     continue
                 if spread(line):  # a part at a time
+                    if held:
+                        meter.done = before + moved * seen // length
+                        yield from _checked_together(checker, held)
                     for items, done in _record_items(checker, source, first + offset, line):
                         meter.done = before + moved * (seen + int(len(line) * done)) // length
                         yield items
                     seen += len(line)
                     continue
                 seen += len(line)
+                if batch > 1:
+                    held.append((line, source, first + offset))
+                    if len(held) == batch:
+                        meter.done = before + moved * seen // length
+                        yield from _checked_together(checker, held)
+                    continue
                 items = []
                 checker.line_into(line, source, first + offset, items)
                 meter.done = before + moved * seen // length
                 yield items
+            if held:
+                yield from _checked_together(checker, held)
             meter.done = before + moved
             if error is not None:
                 yield read_failure(source, first, lines, error)

@@ -243,6 +243,18 @@ def make_checker(plan: Plan, suites: Sequence[Suite], *, trees: bool = False) ->
     )
 
 
+def judged_batch(checker: Checker) -> int:
+    """How many lines a run of one job checks together (`Checker.lines_into`): twice the
+    judge requests it keeps in flight (`CHATASSERT_JUDGE_CONCURRENCY`, 32 by default), so
+    that a record with fewer judged checks than another leaves no slot idle for long; 1 (a
+    line at a time, as soon as it is read) when no selected case asks a judge."""
+    if not checker.asks_judges():
+        return 1
+    from chatassert.judges._settings import env_concurrency
+
+    return 2 * env_concurrency()
+
+
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".arena.json", ".recording.json")
 """The files of a directory given as a log: JSON lines, and PromptKit recordings."""
 

@@ -42,7 +42,8 @@ ENV_VARS = {
     "(default OPENAI_API_KEY / ANTHROPIC_API_KEY)",
     "CHATASSERT_JUDGE_TIMEOUT": "the deadline of each request, in seconds (default 60)",
     "CHATASSERT_JUDGE_RETRIES": "retries after the first attempt (default 2)",
-    "CHATASSERT_JUDGE_CONCURRENCY": "judge requests in flight in batch runs (default 32)",
+    "CHATASSERT_JUDGE_CONCURRENCY": "judge requests in flight in batch runs and in "
+    "chatassert check, which asks the judge for twice as many log lines at once (default 32)",
     "CHATASSERT_JUDGE_CACHE": "the cache file, or off (default: on, in the user cache dir)",
     "CHATASSERT_JUDGE_BATCH": "1 to grade several rubrics of one subject in one request",
     "CHATASSERT_JUDGES": "named judges, a JSON object: "

@@ -1,0 +1,209 @@
+"""`chatassert check` asks the judge for many records at once, each verdict for its record.
+
+A run of one job checks the lines of a judged suite in batches (`Checker.lines_into`): the
+judged cases of a batch are checked on one event loop, their requests in flight together up to
+`CHATASSERT_JUDGE_CONCURRENCY`. These tests run the real command line against real HTTP
+servers on 127.0.0.1; overlap is observed by the server (requests held until enough meet),
+never by timing.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from faulty import FaultyServer, expected
+from loopback import LoopbackServer, Together, run_cli
+
+from chatassert import LLMRubric
+from chatassert.judges import FunctionJudge
+from chatassert.records import RECORD_END, Checker, Row
+
+POLITE = "{type: llm_rubric, value: is polite}"
+
+
+def _log(folder: Path, count: int) -> None:
+    lines = [
+        json.dumps(
+            {
+                "id": f"c{i}",
+                "messages": [
+                    {"role": "user", "content": f"Question {i}"},
+                    {"role": "assistant", "content": f"Answer for ITEM-{i}."},
+                ],
+            }
+        )
+        for i in range(count)
+    ]
+    (folder / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _cases(report: Path) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    return [row for row in rows if "result" in row]
+
+
+@pytest.fixture
+def faulty() -> Iterator[FaultyServer]:
+    """A judge whose verdict follows the item its request names (no faults): every third
+    item fails; answers come back in a shuffled order (each after a random pause)."""
+    server = FaultyServer(rate=0.0, seed=3)
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_the_judged_records_of_a_run_are_asked_together(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    server.default = together = Together(8, patience=10)  # held until eight meet
+    _log(tmp_path, 8)
+    done = run_cli(tmp_path, server, "check", "--assert", POLITE, "log.jsonl", "-o", "r.jsonl")
+    assert done.returncode == 0, done.stderr
+    assert together.peak == 8  # one after another, no two requests would have met
+    cases = _cases(tmp_path / "r.jsonl")
+    assert [c["source"] for c in cases] == [f"log.jsonl:{i}" for i in range(1, 9)]
+    assert all(c["cost"]["requests"] == 1 for c in cases)  # each case counts its own
+
+
+def test_the_requests_in_flight_stay_within_the_concurrency(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    server.default = together = Together(3, patience=10)
+    _log(tmp_path, 12)
+    done = run_cli(
+        tmp_path,
+        server,
+        *("check", "--assert", POLITE, "log.jsonl"),
+        env={"CHATASSERT_JUDGE_CONCURRENCY": "3"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert together.peak == 3  # three met, and never a fourth beside them
+    assert len(server.requests) == 12
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_each_record_gets_the_verdict_of_its_own_request(
+    faulty: FaultyServer, server: LoopbackServer, tmp_path: Path, jobs: str
+) -> None:
+    _log(tmp_path, 90)
+    done = run_cli(
+        tmp_path,
+        server,
+        *("check", "--assert", POLITE, "log.jsonl", "-o", "r.jsonl", "--full-results"),
+        *("--jobs", jobs),
+        env={"CHATASSERT_JUDGE_BASE_URL": faulty.url, "CHATASSERT_JUDGE_CONCURRENCY": "16"},
+    )
+    assert done.returncode == 1, done.stderr  # every third item fails
+    cases = _cases(tmp_path / "r.jsonl")
+    assert [c["subject_id"] for c in cases] == [f"c{i}" for i in range(90)]
+    wrong = [
+        c["subject_id"]
+        for i, c in enumerate(cases)
+        if (c["result"]["status"] == "passed") != expected(i)
+        or f"item {i}" not in json.dumps(c["result"])
+    ]
+    assert not wrong, wrong[:5]
+    assert faulty.requests == 90
+
+
+# -- the checker's batches, in process -----------------------------------------------------
+
+
+def _lines(count: int) -> list[tuple[str, str, int | None]]:
+    out: list[tuple[str, str, int | None]] = []
+    for i in range(count):
+        text = f"Answer for ITEM-{i}." if i != 2 else "Sorry, no."
+        turns = [{"input": f"Question {i}", "text": text}]
+        out.append((json.dumps({"id": f"c{i}", "turns": turns}), "log", i + 1))
+    out.insert(3, ("not json", "log", 99))  # an unreadable line among them
+    return out
+
+
+def _suite_checker(judge: Any, examples: int = 10) -> Checker:
+    from chatassert._combinators import OnEveryTurn
+    from chatassert._suite import Case, Suite
+    from chatassert._text import Contains
+
+    rubric = OnEveryTurn(LLMRubric("answers the question", judge=judge))
+    cases = (
+        Case(name="judged", checks=(rubric,)),
+        Case(name="plain", checks=(OnEveryTurn(Contains("ITEM")),)),
+    )
+    # named as `inline_suite` names the cases of `--assert`: every subject is checked by both
+    suite = Suite(name="--assert", cases=cases, dialect="native")
+    return Checker([suite], trees=True, examples=examples)
+
+
+def _shown(items: list[Any]) -> list[tuple[Any, ...]]:
+    return [
+        ("END",) if item is RECORD_END else (item.kind, item.source, item.case, item.status)
+        for item in items
+    ]
+
+
+def _untimed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if k != "duration"}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
+def _tree(item: Any) -> Any:
+    """A row's result tree, but its durations (which no two runs share)."""
+    tree = getattr(item, "result", None)
+    return None if tree is None else _untimed(json.loads(tree))
+
+
+def test_a_batch_gives_exactly_what_its_lines_give_one_by_one() -> None:
+    judge = FunctionJudge(lambda request: "ITEM" in request.response, name="names-an-item")
+    lines = _lines(6)
+    one_by_one: list[Any] = []
+    alone = _suite_checker(judge, examples=2)
+    for line in lines:
+        alone.line_into(*line, one_by_one)
+    together: list[Any] = []
+    batched = _suite_checker(judge, examples=2)
+    batched.lines_into(lines, together)
+    assert _shown(together) == _shown(one_by_one)
+    assert list(map(_tree, together)) == list(map(_tree, one_by_one))
+    # the failing rows that keep their outcome (the summary's examples) are the same ones
+    kept = [(r.source, r.case) for r in together if isinstance(r, Row) and r.outcome]
+    assert kept == [(r.source, r.case) for r in one_by_one if isinstance(r, Row) and r.outcome]
+    assert len(kept) == 2
+    assert ("unreadable", "log:99", None, "error") in _shown(together)
+
+
+def test_ctrl_c_during_a_batch_keeps_the_records_checked_whole_before_it() -> None:
+    """Ctrl-C (Python's own handler: asyncio cancels the batch) while item 3's verdict is
+    awaited: the records before it come out whole, the rest of the batch does not."""
+    import asyncio
+
+    async def reply(request: Any) -> bool:
+        if "ITEM-3" in request.response:
+            for _ in range(100):  # the others' checks, waiting on nothing, run to their end
+                await asyncio.sleep(0)
+            signal.raise_signal(signal.SIGINT)
+            await asyncio.Event().wait()  # never answered: the batch is cancelled
+        return True
+
+    checker = _suite_checker(FunctionJudge(reply, name="stuck-on-3"))
+    out: list[Any] = []
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            checker.lines_into(_lines(6), out)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    shown = _shown(out)
+    assert [s[1] for s in shown if s != ("END",)] == [
+        *("log:1", "log:1", "log:2", "log:2", "log:3", "log:3"),
+        "log:99",  # the unreadable line, a record of its own, checked before item 3
+    ]
+    assert shown[-1] == ("END",)
+    assert shown.count(("END",)) == 4
