@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from chatassert.reporting._words import counted
 from cli_runs import run_in_process
 
 NO_ERROR = "{type: not_contains, value: internal error}"
@@ -266,7 +267,8 @@ def test_ctrl_c_amid_requests_in_flight_reports_the_records_judged_whole_before_
     assert [row["subject_id"] for row in cases] == [f"c{i}" for i in range(1, records + 1)]
     assert summary["records"] == records
     assert summary["interrupted"] is True
-    assert f"interrupted after {records} log records ({records} cases checked)" in err
+    read, checked = counted(records, "log record"), counted(records, "case")  # 1: singular
+    assert f"interrupted after {read} ({checked} checked): this report is partial" in err
 
 
 def test_ctrl_c_with_worker_processes_ends_at_once(judge: _Judge, tmp_path: Path) -> None:

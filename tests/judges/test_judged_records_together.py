@@ -70,17 +70,20 @@ def test_the_judged_records_of_a_run_are_asked_together(
     assert all(c["cost"]["requests"] == 1 for c in cases)  # each case counts its own
 
 
+@pytest.mark.parametrize(
+    ("option", "env"),
+    [
+        (["--judge-concurrency", "3"], {}),
+        ([], {"CHATASSERT_JUDGE_CONCURRENCY": "3"}),
+        (["--judge-concurrency", "3"], {"CHATASSERT_JUDGE_CONCURRENCY": "40"}),  # option wins
+    ],
+)
 def test_the_requests_in_flight_stay_within_the_concurrency(
-    server: LoopbackServer, tmp_path: Path
+    server: LoopbackServer, tmp_path: Path, option: list[str], env: dict[str, str]
 ) -> None:
     server.default = together = Together(3, patience=10)
     _log(tmp_path, 12)
-    done = run_cli(
-        tmp_path,
-        server,
-        *("check", "--assert", POLITE, "log.jsonl"),
-        env={"CHATASSERT_JUDGE_CONCURRENCY": "3"},
-    )
+    done = run_cli(tmp_path, server, "check", "--assert", POLITE, *option, "log.jsonl", env=env)
     assert done.returncode == 0, done.stderr
     assert together.peak == 3  # three met, and never a fourth beside them
     assert len(server.requests) == 12

@@ -1,12 +1,12 @@
 """`--judge NAME` and `--judge-model MODEL`: the judge of a run's judged checks, on the command
-line.
+line (and `check --judge-concurrency N`: its requests in flight).
 
-They stand for `CHATASSERT_JUDGE` and `CHATASSERT_JUDGE_MODEL` (docs/judges.md) while the
-command runs, so the judged checks of the run, its `--jobs` workers and the tasks of
-`--engine ray` (which are given this process's `CHATASSERT_*` variables) ask the same judge; the
-variables are as they were afterwards. NAME is any name `CHATASSERT_JUDGE` takes: `openai`,
-`anthropic`, `fake:pass`, `fake:fail`, a plugin judge's name, or `module:factory`; a name that
-names no judge is a usage error before any log is read.
+They stand for `CHATASSERT_JUDGE`, `CHATASSERT_JUDGE_MODEL` and `CHATASSERT_JUDGE_CONCURRENCY`
+(docs/judges.md) while the command runs, so the judged checks of the run, its `--jobs` workers
+and the tasks of `--engine ray` (which are given this process's `CHATASSERT_*` variables) ask
+the same judge, as many at once; the variables are as they were afterwards. NAME is any name
+`CHATASSERT_JUDGE` takes: `openai`, `anthropic`, `fake:pass`, `fake:fail`, a plugin judge's
+name, or `module:factory`; a name that names no judge is a usage error before any log is read.
 """
 
 from __future__ import annotations
@@ -19,7 +19,11 @@ from typing import IO, Any
 
 __all__ = ["chosen_judge", "judge_options"]
 
-_VARIABLES = {"judge": "CHATASSERT_JUDGE", "judge_model": "CHATASSERT_JUDGE_MODEL"}
+_VARIABLES = {
+    "judge": "CHATASSERT_JUDGE",
+    "judge_model": "CHATASSERT_JUDGE_MODEL",
+    "judge_concurrency": "CHATASSERT_JUDGE_CONCURRENCY",  # check's own option
+}
 
 
 def judge_options(group: Any) -> None:
@@ -46,7 +50,7 @@ def chosen_judge(args: argparse.Namespace, err: IO[str]) -> Iterator[bool]:
     the environment variables they stand for; yields whether the run may go on (False: the
     name names no judge, and `err` says so and which there are)."""
     given = {
-        variable: value
+        variable: str(value)
         for option, variable in _VARIABLES.items()
         if (value := getattr(args, option, None))
     }

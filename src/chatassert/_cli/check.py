@@ -257,8 +257,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="with --engine ray: judge requests in flight per provider and model for the "
-        "whole cluster (default CHATASSERT_JUDGE_CONCURRENCY, else 32)",
+        help="judge requests in flight: in this process (and in each --jobs worker), whose "
+        "judged records are asked twice as many at a time; with --engine ray, per provider "
+        "and model for the whole cluster (default CHATASSERT_JUDGE_CONCURRENCY, else 32)",
     )
     engine.add_argument(
         "--judge-rpm",
@@ -291,7 +292,7 @@ def options(**given: Any) -> argparse.Namespace:
     return args
 
 
-_RAY_ONLY = ("--judge-concurrency", "--judge-rpm", "--results", "--resume", "--rejudge-errors")
+_RAY_ONLY = ("--judge-rpm", "--results", "--resume", "--rejudge-errors")
 """Options of `check --engine ray` alone."""
 
 
