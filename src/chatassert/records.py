@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, cast
 
@@ -327,8 +327,15 @@ class Checker:
         A record without a source is `<record N>`, counting from 1 over the checker's life.
 
         Held steps of multi-step tests are not flushed: call `finish` at the end of the set.
+
+        When a case asks a judge, the records are checked `judged_batch()` at a time, the
+        judged cases of each batch together (as `lines_into` does), and the rows of a batch
+        come when it is checked; Ctrl-C gives the rows of the batch's records checked whole
+        before raising `KeyboardInterrupt`.
         """
         given = iter(sources) if sources is not None else None
+        size = self.judged_batch()
+        held: list[tuple[Any, str]] = []
         for record in records:
             if given is not None:
                 source = next(given)
@@ -337,7 +344,33 @@ class Checker:
             else:
                 self._counter += 1
                 source = f"<record {self._counter}>"
-            yield from self.check_record(record, source)
+            if size == 1:
+                yield from self.check_record(record, source)
+                continue
+            held.append((record, source))
+            if len(held) == size:
+                yield from self._rows_together(held)
+        if held:
+            yield from self._rows_together(held)
+
+    def _rows_together(self, held: list[tuple[Any, str]]) -> Iterator[Row]:
+        """The rows of the records `held` (emptied), their judged cases asked together; on
+        Ctrl-C, those of the records checked whole by then, then the `KeyboardInterrupt`."""
+        out: list[Item] = []
+
+        def check(items: list[Item]) -> None:
+            for record, source in held:
+                self._any_into(record, source, items)
+                items.append(RECORD_END)  # (a `Record` given whole has none of its own)
+
+        try:
+            self._together_into(check, out)
+        except KeyboardInterrupt:
+            yield from self._paired(out)
+            raise
+        finally:
+            held.clear()
+        yield from self._paired(out)
 
     def flush(self) -> list[Row]:
         """Check the runs of multi-step tests still open (their missing steps `error`)."""
@@ -446,12 +479,41 @@ class Checker:
             >>> [item.status for item in out if isinstance(item, Row)]
             ['passed', 'failed']
         """
+
+        def check(items: list[Item]) -> None:
+            for text, source, line in lines:
+                self.line_into(text, source, line, items)
+
+        self._together_into(check, out)
+
+    def records_into(self, records: Iterable[tuple[Record, str]], out: list[Item]) -> None:
+        """Check many read records `(record, where)` as `record_into` does, their judged
+        cases together, as `lines_into` checks lines."""
+
+        def check(items: list[Item]) -> None:
+            for record, where in records:
+                self.record_into(record, where, items)
+
+        self._together_into(check, out)
+
+    def judged_batch(self) -> int:
+        """How many records to check together (`lines_into`, `check_records`): twice the
+        judge requests in flight (`CHATASSERT_JUDGE_CONCURRENCY`, 32 by default), so that a
+        record with fewer judged checks than another leaves no request slot idle for long;
+        1 when no case this checker checks asks a judge (nothing to wait for together)."""
+        if not self.asks_judges():
+            return 1
+        from chatassert.judges._settings import env_concurrency
+
+        return 2 * env_concurrency()
+
+    def _together_into(self, check: Callable[[list[Item]], None], out: list[Item]) -> None:
+        """`check(items)`, its judged cases gathered and then asked together (`lines_into`)."""
         due: list[tuple[_Due, _Checked | None]] = []
         items: list[Item] = []
         self._due = due
         try:
-            for text, source, line in lines:
-                self.line_into(text, source, line, items)
+            check(items)
         finally:
             self._due = None
         if not due:
@@ -504,13 +566,13 @@ class Checker:
         for item in items:
             if item is _DUE:
                 row = next(made, None)
-                if row is None:
-                    break
+                if row is None:  # not answered: the records before it are what is whole
+                    del filled[whole:]
+                    return filled
                 item = row
             filled.append(item)
             if item is RECORD_END:
                 whole = len(filled)
-        del filled[whole:]
         return filled
 
     def record_into(self, record: Record, where: str, out: list[Item]) -> None:

@@ -70,6 +70,45 @@ def test_the_judged_records_of_a_run_are_asked_together(
     assert all(c["cost"]["requests"] == 1 for c in cases)  # each case counts its own
 
 
+def _span(session: int, index: int) -> str:
+    """An OpenTelemetry chat span of `session` (its `index`-th), one line of a log."""
+    said = [{"role": "user", "parts": [{"type": "text", "content": f"Question {index}"}]}]
+    answer = [{"role": "assistant", "parts": [{"type": "text", "content": f"ITEM-{session}"}]}]
+    attributes = {
+        "gen_ai.operation.name": "chat",
+        "session.id": f"s{session}",
+        "gen_ai.input.messages": json.dumps(said),
+        "gen_ai.output.messages": json.dumps(answer),
+    }
+    span = {
+        "traceId": f"{session:032x}",
+        "spanId": f"{session * 16 + index:016x}",
+        "name": "chat",
+        "startTimeUnixNano": str(index * 100 + session),
+        "attributes": attributes,
+    }
+    return json.dumps(span)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_grouped_conversations_are_asked_together_too(
+    server: LoopbackServer, tmp_path: Path, jobs: str
+) -> None:
+    server.default = together = Together(6, patience=10)
+    lines = [_span(session, index) for index in range(2) for session in range(6)]
+    (tmp_path / "spans.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = run_cli(
+        tmp_path,
+        server,
+        *("check", "--assert", POLITE, "--group-by", "session.id", "spans.jsonl"),
+        *("-o", "r.jsonl", "--jobs", jobs),
+    )
+    assert done.returncode == 0, done.stderr
+    assert together.peak == 6  # the six sessions' requests met
+    cases = _cases(tmp_path / "r.jsonl")
+    assert [c["source"] for c in cases] == [f"spans.jsonl:{i}#s{i - 1}" for i in range(1, 7)]
+
+
 @pytest.mark.parametrize(
     ("option", "env"),
     [
@@ -210,3 +249,72 @@ def test_ctrl_c_during_a_batch_keeps_the_records_checked_whole_before_it() -> No
     ]
     assert shown[-1] == ("END",)
     assert shown.count(("END",)) == 4
+
+
+def test_check_records_asks_the_judge_for_a_batch_of_records_at_once() -> None:
+    """Five requests must be waiting together before any is answered: one after another,
+    the first would wait alone (and give up, an error, after ten seconds)."""
+    import asyncio
+
+    waiting: list[asyncio.Event] = []
+
+    async def reply(request: Any) -> bool:
+        met = asyncio.Event()
+        waiting.append(met)
+        if len(waiting) == 5:
+            for event in waiting:
+                event.set()
+        await asyncio.wait_for(met.wait(), 10)
+        return "ITEM" in request.response
+
+    checker = _suite_checker(FunctionJudge(reply, name="five-together"))
+    records = [line for line, _, _ in _lines(5) if line != "not json"]
+    rows = list(checker.check_records(records))
+    assert [(r.source, r.case, r.status) for r in rows if r.case == "judged"] == [
+        (f"<record {i}>", "judged", "failed" if i == 3 else "passed") for i in range(1, 6)
+    ]
+
+
+def test_check_records_of_read_records_gives_every_row() -> None:
+    """Records read already (`Record`, whose parts are checked as they are) come out whole
+    from a batch too, as they do one by one."""
+    from chatassert.transcripts import parse_text
+
+    judge = FunctionJudge(lambda request: "ITEM" in request.response, name="names-an-item")
+    lines = _lines(4)
+    records = [(f"log:{n}", parse_text(text, "log", n)) for text, _, n in lines]
+    batched = [(r.source, r.case, r.status) for r in _suite_checker(judge).check_records(records)]
+    alone = _suite_checker(judge)
+    one_by_one = [
+        (r.source, r.case, r.status) for s, x in records for r in alone.check_record(x, s)
+    ]
+    assert batched == one_by_one
+    assert len(batched) == 2 * 4 + 1  # two cases a conversation, and the unreadable line
+
+
+def test_ctrl_c_in_check_records_gives_the_rows_of_the_records_checked_whole() -> None:
+    import asyncio
+
+    from chatassert.transcripts import parse_text
+
+    async def reply(request: Any) -> bool:
+        if "ITEM-3" in request.response:
+            for _ in range(100):  # the others' checks, waiting on nothing, run to their end
+                await asyncio.sleep(0)
+            signal.raise_signal(signal.SIGINT)
+            await asyncio.Event().wait()
+        return True
+
+    checker = _suite_checker(FunctionJudge(reply, name="stuck-on-3"))
+    records = [(f"log:{n}", parse_text(text, "log", n)) for text, _, n in _lines(6)]
+    rows: list[Row] = []
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            rows.extend(checker.check_records(records))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert [r.source for r in rows] == [
+        *("log:1", "log:1", "log:2", "log:2", "log:3", "log:3"),
+        "log:99",
+    ]

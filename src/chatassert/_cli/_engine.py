@@ -22,6 +22,7 @@ import sys
 from collections import deque
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future
+from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 from chatassert._cli import _worker
@@ -33,7 +34,7 @@ from chatassert._cli._plan import (
     LogError,
     Meter,
     Plan,
-    judged_batch,
+    checked_together,
     make_checker,
 )
 from chatassert._suite import Suite
@@ -319,24 +320,6 @@ def _check_lines(checker: Checker, source: str, first: int, lines: list[str]) ->
     return items
 
 
-def _checked_together(
-    checker: Checker, held: list[tuple[str, str, int | None]]
-) -> Iterator[list[Item]]:
-    """The items of the lines `held`, checked together (`Checker.lines_into`), emptying
-    `held`. On Ctrl-C, the items of the records checked whole by then come first, then the
-    `KeyboardInterrupt` (the run loop raises its own, noted, once it has counted them)."""
-    items: list[Item] = []
-    try:
-        checker.lines_into(held, items)
-    except KeyboardInterrupt:
-        if items:
-            yield items
-        raise
-    finally:
-        held.clear()
-    yield items
-
-
 def paired(
     checker: Checker, batches: Generator[list[Item] | Folded, None, None]
 ) -> Generator[Sequence[Row | RecordEnd] | Folded, None, None]:
@@ -447,10 +430,10 @@ def checked_items(
 
     With one job, each line's items are yielded as soon as it is checked (so an interrupted
     run reports every line checked), or, when a selected case asks a judge, each batch's
-    (`judged_batch` lines, whose judged cases are asked together; Ctrl-C reports the records
-    of the batch checked whole by then); with several, each chunk's (its judged cases asked
-    together), and at most three chunks per job are in flight, so memory stays bounded
-    whatever the size of the logs.
+    (`Checker.judged_batch()` lines, their judged cases asked together; Ctrl-C reports the
+    records of the batch checked whole by then); with several, each chunk's (its judged
+    cases asked together), and at most three chunks per job are in flight, so memory stays
+    bounded whatever the size of the logs.
 
     `meter` counts the bytes checked: with one job, a chunk's bytes share by line (by the
     length of each); with several, the bytes of each piece a worker has finished.
@@ -461,7 +444,7 @@ def checked_items(
         return
     if jobs <= 1:
         checker = make_checker(plan, suites)
-        batch = judged_batch(checker)
+        batch = checker.judged_batch()
         for source, first, lines, error, moved in _chunks(paths):
             before, seen, length = meter.done, 0, sum(map(len, lines)) or 1
             held: list[tuple[str, str, int | None]] = []  # lines to check together
@@ -472,7 +455,8 @@ def checked_items(
                 if spread(line):  # a part at a time
                     if held:
                         meter.done = before + moved * seen // length
-                        yield from _checked_together(checker, held)
+                        yield from checked_together(partial(checker.lines_into, held))
+                        held = []
                     for items, done in _record_items(checker, source, first + offset, line):
                         meter.done = before + moved * (seen + int(len(line) * done)) // length
                         yield items
@@ -483,14 +467,15 @@ def checked_items(
                     held.append((line, source, first + offset))
                     if len(held) == batch:
                         meter.done = before + moved * seen // length
-                        yield from _checked_together(checker, held)
+                        yield from checked_together(partial(checker.lines_into, held))
+                        held = []
                     continue
                 items = []
                 checker.line_into(line, source, first + offset, items)
                 meter.done = before + moved * seen // length
                 yield items
             if held:
-                yield from _checked_together(checker, held)
+                yield from checked_together(partial(checker.lines_into, held))
             meter.done = before + moved
             if error is not None:
                 yield read_failure(source, first, lines, error)

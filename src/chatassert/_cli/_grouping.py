@@ -11,10 +11,11 @@ import sys
 from collections import deque
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future
+from functools import partial
 from typing import IO, Any
 
 from chatassert._cli import _worker
-from chatassert._cli._plan import LogError, Plan, make_checker
+from chatassert._cli._plan import LogError, Plan, checked_together, make_checker
 from chatassert._suite import Suite
 from chatassert.records import (
     RECORD_END,
@@ -61,20 +62,21 @@ def _groups(plan: Plan, paths: Sequence[str]) -> Iterator[Any]:
             yield failure
 
 
-def _check_grouped(checker: Checker, group: Any, items: list[Item]) -> None:
-    """Check one group (or report a line that could not be grouped), then `RECORD_END`."""
+def _check_grouped(checker: Checker, groups: list[Any], items: list[Item]) -> None:
+    """Check groups (or report lines that could not be grouped), each followed by
+    `RECORD_END`, their judged cases asked together (`Checker.records_into`)."""
     from chatassert.transcripts._group import Group
 
-    record = group.record(checker.transcript_format) if isinstance(group, Group) else group
-    checker.record_into(record, f"{record.source}:{record.line}", items)
+    def record(group: Any) -> Any:
+        return group.record(checker.transcript_format) if isinstance(group, Group) else group
+
+    checker.records_into(((r, f"{r.source}:{r.line}") for r in map(record, groups)), items)
 
 
 def _work_groups(groups: list[Any]) -> list[Item]:
     """Check whole groups in a worker."""
-    checker = _worker.task_checker()
     items: list[Item] = []
-    for group in groups:
-        _check_grouped(checker, group, items)
+    _check_grouped(_worker.task_checker(), groups, items)
     return items
 
 
@@ -85,13 +87,21 @@ def grouped_items(
     --jobs, at most three per job in flight)."""
     if jobs <= 1:
         checker = make_checker(plan, suites)
+        size = checker.judged_batch()  # 1 (a group as soon as it is whole) unless judged
+        held: list[Any] = []
         for group in _groups(plan, paths):
-            if isinstance(group, list):
+            if isinstance(group, list):  # a read failure, in its place
+                if held:
+                    yield from checked_together(partial(_check_grouped, checker, held))
+                    held = []
                 yield group
                 continue
-            items: list[Item] = []
-            _check_grouped(checker, group, items)
-            yield items
+            held.append(group)
+            if len(held) == size:
+                yield from checked_together(partial(_check_grouped, checker, held))
+                held = []
+        if held:
+            yield from checked_together(partial(_check_grouped, checker, held))
         return
     pool = _worker.start_pool(plan, suites, jobs)
     pending: deque[Future[list[Item]]] = deque()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import IO
 
@@ -16,6 +16,7 @@ from chatassert._errors import SpecError
 from chatassert._suite import Suite
 from chatassert.records import (
     Checker,
+    Item,
     Row,
     inline_suite,
 )
@@ -243,16 +244,19 @@ def make_checker(plan: Plan, suites: Sequence[Suite], *, trees: bool = False) ->
     )
 
 
-def judged_batch(checker: Checker) -> int:
-    """How many lines a run of one job checks together (`Checker.lines_into`): twice the
-    judge requests it keeps in flight (`CHATASSERT_JUDGE_CONCURRENCY`, 32 by default), so
-    that a record with fewer judged checks than another leaves no slot idle for long; 1 (a
-    line at a time, as soon as it is read) when no selected case asks a judge."""
-    if not checker.asks_judges():
-        return 1
-    from chatassert.judges._settings import env_concurrency
-
-    return 2 * env_concurrency()
+def checked_together(fill: Callable[[list[Item]], None]) -> Iterator[list[Item]]:
+    """The items `fill` appends to a list (a batch of records checked together:
+    `Checker.lines_into`, `records_into`). On Ctrl-C, the items of the records it checked
+    whole come first, then the `KeyboardInterrupt` (the run loop, which noted the signal,
+    raises its own once it has counted them)."""
+    items: list[Item] = []
+    try:
+        fill(items)
+    except KeyboardInterrupt:
+        if items:
+            yield items
+        raise
+    yield items
 
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".arena.json", ".recording.json")
