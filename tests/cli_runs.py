@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from chatassert._cli import main
 
@@ -78,3 +79,13 @@ def run_in_process(
 def _universal(text: str) -> str:
     """`text` with its line ends read as `text=True` reads a process's output."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def without_durations(value: Any) -> Any:
+    """A report line or result tree (decoded JSON) without its `duration`s, the one thing two
+    runs of the same check never share: what comparisons of two runs compare."""
+    if isinstance(value, dict):
+        return {k: without_durations(v) for k, v in value.items() if k != "duration"}
+    if isinstance(value, list):
+        return [without_durations(v) for v in value]
+    return value

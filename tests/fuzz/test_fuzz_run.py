@@ -27,6 +27,7 @@ from chatassert import Contains, LLMRubric, OnEveryTurn
 from chatassert._suite import Case, Suite
 from chatassert.judges import FunctionJudge
 from chatassert.records import RECORD_END, Checker
+from cli_runs import without_durations
 
 _SPANS = [*SAMPLES["otel"], *SAMPLES["native"], *SAMPLES["openai"]]
 _INLINE = ["--assert", "{type: not_contains, value: zzz}"]
@@ -115,14 +116,8 @@ def _untimed(item: Any) -> Any:
     durations in its tree."""
     if item is RECORD_END:
         return "END"
-    tree = json.loads(item.result) if item.result else None
-
-    def strip(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k != "duration"}
-        return [strip(v) for v in value] if isinstance(value, list) else value
-
-    return (item.kind, item.source, item.case, item.status, item.error, strip(tree))
+    tree = without_durations(json.loads(item.result)) if item.result else None
+    return (item.kind, item.source, item.case, item.status, item.error, tree)
 
 
 @given(logs([*SAMPLES["openai"], *SAMPLES["native"]]), st.integers(0, 8))

@@ -18,6 +18,7 @@ from typing import Any
 
 from chatassert.records import Checker, ReportWriter, Row, Summary
 from chatassert.specs import load_suite
+from cli_runs import without_durations
 from optional_engines import optional_module
 
 db = optional_module("dask.bag", "CHATASSERT_REQUIRE_DASK")
@@ -121,16 +122,8 @@ def _locally(suite: Path, logs: list[Path], tmp: Path) -> tuple[int, str]:
     return done.returncode, report.read_text(encoding="utf-8")
 
 
-def _without_durations(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_durations(v) for k, v in value.items() if k != "duration"}
-    if isinstance(value, list):
-        return [_without_durations(v) for v in value]
-    return value
-
-
 def _lines(report: str) -> list[Any]:
-    return [_without_durations(json.loads(line)) for line in report.splitlines()]
+    return [without_durations(json.loads(line)) for line in report.splitlines()]
 
 
 def test_a_dask_run_writes_the_json_report_of_chatassert_check(tmp_path: Path) -> None:

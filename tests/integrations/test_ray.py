@@ -34,6 +34,8 @@ from optional_engines import optional_module
 sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
 from loopback import LoopbackServer, Recorded, RefusedOnce, Reply, openai_verdict
 
+from cli_runs import without_durations
+
 pytestmark = [
     pytest.mark.ray,
     # Ray's own deprecation notices (its DataContext warns about its own defaults)
@@ -155,14 +157,6 @@ def _cli(address: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.CompletedProcess(["chatassert", "check", *args], code, *texts)
 
 
-def _without_durations(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_durations(v) for k, v in value.items() if k != "duration"}
-    if isinstance(value, list):
-        return [_without_durations(v) for v in value]
-    return value
-
-
 def _reports(address: str, tmp: Path, engine: str, *args: str) -> tuple[int, Any, str, str]:
     out = tmp / engine
     out.mkdir()
@@ -185,7 +179,7 @@ def _reports(address: str, tmp: Path, engine: str, *args: str) -> tuple[int, Any
     ]  # case names in order, with what follows each kept by the text comparison below
     return (
         done.returncode,
-        [_without_durations(json.loads(line)) for line in lines],
+        [without_durations(json.loads(line)) for line in lines],
         (out / "r.txt").read_text(encoding="utf-8"),
         json.dumps(junit_verdicts) + str(junit.count("<failure")) + str(junit.count("<error")),
     )
@@ -295,7 +289,7 @@ def test_parquet_with_a_json_string_column_and_a_struct_column(
     assert done.returncode == local[0], done.stderr
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert rows[-1] == local[1][-1] | {"summary": rows[-1]["summary"]}
-    assert _without_durations(rows[-1]) == local[1][-1]
+    assert without_durations(rows[-1]) == local[1][-1]
     assert local[1][-1]["summary"]["records"] == 240
     verdicts = [(r["source"], r["result"]["status"]) for r in rows[:-1]]
 
@@ -594,7 +588,7 @@ def _run(address: str, out: Path, *args: str, engine: str = "ray") -> tuple[Any,
     lines = (out / "r.jsonl").read_text(encoding="utf-8").splitlines()
     report = (
         done.returncode,
-        [_without_durations(json.loads(line)) for line in lines],
+        [without_durations(json.loads(line)) for line in lines],
         (out / "r.txt").read_text(encoding="utf-8"),
     )
     return report, done.stderr
@@ -693,7 +687,7 @@ def test_logs_changed_while_their_tasks_ran_are_checked_again_on_resume(
     assert fresh.returncode == 1, fresh.stderr
     assert resumed.returncode == fresh.returncode, resumed.stderr
     reports = {
-        name: [_without_durations(json.loads(x)) for x in path.read_text("utf-8").splitlines()]
+        name: [without_durations(json.loads(x)) for x in path.read_text("utf-8").splitlines()]
         for name, path in out.items()
     }
     assert reports["resumed"] == reports["fresh"]

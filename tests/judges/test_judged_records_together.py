@@ -9,9 +9,10 @@ never by timing.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from loopback import LoopbackServer, Together, run_cli
 from chatassert import LLMRubric
 from chatassert.judges import FunctionJudge
 from chatassert.records import RECORD_END, Checker, Row
+from cli_runs import without_durations
 
 POLITE = "{type: llm_rubric, value: is polite}"
 
@@ -188,18 +190,10 @@ def _shown(items: list[Any]) -> list[tuple[Any, ...]]:
     ]
 
 
-def _untimed(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _untimed(v) for k, v in value.items() if k != "duration"}
-    if isinstance(value, list):
-        return [_untimed(v) for v in value]
-    return value
-
-
 def _tree(item: Any) -> Any:
     """A row's result tree, but its durations (which no two runs share)."""
     tree = getattr(item, "result", None)
-    return None if tree is None else _untimed(json.loads(tree))
+    return None if tree is None else without_durations(json.loads(tree))
 
 
 def test_a_batch_gives_exactly_what_its_lines_give_one_by_one() -> None:
@@ -221,32 +215,41 @@ def test_a_batch_gives_exactly_what_its_lines_give_one_by_one() -> None:
     assert ("unreadable", "log:99", None, "error") in _shown(together)
 
 
-def test_ctrl_c_during_a_batch_keeps_the_records_checked_whole_before_it() -> None:
-    """Ctrl-C (Python's own handler: asyncio cancels the batch) while item 3's verdict is
-    awaited: the records before it come out whole, the rest of the batch does not."""
-    import asyncio
+async def _stuck_on_item_3(request: Any) -> bool:
+    """A judge that passes every answer but item 3's, whose request is never answered: once
+    the others' checks (waiting on nothing) have run to their end, Ctrl-C comes."""
+    if "ITEM-3" in request.response:
+        for _ in range(100):
+            await asyncio.sleep(0)
+        signal.raise_signal(signal.SIGINT)
+        await asyncio.Event().wait()
+    return True
 
-    async def reply(request: Any) -> bool:
-        if "ITEM-3" in request.response:
-            for _ in range(100):  # the others' checks, waiting on nothing, run to their end
-                await asyncio.sleep(0)
-            signal.raise_signal(signal.SIGINT)
-            await asyncio.Event().wait()  # never answered: the batch is cancelled
-        return True
 
-    checker = _suite_checker(FunctionJudge(reply, name="stuck-on-3"))
-    out: list[Any] = []
+def _interrupted(run: Callable[[], object]) -> None:
+    """`run()` under Python's own SIGINT handler (asyncio cancels what it runs), which must
+    end in `KeyboardInterrupt`."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(KeyboardInterrupt):
-            checker.lines_into(_lines(6), out)
+            run()
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+WHOLE_BEFORE_ITEM_3 = [
+    *("log:1", "log:1", "log:2", "log:2", "log:3", "log:3"),
+    "log:99",  # the unreadable line, a record of its own, read before item 3
+]
+"""The sources of the rows of `_lines(6)` checked whole before item 3 (two cases each)."""
+
+
+def test_ctrl_c_during_a_batch_keeps_the_records_checked_whole_before_it() -> None:
+    checker = _suite_checker(FunctionJudge(_stuck_on_item_3, name="stuck-on-3"))
+    out: list[Any] = []
+    _interrupted(lambda: checker.lines_into(_lines(6), out))
     shown = _shown(out)
-    assert [s[1] for s in shown if s != ("END",)] == [
-        *("log:1", "log:1", "log:2", "log:2", "log:3", "log:3"),
-        "log:99",  # the unreadable line, a record of its own, checked before item 3
-    ]
+    assert [s[1] for s in shown if s != ("END",)] == WHOLE_BEFORE_ITEM_3
     assert shown[-1] == ("END",)
     assert shown.count(("END",)) == 4
 
@@ -254,8 +257,6 @@ def test_ctrl_c_during_a_batch_keeps_the_records_checked_whole_before_it() -> No
 def test_check_records_asks_the_judge_for_a_batch_of_records_at_once() -> None:
     """Five requests must be waiting together before any is answered: one after another,
     the first would wait alone (and give up, an error, after ten seconds)."""
-    import asyncio
-
     waiting: list[asyncio.Event] = []
 
     async def reply(request: Any) -> bool:
@@ -293,28 +294,10 @@ def test_check_records_of_read_records_gives_every_row() -> None:
 
 
 def test_ctrl_c_in_check_records_gives_the_rows_of_the_records_checked_whole() -> None:
-    import asyncio
-
     from chatassert.transcripts import parse_text
 
-    async def reply(request: Any) -> bool:
-        if "ITEM-3" in request.response:
-            for _ in range(100):  # the others' checks, waiting on nothing, run to their end
-                await asyncio.sleep(0)
-            signal.raise_signal(signal.SIGINT)
-            await asyncio.Event().wait()
-        return True
-
-    checker = _suite_checker(FunctionJudge(reply, name="stuck-on-3"))
+    checker = _suite_checker(FunctionJudge(_stuck_on_item_3, name="stuck-on-3"))
     records = [(f"log:{n}", parse_text(text, "log", n)) for text, _, n in _lines(6)]
     rows: list[Row] = []
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            rows.extend(checker.check_records(records))
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert [r.source for r in rows] == [
-        *("log:1", "log:1", "log:2", "log:2", "log:3", "log:3"),
-        "log:99",
-    ]
+    _interrupted(lambda: rows.extend(checker.check_records(records)))
+    assert [r.source for r in rows] == WHOLE_BEFORE_ITEM_3

@@ -48,6 +48,7 @@ from chatassert.promptkit import (
     ToolsNotCalled,
 )
 from chatassert.specs import Case, load_suite
+from cli_runs import without_durations
 from test_contract import CASES, build
 
 
@@ -85,19 +86,10 @@ def run(assertion: Assertion, events: list[object]) -> tuple[Monitor, list[Check
     return monitor, seen
 
 
-def untimed(tree: Any) -> Any:
-    """A result's dict without the judged checks' durations (wall-clock time)."""
-    if isinstance(tree, dict):
-        return {k: untimed(v) for k, v in tree.items() if k != "duration"}
-    if isinstance(tree, list):
-        return [untimed(v) for v in tree]
-    return tree
-
-
 def holds(monitor: Monitor, seen: list[CheckState]) -> None:
     final = monitor.finish()
     offline = monitor._checks[0].check(monitor.conversation)
-    assert untimed(final.to_dict()) == untimed(offline.to_dict())
+    assert without_durations(final.to_dict()) == without_durations(offline.to_dict())
     decided = [s for s in seen if s.final]
     if decided:
         first = decided[0]
@@ -275,7 +267,9 @@ def test_a_case_finishes_offline_and_its_turns_final_states_hold(
         assert denial.status == "failed"
         assert any(s.name == denial.name and s.status == "failed" for s in seen[-1])
     final = monitor.finish()
-    assert untimed(final.to_dict()) == untimed(case.check(monitor.conversation).to_dict())
+    assert without_durations(final.to_dict()) == without_durations(
+        case.check(monitor.conversation).to_dict()
+    )
     expected = outcomes(case, final)
     assert len(expected) == len(seen[-1])
     for i, result in enumerate(expected):

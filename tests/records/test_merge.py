@@ -16,6 +16,7 @@ from hypothesis import given, settings, strategies as st
 from records_helpers import SPECS, log_lines
 
 from chatassert.records import Checker, ReportWriter, Row, Summary, inline_suite
+from cli_runs import without_durations
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -67,14 +68,6 @@ def test_merging_partitions_in_any_grouping_gives_the_whole_run(
         i = order.randrange(len(shuffled) - 1)
         shuffled[i : i + 2] = [shuffled[i].merge(shuffled[i + 1])]
     assert counts(shuffled[0]) == counts(whole)
-
-
-def without_durations(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: without_durations(v) for k, v in value.items() if k != "duration"}
-    if isinstance(value, list):
-        return [without_durations(v) for v in value]
-    return value
 
 
 def test_partitions_checked_with_the_api_report_what_the_command_line_does(
