@@ -466,8 +466,8 @@ class Checker:
         about as long as its slowest record, not as long as all of them.
 
         Each case comes out exactly as `line_into` gives it: same result, cost and row.
-        Ctrl-C while the judges are asked cancels every request still in flight; the records
-        checked whole by then, up to the first that was not, are appended to `out`, and the
+        Ctrl-C cancels every judge request still in flight; the records checked whole by
+        then, from the first up to the first that was not, are appended to `out`, and the
         `KeyboardInterrupt` is raised again. Any other error appends nothing.
 
         Example:
@@ -511,22 +511,21 @@ class Checker:
         """`check(items)`, its judged cases gathered and then asked together (`lines_into`)."""
         due: list[tuple[_Due, _Checked | None]] = []
         items: list[Item] = []
-        self._due = due
+        answers: list[_Checked | None] = []
         try:
-            check(items)
-        finally:
-            self._due = None
-        if not due:
-            out.extend(items)
-            return
-        asked = [d for d, checked in due if checked is None]
-        answers: list[_Checked | None] = [None] * len(asked)
-        try:
-            run_sync(self._judged_together(asked, answers))
-        except KeyboardInterrupt:
+            self._due = due
+            try:
+                check(items)
+            finally:
+                self._due = None
+            asked = [d for d, checked in due if checked is None]
+            answers = [None] * len(asked)
+            if asked:
+                run_sync(self._judged_together(asked, answers))
+        except KeyboardInterrupt:  # the records checked whole, then the interrupt
             out.extend(self._filled(items, due, answers))
             raise
-        out.extend(self._filled(items, due, answers))
+        out.extend(self._filled(items, due, answers) if due else items)
 
     async def _judged_together(self, due: list[_Due], answers: list[_Checked | None]) -> None:
         """Check the judged cases `due` concurrently, each one's answer put in `answers` (at
@@ -553,10 +552,10 @@ class Checker:
         """`items` with their places (`_DUE`) filled with the rows of the cases `due` (the
         judged ones answered in `answers`, in order), as far as the records are whole: to the
         end of the last record before the first case not answered."""
-        asked = iter(answers)
+        asked = iter(answers)  # (none yet when the judges were not asked)
         rows: list[Row] = []
         for d, checked in due:
-            answered = checked if checked is not None else next(asked)
+            answered = checked if checked is not None else next(asked, None)
             if answered is None:
                 break
             rows.append(self._due_row(d, *answered))

@@ -301,3 +301,33 @@ def test_ctrl_c_in_check_records_gives_the_rows_of_the_records_checked_whole() -
     rows: list[Row] = []
     _interrupted(lambda: rows.extend(checker.check_records(records)))
     assert [r.source for r in rows] == WHOLE_BEFORE_ITEM_3
+
+
+def test_ctrl_c_before_the_judges_are_asked_keeps_the_records_that_needed_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while the batch's lines are still read: the records before the first judged
+    case are whole (here two unreadable lines), the rest is not reported."""
+    judge = FunctionJudge(lambda request: True, name="never-asked")
+    checker = _suite_checker(judge)
+    original = Checker.line_into
+    calls = 0
+
+    def line_into(self: Checker, *args: Any) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 4:
+            raise KeyboardInterrupt  # as the command line's handler raises it
+        original(self, *args)
+
+    monkeypatch.setattr(Checker, "line_into", line_into)
+    lines = [("not json", "log", 1), ("{", "log", 2), *_lines(3)]
+    out: list[Any] = []
+    with pytest.raises(KeyboardInterrupt):
+        checker.lines_into(lines, out)
+    assert _shown(out) == [
+        ("unreadable", "log:1", None, "error"),
+        ("END",),
+        ("unreadable", "log:2", None, "error"),
+        ("END",),
+    ]
