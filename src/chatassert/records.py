@@ -457,6 +457,22 @@ class Checker:
         record = parse_text(text, source, 0 if line is None else line, self.read_as)
         self.record_into(record, source if line is None else f"{source}:{line}", out)
 
+    def check_lines(self, lines: Iterable[tuple[str, str, int | None]]) -> list[Row]:
+        """`check_line` for many lines `(text, source, line)`, their judged cases asked
+        together (`lines_into`): the rows of all of them, in order.
+
+        Example:
+            >>> from chatassert.records import Checker, inline_suite
+            >>> checker = Checker([inline_suite(["{type: contains, value: Paris}"])])
+            >>> rows = checker.check_lines([('{"turns": [{"text": "Paris"}]}', "log", 1),
+            ...                             ("oops", "log", 2)])
+            >>> [(row.kind, row.source) for row in rows]
+            [('case', 'log:1'), ('unreadable', 'log:2')]
+        """
+        out: list[Item] = []
+        self.lines_into(lines, out)
+        return self._paired(out)
+
     def lines_into(self, lines: Iterable[tuple[str, str, int | None]], out: list[Item]) -> None:
         """Check many non-blank log lines `(text, source, line)` as `line_into` does, one
         after another, appending their items to `out` in order, but with the judged cases of

@@ -32,7 +32,7 @@ from chatassert.specs import load_suite
 from optional_engines import optional_module
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
-from loopback import LoopbackServer, Recorded, RefusedOnce, Reply, openai_verdict
+from loopback import LoopbackServer, Recorded, RefusedOnce, Reply, Together, openai_verdict
 
 from cli_runs import without_durations
 
@@ -484,6 +484,35 @@ def test_a_judged_suite_keeps_one_judge_limit_for_the_cluster(
     # Two tasks ask up to three requests at once each: without the actor up to six overlap.
     assert judge_server.max_in_flight <= limit
     assert judge_server.max_in_flight > (1 if limit == 2 else 2)
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet"])
+def test_a_task_asks_the_judge_for_its_records_together(
+    cluster: str, judge_server: LoopbackServer, tmp_path: Path, kind: str
+) -> None:
+    """One log, one task, eight one-turn conversations: their eight requests must all be
+    waiting before any is answered (one record after another, they never would be)."""
+    judge_server.default = together = Together(8, patience=10)
+    log = tmp_path / "one.jsonl"
+    _judged_log(log, 8, turns=1)
+    if kind == "parquet":
+        texts = log.read_text(encoding="utf-8").splitlines()
+        pq.write_table(pa.table({"record": texts}), tmp_path / "one.parquet")
+        log = tmp_path / "one.parquet"
+    done = _judged_cli(
+        cluster,
+        judge_server,
+        f"--assert={RUBRIC}",
+        str(log),
+        "--judge-concurrency",
+        "8",
+        "-o",
+        str(tmp_path / "r.jsonl"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert together.peak == 8
+    rows = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text("utf-8").splitlines()]
+    assert [r["subject_id"] for r in rows[:-1]] == [f"j{i}" for i in range(8)]
 
 
 def test_a_429_with_retry_after_holds_every_worker(

@@ -418,6 +418,19 @@ def _rows_of(checker: Checker, value: Any, where: str) -> list[Row]:
         return [Row(kind="unreadable", source=where, error=f"cannot check the record: {exc}")]
 
 
+def _batch_rows(checker: Checker, batch: list[tuple[Any, str]]) -> list[Row]:
+    """The rows of the records `batch` (`(value, where)`), their judged cases asked together
+    (`Checker.check_records`); when checking them fails, or one is null, each record's rows as
+    `_rows_of` gives them alone (its judged cases asked again), so a bad record still fails
+    only itself."""
+    if len(batch) == 1 or any(value is None for value, _ in batch):
+        return [row for value, where in batch for row in _rows_of(checker, value, where)]
+    try:
+        return list(checker.check_records([value for value, _ in batch], [w for _, w in batch]))
+    except Exception:  # one bad record must not fail its partition: each on its own
+        return [row for value, where in batch for row in _rows_of(checker, value, where)]
+
+
 class _CheckBatch:
     """The function each task applies to a batch (a pyarrow table): picklable, stateless
     apart from the checker its worker builds once per description."""
@@ -453,8 +466,8 @@ class _CheckBatch:
             drop = [n for n in ("path", "row") if n in names]
             values = batch.drop_columns(drop).to_pylist() if drop else batch.to_pylist()
         seen: dict[str, int] = {}
-        out: list[dict[str, Any]] = []
         block = self.source or f"block-{_task_id()}"
+        records: list[tuple[Any, str]] = []
         for i, value in enumerate(values):
             where_base = paths[i] if paths is not None and paths[i] else block
             if numbers is not None and numbers[i] is not None:
@@ -462,8 +475,13 @@ class _CheckBatch:
             else:
                 number = seen.get(where_base, 0)
                 seen[where_base] = number + 1
-            where = f"{where_base}#row={number}"
-            out.extend(row.to_row() for row in _rows_of(checker, value, where))
+            records.append((value, f"{where_base}#row={number}"))
+        size = checker.judged_batch()
+        out = [
+            row.to_row()
+            for start in range(0, len(records), size)
+            for row in _batch_rows(checker, records[start : start + size])
+        ]
         out.extend(row.to_row() for row in checker.flush())
         return _table(out)
 
@@ -843,15 +861,22 @@ class _CheckFiles:
         hashed = _Hashed(raw)
         rows: list[Row] = []
         records = lines = 0
+        held: list[tuple[str, str, int | None]] = []  # the last judged lines, not yet checked
+        read: ReadStamp | None = None
         try:
             if name.endswith(".parquet"):
                 records, lines = self._parquet(checker, name, hashed, rows, only)
             else:
-                records, lines = self._jsonl(checker, name, hashed, rows, only)
+                records, lines = self._jsonl(checker, name, hashed, rows, only, held)
             hashed.drain()
+            # stamped before the last lines' judges are waited for: what is written to the
+            # log meanwhile is a change that `--resume` sees
+            read = hashed.stamp(mtime)
         except _open_errors() as exc:
             if hashed.failed is None:
                 raise
+            rows.extend(checker.check_lines(held))
+            held.clear()
             rows.append(
                 Row(
                     kind="unreadable",
@@ -861,8 +886,9 @@ class _CheckFiles:
             )
         finally:
             hashed.close()
+        rows.extend(checker.check_lines(held))
         rows.extend(checker.flush())
-        return _Pass(rows, records, lines, None if hashed.failed else hashed.stamp(mtime))
+        return _Pass(rows, records, lines, None if hashed.failed else read)
 
     @staticmethod
     def _jsonl(
@@ -871,10 +897,14 @@ class _CheckFiles:
         hashed: _Hashed,
         rows: list[Row],
         only: frozenset[int] | None,
+        held: list[tuple[str, str, int | None]],
     ) -> tuple[int, int]:
         """Check a JSONL log as a local run reads it (`open_text`): UTF-8 with or without a
         byte order mark, lines ending at `\n`, a `.gz` decompressed; when the rest cannot be
-        read (a corrupt `.gz`), an unreadable row at the line after the last one read."""
+        read (a corrupt `.gz`), an unreadable row at the line after the last one read.
+
+        Judged lines are checked a batch at a time (`Checker.check_lines`); the last batch is
+        left in `held`, for the caller to check once what was read is stamped."""
         from chatassert.transcripts import READ_ERRORS, read_error
 
         buffered = io.BufferedReader(hashed, _CHUNK)
@@ -885,13 +915,26 @@ class _CheckFiles:
             binary, encoding="utf-8-sig", errors="surrogateescape", newline="\n"
         )
         count = number = 0
+        batch = checker.judged_batch()  # judged lines are checked together (`check_lines`)
+
+        def flush() -> None:
+            rows.extend(checker.check_lines(held))
+            held.clear()
+
         try:
             for number, line in enumerate(text, 1):
                 if line.strip():
                     count += 1
-                    if only is None or number in only:
+                    if only is not None and number not in only:
+                        continue
+                    if batch == 1:
                         rows.extend(checker.check_line(line, name, number))
+                        continue
+                    held.append((line, name, number))
+                    if len(held) == batch:
+                        flush()
         except READ_ERRORS as exc:
+            flush()  # the lines read before it are checked as they would have been
             if hashed.failed is not None:
                 raise
             error = f"cannot read the rest of the log: {read_error(exc)}"
@@ -936,9 +979,14 @@ class _CheckFiles:
             )
             return 0, 0
         values = table.column(column).to_pylist() if column is not None else table.to_pylist()
-        for i, value in enumerate(values):
-            if only is None or i + 1 in only:  # numbered from 1, as `_record_number` does
-                rows.extend(_rows_of(checker, value, f"{name}#row={i}"))
+        picked = [
+            (value, f"{name}#row={i}")
+            for i, value in enumerate(values)
+            if only is None or i + 1 in only  # numbered from 1, as `_record_number` does
+        ]
+        batch = checker.judged_batch()
+        for start in range(0, len(picked), batch):
+            rows.extend(_batch_rows(checker, picked[start : start + batch]))
         return len(values), len(values)
 
 
