@@ -18,7 +18,7 @@ tests/records/test_rows.py.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Final, TypeAlias
 
@@ -35,6 +35,7 @@ __all__ = [
     "Row",
     "arrow_schema",
     "pyarrow_module",
+    "whole_first",
 ]
 
 ROW_SCHEMA: dict[str, str] = {
@@ -302,3 +303,18 @@ class HeldStep:
 Item: TypeAlias = Row | RecordEnd | HeldStep
 """What checking a record appends to an engine's list (`Checker.line_into`): its rows, held
 steps of multi-step tests, then `RECORD_END`."""
+
+
+def whole_first(fill: Callable[[list[Item]], None]) -> Iterator[list[Item]]:
+    """The items `fill` appends to a list: a batch of records checked together
+    (`Checker.lines_into`, `records_into`), given as one list. On Ctrl-C, the items of the
+    records it checked whole by then come first, then the `KeyboardInterrupt` (a command line
+    that noted the signal raises its own once it has counted them)."""
+    items: list[Item] = []
+    try:
+        fill(items)
+    except KeyboardInterrupt:
+        if items:
+            yield items
+        raise
+    yield items

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, cast
 
 from chatassert._errors import JudgeError, SpecError
@@ -42,6 +43,7 @@ from chatassert._rows import (
     Row,
     arrow_schema,
     pyarrow_module,
+    whole_first,
 )
 from chatassert._suite import Case, Match, Suite, missing_judges_message
 from chatassert.reporting._formats import REPORT_FORMATS, ReportOptions, render
@@ -356,7 +358,6 @@ class Checker:
     def _rows_together(self, held: list[tuple[Any, str]]) -> Iterator[Row]:
         """The rows of the records `held` (emptied), their judged cases asked together; on
         Ctrl-C, those of the records checked whole by then, then the `KeyboardInterrupt`."""
-        out: list[Item] = []
 
         def check(items: list[Item]) -> None:
             for record, source in held:
@@ -364,13 +365,10 @@ class Checker:
                 items.append(RECORD_END)  # (a `Record` given whole has none of its own)
 
         try:
-            self._together_into(check, out)
-        except KeyboardInterrupt:
-            yield from self._paired(out)
-            raise
+            for items in whole_first(partial(self._together_into, check)):
+                yield from self._paired(items)
         finally:
             held.clear()
-        yield from self._paired(out)
 
     def flush(self) -> list[Row]:
         """Check the runs of multi-step tests still open (their missing steps `error`)."""
@@ -725,13 +723,12 @@ class Checker:
         """Append the row of a case to check; while `lines_into` gathers the cases of its
         lines, a place for it that `lines_into` fills in order (a judged case is checked
         then, with the others)."""
-        checked = None
-        if self._due is None or not due.case.needs_judge():
-            checked = self._checked(due.case, due.subject)
-            if self._due is None:
-                out.append(self._due_row(due, *checked))
-                return
-        self._due.append((due, checked))
+        gathered = self._due
+        if gathered is None:
+            out.append(self._due_row(due, *self._checked(due.case, due.subject)))
+            return
+        judged = due.case.needs_judge()
+        gathered.append((due, None if judged else self._checked(due.case, due.subject)))
         out.append(_DUE)
 
     def _due_row(self, due: _Due, result: Result, cost: dict[str, Any] | None) -> Row:

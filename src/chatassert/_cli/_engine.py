@@ -34,9 +34,9 @@ from chatassert._cli._plan import (
     LogError,
     Meter,
     Plan,
-    checked_together,
     make_checker,
 )
+from chatassert._rows import whole_first
 from chatassert._suite import Suite
 from chatassert.records import (
     RECORD_END,
@@ -309,14 +309,10 @@ def line_pieces(
 
 
 def _check_lines(checker: Checker, source: str, first: int, lines: list[str]) -> list[Item]:
+    """A worker's chunk of lines checked, its judged cases asked together."""
     items: list[Item] = []
-    if checker.asks_judges():  # the chunk's judged cases asked together
-        entries = [(line, source, first + i) for i, line in enumerate(lines) if line.strip()]
-        checker.lines_into(entries, items)
-        return items
-    for offset, line in enumerate(lines):
-        if line.strip():
-            checker.line_into(line, source, first + offset, items)
+    entries = [(line, source, first + i) for i, line in enumerate(lines) if line.strip()]
+    checker.lines_into(entries, items)
     return items
 
 
@@ -455,7 +451,7 @@ def checked_items(
                 if spread(line):  # a part at a time
                     if held:
                         meter.done = before + moved * seen // length
-                        yield from checked_together(partial(checker.lines_into, held))
+                        yield from whole_first(partial(checker.lines_into, held))
                         held = []
                     for items, done in _record_items(checker, source, first + offset, line):
                         meter.done = before + moved * (seen + int(len(line) * done)) // length
@@ -467,7 +463,7 @@ def checked_items(
                     held.append((line, source, first + offset))
                     if len(held) == batch:
                         meter.done = before + moved * seen // length
-                        yield from checked_together(partial(checker.lines_into, held))
+                        yield from whole_first(partial(checker.lines_into, held))
                         held = []
                     continue
                 items = []
@@ -475,7 +471,7 @@ def checked_items(
                 meter.done = before + moved * seen // length
                 yield items
             if held:
-                yield from checked_together(partial(checker.lines_into, held))
+                yield from whole_first(partial(checker.lines_into, held))
             meter.done = before + moved
             if error is not None:
                 yield read_failure(source, first, lines, error)

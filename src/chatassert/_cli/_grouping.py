@@ -15,7 +15,8 @@ from functools import partial
 from typing import IO, Any
 
 from chatassert._cli import _worker
-from chatassert._cli._plan import LogError, Plan, checked_together, make_checker
+from chatassert._cli._plan import LogError, Plan, make_checker
+from chatassert._rows import whole_first
 from chatassert._suite import Suite
 from chatassert.records import (
     RECORD_END,
@@ -92,16 +93,16 @@ def grouped_items(
         for group in _groups(plan, paths):
             if isinstance(group, list):  # a read failure, in its place
                 if held:
-                    yield from checked_together(partial(_check_grouped, checker, held))
+                    yield from whole_first(partial(_check_grouped, checker, held))
                     held = []
                 yield group
                 continue
             held.append(group)
             if len(held) == size:
-                yield from checked_together(partial(_check_grouped, checker, held))
+                yield from whole_first(partial(_check_grouped, checker, held))
                 held = []
         if held:
-            yield from checked_together(partial(_check_grouped, checker, held))
+            yield from whole_first(partial(_check_grouped, checker, held))
         return
     pool = _worker.start_pool(plan, suites, jobs)
     pending: deque[Future[list[Item]]] = deque()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import IO
 
@@ -16,7 +16,6 @@ from chatassert._errors import SpecError
 from chatassert._suite import Suite
 from chatassert.records import (
     Checker,
-    Item,
     Row,
     inline_suite,
 )
@@ -242,21 +241,6 @@ def make_checker(plan: Plan, suites: Sequence[Suite], *, trees: bool = False) ->
         plan_judging=not plan.no_plan,
         hold_steps=False,
     )
-
-
-def checked_together(fill: Callable[[list[Item]], None]) -> Iterator[list[Item]]:
-    """The items `fill` appends to a list (a batch of records checked together:
-    `Checker.lines_into`, `records_into`). On Ctrl-C, the items of the records it checked
-    whole come first, then the `KeyboardInterrupt` (the run loop, which noted the signal,
-    raises its own once it has counted them)."""
-    items: list[Item] = []
-    try:
-        fill(items)
-    except KeyboardInterrupt:
-        if items:
-            yield items
-        raise
-    yield items
 
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".arena.json", ".recording.json")
